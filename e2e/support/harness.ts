@@ -1,0 +1,140 @@
+// Starts a real Lagoon API server (in process, on a random port) over a fresh store, with the scripted engine as
+// its upstream, for the API tests. Each harness owns its data dir (or PostgreSQL database) and removes it on close.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createAccount } from '../../lib/accounts/accounts.ts';
+import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
+import { grantUsd, setDiemDaily } from '../../lib/billing/ledger.ts';
+import { toMicros } from '../../lib/billing/money.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { createHttpServer } from '../../lib/http/server.ts';
+import { createService, type Service } from '../../lib/service.ts';
+import { type ScriptedEngine, startScriptedEngine } from './scripted-engine.ts';
+
+export interface HarnessOptions {
+  /** Extra catalogue models (the scripted models are always there). */
+  models?: Record<string, unknown>[];
+  systemPrompts?: string[];
+  env?: Record<string, string>;
+  databaseUrl?: string;
+  replicas?: number;
+}
+
+export interface Harness {
+  base: string; // http://127.0.0.1:PORT/api/v1
+  svc: Service;
+  engine: ScriptedEngine;
+  replicas: ScriptedEngine[];
+  dataDir: string;
+  newAccount(opts?: { usd?: number; diemDaily?: number; keyType?: KeyType }): Promise<{ accountId: string; key: string }>;
+  close(): Promise<void>;
+}
+
+/** A text model served by the scripted engine(s). */
+export function scriptedModel(id: string, baseUrl: string | string[], over: Record<string, unknown> = {}) {
+  return {
+    id,
+    name: `Scripted ${id}`,
+    type: 'text',
+    tier: 'XS',
+    pricing: { input_usd: 1, output_usd: 2, input_diem: 1, output_diem: 2 },
+    context_length: 8192,
+    max_completion_tokens: 1024,
+    capabilities: { function_calling: true, logprobs: true, response_schema: true, reasoning: true },
+    traits: [],
+    engine: { kind: 'openai', baseUrl, model: 'scripted', timeoutMs: 2000, totalTimeoutMs: 4000 },
+    ...over,
+  };
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-test-'));
+  const replicas = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, (_, i) => startScriptedEngine({ name: `replica-${i}` })));
+  const engine = replicas[0];
+  const catalogue = {
+    system_prompts: opts.systemPrompts ?? ['You are the Lagoon test assistant.'],
+    models: [
+      scriptedModel('scripted-model', engine.url, { traits: ['default', 'fastest'] }),
+      scriptedModel('plain-model', engine.url, {
+        capabilities: {},
+        pricing: { input_usd: 0.5, output_usd: 1, input_diem: 0.5, output_diem: 1, cached_input_usd: 0.1, cached_input_diem: 0.1 },
+      }),
+      scriptedModel('vision-model', engine.url, { capabilities: { vision: true } }),
+      scriptedModel('old-model', engine.url, { deprecation: { date: '2027-01-31', replacement: 'scripted-model' } }),
+      ...(opts.replicas && opts.replicas > 1 ? [scriptedModel('replicated-model', replicas.map((r) => r.url))] : []),
+      ...(opts.models ?? []),
+    ],
+    compatibility_mapping: { 'gpt-4o': 'scripted-model' },
+    image_styles: ['Anime', 'Photographic'],
+  };
+  const catalogueFile = path.join(dataDir, 'models.json');
+  fs.writeFileSync(catalogueFile, JSON.stringify(catalogue, null, 2));
+  const config = loadConfig({
+    LAGOON_DATA_DIR: dataDir,
+    LAGOON_MODELS: catalogueFile,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    ...opts.env,
+  });
+  const svc = await createService(config);
+  const { server } = createHttpServer(svc);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    base: `http://127.0.0.1:${port}/api/v1`,
+    svc,
+    engine,
+    replicas,
+    dataDir,
+    async newAccount(o = {}) {
+      const account = await createAccount(svc.store, `test-${Math.random().toString(36).slice(2, 8)}`);
+      if ((o.usd ?? 10) > 0) await grantUsd(svc.store, account.id, toMicros(o.usd ?? 10));
+      if (o.diemDaily) await setDiemDaily(svc.store, account.id, toMicros(o.diemDaily));
+      const { secret } = await accountKeys(svc.store, account.id).create({ type: o.keyType ?? 'INFERENCE' });
+      return { accountId: account.id, key: secret };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await svc.close();
+      await Promise.all(replicas.map((r) => r.close()));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POST JSON with a bearer key; returns status, headers and parsed body (or text). */
+export async function post(h: Harness, path: string, key: string | undefined, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${h.base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+export async function get(h: Harness, path: string, key?: string) {
+  const res = await fetch(`${h.base}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Parses an SSE body into its data payloads (JSON objects, plus the literal '[DONE]'). */
+export function sseEvents(text: string): any[] {
+  return text
+    .split('\n\n')
+    .map((e) => e.trim())
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => e.slice(6))
+    .map((d) => (d === '[DONE]' ? d : JSON.parse(d)));
+}

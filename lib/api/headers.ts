@@ -1,0 +1,46 @@
+// The one place response headers are built: request id, revision and timestamp on every response; model and
+// balance headers on inference responses.
+import type { Balances } from '../billing/ledger.ts';
+import { microsToString } from '../billing/money.ts';
+import type { ModelEntry } from '../models/schema.ts';
+import type { WireNames } from './wire.ts';
+
+export interface HeaderContext {
+  wire: WireNames;
+  requestId: string;
+  revision: string;
+  hostName: string;
+  timestamp: boolean;
+}
+
+export type HeaderMap = Record<string, string>;
+
+export function baseHeaders(ctx: HeaderContext): HeaderMap {
+  const h: HeaderMap = { 'CF-RAY': ctx.requestId, [`${ctx.wire.headerPrefix}version`]: ctx.revision };
+  if (ctx.timestamp) h[`${ctx.wire.headerPrefix}timestamp`] = new Date().toISOString();
+  return h;
+}
+
+export function errorHeaders(ctx: HeaderContext): HeaderMap {
+  return { [`${ctx.wire.headerPrefix}host-name`]: ctx.hostName };
+}
+
+export function modelHeaders(ctx: HeaderContext, model: ModelEntry, router: string): HeaderMap {
+  const p = ctx.wire.headerPrefix;
+  const h: HeaderMap = { [`${p}model-id`]: model.id, [`${p}model-name`]: model.name, [`${p}model-router`]: router };
+  if (model.deprecation) {
+    const replacement = model.deprecation.replacement ? ` Use ${model.deprecation.replacement} instead.` : '';
+    h[`${p}model-deprecation-warning`] = `Model ${model.id} is deprecated and will be removed on ${model.deprecation.date}.${replacement}`;
+    h[`${p}model-deprecation-date`] = model.deprecation.date;
+  }
+  return h;
+}
+
+/** Balances before the request was processed (what is spendable: held credit excluded). */
+export function balanceHeaders(ctx: HeaderContext, b: Balances): HeaderMap {
+  const p = ctx.wire.headerPrefix;
+  return {
+    [`${p}balance-usd`]: microsToString(b.usd - b.usdHeld),
+    [`${p}balance-diem`]: microsToString(Math.max(0, b.diem - b.diemHeld)),
+  };
+}

@@ -1,0 +1,165 @@
+// The credit ledger. A request reserves its worst-case cost before it reaches an engine, settles to the actual cost
+// exactly once when it ends, or releases the hold when it fails. Every step is one transaction that locks the
+// account row, so concurrent requests (in one process or many sharing a database) cannot spend the same credit
+// twice, and no balance goes below zero. DIEM (a daily allowance) is spent before USD.
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../api/errors.ts';
+import type { Queryable, Store } from '../db/store.ts';
+import { type Amount, diemEpoch } from './money.ts';
+
+export interface Hold {
+  requestId: string;
+  accountId: string;
+  keyId: string | null;
+  /** Reserved micro-units per currency. */
+  usd: number;
+  diem: number;
+}
+
+export interface Balances {
+  usd: number;
+  usdHeld: number;
+  diem: number;
+  diemHeld: number;
+  diemDaily: number;
+}
+
+interface BalanceRow {
+  usd: number;
+  usd_held: number;
+  diem: number;
+  diem_held: number;
+  diem_daily: number;
+}
+
+const toBalances = (r: BalanceRow): Balances => ({ usd: r.usd, usdHeld: r.usd_held, diem: r.diem, diemHeld: r.diem_held, diemDaily: r.diem_daily });
+
+// The daily allowance is refilled lazily, by whichever statement first touches the account on a new UTC day.
+async function refreshEpoch(q: Queryable, accountId: string, now: number) {
+  const epoch = diemEpoch(now);
+  await q.run('UPDATE accounts SET diem = diem_daily, diem_epoch = $2 WHERE id = $1 AND diem_epoch <> $2', [accountId, epoch]);
+}
+
+async function lockedBalances(store: Store, q: Queryable, accountId: string, now: number): Promise<Balances> {
+  await refreshEpoch(q, accountId, now);
+  const row = await q.get<BalanceRow>(`SELECT usd, usd_held, diem, diem_held, diem_daily FROM accounts WHERE id = $1${store.forUpdate}`, [accountId]);
+  if (!row) throw new ApiError('AUTHENTICATION_FAILED');
+  return toBalances(row);
+}
+
+/** Balances as of now (after today's DIEM refill). */
+export async function getBalances(store: Store, accountId: string, now = Date.now()): Promise<Balances> {
+  return store.tx((q) => lockedBalances(store, q, accountId, now));
+}
+
+/**
+ * The split of an amount between currencies: DIEM covers what it can, USD the rest. `cost` is the same charge
+ * priced in each currency; the USD share is the uncovered fraction of the USD price.
+ */
+export function splitCharge(cost: Amount, diemAvailable: number): Amount {
+  if (cost.diem <= 0) return { diem: 0, usd: cost.usd };
+  const diem = Math.max(0, Math.min(cost.diem, diemAvailable));
+  const uncovered = (cost.diem - diem) / cost.diem;
+  return { diem, usd: Math.ceil(cost.usd * uncovered) };
+}
+
+export interface ReserveInput {
+  requestId?: string;
+  accountId: string;
+  keyId: string | null;
+  /** Worst-case cost of the request, priced in each currency (micro-units). */
+  estimate: Amount;
+  now?: number;
+}
+
+/** Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE without touching the account. */
+export async function reserve(store: Store, input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
+  const now = input.now ?? Date.now();
+  const requestId = input.requestId ?? randomUUID();
+  return store.tx(async (q) => {
+    const before = await lockedBalances(store, q, input.accountId, now);
+    const take = splitCharge(input.estimate, before.diem - before.diemHeld);
+    if (take.usd > before.usd - before.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
+    await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [input.accountId, take.usd, take.diem]);
+    await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      requestId, input.accountId, input.keyId, take.usd, take.diem, now,
+    ]);
+    return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
+  });
+}
+
+export interface UsageRecord {
+  modelId: string;
+  endpoint: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
+
+/**
+ * Replaces the hold by the actual cost and records the usage row, once: a second settle (or a settle after a
+ * release) of the same request finds no hold and charges nothing. Returns what was charged per currency.
+ */
+export async function settle(store: Store, hold: Hold, cost: Amount, usage: UsageRecord, now = Date.now()): Promise<Amount> {
+  return store.tx(async (q) => {
+    const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
+    if (!held) return { usd: 0, diem: 0 };
+    const b = await lockedBalances(store, q, hold.accountId, now);
+    // What this request may spend: the balance not held by other in-flight requests.
+    const diemFree = b.diem - (b.diemHeld - held.diem);
+    const usdFree = b.usd - (b.usdHeld - held.usd);
+    const split = splitCharge(cost, diemFree);
+    const charged = { diem: split.diem, usd: Math.max(0, Math.min(split.usd, usdFree)) };
+    await q.run('UPDATE accounts SET usd = usd - $2, usd_held = usd_held - $3, diem = diem - $4, diem_held = diem_held - $5 WHERE id = $1', [
+      hold.accountId, charged.usd, held.usd, charged.diem, held.diem,
+    ]);
+    await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
+    await q.run(
+      `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens, charged.usd, charged.diem, now],
+    );
+    return charged;
+  });
+}
+
+/** Drops a hold without charging (the request failed before producing anything). */
+export async function release(store: Store, hold: Hold): Promise<void> {
+  await store.tx(async (q) => {
+    const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
+    if (!held) return;
+    await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [hold.accountId, held.usd, held.diem]);
+    await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
+  });
+}
+
+/** Releases holds left by a process that died mid-request (older than any request may run). */
+export async function releaseStaleHolds(store: Store, olderThanMs: number, now = Date.now()): Promise<number> {
+  const stale = await store.all<{ request_id: string; account_id: string; key_id: string | null; usd: number; diem: number }>(
+    'SELECT request_id, account_id, key_id, usd, diem FROM holds WHERE created_at < $1',
+    [now - olderThanMs],
+  );
+  for (const h of stale) await release(store, { requestId: h.request_id, accountId: h.account_id, keyId: h.key_id, usd: h.usd, diem: h.diem });
+  return stale.length;
+}
+
+export async function grantUsd(store: Store, accountId: string, micros: number, note = ''): Promise<Balances> {
+  if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('grant must be a positive amount');
+  return store.tx(async (q) => {
+    const changed = await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [accountId, micros]);
+    if (changed !== 1) throw new RangeError(`no account ${accountId}`);
+    await q.run('INSERT INTO credit_grants (id, account_id, usd, note, created_at) VALUES ($1, $2, $3, $4, $5)', [randomUUID(), accountId, micros, note, Date.now()]);
+    return lockedBalances(store, q, accountId, Date.now());
+  });
+}
+
+/** Sets the daily DIEM allowance; today's remaining allowance moves by the same difference. */
+export async function setDiemDaily(store: Store, accountId: string, micros: number, now = Date.now()): Promise<Balances> {
+  if (!Number.isSafeInteger(micros) || micros < 0) throw new RangeError('daily allowance must be zero or more');
+  return store.tx(async (q) => {
+    const b = await lockedBalances(store, q, accountId, now);
+    const today = Math.max(0, b.diem + (micros - b.diemDaily));
+    await q.run('UPDATE accounts SET diem_daily = $2, diem = $3 WHERE id = $1', [accountId, micros, today]);
+    return { ...b, diemDaily: micros, diem: today };
+  });
+}

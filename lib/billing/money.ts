@@ -1,0 +1,28 @@
+// Credit amounts are integer micro-units (1 USD = 1,000,000) so that sums never drift; floats only at the wire.
+
+export const MICROS = 1_000_000;
+
+export interface Amount {
+  usd: number;
+  diem: number;
+}
+
+export const ZERO: Amount = { usd: 0, diem: 0 };
+
+export function toMicros(value: number): number {
+  if (!Number.isFinite(value)) throw new RangeError('amount must be finite');
+  return Math.round(value * MICROS);
+}
+
+export const fromMicros = (micros: number): number => micros / MICROS;
+
+/** Balances on the wire: decimal strings with 6 places, as in `x-service-balance-usd`. */
+export const microsToString = (micros: number): string => (micros / MICROS).toFixed(6);
+
+/** The UTC day a DIEM allowance belongs to; it resets at 00:00 UTC. */
+export const diemEpoch = (now: number): string => new Date(now).toISOString().slice(0, 10);
+
+export function nextEpochStart(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+}

@@ -1,0 +1,54 @@
+// Every setting the service reads from its environment, typed and defaulted in one place.
+import path from 'node:path';
+import { wireNames, type WireNames } from './api/wire.ts';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** PostgreSQL when set; otherwise the embedded SQLite file under dataDir. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  modelsFile: string | undefined;
+  wire: WireNames;
+  /** `<yyyymmdd>.<hhmmss>` sent as x-<word>-version. */
+  revision: string;
+  hostName: string;
+  /** Upper bound on a JSON request body. */
+  maxBodyBytes: number;
+  /** Timestamps on every response (x-<word>-timestamp). */
+  timestampHeader: boolean;
+  dev: boolean;
+}
+
+function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+/** Revision string: LAGOON_REVISION, else derived from the start time (UTC). */
+export function revisionOf(date: Date): string {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10).replaceAll('-', '')}.${iso.slice(11, 19).replaceAll(':', '')}`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = path.resolve(env.LAGOON_DATA_DIR || './data');
+  return {
+    host: env.HOST || '0.0.0.0',
+    port: intEnv(env, 'PORT', 3000),
+    dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    modelsFile: env.LAGOON_MODELS || undefined,
+    wire: wireNames(env.LAGOON_WIRE_NAME || 'service'),
+    revision: env.LAGOON_REVISION || revisionOf(new Date()),
+    hostName: env.LAGOON_HOST_NAME || (env.HOSTNAME ?? 'lagoon'),
+    maxBodyBytes: intEnv(env, 'LAGOON_MAX_BODY_BYTES', 35 * 1024 * 1024),
+    timestampHeader: env.LAGOON_TIMESTAMP_HEADER !== '0',
+    dev: env.LAGOON_DEV === '1',
+  };
+}

@@ -1,0 +1,84 @@
+// One schema, one ordered list of migrations, applied at start on SQLite and PostgreSQL alike. Amounts are integer
+// micro-units (1 USD = 1,000,000); times are Unix milliseconds.
+
+export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, ledger, usage, characters',
+    sql: [
+      `CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        tier TEXT NOT NULL DEFAULT 'default',
+        created_at BIGINT NOT NULL,
+        usd BIGINT NOT NULL DEFAULT 0,
+        usd_held BIGINT NOT NULL DEFAULT 0,
+        diem BIGINT NOT NULL DEFAULT 0,
+        diem_held BIGINT NOT NULL DEFAULT 0,
+        diem_daily BIGINT NOT NULL DEFAULT 0,
+        diem_epoch TEXT NOT NULL DEFAULT '',
+        CHECK (usd >= 0 AND diem >= 0 AND usd_held >= 0 AND diem_held >= 0)
+      )`,
+      `CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_hash TEXT NOT NULL UNIQUE,
+        last6 TEXT NOT NULL,
+        type TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        revoked_at BIGINT,
+        last_used_at BIGINT,
+        limit_usd BIGINT,
+        limit_diem BIGINT,
+        limit_period TEXT NOT NULL DEFAULT 'EPOCH'
+      )`,
+      `CREATE INDEX api_keys_account ON api_keys(account_id)`,
+      // An in-flight request's reserved credit; a row outlives a crash so the hold can be released at the next start.
+      `CREATE TABLE holds (
+        request_id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id TEXT,
+        usd BIGINT NOT NULL,
+        diem BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE usage (
+        request_id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id TEXT,
+        model_id TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        prompt_tokens BIGINT NOT NULL,
+        completion_tokens BIGINT NOT NULL,
+        cached_tokens BIGINT NOT NULL DEFAULT 0,
+        usd BIGINT NOT NULL,
+        diem BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX usage_account_time ON usage(account_id, created_at)`,
+      `CREATE TABLE credit_grants (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        usd BIGINT NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE characters (
+        slug TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT,
+        system_prompt TEXT NOT NULL,
+        model_id TEXT,
+        tags TEXT NOT NULL DEFAULT '[]',
+        photo_url TEXT,
+        adult BOOLEAN NOT NULL DEFAULT FALSE,
+        featured BOOLEAN NOT NULL DEFAULT FALSE,
+        web_enabled BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+    ],
+  },
+];

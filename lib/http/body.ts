@@ -1,0 +1,31 @@
+// Request body reading for the API layer: JSON only (415 otherwise), bounded in size, parse errors as 400.
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../api/errors.ts';
+
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const type = header.split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected application/json, got ${req.headers['content-type'] ?? 'none'}`);
+  }
+  const declared = Number(req.headers['content-length']);
+  if (declared > maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) throw new ApiError('INVALID_JSON', 'The request body is empty');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError('INVALID_JSON', `The request body is not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,65 @@
+// Writing responses: JSON (gzip or br when the client accepts it), errors in the one body layout, and SSE.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { ApiError } from '../api/errors.ts';
+import type { HeaderMap } from '../api/headers.ts';
+
+// Below this size compression costs more time than it saves on the wire.
+const MIN_COMPRESS_BYTES = 1024;
+
+function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
+  if (!accept) return undefined;
+  const offered = accept.toLowerCase().split(',').map((s) => s.trim().split(';'));
+  const ok = (name: string) => offered.some(([n, q]) => n === name && !/q=0(\.0*)?$/.test(q ?? ''));
+  if (ok('br')) return 'br';
+  if (ok('gzip')) return 'gzip';
+  return undefined;
+}
+
+export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: HeaderMap = {}): void {
+  let payload: Buffer = Buffer.from(JSON.stringify(body));
+  const out: HeaderMap = { ...headers, 'content-type': 'application/json; charset=utf-8' };
+  const encoding = payload.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  if (encoding === 'br') payload = brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
+  else if (encoding === 'gzip') payload = gzipSync(payload, { level: 5 });
+  if (encoding) {
+    out['content-encoding'] = encoding;
+    out.vary = 'accept-encoding';
+  }
+  out['content-length'] = String(payload.length);
+  res.writeHead(status, out);
+  res.end(payload);
+}
+
+export function sendError(req: IncomingMessage, res: ServerResponse, err: ApiError, headers: HeaderMap = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(req, res, err.status, err.toBody(), { ...headers, ...err.headers });
+}
+
+export function startSse(res: ServerResponse, headers: HeaderMap): void {
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+}
+
+/** Writes one event; resolves once the socket can take more (backpressure). */
+export function writeEvent(res: ServerResponse, data: string): Promise<void> | undefined {
+  if (res.write(data)) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -1,0 +1,30 @@
+// POST /chat/completions: parse, run the pipeline, write JSON or SSE.
+import { balanceHeaders, baseHeaders, modelHeaders } from '../../api/headers.ts';
+import { runChat } from '../../inference/chat/pipeline.ts';
+import { jsonBody, requireKey, type RequestCtx } from '../context.ts';
+import { startSse, writeEvent } from '../respond.ts';
+import { ok } from '../send.ts';
+
+export async function chatCompletions(ctx: RequestCtx): Promise<void> {
+  const principal = await requireKey(ctx);
+  const body = await jsonBody(ctx);
+  const { svc } = ctx;
+  const result = await runChat(
+    { store: svc.store, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable },
+    { principal, requestId: ctx.requestId, signal: ctx.signal },
+    body,
+  );
+  Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, result.meta.balancesBefore));
+  if (result.kind === 'json') return ok(ctx, result.body);
+
+  startSse(ctx.res, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
+  try {
+    for await (const event of result.events) {
+      if (ctx.res.destroyed) break;
+      const drained = writeEvent(ctx.res, event);
+      if (drained) await drained;
+    }
+  } finally {
+    ctx.res.end();
+  }
+}

@@ -1,0 +1,13 @@
+// Handler-side helpers: send a JSON body or an error with the request's base headers.
+import { baseHeaders, errorHeaders } from '../api/headers.ts';
+import type { ApiError } from '../api/errors.ts';
+import type { RequestCtx } from './context.ts';
+import { sendError, sendJson } from './respond.ts';
+
+export function ok(ctx: RequestCtx, body: unknown, status = 200): void {
+  sendJson(ctx.req, ctx.res, status, body, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
+}
+
+export function fail(ctx: RequestCtx, err: ApiError): void {
+  sendError(ctx.req, ctx.res, err, { ...baseHeaders(ctx.headerCtx), ...errorHeaders(ctx.headerCtx), ...ctx.extraHeaders });
+}

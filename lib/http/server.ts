@@ -1,0 +1,67 @@
+// One process, one port: /api/v1/* and /healthz are answered here by the lean layer; every other request goes to
+// the Next.js handler (the browser app), when one is attached.
+import { randomBytes } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { ApiError, toApiError } from '../api/errors.ts';
+import type { HeaderContext } from '../api/headers.ts';
+import type { Service } from '../service.ts';
+import { apiRouter } from './api.ts';
+import type { RequestCtx } from './context.ts';
+import { fail } from './send.ts';
+
+export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+const API_PREFIX = '/api/v1';
+
+export interface LagoonServer {
+  server: http.Server;
+  /** Requests being served by the API layer (a graceful stop waits for them). */
+  inFlight(): number;
+}
+
+export function createHttpServer(svc: Service, fallback?: FallbackHandler): LagoonServer {
+  const router = apiRouter();
+  let inFlight = 0;
+  const { wire, revision, hostName, timestampHeader } = svc.config;
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const requestId = randomBytes(8).toString('hex');
+    const headerCtx: HeaderContext = { wire, requestId, revision, hostName, timestamp: timestampHeader };
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const ctx: RequestCtx = { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal };
+    inFlight++;
+    try {
+      const { handler, params } = router.match(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length) || '/');
+      ctx.params = params;
+      await handler(ctx);
+    } catch (e) {
+      const err = toApiError(e);
+      if (!(e instanceof ApiError)) console.error(`[${requestId}] ${req.method} ${url.pathname} failed:`, e);
+      if (!res.headersSent) fail(ctx, err);
+      else res.destroy();
+    } finally {
+      inFlight--;
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
+      void handleApi(req, res, url);
+    } else if (url.pathname === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    } else if (fallback) {
+      Promise.resolve(fallback(req, res)).catch((e) => {
+        console.error('page handler failed:', e);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(new ApiError('NOT_FOUND').toBody()));
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  return { server, inFlight: () => inFlight };
+}

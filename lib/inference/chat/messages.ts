@@ -1,0 +1,105 @@
+// Caller messages → engine messages: system prompts assembled (operator defaults, character, caller), file parts
+// turned into text, capability gates applied, text-only part arrays flattened for chat templates.
+import { ApiError } from '../../api/errors.ts';
+import type { ChatMessage, UserPart } from '../../api/chat-schema.ts';
+import type { Character } from '../../characters/characters.ts';
+import { parseDataUrl } from '../../files/data-url.ts';
+import { fileToText, formatFileForPrompt } from '../../files/to-text.ts';
+import type { ModelEntry } from '../../models/schema.ts';
+import { fetchAllowHostsFromEnv, safeFetch } from '../../net/safe-fetch.ts';
+import type { EngineMessage } from '../types.ts';
+
+/** Per-message caps on non-text parts, as the public API sets them. */
+const PART_CAPS = { image_url: 10, input_audio: 5, video_url: 3, file: 5 } as const;
+
+const GATES: Record<string, { capability: keyof ModelEntry['capabilities']; what: string }> = {
+  image_url: { capability: 'vision', what: 'image input (image_url)' },
+  input_audio: { capability: 'audio_input', what: 'audio input (input_audio)' },
+  video_url: { capability: 'video_input', what: 'video input (video_url)' },
+};
+
+const textOf = (content: string | { text: string }[]): string => (typeof content === 'string' ? content : content.map((p) => p.text).join('\n\n'));
+
+async function fileBytes(part: Extract<UserPart, { type: 'file' }>): Promise<{ data: Buffer; mimeType?: string }> {
+  const src = part.file.file_data;
+  if (!src) throw new ApiError('INVALID_REQUEST', 'file parts need file.file_data (a data: URL or an http(s) URL); file_id is not supported');
+  if (src.startsWith('data:')) return parseDataUrl(src);
+  if (/^https?:\/\//i.test(src)) {
+    const r = await safeFetch(src, { allowHosts: fetchAllowHostsFromEnv() });
+    if (r.status !== 200) throw new ApiError('INVALID_REQUEST', `Could not fetch file ${src}: HTTP ${r.status}`);
+    return { data: r.body, mimeType: r.contentType?.split(';')[0] };
+  }
+  throw new ApiError('INVALID_REQUEST', 'file.file_data must be a data: URL or an http(s) URL');
+}
+
+async function userContent(model: ModelEntry, content: string | UserPart[], at: number): Promise<EngineMessage['content']> {
+  if (typeof content === 'string') return content;
+  const counts: Record<string, number> = {};
+  const parts: Record<string, unknown>[] = [];
+  for (const part of content) {
+    counts[part.type] = (counts[part.type] ?? 0) + 1;
+    const cap = PART_CAPS[part.type as keyof typeof PART_CAPS];
+    if (cap !== undefined && counts[part.type] > cap) {
+      throw new ApiError('INVALID_REQUEST', `messages.${at}: at most ${cap} ${part.type} parts per message`);
+    }
+    const gate = GATES[part.type];
+    if (gate && !model.capabilities[gate.capability]) {
+      throw new ApiError('UNSUPPORTED_CONTENT', `Model ${model.id} does not support ${gate.what}`, { param: `messages.${at}.content` });
+    }
+    if (part.type === 'text') parts.push({ type: 'text', text: part.text });
+    else if (part.type === 'file') {
+      const { data, mimeType } = await fileBytes(part);
+      const { kind, text } = await fileToText({ data, filename: part.file.filename, mimeType });
+      parts.push({ type: 'text', text: formatFileForPrompt(part.file.filename, kind, text) });
+    } else {
+      const { cache_control: _c, ...rest } = part;
+      parts.push(rest);
+    }
+  }
+  // Text-only content goes as one string: every chat template accepts that, not every one accepts part arrays.
+  return parts.every((p) => p.type === 'text') ? parts.map((p) => p.text as string).join('\n\n') : parts;
+}
+
+export interface MessageInputs {
+  model: ModelEntry;
+  messages: ChatMessage[];
+  operatorPrompts: string[];
+  includeOperatorPrompts: boolean;
+  character?: Character;
+}
+
+export async function toEngineMessages(input: MessageInputs): Promise<EngineMessage[]> {
+  const { messages } = input;
+  let lead = 0;
+  while (lead < messages.length && (messages[lead].role === 'system' || messages[lead].role === 'developer')) lead++;
+  const system = [
+    ...(input.includeOperatorPrompts ? input.operatorPrompts : []),
+    ...(input.character ? [input.character.systemPrompt] : []),
+    ...messages.slice(0, lead).map((m) => textOf(m.content as string | { text: string }[])),
+  ].filter((s) => s.trim());
+  const out: EngineMessage[] = system.length ? [{ role: 'system', content: system.join('\n\n') }] : [];
+  for (let i = lead; i < messages.length; i++) {
+    const m = messages[i];
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        out.push({ role: 'system', content: textOf(m.content) });
+        break;
+      case 'user':
+        out.push({ role: 'user', content: await userContent(input.model, m.content, i), ...(m.name ? { name: m.name } : {}) });
+        break;
+      case 'assistant': {
+        const msg: EngineMessage = { role: 'assistant', content: m.content == null ? null : textOf(m.content) };
+        if (m.tool_calls?.length) msg.tool_calls = m.tool_calls;
+        if (m.reasoning_details) msg.reasoning_details = m.reasoning_details;
+        if (m.thought_signature) msg.thought_signature = m.thought_signature;
+        out.push(msg);
+        break;
+      }
+      case 'tool':
+        out.push({ role: 'tool', content: textOf(m.content), tool_call_id: m.tool_call_id });
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,114 @@
+// Engine output → the service's response shapes: `<think>` blocks moved to reasoning_content (or dropped when the
+// request strips thinking), our ids and model names, usage with details, cost, and the parameters echo.
+import { fromMicros, type Amount } from '../../billing/money.ts';
+import type { EngineChoice, EngineChunk, EngineUsage, FinishReason, ToolCall } from '../types.ts';
+import { ThinkSplitter, splitThink } from './think.ts';
+
+export function usageRecord(u: EngineUsage) {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+    prompt_tokens_details: u.cached_tokens !== undefined ? { cached_tokens: u.cached_tokens } : null,
+    completion_tokens_details: u.reasoning_tokens !== undefined ? { reasoning_tokens: u.reasoning_tokens } : null,
+  };
+}
+
+export const costRecord = (charged: Amount) => ({ usd: fromMicros(charged.usd), diem: fromMicros(charged.diem) });
+
+const stopReason = (f: FinishReason | null) => (f === 'stop' || f === 'length' ? f : null);
+
+/** One non-streamed choice in the response shape. */
+export function shapeChoice(c: EngineChoice, keepReasoning: boolean) {
+  const split = splitThink(c.message.content ?? '');
+  const reasoning = [c.message.reasoning_content ?? '', split.reasoning].filter(Boolean).join('\n');
+  const toolCalls = c.message.tool_calls ?? [];
+  return {
+    index: c.index,
+    message: {
+      role: 'assistant' as const,
+      content: split.content || (toolCalls.length ? null : ''),
+      reasoning_content: keepReasoning && reasoning ? reasoning : null,
+      tool_calls: toolCalls,
+    },
+    finish_reason: c.finish_reason ?? 'stop',
+    stop_reason: stopReason(c.finish_reason),
+    logprobs: c.logprobs ?? null,
+  };
+}
+
+interface ChoiceState {
+  splitter: ThinkSplitter;
+  text: string;
+  pieces: number;
+}
+
+/**
+ * Rewrites a stream's chunks one by one. Tracks what each choice produced so an aborted or failed stream can be
+ * billed for its output when the engine never reported usage.
+ */
+export class StreamShaper {
+  private readonly states = new Map<number, ChoiceState>();
+  private readonly keepReasoning: boolean;
+  usage: EngineUsage | undefined;
+
+  constructor(keepReasoning: boolean) {
+    this.keepReasoning = keepReasoning;
+  }
+
+  private state(i: number): ChoiceState {
+    let s = this.states.get(i);
+    if (!s) this.states.set(i, (s = { splitter: new ThinkSplitter(), text: '', pieces: 0 }));
+    return s;
+  }
+
+  /** The chunk's choices in the response shape; empty when nothing is left to send (e.g. a held-back tag). */
+  shape(chunk: EngineChunk) {
+    if (chunk.usage) this.usage = chunk.usage;
+    const out = [];
+    for (const c of chunk.choices) {
+      const s = this.state(c.index);
+      const delta: { role?: 'assistant'; content?: string; reasoning_content?: string; tool_calls?: ToolCall[] } = {};
+      if (c.delta.role) delta.role = 'assistant';
+      let reasoning = c.delta.reasoning_content ?? '';
+      let content = '';
+      if (c.delta.content) {
+        s.pieces++;
+        s.text += c.delta.content;
+        const split = s.splitter.push(c.delta.content);
+        content = split.content;
+        reasoning += split.reasoning;
+      } else if (c.delta.reasoning_content) {
+        s.pieces++;
+        s.text += c.delta.reasoning_content;
+      }
+      if (c.finish_reason) {
+        const rest = s.splitter.flush();
+        content += rest.content;
+        reasoning += rest.reasoning;
+      }
+      if (content) delta.content = content;
+      if (reasoning && this.keepReasoning) delta.reasoning_content = reasoning;
+      if (c.delta.tool_calls?.length) {
+        delta.tool_calls = c.delta.tool_calls;
+        s.pieces++;
+        s.text += JSON.stringify(c.delta.tool_calls);
+      }
+      const hasDelta = Object.keys(delta).length > 0;
+      if (!hasDelta && !c.finish_reason && !c.logprobs) continue;
+      out.push({ index: c.index, delta, finish_reason: c.finish_reason ?? null, ...(c.logprobs ? { logprobs: c.logprobs } : {}) });
+    }
+    return out;
+  }
+
+  /** Completion pieces relayed so far (one per content delta, which is about one token for every engine we know). */
+  get producedPieces(): number {
+    let n = 0;
+    for (const s of this.states.values()) n += s.pieces;
+    return n;
+  }
+
+  get producedText(): string {
+    return [...this.states.values()].map((s) => s.text).join('');
+  }
+}

@@ -1,0 +1,218 @@
+// POST /chat/completions, framework-free: validate → plan → reserve credit → run the engine → shape → settle.
+// A failure before any output releases the hold (costs nothing); a stream that fails or is aborted midway is
+// billed for what it produced. The lean API layer and the browser app's route handlers both call runChat.
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../../api/errors.ts';
+import { chatRequestSchema } from '../../api/chat-schema.ts';
+import { parseOrThrow } from '../../api/validation.ts';
+import { bodyToInternal, echoToWire } from '../../api/wire-rename.ts';
+import type { WireNames } from '../../api/wire.ts';
+import type { Principal } from '../../auth/keys.ts';
+import { type Balances, type Hold, release, reserve, settle } from '../../billing/ledger.ts';
+import type { Amount } from '../../billing/money.ts';
+import { costOf, estimateOf } from '../../billing/pricing.ts';
+import type { Store } from '../../db/store.ts';
+import type { Catalogue } from '../../models/catalogue.ts';
+import type { ModelEntry } from '../../models/schema.ts';
+import type { EngineRegistry } from '../registry.ts';
+import { type Engine, EngineError, type EngineRequest, type EngineUsage } from '../types.ts';
+import { estimatePromptTokens, estimateTextTokens } from './estimate.ts';
+import { costRecord, shapeChoice, StreamShaper, usageRecord } from './output.ts';
+import { paramsEcho } from './params.ts';
+import { type ChatPlan, prepareChat } from './prepare.ts';
+
+export interface ChatDeps {
+  store: Store;
+  catalogue: Catalogue;
+  engines: EngineRegistry;
+  wire: WireNames;
+  searchAvailable: boolean;
+}
+
+export interface ChatContext {
+  principal: Principal;
+  /** Our request id (also the CF-RAY header and the usage row's key). */
+  requestId: string;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface ChatMeta {
+  model: ModelEntry;
+  router: string;
+  balancesBefore: Balances;
+}
+
+export type ChatResult =
+  | { kind: 'json'; meta: ChatMeta; body: Record<string, unknown> }
+  | { kind: 'stream'; meta: ChatMeta; events: AsyncGenerator<string, void, undefined> };
+
+export function engineFailure(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  if (!(e instanceof EngineError)) return new ApiError('INFERENCE_FAILED');
+  switch (e.kind) {
+    case 'capacity':
+      return new ApiError('MODEL_AT_CAPACITY', undefined, undefined, { 'retry-after': '5' });
+    case 'timeout':
+      return new ApiError('REQUEST_TIMEOUT');
+    case 'bad_request':
+      return new ApiError('INVALID_REQUEST', `The model rejected the request: ${e.message}`);
+    case 'context_length':
+      return new ApiError('CONTEXT_LENGTH_EXCEEDED', undefined, { param: 'messages' });
+    default:
+      return new ApiError('INFERENCE_FAILED');
+  }
+}
+
+const newCompletionId = () => `chatcmpl-${randomBytes(16).toString('hex')}`;
+const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
+
+async function startEngine(deps: ChatDeps, model: ModelEntry): Promise<Engine> {
+  try {
+    return await deps.engines.get(model);
+  } catch (e) {
+    console.error(`engine for ${model.id} failed to start:`, e);
+    throw new ApiError('INFERENCE_FAILED', `The engine for model ${model.id} could not start`);
+  }
+}
+
+export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown): Promise<ChatResult> {
+  if (!rawBody || typeof rawBody !== 'object' || Array.isArray(rawBody)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object');
+  const req = parseOrThrow(chatRequestSchema, bodyToInternal(rawBody as Record<string, unknown>, deps.wire), deps.wire);
+  const plan = await prepareChat(req, {
+    catalogue: deps.catalogue,
+    store: deps.store,
+    includeSystemPromptKey: deps.wire.includeSystemPrompt,
+    searchAvailable: deps.searchAvailable,
+  });
+  const engine = await startEngine(deps, plan.model);
+  const promptTokens = (await engine.countTokens?.(plan.messages).catch(() => undefined)) ?? estimatePromptTokens(plan.messages);
+  const { hold, before } = await reserve(deps.store, {
+    requestId: ctx.requestId,
+    accountId: ctx.principal.accountId,
+    keyId: ctx.principal.keyId,
+    estimate: estimateOf(plan.model, promptTokens, plan.engineParams.max_tokens, plan.engineParams.n),
+  });
+  const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before };
+  const engineReq: EngineRequest = {
+    requestId: ctx.requestId,
+    model: plan.model.id,
+    messages: plan.messages,
+    params: plan.engineParams,
+    cacheKey: plan.cacheKey,
+    signal: ctx.signal,
+  };
+  const bill = (usage: EngineUsage): Promise<Amount> =>
+    settle(deps.store, hold, costOf(plan.model, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens ?? 0 }), {
+      modelId: plan.model.id,
+      endpoint: '/chat/completions',
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      cachedTokens: usage.cached_tokens ?? 0,
+    });
+  const echo = (citations: unknown[] = []) => ({ [deps.wire.params]: echoToWire(paramsEcho(plan.params, citations), deps.wire) });
+  const keepReasoning = !(plan.params.strip_thinking_response || plan.engineParams.disable_thinking);
+
+  if (!plan.stream) {
+    let completion;
+    try {
+      completion = await engine.complete(engineReq);
+    } catch (e) {
+      await release(deps.store, hold);
+      throw engineFailure(e);
+    }
+    const choices = completion.choices.map((c) => shapeChoice(c, keepReasoning));
+    const usage = completion.usage ?? {
+      prompt_tokens: promptTokens,
+      completion_tokens: completion.choices.reduce((n, c) => n + estimateTextTokens(c.message.content ?? ''), 0),
+    };
+    const charged = await bill(usage);
+    return {
+      kind: 'json',
+      meta,
+      body: {
+        id: newCompletionId(),
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: plan.model.id,
+        choices,
+        usage: usageRecord(usage),
+        cost: costRecord(charged),
+        prompt_logprobs: null,
+        ...echo(),
+      },
+    };
+  }
+
+  // Streams: nothing is sent until the engine's first chunk, so a failure before any output is a plain HTTP error.
+  const iterator = engine.stream(engineReq)[Symbol.asyncIterator]();
+  let first: IteratorResult<Awaited<ReturnType<typeof iterator.next>>['value']>;
+  try {
+    first = await iterator.next();
+  } catch (e) {
+    await release(deps.store, hold);
+    throw engineFailure(e);
+  }
+  return { kind: 'stream', meta, events: streamEvents(plan, hold, iterator, first, promptTokens, keepReasoning, bill, echo, deps, ctx) };
+}
+
+async function* streamEvents(
+  plan: ChatPlan,
+  hold: Hold,
+  iterator: AsyncIterator<import('../types.ts').EngineChunk>,
+  first: IteratorResult<import('../types.ts').EngineChunk>,
+  promptTokens: number,
+  keepReasoning: boolean,
+  bill: (u: EngineUsage) => Promise<Amount>,
+  echo: (citations?: unknown[]) => Record<string, unknown>,
+  deps: ChatDeps,
+  ctx: ChatContext,
+): AsyncGenerator<string, void, undefined> {
+  const id = newCompletionId();
+  const created = Math.floor(Date.now() / 1000);
+  const shaper = new StreamShaper(keepReasoning);
+  let settled: Promise<Amount> | undefined;
+  const settleOnce = () => {
+    settled ??= (async () => {
+      // The engine's own count when it gave one; otherwise what we relayed (one piece ≈ one token).
+      const usage = shaper.usage ?? {
+        prompt_tokens: promptTokens,
+        completion_tokens: shaper.producedPieces,
+      };
+      if (usage.completion_tokens === 0 && !shaper.usage) {
+        await release(deps.store, hold);
+        return { usd: 0, diem: 0 };
+      }
+      return bill(usage);
+    })();
+    return settled;
+  };
+  try {
+    let next = first;
+    let failure: EngineError | undefined;
+    while (!next.done) {
+      const choices = shaper.shape(next.value);
+      if (choices.length) yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices });
+      try {
+        next = await iterator.next();
+      } catch (e) {
+        failure = e instanceof EngineError ? e : new EngineError('failed', String(e));
+        break;
+      }
+    }
+    if (ctx.signal.aborted) return; // nobody to tell; finally bills what was produced
+    if (failure) {
+      yield sse({ error: { message: 'Inference failed mid-stream: the model stopped before finishing.', type: 'server_error', code: 'upstream_error', param: null } });
+      await settleOnce();
+      yield 'data: [DONE]\n\n';
+      return;
+    }
+    const charged = await settleOnce();
+    const usage = shaper.usage ?? { prompt_tokens: promptTokens, completion_tokens: shaper.producedPieces };
+    yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices: [], usage: usageRecord(usage), cost: costRecord(charged), ...echo() });
+    yield 'data: [DONE]\n\n';
+  } finally {
+    await iterator.return?.().catch(() => undefined);
+    await settleOnce().catch((e) => console.error('settling a stream failed:', e));
+  }
+}

@@ -1,0 +1,156 @@
+// Any OpenAI-compatible upstream (vLLM, SGLang, llama.cpp server, Ollama, hosted APIs). Streams pass through chunk
+// by chunk; usage is requested with stream_options.include_usage; the caller's AbortSignal aborts the upstream
+// request, so an engine like vLLM stops generating when our client goes away.
+import { Agent, errors as undiciErrors, request } from 'undici';
+import type { Engine, EngineChunk, EngineCompletion, EngineRequest, EngineUsage } from '../types.ts';
+import { EngineError } from '../types.ts';
+import { sseData } from './sse.ts';
+
+export interface OpenAIEngineOptions {
+  baseUrls: string[];
+  /** The upstream's served model name. */
+  model: string;
+  apiKey?: string;
+  /** Until response headers arrive. */
+  timeoutMs?: number;
+  /** A whole non-streamed completion. */
+  totalTimeoutMs?: number;
+  thinkingControl?: 'chat_template_kwargs' | 'none';
+  /** Connections per upstream origin. */
+  connections?: number;
+}
+
+const agents = new Map<number, Agent>();
+function agentFor(connections: number) {
+  let a = agents.get(connections);
+  if (!a) agents.set(connections, (a = new Agent({ connections, keepAliveTimeout: 30_000, pipelining: 1 })));
+  return a;
+}
+
+// Rendezvous hashing: a cache key always lands on the same replica while the replica set is unchanged.
+function pickReplica(urls: string[], key: string | undefined, counter: number): string {
+  if (urls.length === 1) return urls[0];
+  if (!key) return urls[counter % urls.length];
+  let best = urls[0];
+  let bestScore = -1;
+  for (const u of urls) {
+    let h = 2166136261;
+    for (const ch of `${key}|${u}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+    if (h > bestScore) [best, bestScore] = [u, h];
+  }
+  return best;
+}
+
+function normaliseUsage(u: Record<string, any> | undefined | null): EngineUsage | undefined {
+  if (!u || typeof u.prompt_tokens !== 'number') return undefined;
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens ?? 0,
+    cached_tokens: u.prompt_tokens_details?.cached_tokens ?? undefined,
+    reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? undefined,
+  };
+}
+
+function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boolean) {
+  const { disable_thinking, max_tokens, ...params } = req.params;
+  const body: Record<string, unknown> = { ...params, model: opts.model, messages: req.messages, max_tokens, stream };
+  if (stream) body.stream_options = { include_usage: true };
+  if (disable_thinking && opts.thinkingControl !== 'none') body.chat_template_kwargs = { enable_thinking: false };
+  for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+  return JSON.stringify(body);
+}
+
+async function failureFrom(status: number, body: AsyncIterable<Uint8Array> & { text(): Promise<string> }): Promise<EngineError> {
+  const text = await body.text().catch(() => '');
+  let message = text.slice(0, 500);
+  let code: unknown;
+  try {
+    const j = JSON.parse(text);
+    const err = typeof j.error === 'object' && j.error ? j.error : j;
+    message = String(err.message ?? err.error ?? message);
+    code = err.code;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  if (code === 'context_length_exceeded' || /maximum context length|context length/i.test(message)) return new EngineError('context_length', message);
+  if (status === 400 || status === 422) return new EngineError('bad_request', message || 'the upstream rejected the request');
+  if (status === 429 || status === 503) return new EngineError('capacity', `upstream at capacity (${status})`);
+  if (status === 504 || status === 408) return new EngineError('timeout', `upstream timed out (${status})`);
+  return new EngineError('failed', `upstream error ${status}`);
+}
+
+function transportFailure(e: unknown, signal: AbortSignal, timeoutSignal?: AbortSignal): EngineError {
+  if (e instanceof EngineError) return e;
+  if (timeoutSignal?.aborted || e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
+    return new EngineError('timeout', 'the upstream did not answer in time');
+  }
+  if (signal.aborted) return new EngineError('failed', 'aborted by the client');
+  return new EngineError('failed', `upstream unreachable: ${(e as Error).message ?? e}`);
+}
+
+export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
+  const agent = agentFor(opts.connections ?? 128);
+  let counter = 0;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+
+  async function post(req: EngineRequest, stream: boolean, signal: AbortSignal) {
+    const base = pickReplica(opts.baseUrls, req.cacheKey, counter++);
+    const res = await request(`${base.replace(/\/$/, '')}/chat/completions`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { ...headers, 'x-request-id': req.requestId, accept: stream ? 'text/event-stream' : 'application/json' },
+      body: upstreamBody(opts, req, stream),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: stream ? timeoutMs : 0,
+    });
+    if (res.statusCode !== 200) throw await failureFrom(res.statusCode, res.body);
+    return res;
+  }
+
+  return {
+    router: `openai:${opts.baseUrls.length > 1 ? `${opts.baseUrls.length} replicas` : new URL(opts.baseUrls[0]).host}`,
+
+    async complete(req) {
+      const timeout = AbortSignal.timeout(opts.totalTimeoutMs ?? 300_000);
+      const signal = AbortSignal.any([req.signal, timeout]);
+      try {
+        const res = await post(req, false, signal);
+        const j = (await res.body.json()) as Record<string, any>;
+        if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
+        return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
+      } catch (e) {
+        throw transportFailure(e, req.signal, timeout);
+      }
+    },
+
+    async *stream(req) {
+      let res;
+      try {
+        res = await post(req, true, req.signal);
+      } catch (e) {
+        throw transportFailure(e, req.signal);
+      }
+      try {
+        for await (const data of sseData(res.body)) {
+          if (data === '[DONE]') return;
+          let j: Record<string, any>;
+          try {
+            j = JSON.parse(data);
+          } catch {
+            throw new EngineError('failed', 'the upstream sent a malformed stream event');
+          }
+          if (j.error) throw new EngineError('failed', String(j.error.message ?? 'upstream stream error'));
+          yield { choices: Array.isArray(j.choices) ? j.choices : [], usage: normaliseUsage(j.usage) } satisfies EngineChunk;
+        }
+        throw new EngineError('failed', 'the upstream stream ended without [DONE]');
+      } catch (e) {
+        throw transportFailure(e, req.signal);
+      } finally {
+        if (!res.body.destroyed) res.body.destroy();
+      }
+    },
+  };
+}

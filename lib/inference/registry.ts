@@ -1,0 +1,79 @@
+// One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
+// the llama engine queues for its own sequences.
+import type { ModelEntry } from '../models/schema.ts';
+import { createOpenAIEngine } from './engines/openai.ts';
+import { AdmissionQueue } from './queue.ts';
+import type { Engine, EngineRequest } from './types.ts';
+
+function queued(engine: Engine, queue: AdmissionQueue): Engine {
+  return {
+    router: engine.router,
+    countTokens: engine.countTokens?.bind(engine),
+    close: engine.close?.bind(engine),
+    async complete(req: EngineRequest) {
+      const release = await queue.acquire(req.signal);
+      try {
+        return await engine.complete(req);
+      } finally {
+        release();
+      }
+    },
+    async *stream(req: EngineRequest) {
+      const release = await queue.acquire(req.signal);
+      try {
+        yield* engine.stream(req);
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+export class EngineRegistry {
+  private readonly engines = new Map<string, Promise<Engine>>();
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.env = env;
+  }
+
+  get(model: ModelEntry): Promise<Engine> {
+    let e = this.engines.get(model.id);
+    if (!e) {
+      e = this.create(model);
+      this.engines.set(model.id, e);
+      e.catch(() => this.engines.delete(model.id));
+    }
+    return e;
+  }
+
+  private async create(model: ModelEntry): Promise<Engine> {
+    const spec = model.engine;
+    if (spec.kind === 'openai') {
+      const apiKey = spec.apiKeyEnv ? this.env[spec.apiKeyEnv] : undefined;
+      if (spec.apiKeyEnv && !apiKey) throw new Error(`model ${model.id}: environment variable ${spec.apiKeyEnv} is not set`);
+      const engine = createOpenAIEngine({
+        baseUrls: Array.isArray(spec.baseUrl) ? spec.baseUrl : [spec.baseUrl],
+        model: spec.model ?? model.id,
+        apiKey,
+        timeoutMs: spec.timeoutMs,
+        totalTimeoutMs: spec.totalTimeoutMs,
+        thinkingControl: spec.thinkingControl ?? (model.capabilities.reasoning ? 'chat_template_kwargs' : 'none'),
+      });
+      return queued(engine, new AdmissionQueue(spec.maxConcurrency ?? 256, spec.maxQueue ?? 1024));
+    }
+    // Loaded only when a llama model is served, so deployments without one never load the native addon.
+    const { createLlamaEngine } = await import('./engines/llama.ts');
+    if (spec.demo) {
+      const { ensureDemoGguf } = await import('./engines/llama/demo-model.ts');
+      await ensureDemoGguf(spec.path);
+    }
+    return createLlamaEngine({ path: spec.path, contextSize: spec.contextSize ?? model.context_length, maxQueue: spec.maxQueue, threads: spec.threads, seqs: spec.sequences });
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.engines.values()];
+    this.engines.clear();
+    await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.close?.()));
+  }
+}

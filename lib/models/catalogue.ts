@@ -1,0 +1,87 @@
+// The loaded model catalogue: lookup by id, trait or compatibility alias, and the shapes GET /models serves.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ApiError } from '../api/errors.ts';
+import { type CatalogueFile, catalogueSchema, type ModelEntry, type ModelType } from './schema.ts';
+
+export const DEFAULT_CATALOGUE = fileURLToPath(new URL('./default-catalogue.json', import.meta.url));
+
+export interface Catalogue {
+  file: CatalogueFile;
+  models: ModelEntry[];
+  byId: Map<string, ModelEntry>;
+  systemPrompts: string[];
+  /** Created time reported by /models: the catalogue file's modification time. */
+  createdAt: number;
+}
+
+/** `${VAR}` in engine paths comes from the environment; relative paths are relative to the catalogue file. */
+function expandPath(p: string, baseDir: string, env: NodeJS.ProcessEnv): string {
+  const expanded = p.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
+    const v = name === 'LAGOON_DATA_DIR' ? path.resolve(env.LAGOON_DATA_DIR || './data') : env[name];
+    if (v === undefined) throw new Error(`catalogue path uses \${${name}}, which is not set`);
+    return v;
+  });
+  return path.resolve(baseDir, expanded);
+}
+
+export function parseCatalogue(raw: unknown, baseDir: string, env: NodeJS.ProcessEnv = process.env): Omit<Catalogue, 'createdAt'> {
+  const parsed = catalogueSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`invalid model catalogue:\n${z.prettifyError(parsed.error)}`);
+  const file = parsed.data;
+  const byId = new Map<string, ModelEntry>();
+  for (const m of file.models) {
+    if (byId.has(m.id)) throw new Error(`invalid model catalogue: duplicate model id "${m.id}"`);
+    if (m.engine.kind === 'llama') m.engine.path = expandPath(m.engine.path, baseDir, env);
+    byId.set(m.id, m);
+  }
+  for (const [alias, target] of Object.entries(file.compatibility_mapping)) {
+    if (!byId.has(target)) throw new Error(`invalid model catalogue: compatibility mapping "${alias}" → unknown model "${target}"`);
+  }
+  return { file, models: file.models, byId, systemPrompts: file.system_prompts };
+}
+
+export function loadCatalogue(file = DEFAULT_CATALOGUE, env: NodeJS.ProcessEnv = process.env): Catalogue {
+  const abs = path.resolve(file);
+  const text = fs.readFileSync(abs, 'utf8');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`model catalogue ${abs} is not valid JSON: ${(e as Error).message}`);
+  }
+  return { ...parseCatalogue(raw, path.dirname(abs), env), createdAt: Math.floor(fs.statSync(abs).mtimeMs / 1000) };
+}
+
+// Lookup tolerates case, and dots/underscores/spaces for dashes, as clients often write ids loosely.
+const normalise = (id: string) => id.trim().toLowerCase().replace(/[._\s]+/g, '-');
+
+/** Resolves a model name (id, trait, compatibility alias) of the given type, or throws 404 MODEL_NOT_FOUND. */
+export function resolveModel(cat: Catalogue, name: string, type: ModelType = 'text'): ModelEntry {
+  const exact = cat.byId.get(name);
+  if (exact) return exact;
+  const ofType = cat.models.filter((m) => m.type === type);
+  const byTrait = ofType.find((m) => m.traits.includes(name));
+  if (byTrait) return byTrait;
+  const alias = cat.file.compatibility_mapping[name];
+  if (alias) return cat.byId.get(alias)!;
+  const wanted = normalise(name);
+  const loose = cat.models.find((m) => normalise(m.id) === wanted);
+  if (loose) return loose;
+  const ids = ofType.map((m) => m.id).slice(0, 10).join(', ');
+  throw new ApiError('MODEL_NOT_FOUND', `Specified model not found: "${name}". Available ${type} models: ${ids || 'none'}.`);
+}
+
+export function traitsOf(cat: Catalogue, type: ModelType): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of cat.models) if (m.type === type) for (const t of m.traits) out[t] ??= m.id;
+  return out;
+}
+
+export function compatibilityMappingOf(cat: Catalogue, type: ModelType): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [alias, id] of Object.entries(cat.file.compatibility_mapping)) if (cat.byId.get(id)?.type === type) out[alias] = id;
+  return out;
+}

@@ -1,0 +1,94 @@
+// The model catalogue file format (LAGOON_MODELS), validated at start so a bad file fails loudly before serving.
+import { z } from 'zod';
+
+export const MODEL_TYPES = ['text', 'embedding', 'image', 'tts', 'asr', 'video'] as const;
+export type ModelType = (typeof MODEL_TYPES)[number];
+export const TIERS = ['XS', 'S', 'M', 'L'] as const;
+export type Tier = (typeof TIERS)[number];
+
+const price = z.number().min(0);
+
+const llamaEngine = z.strictObject({
+  kind: z.literal('llama'),
+  path: z.string().min(1),
+  /** Generate the project's demo GGUF at this path when it is missing. */
+  demo: z.boolean().optional(),
+  contextSize: z.number().int().positive().optional(),
+  sequences: z.number().int().positive().optional(),
+  maxQueue: z.number().int().nonnegative().optional(),
+  threads: z.number().int().positive().optional(),
+});
+
+const openaiEngine = z.strictObject({
+  kind: z.literal('openai'),
+  /** One URL, or several replicas of the same model (prompt_cache_key picks one consistently). */
+  baseUrl: z.union([z.string().url(), z.array(z.string().url()).min(1)]),
+  /** The upstream's served model name; defaults to the catalogue id. */
+  model: z.string().optional(),
+  /** Name of the environment variable holding the upstream's API key (never the key itself). */
+  apiKeyEnv: z.string().optional(),
+  /** Time allowed until the upstream sends response headers. */
+  timeoutMs: z.number().int().positive().optional(),
+  /** Time allowed for a whole non-streamed completion. */
+  totalTimeoutMs: z.number().int().positive().optional(),
+  maxConcurrency: z.number().int().positive().optional(),
+  maxQueue: z.number().int().nonnegative().optional(),
+  /** How to ask this upstream not to think: vLLM/SGLang chat_template_kwargs, or not at all. */
+  thinkingControl: z.enum(['chat_template_kwargs', 'none']).optional(),
+});
+
+export const modelEntrySchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'model ids are letters, digits, . _ - /'),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  type: z.enum(MODEL_TYPES),
+  tier: z.enum(TIERS),
+  privacy: z.enum(['private', 'anonymized']).default('private'),
+  demo: z.boolean().optional(),
+  pricing: z.strictObject({
+    input_usd: price,
+    output_usd: price,
+    input_diem: price,
+    output_diem: price,
+    cached_input_usd: price.optional(),
+    cached_input_diem: price.optional(),
+  }),
+  context_length: z.number().int().positive(),
+  max_completion_tokens: z.number().int().positive().optional(),
+  capabilities: z
+    .strictObject({
+      vision: z.boolean().default(false),
+      function_calling: z.boolean().default(false),
+      reasoning: z.boolean().default(false),
+      logprobs: z.boolean().default(false),
+      response_schema: z.boolean().default(false),
+      web_search: z.boolean().default(false),
+      audio_input: z.boolean().default(false),
+      video_input: z.boolean().default(false),
+      e2ee: z.boolean().default(false),
+      x_search: z.boolean().default(false),
+      code: z.boolean().default(false),
+    })
+    .prefault({}),
+  constraints: z
+    .strictObject({
+      temperature: z.number().min(0).max(2).optional(),
+      top_p: z.number().min(0).max(1).optional(),
+    })
+    .default({}),
+  traits: z.array(z.string()).default([]),
+  deprecation: z.strictObject({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), replacement: z.string().optional() }).optional(),
+  engine: z.discriminatedUnion('kind', [llamaEngine, openaiEngine]),
+});
+
+export const catalogueSchema = z.strictObject({
+  /** The operator's default system prompts, placed before the caller's unless the request opts out. */
+  system_prompts: z.array(z.string()).default([]),
+  models: z.array(modelEntrySchema).min(1),
+  compatibility_mapping: z.record(z.string(), z.string()).default({}),
+  image_styles: z.array(z.string()).default([]),
+});
+
+export type ModelEntry = z.infer<typeof modelEntrySchema>;
+export type CatalogueFile = z.infer<typeof catalogueSchema>;
+export type EngineSpec = ModelEntry['engine'];

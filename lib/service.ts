@@ -1,0 +1,43 @@
+// The composition root: everything a request handler needs, built once from the configuration. The API layer, the
+// browser app's route handlers and the operator CLI all open the service through here.
+import { releaseStaleHolds } from './billing/ledger.ts';
+import { seedCharacters } from './characters/seed.ts';
+import type { Config } from './config.ts';
+import { openStore } from './db/open.ts';
+import type { Store } from './db/store.ts';
+import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
+import { EngineRegistry } from './inference/registry.ts';
+
+export interface Service {
+  config: Config;
+  store: Store;
+  catalogue: Catalogue;
+  engines: EngineRegistry;
+  /** Whether a web search provider is configured (none yet: search providers arrive with web augmentation). */
+  searchAvailable: boolean;
+  close(): Promise<void>;
+}
+
+// No request runs longer than this, so older holds belong to a process that died mid-request.
+const STALE_HOLD_MS = 60 * 60 * 1000;
+
+export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
+  const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE);
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  if (opts.seed !== false) {
+    await seedCharacters(store);
+    await releaseStaleHolds(store, STALE_HOLD_MS);
+  }
+  const engines = new EngineRegistry();
+  return {
+    config,
+    store,
+    catalogue,
+    engines,
+    searchAvailable: false,
+    async close() {
+      await engines.close();
+      await store.close();
+    },
+  };
+}
