@@ -14,8 +14,8 @@ import { createService, type Service } from '../../lib/service.ts';
 import { type ScriptedEngine, startScriptedEngine } from './scripted-engine.ts';
 
 export interface HarnessOptions {
-  /** Extra catalogue models (the scripted models are always there). */
-  models?: Record<string, unknown>[];
+  /** Extra catalogue models (the scripted models are always there); a function receives the scripted engine's URL. */
+  models?: Record<string, unknown>[] | ((engineUrl: string) => Record<string, unknown>[]);
   systemPrompts?: string[];
   env?: Record<string, string>;
   databaseUrl?: string;
@@ -64,7 +64,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       scriptedModel('vision-model', engine.url, { capabilities: { vision: true } }),
       scriptedModel('old-model', engine.url, { deprecation: { date: '2027-01-31', replacement: 'scripted-model' } }),
       ...(opts.replicas && opts.replicas > 1 ? [scriptedModel('replicated-model', replicas.map((r) => r.url))] : []),
-      ...(opts.models ?? []),
+      ...(typeof opts.models === 'function' ? opts.models(engine.url) : (opts.models ?? [])),
     ],
     compatibility_mapping: { 'gpt-4o': 'scripted-model' },
     image_styles: ['Anime', 'Photographic'],

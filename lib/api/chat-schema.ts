@@ -61,7 +61,7 @@ const toolMessage = z.object({
   reasoning_content: z.string().nullish(),
 });
 
-export const message = z.union([systemMessage, developerMessage, userMessage, assistantMessage, toolMessage]);
+export const message = z.discriminatedUnion('role', [systemMessage, developerMessage, userMessage, assistantMessage, toolMessage]);
 export type ChatMessage = z.infer<typeof message>;
 
 const functionTool = z.object({
