@@ -1,0 +1,72 @@
+// Discovery endpoints (readable without a key) and characters (key needed).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Harness, get, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+let key: string;
+before(async () => {
+  h = await startHarness();
+  ({ key } = await h.newAccount());
+});
+after(() => h.close());
+
+test('GET /models without a key: list envelope and model records', async () => {
+  const r = await get(h, '/models');
+  assert.equal(r.status, 200);
+  assert.equal(r.json.object, 'list');
+  assert.equal(r.json.type, 'all');
+  const m = r.json.data.find((x: any) => x.id === 'scripted-model');
+  assert.equal(m.object, 'model');
+  assert.equal(m.type, 'text');
+  assert.equal(m.context_length, 8192);
+  assert.equal(m.model_spec.capabilities.supportsFunctionCalling, true);
+  assert.equal(m.model_spec.capabilities.supportsWebSearch, false);
+  assert.deepEqual(m.model_spec.pricing.input, { usd: 1, diem: 1 });
+  assert.deepEqual(m.model_spec.traits, ['default', 'fastest']);
+  const old = r.json.data.find((x: any) => x.id === 'old-model');
+  assert.deepEqual(old.model_spec.deprecation, { date: '2027-01-31', replacementModelId: 'scripted-model' });
+  assert.ok(r.headers.get('cf-ray'));
+});
+
+test('GET /models?type filters, and an unknown type is a 400', async () => {
+  assert.equal((await get(h, '/models?type=text')).json.data.length, 4);
+  assert.deepEqual((await get(h, '/models?type=image')).json.data, []);
+  const bad = await get(h, '/models?type=hologram');
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error, /hologram/);
+});
+
+test('GET /models/traits, /models/compatibility_mapping and /image/styles', async () => {
+  assert.deepEqual((await get(h, '/models/traits')).json, { object: 'list', type: 'text', data: { default: 'scripted-model', fastest: 'scripted-model' } });
+  assert.deepEqual((await get(h, '/models/compatibility_mapping')).json, { object: 'list', type: 'text', data: { 'gpt-4o': 'scripted-model' } });
+  assert.deepEqual((await get(h, '/image/styles')).json, { object: 'list', data: ['Anime', 'Photographic'] });
+});
+
+test('GET /characters needs a key; search, tags, limit and offset', async () => {
+  assert.equal((await get(h, '/characters')).status, 401);
+  const all = await get(h, '/characters', key);
+  assert.equal(all.status, 200);
+  assert.equal(all.json.object, 'list');
+  assert.ok(all.json.data.length >= 4);
+  const c = all.json.data.find((x: any) => x.slug === 'captain-reef');
+  assert.equal(c.name, 'Captain Reef');
+  assert.equal(c.photoUrl, '/characters/captain-reef.svg');
+  assert.deepEqual((await get(h, '/characters?search=SAILOR', key)).json.data.map((x: any) => x.slug), ['captain-reef']);
+  assert.deepEqual((await get(h, '/characters?tags=code', key)).json.data.map((x: any) => x.slug), ['code-reviewer']);
+  assert.deepEqual((await get(h, '/characters?tags[]=education&tags[]=math', key)).json.data.map((x: any) => x.slug), ['socratic-tutor']);
+  assert.equal((await get(h, '/characters?limit=2', key)).json.data.length, 2);
+  const page2 = (await get(h, '/characters?limit=2&offset=2', key)).json.data;
+  assert.equal(page2.length, 2);
+  assert.equal((await get(h, '/characters?limit=0', key)).status, 400);
+  assert.equal((await get(h, '/characters?search=100%25_off', key)).json.data.length, 0);
+});
+
+test('GET /characters/{slug}', async () => {
+  const r = await get(h, '/characters/socratic-tutor', key);
+  assert.equal(r.json.object, 'character');
+  assert.equal(r.json.data.slug, 'socratic-tutor');
+  const missing = await get(h, '/characters/nobody', key);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.json.code, 'CHARACTER_NOT_FOUND');
+});

@@ -1,0 +1,72 @@
+// File parts in chat messages reach the model as text; bad files get clear 400s; URLs go through the safe fetcher.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { Document, Packer, Paragraph } from 'docx';
+import { type Harness, post, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+let key: string;
+let fileServer: http.Server;
+let fileUrl: string;
+before(async () => {
+  h = await startHarness();
+  ({ key } = await h.newAccount());
+  fileServer = http.createServer((_, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end('city,temp\nOslo,-3\n'));
+  await new Promise<void>((r) => fileServer.listen(0, '127.0.0.1', r));
+  fileUrl = `http://127.0.0.1:${(fileServer.address() as AddressInfo).port}/weather.csv`;
+});
+after(async () => {
+  delete process.env.LAGOON_FETCH_ALLOW_HOSTS;
+  fileServer.close();
+  await h.close();
+});
+
+const withFile = (file: Record<string, unknown>) =>
+  post(h, '/chat/completions', key, {
+    model: 'scripted-model',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise [[echo_request]]' }, { type: 'file', file }] }],
+  });
+const dataUrl = (mime: string, data: Buffer | string) => `data:${mime};base64,${Buffer.from(data).toString('base64')}`;
+const userText = (r: { json: any }) => JSON.parse(r.json.choices[0].message.content).at(-1).content as string;
+
+test('a text file becomes text in the user message', async () => {
+  const r = await withFile({ filename: 'notes.md', file_data: dataUrl('text/markdown', '# Notes\nThe lagoon is calm.') });
+  assert.equal(r.status, 200);
+  const text = userText(r);
+  assert.match(text, /^Summarise \[\[echo_request\]\]\n\n\[File: notes\.md \(md\)\]/);
+  assert.match(text, /The lagoon is calm\./);
+});
+
+test('a DOCX file is converted to its text', async () => {
+  const doc = new Document({ sections: [{ children: [new Paragraph('Quarterly figures rose by nine percent.')] }] });
+  const buf = await Packer.toBuffer(doc);
+  const r = await withFile({ filename: 'report.docx', file_data: dataUrl('application/vnd.openxmlformats-officedocument.wordprocessingml.document', buf) });
+  assert.equal(r.status, 200);
+  assert.match(userText(r), /Quarterly figures rose by nine percent\./);
+});
+
+test('corrupt, unsupported and malformed files are 400s that say why', async () => {
+  const corrupt = await withFile({ filename: 'broken.docx', file_data: dataUrl('application/octet-stream', Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(40, 7)])) });
+  assert.equal(corrupt.status, 400);
+  assert.match(corrupt.json.code, /CORRUPTED_FILE|UNSUPPORTED_FILE/);
+  const binary = await withFile({ filename: 'blob.bin', file_data: dataUrl('application/octet-stream', Buffer.from([0, 159, 146, 150, 0, 1, 2, 255, 254])) });
+  assert.equal(binary.status, 400);
+  assert.equal(binary.json.code, 'UNSUPPORTED_FILE');
+  const bad = await withFile({ file_data: 'data:text/plain;base64' });
+  assert.equal(bad.status, 400);
+  const noData = await withFile({ file_id: 'file-123' });
+  assert.equal(noData.status, 400);
+  assert.match(noData.json.error, /file_data/);
+});
+
+test('a file URL on loopback is refused unless allowlisted', async () => {
+  const refused = await withFile({ filename: 'weather.csv', file_data: fileUrl });
+  assert.equal(refused.status, 400);
+  assert.match(refused.json.error, /private|loopback|not allowed/i);
+  process.env.LAGOON_FETCH_ALLOW_HOSTS = '127.0.0.1';
+  const ok = await withFile({ filename: 'weather.csv', file_data: fileUrl });
+  assert.equal(ok.status, 200, JSON.stringify(ok.json));
+  assert.match(userText(ok), /Oslo,-3/);
+});
