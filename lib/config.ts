@@ -2,6 +2,9 @@
 import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
 
+/** An environment: process.env, or a plain object in tests. */
+export type Env = Record<string, string | undefined>;
+
 export interface Config {
   host: string;
   port: number;
@@ -21,7 +24,7 @@ export interface Config {
   dev: boolean;
 }
 
-function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function intEnv(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
@@ -35,7 +38,7 @@ export function revisionOf(date: Date): string {
   return `${iso.slice(0, 10).replaceAll('-', '')}.${iso.slice(11, 19).replaceAll(':', '')}`;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.LAGOON_DATA_DIR || './data');
   return {
     host: env.HOST || '0.0.0.0',

@@ -1,5 +1,6 @@
 // One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
 // the llama engine queues for its own sequences.
+import type { Env } from '../config.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { createOpenAIEngine } from './engines/openai.ts';
 import { AdmissionQueue } from './queue.ts';
@@ -31,9 +32,9 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
 
 export class EngineRegistry {
   private readonly engines = new Map<string, Promise<Engine>>();
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly env: Env;
 
-  constructor(env: NodeJS.ProcessEnv = process.env) {
+  constructor(env: Env = process.env) {
     this.env = env;
   }
 

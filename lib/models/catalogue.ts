@@ -1,5 +1,6 @@
 // The loaded model catalogue: lookup by id, trait or compatibility alias, and the shapes GET /models serves.
 import fs from 'node:fs';
+import type { Env } from '../config.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -18,7 +19,7 @@ export interface Catalogue {
 }
 
 /** `${VAR}` in engine paths comes from the environment; relative paths are relative to the catalogue file. */
-function expandPath(p: string, baseDir: string, env: NodeJS.ProcessEnv): string {
+function expandPath(p: string, baseDir: string, env: Env): string {
   const expanded = p.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
     const v = name === 'LAGOON_DATA_DIR' ? path.resolve(env.LAGOON_DATA_DIR || './data') : env[name];
     if (v === undefined) throw new Error(`catalogue path uses \${${name}}, which is not set`);
@@ -27,7 +28,7 @@ function expandPath(p: string, baseDir: string, env: NodeJS.ProcessEnv): string 
   return path.resolve(baseDir, expanded);
 }
 
-export function parseCatalogue(raw: unknown, baseDir: string, env: NodeJS.ProcessEnv = process.env): Omit<Catalogue, 'createdAt'> {
+export function parseCatalogue(raw: unknown, baseDir: string, env: Env = process.env): Omit<Catalogue, 'createdAt'> {
   const parsed = catalogueSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`invalid model catalogue:\n${z.prettifyError(parsed.error)}`);
   const file = parsed.data;
@@ -43,7 +44,7 @@ export function parseCatalogue(raw: unknown, baseDir: string, env: NodeJS.Proces
   return { file, models: file.models, byId, systemPrompts: file.system_prompts };
 }
 
-export function loadCatalogue(file = DEFAULT_CATALOGUE, env: NodeJS.ProcessEnv = process.env): Catalogue {
+export function loadCatalogue(file = DEFAULT_CATALOGUE, env: Env = process.env): Catalogue {
   const abs = path.resolve(file);
   const text = fs.readFileSync(abs, 'utf8');
   let raw: unknown;

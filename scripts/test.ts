@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// The whole test suite: unit and API tests (node:test) over lib/ and e2e/, against real PostgreSQL and Redis.
+// Ends with the line `N passed, N failed`.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { ensureServices } from './services.ts';
+
+await ensureServices();
+
+// The full-server test serves the built app; build it once if this checkout has no build yet.
+if (!fs.existsSync('.next/BUILD_ID')) {
+  console.log('tests: building the app (first run)');
+  const b = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (b.status !== 0) process.exit(b.status ?? 1);
+}
+
+const patterns = process.argv.slice(2).length ? process.argv.slice(2) : ['lib/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', ...patterns], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, NODE_ENV: 'test' },
+});
+
+const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+let tail = '';
+child.stdout.on('data', (buf: Buffer) => {
+  process.stdout.write(buf);
+  tail = (tail + buf.toString()).slice(-4000);
+});
+const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+for (const line of tail.split('\n')) {
+  const m = /^ℹ (pass|fail|cancelled|skipped|todo) (\d+)/.exec(line.trim());
+  if (m) counts[m[1] as keyof typeof counts] = Number(m[2]);
+}
+const failed = counts.fail + counts.cancelled;
+const skipped = counts.skipped + counts.todo;
+console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(code !== 0 || failed > 0 ? 1 : 0);
