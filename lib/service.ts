@@ -1,6 +1,7 @@
 // The composition root: everything a request handler needs, built once from the configuration. The API layer, the
 // browser app's route handlers and the operator CLI all open the service through here.
 import { releaseStaleHolds } from './billing/ledger.ts';
+import { Ledger } from './billing/ledger-service.ts';
 import { seedCharacters } from './characters/seed.ts';
 import type { Config } from './config.ts';
 import { openStore } from './db/open.ts';
@@ -11,6 +12,7 @@ import { EngineRegistry } from './inference/registry.ts';
 export interface Service {
   config: Config;
   store: Store;
+  ledger: Ledger;
   catalogue: Catalogue;
   engines: EngineRegistry;
   /** Whether a web search provider is configured (none yet: search providers arrive with web augmentation). */
@@ -29,13 +31,16 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     await releaseStaleHolds(store, STALE_HOLD_MS);
   }
   const engines = new EngineRegistry();
+  const ledger = new Ledger(store);
   return {
     config,
     store,
+    ledger,
     catalogue,
     engines,
     searchAvailable: false,
     async close() {
+      await ledger.drain();
       await engines.close();
       await store.close();
     },

@@ -15,7 +15,7 @@ after(() => h.close());
 const stream = (content: string, extra: Record<string, unknown> = {}) =>
   post(h, '/chat/completions', key, { model: 'scripted-model', stream: true, messages: [{ role: 'user', content }], ...extra });
 
-const usageRows = () => h.svc.store.all<any>('SELECT * FROM usage WHERE account_id = $1 ORDER BY created_at', [accountId]);
+const usageRows = async () => (await h.svc.ledger.drain(), h.svc.store.all<any>('SELECT * FROM usage WHERE account_id = $1 ORDER BY created_at', [accountId]));
 
 test('SSE chunks, a final choices: [] chunk with usage and cost, then [DONE]', async () => {
   const r = await stream('[[tokens:4]]');
@@ -92,6 +92,7 @@ test('an engine failure before any output is a plain HTTP error and costs nothin
   assert.equal(r.status, 500);
   assert.equal(r.json.code, 'INFERENCE_FAILED');
   assert.equal((await usageRows()).length, before);
+  await h.svc.ledger.drain();
   const held = await h.svc.store.get<any>('SELECT usd_held FROM accounts WHERE id = $1', [accountId]);
   assert.equal(Number(held.usd_held), 0);
 });
@@ -117,6 +118,7 @@ test('a client that aborts mid-stream stops the upstream and is billed for the t
   assert.equal((await usageRows()).length, before + 1);
   assert.ok(Number(row.completion_tokens) >= 5 && Number(row.completion_tokens) < 200, `billed ${row.completion_tokens}`);
   assert.ok(Number(row.usd) > 0);
+  await h.svc.ledger.drain();
   const held = await h.svc.store.get<any>('SELECT usd_held FROM accounts WHERE id = $1', [accountId]);
   assert.equal(Number(held.usd_held), 0);
 });

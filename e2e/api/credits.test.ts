@@ -22,6 +22,7 @@ for (const stream of [false, true]) {
     assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 402).length, 40);
     for (const r of results.filter((r) => r.status === 402)) assert.equal(r.json.code, 'INSUFFICIENT_BALANCE');
+    await h.svc.ledger.drain();
     const b = await getBalances(h.svc.store, accountId);
     assert.deepEqual([b.usd, b.usdHeld], [0, 0]);
     const rows = await h.svc.store.all<any>('SELECT usd FROM usage WHERE account_id = $1', [accountId]);
@@ -39,6 +40,7 @@ test('the daily DIEM allowance is spent before USD, and the cost object shows th
   assert.deepEqual(second.json.cost, { usd: 0.00005, diem: 0.00005 });
   const third = await metered(key);
   assert.deepEqual(third.json.cost, { usd: 0.0001, diem: 0 });
+  await h.svc.ledger.drain();
   const b = await getBalances(h.svc.store, accountId);
   assert.equal(b.diem, 0);
   assert.equal(b.usd, 1_000_000 - 150);
@@ -66,6 +68,7 @@ test('ledger equals the sum of usage rows after a mixed concurrent run', async (
   );
   const results = await Promise.all(runs);
   assert.ok(results.filter((r) => r.status === 200).length >= 50);
+  await h.svc.ledger.drain();
   for (const a of accounts) {
     const b = await getBalances(h.svc.store, a.accountId);
     const sums = await h.svc.store.get<any>('SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(diem), 0) AS diem FROM usage WHERE account_id = $1', [a.accountId]);

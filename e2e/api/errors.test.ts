@@ -101,6 +101,7 @@ test('500 when inference fails, with x-service-host-name; nothing is charged', a
   assertError(await chat('[[fail_mid]]'), 500, 'INFERENCE_FAILED');
   const unreachable = await post(h, '/chat/completions', key, { model: 'tiny-queue', messages: [{ role: 'user', content: 'x' }] });
   assertError(unreachable, 500, 'INFERENCE_FAILED');
+  await h.svc.ledger.drain();
   const after = await h.svc.store.get<any>('SELECT usd, usd_held FROM accounts WHERE id = $1', [accountId]);
   assert.equal(Number(after.usd), Number(before.usd));
   assert.equal(Number(after.usd_held), 0);

@@ -72,21 +72,21 @@ export interface ReserveInput {
   now?: number;
 }
 
-/** Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE without touching the account. */
-export async function reserve(store: Store, input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
+/** Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE (before writing anything). Runs inside a transaction. */
+export async function reserveIn(store: Store, q: Queryable, input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
   const now = input.now ?? Date.now();
   const requestId = input.requestId ?? randomUUID();
-  return store.tx(async (q) => {
-    const before = await lockedBalances(store, q, input.accountId, now);
-    const take = splitCharge(input.estimate, before.diem - before.diemHeld);
-    if (take.usd > before.usd - before.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
-    await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [input.accountId, take.usd, take.diem]);
-    await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      requestId, input.accountId, input.keyId, take.usd, take.diem, now,
-    ]);
-    return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
-  });
+  const before = await lockedBalances(store, q, input.accountId, now);
+  const take = splitCharge(input.estimate, before.diem - before.diemHeld);
+  if (take.usd > before.usd - before.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
+  await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [input.accountId, take.usd, take.diem]);
+  await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    requestId, input.accountId, input.keyId, take.usd, take.diem, now,
+  ]);
+  return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
 }
+
+export const reserve = (store: Store, input: ReserveInput) => store.tx((q) => reserveIn(store, q, input));
 
 export interface UsageRecord {
   modelId: string;
@@ -97,41 +97,51 @@ export interface UsageRecord {
 }
 
 /**
- * Replaces the hold by the actual cost and records the usage row, once: a second settle (or a settle after a
- * release) of the same request finds no hold and charges nothing. Returns what was charged per currency.
+ * What a finished request is charged, per currency, known without reading the account: DIEM up to what the hold
+ * took from DIEM, USD for the uncovered share. The hold was taken DIEM first, so this is the DIEM-first split.
  */
-export async function settle(store: Store, hold: Hold, cost: Amount, usage: UsageRecord, now = Date.now()): Promise<Amount> {
-  return store.tx(async (q) => {
-    const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
-    if (!held) return { usd: 0, diem: 0 };
-    const b = await lockedBalances(store, q, hold.accountId, now);
-    // What this request may spend: the balance not held by other in-flight requests.
-    const diemFree = b.diem - (b.diemHeld - held.diem);
-    const usdFree = b.usd - (b.usdHeld - held.usd);
-    const split = splitCharge(cost, diemFree);
-    const charged = { diem: split.diem, usd: Math.max(0, Math.min(split.usd, usdFree)) };
-    await q.run('UPDATE accounts SET usd = usd - $2, usd_held = usd_held - $3, diem = diem - $4, diem_held = diem_held - $5 WHERE id = $1', [
-      hold.accountId, charged.usd, held.usd, charged.diem, held.diem,
-    ]);
-    await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
-    await q.run(
-      `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens, charged.usd, charged.diem, now],
-    );
-    return charged;
-  });
+export function chargeFor(cost: Amount, hold: Hold): Amount {
+  return splitCharge(cost, hold.diem);
 }
 
-/** Drops a hold without charging (the request failed before producing anything). */
-export async function release(store: Store, hold: Hold): Promise<void> {
-  await store.tx(async (q) => {
-    const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
-    if (!held) return;
-    await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [hold.accountId, held.usd, held.diem]);
-    await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
-  });
+/**
+ * Replaces the hold by the charge and records the usage row, once: a second settle (or a settle after a release) of
+ * the same request finds no hold and charges nothing. USD beyond the spendable balance (only possible when the
+ * actual cost exceeded the estimate) is not charged, so no balance goes below zero. Returns what was charged.
+ */
+export async function settleIn(store: Store, q: Queryable, hold: Hold, cost: Amount, usage: UsageRecord, now = Date.now()): Promise<Amount> {
+  const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
+  if (!held) return { usd: 0, diem: 0 };
+  const b = await lockedBalances(store, q, hold.accountId, now);
+  // What this request may spend: the balance not held by other in-flight requests.
+  const diemFree = b.diem - (b.diemHeld - held.diem);
+  const usdFree = b.usd - (b.usdHeld - held.usd);
+  const split = chargeFor(cost, hold);
+  const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
+  await q.run('UPDATE accounts SET usd = usd - $2, usd_held = usd_held - $3, diem = diem - $4, diem_held = diem_held - $5 WHERE id = $1', [
+    hold.accountId, charged.usd, held.usd, charged.diem, held.diem,
+  ]);
+  await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
+  await q.run(
+    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens, charged.usd, charged.diem, now],
+  );
+  return charged;
 }
+
+export const settle = (store: Store, hold: Hold, cost: Amount, usage: UsageRecord, now = Date.now()) =>
+  store.tx((q) => settleIn(store, q, hold, cost, usage, now));
+
+/** Drops a hold without charging (the request failed before producing anything). */
+export async function releaseIn(store: Store, q: Queryable, hold: Hold): Promise<void> {
+  const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
+  if (!held) return;
+  await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [hold.accountId, held.usd, held.diem]);
+  await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
+}
+
+export const release = (store: Store, hold: Hold) => store.tx((q) => releaseIn(store, q, hold));
 
 /** Releases holds left by a process that died mid-request (older than any request may run). */
 export async function releaseStaleHolds(store: Store, olderThanMs: number, now = Date.now()): Promise<number> {

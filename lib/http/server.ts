@@ -1,6 +1,6 @@
 // One process, one port: /api/v1/* and /healthz are answered here by the lean layer; every other request goes to
 // the Next.js handler (the browser app), when one is attached.
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError, toApiError } from '../api/errors.ts';
 import type { HeaderContext } from '../api/headers.ts';
@@ -25,7 +25,7 @@ export function createHttpServer(svc: Service, fallback?: FallbackHandler): Lago
   const { wire, revision, hostName, timestampHeader } = svc.config;
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const requestId = randomBytes(8).toString('hex');
+    const requestId = randomUUID().replaceAll('-', '').slice(0, 16);
     const headerCtx: HeaderContext = { wire, requestId, revision, hostName, timestamp: timestampHeader };
     const controller = new AbortController();
     res.on('close', () => {

@@ -10,7 +10,7 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   const body = await jsonBody(ctx);
   const { svc } = ctx;
   const result = await runChat(
-    { store: svc.store, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable },
+    { store: svc.store, ledger: svc.ledger, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable },
     { principal, requestId: ctx.requestId, signal: ctx.signal },
     body,
   );
