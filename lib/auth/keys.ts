@@ -125,7 +125,9 @@ export function accountKeys(store: Store, accountId: string) {
       return rows.map(toKey);
     },
     async revoke(id: string, now = Date.now()): Promise<boolean> {
-      return (await store.run('UPDATE api_keys SET revoked_at = $3 WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL', [accountId, id, now])) === 1;
+      const done = (await store.run('UPDATE api_keys SET revoked_at = $3 WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL', [accountId, id, now])) === 1;
+      forgetPrincipals(store);
+      return done;
     },
   };
 }
@@ -134,25 +136,53 @@ export function accountKeys(store: Store, accountId: string) {
 const LAST_USED_RESOLUTION_MS = 60_000;
 const lastUsedWritten = new Map<string, number>();
 
+// Authenticated principals are cached briefly, so the hot path needs no read per request. A revocation made by this
+// process clears the cache at once; one made by another instance (shared PostgreSQL) takes effect within the TTL.
+const PRINCIPAL_TTL_MS = 5_000;
+const PRINCIPAL_CACHE_MAX = 10_000;
+const principalCache = new WeakMap<Store, Map<string, { principal: Principal; until: number }>>();
+
+function cacheOf(store: Store) {
+  let c = principalCache.get(store);
+  if (!c) principalCache.set(store, (c = new Map()));
+  return c;
+}
+
+/** Forgets cached principals (after a key or account change that must take effect at once). */
+export const forgetPrincipals = (store: Store): void => principalCache.get(store)?.clear();
+
 interface PrincipalRow extends KeyRow {
   tier: string;
+}
+
+function noteUse(store: Store, keyId: string, now: number) {
+  if (now - (lastUsedWritten.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+  lastUsedWritten.set(keyId, now);
+  store.run('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [keyId, now]).catch(() => lastUsedWritten.delete(keyId));
 }
 
 /** Resolves a bearer secret to its principal, or throws 401. */
 export async function authenticate(store: Store, secret: string | undefined, now = Date.now()): Promise<Principal> {
   if (!secret) throw new ApiError('AUTHENTICATION_FAILED');
+  const hash = hashSecret(secret);
+  const cache = cacheOf(store);
+  const hit = cache.get(hash);
+  if (hit && hit.until > now && (hit.principal.key.expiresAt === null || hit.principal.key.expiresAt > now)) {
+    noteUse(store, hit.principal.keyId, now);
+    return hit.principal;
+  }
   const row = await store.get<PrincipalRow>(
     `SELECT ${KEY_COLUMNS}, a.tier FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
-    [hashSecret(secret)],
+    [hash],
   );
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
   if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY');
   const key = toKey(row);
-  if (now - (lastUsedWritten.get(key.id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
-    lastUsedWritten.set(key.id, now);
-    store.run('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [key.id, now]).catch(() => lastUsedWritten.delete(key.id));
-  }
-  return { accountId: key.accountId, accountTier: row.tier, keyId: key.id, keyType: key.type, key };
+  noteUse(store, key.id, now);
+  const principal: Principal = { accountId: key.accountId, accountTier: row.tier, keyId: key.id, keyType: key.type, key };
+  if (cache.size >= PRINCIPAL_CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(hash, { principal, until: now + PRINCIPAL_TTL_MS });
+  return principal;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

@@ -14,18 +14,29 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
   }
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readText(req, maxBytes);
   if (!text.trim()) throw new ApiError('INVALID_JSON', 'The request body is empty');
   try {
     return JSON.parse(text);
   } catch (e) {
     throw new ApiError('INVALID_JSON', `The request body is not valid JSON: ${(e as Error).message}`);
   }
+}
+
+// Plain 'data'/'end' events: measurably cheaper per request than the stream's async iterator.
+function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`));
+      } else chunks.push(chunk);
+    });
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
 }
