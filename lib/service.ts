@@ -1,9 +1,10 @@
 // The composition root: everything a request handler needs, built once from the configuration. The API layer, the
 // browser app's route handlers and the operator CLI all open the service through here.
-import { releaseStaleHolds } from './billing/ledger.ts';
+import { clearAllHolds, releaseStaleHolds } from './billing/ledger.ts';
 import { Ledger } from './billing/ledger-service.ts';
 import { seedCharacters } from './characters/seed.ts';
 import type { Config } from './config.ts';
+import { lockDataDir } from './db/data-dir-lock.ts';
 import { openStore } from './db/open.ts';
 import type { Store } from './db/store.ts';
 import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
@@ -26,12 +27,14 @@ const STALE_HOLD_MS = 60 * 60 * 1000;
 export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
   const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  if (opts.seed !== false) {
-    await seedCharacters(store);
-    await releaseStaleHolds(store, STALE_HOLD_MS);
-  }
+  const soleWriter = store.kind === 'sqlite';
+  const unlock = soleWriter ? lockDataDir(config.dataDir) : () => {};
+  // With the data dir locked no request can be in flight, so every held amount is left over from a previous run.
+  if (soleWriter) await clearAllHolds(store);
+  else await releaseStaleHolds(store, STALE_HOLD_MS);
+  if (opts.seed !== false) await seedCharacters(store);
   const engines = new EngineRegistry();
-  const ledger = new Ledger(store);
+  const ledger = new Ledger(store, { soleWriter });
   return {
     config,
     store,
@@ -43,6 +46,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await ledger.drain();
       await engines.close();
       await store.close();
+      unlock();
     },
   };
 }

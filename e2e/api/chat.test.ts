@@ -53,7 +53,7 @@ describe('response shape', () => {
 
   test('headers: request id, revision, timestamp, model, router, balances before the request', async () => {
     const r = await chat({ messages: user('hello') });
-    assert.match(r.headers.get('cf-ray')!, /^[0-9a-f]{16}$/);
+    assert.match(r.headers.get('cf-ray')!, /^[0-9a-f]{24}$/);
     assert.match(r.headers.get('x-service-version')!, /^\d{8}\.\d{6}$/);
     assert.ok(!Number.isNaN(Date.parse(r.headers.get('x-service-timestamp')!)));
     assert.equal(r.headers.get('x-service-model-id'), 'scripted-model');

@@ -3,6 +3,7 @@
 // never less than the charge) stays reserved, so a pending settlement can only make admission more cautious.
 import { GroupCommit } from '../db/group-commit.ts';
 import type { Store } from '../db/store.ts';
+import { type HoldBook, memoryHolds, tableHolds } from './holds.ts';
 import { type Balances, type Hold, releaseIn, type ReserveInput, reserveIn, settleIn, type UsageRecord } from './ledger.ts';
 import type { Amount } from './money.ts';
 
@@ -10,29 +11,32 @@ export class Ledger {
   private readonly store: Store;
   private readonly group: GroupCommit;
   private readonly background = new Set<Promise<unknown>>();
+  private readonly holds: HoldBook;
 
-  constructor(store: Store) {
+  /** `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory. */
+  constructor(store: Store, opts: { soleWriter: boolean }) {
     this.store = store;
     this.group = new GroupCommit(store);
+    this.holds = opts.soleWriter ? memoryHolds() : tableHolds(store);
   }
 
   reserve(input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
-    return this.group.run(input.accountId, (q) => reserveIn(this.store, q, input));
+    return this.group.run(input.accountId, (q) => reserveIn(this.store, q, input, this.holds));
   }
 
   /** Settles in the background; the returned promise is for callers (tests) that want to wait. */
   settle(hold: Hold, cost: Amount, usage: UsageRecord): Promise<Amount> {
-    return this.track(this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage)));
+    return this.track(this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), true));
   }
 
   release(hold: Hold): Promise<void> {
-    return this.track(this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold)));
+    return this.track(this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true));
   }
 
   /** Waits for every settlement and release started so far (graceful stop). */
   async drain(): Promise<void> {
-    while (this.background.size) await Promise.allSettled([...this.background]);
     await this.group.drain();
+    while (this.background.size) await Promise.allSettled([...this.background]);
   }
 
   private track<T>(p: Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
 import type { Queryable, Store } from '../db/store.ts';
+import { type HoldBook, tableHolds } from './holds.ts';
 import { type Amount, diemEpoch } from './money.ts';
 
 export interface Hold {
@@ -73,16 +74,14 @@ export interface ReserveInput {
 }
 
 /** Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE (before writing anything). Runs inside a transaction. */
-export async function reserveIn(store: Store, q: Queryable, input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
+export async function reserveIn(store: Store, q: Queryable, input: ReserveInput, holds: HoldBook = tableHolds(store)): Promise<{ hold: Hold; before: Balances }> {
   const now = input.now ?? Date.now();
   const requestId = input.requestId ?? randomUUID();
   const before = await lockedBalances(store, q, input.accountId, now);
   const take = splitCharge(input.estimate, before.diem - before.diemHeld);
   if (take.usd > before.usd - before.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
   await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [input.accountId, take.usd, take.diem]);
-  await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-    requestId, input.accountId, input.keyId, take.usd, take.diem, now,
-  ]);
+  await holds.add(q, { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem, createdAt: now });
   return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
 }
 
@@ -109,8 +108,16 @@ export function chargeFor(cost: Amount, hold: Hold): Amount {
  * the same request finds no hold and charges nothing. USD beyond the spendable balance (only possible when the
  * actual cost exceeded the estimate) is not charged, so no balance goes below zero. Returns what was charged.
  */
-export async function settleIn(store: Store, q: Queryable, hold: Hold, cost: Amount, usage: UsageRecord, now = Date.now()): Promise<Amount> {
-  const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
+export async function settleIn(
+  store: Store,
+  q: Queryable,
+  hold: Hold,
+  cost: Amount,
+  usage: UsageRecord,
+  now = Date.now(),
+  holds: HoldBook = tableHolds(store),
+): Promise<Amount> {
+  const held = await holds.take(q, hold.requestId);
   if (!held) return { usd: 0, diem: 0 };
   const b = await lockedBalances(store, q, hold.accountId, now);
   // What this request may spend: the balance not held by other in-flight requests.
@@ -121,7 +128,6 @@ export async function settleIn(store: Store, q: Queryable, hold: Hold, cost: Amo
   await q.run('UPDATE accounts SET usd = usd - $2, usd_held = usd_held - $3, diem = diem - $4, diem_held = diem_held - $5 WHERE id = $1', [
     hold.accountId, charged.usd, held.usd, charged.diem, held.diem,
   ]);
-  await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
   await q.run(
     `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
@@ -134,11 +140,18 @@ export const settle = (store: Store, hold: Hold, cost: Amount, usage: UsageRecor
   store.tx((q) => settleIn(store, q, hold, cost, usage, now));
 
 /** Drops a hold without charging (the request failed before producing anything). */
-export async function releaseIn(store: Store, q: Queryable, hold: Hold): Promise<void> {
-  const held = await q.get<{ usd: number; diem: number }>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [hold.requestId]);
+export async function releaseIn(store: Store, q: Queryable, hold: Hold, holds: HoldBook = tableHolds(store)): Promise<void> {
+  const held = await holds.take(q, hold.requestId);
   if (!held) return;
   await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [hold.accountId, held.usd, held.diem]);
-  await q.run('DELETE FROM holds WHERE request_id = $1', [hold.requestId]);
+}
+
+/** Zeroes every held amount: only for a store no other server is using (the embedded SQLite file at start). */
+export async function clearAllHolds(store: Store): Promise<void> {
+  await store.tx(async (q) => {
+    await q.run('UPDATE accounts SET usd_held = 0, diem_held = 0 WHERE usd_held <> 0 OR diem_held <> 0');
+    await q.run('DELETE FROM holds');
+  });
 }
 
 export const release = (store: Store, hold: Hold) => store.tx((q) => releaseIn(store, q, hold));

@@ -16,24 +16,41 @@ interface Pending {
 export class GroupCommit {
   private readonly store: Store;
   private readonly maxBatch: number;
+  private readonly lazyMs: number;
   private pending: Pending[] = [];
   private running: Promise<void> | undefined;
   private scheduled = false;
+  private lazyTimer: NodeJS.Timeout | undefined;
 
-  constructor(store: Store, maxBatch = 256) {
+  /** `lazyMs`: how long a lazy operation may wait for company before it commits on its own. */
+  constructor(store: Store, opts: { maxBatch?: number; lazyMs?: number } = {}) {
     this.store = store;
-    this.maxBatch = maxBatch;
+    this.maxBatch = opts.maxBatch ?? 256;
+    this.lazyMs = opts.lazyMs ?? 10;
   }
 
-  run<T>(key: string, op: (q: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Queues an operation. An urgent one (a caller is waiting on it) commits at the end of this event-loop turn; a
+   * lazy one (work after the response, such as a settlement) waits up to lazyMs so several share one commit.
+   */
+  run<T>(key: string, op: (q: Queryable) => Promise<T>, lazy = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ op, key, resolve: resolve as (v: unknown) => void, reject });
-      this.schedule();
+      if (!lazy) this.schedule();
+      else this.lazyTimer ??= setTimeout(() => {
+        this.lazyTimer = undefined;
+        this.schedule();
+      }, this.lazyMs);
     });
   }
 
   /** Resolves once every operation queued so far has committed (or failed). */
   async drain(): Promise<void> {
+    if (this.lazyTimer) {
+      clearTimeout(this.lazyTimer);
+      this.lazyTimer = undefined;
+      this.schedule();
+    }
     while (this.pending.length || this.running || this.scheduled) await (this.running ?? new Promise((r) => setImmediate(r)));
   }
 

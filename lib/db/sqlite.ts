@@ -1,6 +1,7 @@
 // Embedded store on node:sqlite. Statements run synchronously, so a transaction is made exclusive in process by
 // a promise-chain lock, and across processes (the CLI beside the server) by BEGIN IMMEDIATE plus busy_timeout.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { Param, Queryable, Row, Store } from './store.ts';
 
 // `$1` → `?1`: SQLite numbered parameters bind positionally, so one SQL text serves both engines.
@@ -8,7 +9,9 @@ const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
 
 export function openSqlite(file: string): Store {
   const db = new DatabaseSync(file);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  // Checkpoints run in a worker (sqlite-checkpointer.ts), so commits on the event loop never do one themselves.
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;');
+  const checkpointer = startCheckpointer(file);
   const cache = new Map<string, StatementSync>();
   const prepare = (sql: string) => {
     let st = cache.get(sql);
@@ -56,6 +59,7 @@ export function openSqlite(file: string): Store {
     },
     async close() {
       await lock;
+      await checkpointer.stop();
       db.close();
     },
   };

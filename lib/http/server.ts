@@ -13,6 +13,9 @@ export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unk
 
 const API_PREFIX = '/api/v1';
 
+/** Time-ordered (ms prefix) so usage rows keyed by it append to their index instead of landing on random pages. */
+const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomUUID().replaceAll('-', '').slice(0, 13);
+
 export interface LagoonServer {
   server: http.Server;
   /** Requests being served by the API layer (a graceful stop waits for them). */
@@ -25,7 +28,7 @@ export function createHttpServer(svc: Service, fallback?: FallbackHandler): Lago
   const { wire, revision, hostName, timestampHeader } = svc.config;
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const requestId = randomUUID().replaceAll('-', '').slice(0, 16);
+    const requestId = newRequestId();
     const headerCtx: HeaderContext = { wire, requestId, revision, hostName, timestamp: timestampHeader };
     const controller = new AbortController();
     res.on('close', () => {

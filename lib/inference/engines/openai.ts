@@ -79,9 +79,9 @@ async function failureFrom(status: number, body: AsyncIterable<Uint8Array> & { t
   return new EngineError('failed', `upstream error ${status}`);
 }
 
-function transportFailure(e: unknown, signal: AbortSignal, timeoutSignal?: AbortSignal): EngineError {
+function transportFailure(e: unknown, signal: AbortSignal, timedOut = false): EngineError {
   if (e instanceof EngineError) return e;
-  if (timeoutSignal?.aborted || e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
+  if (timedOut || e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
     return new EngineError('timeout', 'the upstream did not answer in time');
   }
   if (signal.aborted) return new EngineError('failed', 'aborted by the client');
@@ -114,15 +114,25 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     router: `openai:${opts.baseUrls.length > 1 ? `${opts.baseUrls.length} replicas` : new URL(opts.baseUrls[0]).host}`,
 
     async complete(req) {
-      const timeout = AbortSignal.timeout(opts.totalTimeoutMs ?? 300_000);
-      const signal = AbortSignal.any([req.signal, timeout]);
+      // One controller and a plain timer: AbortSignal.any/timeout cost tens of microseconds per request.
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, opts.totalTimeoutMs ?? 300_000);
+      const onAbort = () => controller.abort();
+      req.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const res = await post(req, false, signal);
+        const res = await post(req, false, controller.signal);
         const j = (await res.body.json()) as Record<string, any>;
         if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
         return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
       } catch (e) {
-        throw transportFailure(e, req.signal, timeout);
+        throw transportFailure(e, req.signal, timedOut);
+      } finally {
+        clearTimeout(timer);
+        req.signal.removeEventListener('abort', onAbort);
       }
     },
 
