@@ -1,6 +1,6 @@
 // API keys. The secret is shown once at creation; only its SHA-256 (and the last six characters, for display)
 // is stored. Key management queries are scoped to one account by construction (accountKeys).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
 
@@ -74,7 +74,7 @@ export function generateSecret(type: KeyType): string {
   return `lgn_${type === 'ADMIN' ? 'adm' : 'inf'}_${body}`;
 }
 
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+export const hashSecret = (secret: string): string => hash('sha256', secret, 'hex');
 
 export interface NewKey {
   type: KeyType;
@@ -164,16 +164,16 @@ function noteUse(store: Store, keyId: string, now: number) {
 /** Resolves a bearer secret to its principal, or throws 401. */
 export async function authenticate(store: Store, secret: string | undefined, now = Date.now()): Promise<Principal> {
   if (!secret) throw new ApiError('AUTHENTICATION_FAILED');
-  const hash = hashSecret(secret);
+  const digest = hashSecret(secret);
   const cache = cacheOf(store);
-  const hit = cache.get(hash);
+  const hit = cache.get(digest);
   if (hit && hit.until > now && (hit.principal.key.expiresAt === null || hit.principal.key.expiresAt > now)) {
     noteUse(store, hit.principal.keyId, now);
     return hit.principal;
   }
   const row = await store.get<PrincipalRow>(
     `SELECT ${KEY_COLUMNS}, a.tier FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
-    [hash],
+    [digest],
   );
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
   if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY');
@@ -181,7 +181,7 @@ export async function authenticate(store: Store, secret: string | undefined, now
   noteUse(store, key.id, now);
   const principal: Principal = { accountId: key.accountId, accountTier: row.tier, keyId: key.id, keyType: key.type, key };
   if (cache.size >= PRINCIPAL_CACHE_MAX) cache.delete(cache.keys().next().value!);
-  cache.set(hash, { principal, until: now + PRINCIPAL_TTL_MS });
+  cache.set(digest, { principal, until: now + PRINCIPAL_TTL_MS });
   return principal;
 }
 

@@ -1,7 +1,7 @@
-// Where in-flight holds are remembered. With PostgreSQL (several instances) each hold is a row, so a hold left by a
-// crashed instance can be found and released. With the embedded SQLite file, one server owns the data dir (a lock
-// file enforces it), so holds live in memory and a restart simply zeroes the held amounts — two fewer writes per
-// request on the hot path.
+// Where in-flight holds are kept. With PostgreSQL (several instances may share it) each hold is a row and the
+// account's held columns carry the totals, so a hold left by a crashed instance can be found and released. With
+// the embedded SQLite file one server owns the data dir (a lock file enforces it), so holds and their per-account
+// totals live in memory: a reservation is then a single read, and a restart starts with nothing held.
 import type { Queryable, Store } from '../db/store.ts';
 
 export interface HeldAmount {
@@ -9,37 +9,98 @@ export interface HeldAmount {
   diem: number;
 }
 
+export interface NewHold extends HeldAmount {
+  requestId: string;
+  accountId: string;
+  keyId: string | null;
+  createdAt: number;
+}
+
 export interface HoldBook {
-  add(q: Queryable, h: { requestId: string; accountId: string; keyId: string | null; usd: number; diem: number; createdAt: number }): Promise<void>;
-  /** Removes and returns the hold, or undefined when it was already settled or released. */
+  /** True when holds are only in this process (reservations then need no transaction). */
+  readonly inMemory: boolean;
+  /**
+   * The account's held totals when this book keeps them (undefined: read the accounts row). `unclaimed` leaves out
+   * holds already claimed by a settlement that has not committed yet: what other requests still hold.
+   */
+  totals(accountId: string, unclaimed?: boolean): HeldAmount | undefined;
+  /** Records a hold. Synchronous up to its first await, so a check just before it cannot be raced in process. */
+  add(q: Queryable, h: NewHold): Promise<void>;
+  /** Claims the hold for settling or releasing; undefined when it was already claimed. */
   take(q: Queryable, requestId: string): Promise<HeldAmount | undefined>;
+  /** Called once the claim's transaction has committed (memory: the totals drop only then, never before). */
+  committed(accountId: string, held: HeldAmount): void;
 }
 
 export function tableHolds(store: Store): HoldBook {
   return {
+    inMemory: false,
+    totals: () => undefined,
     async add(q, h) {
+      await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [h.accountId, h.usd, h.diem]);
       await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
         h.requestId, h.accountId, h.keyId, h.usd, h.diem, h.createdAt,
       ]);
     },
     async take(q, requestId) {
-      const held = await q.get<HeldAmount>(`SELECT usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [requestId]);
-      if (held) await q.run('DELETE FROM holds WHERE request_id = $1', [requestId]);
-      return held;
+      const held = await q.get<HeldAmount & { account_id: string }>(`SELECT account_id, usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [requestId]);
+      if (!held) return undefined;
+      await q.run('DELETE FROM holds WHERE request_id = $1', [requestId]);
+      await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [held.account_id, held.usd, held.diem]);
+      return { usd: held.usd, diem: held.diem };
     },
+    committed: () => {},
   };
 }
 
+interface AccountHolds {
+  /** Holds of requests still running or not yet claimed. */
+  unclaimed: HeldAmount;
+  /** Holds claimed by a settlement whose transaction has not committed: still counted against new reservations. */
+  claimed: HeldAmount;
+}
+
 export function memoryHolds(): HoldBook {
-  const live = new Map<string, HeldAmount>();
+  const live = new Map<string, { accountId: string; held: HeldAmount }>();
+  const accounts = new Map<string, AccountHolds>();
+  const of = (id: string) => {
+    let a = accounts.get(id);
+    if (!a) accounts.set(id, (a = { unclaimed: { usd: 0, diem: 0 }, claimed: { usd: 0, diem: 0 } }));
+    return a;
+  };
+  const move = (to: HeldAmount, from: HeldAmount | undefined, h: HeldAmount) => {
+    to.usd += h.usd;
+    to.diem += h.diem;
+    if (from) {
+      from.usd -= h.usd;
+      from.diem -= h.diem;
+    }
+  };
   return {
+    inMemory: true,
+    totals(accountId, unclaimed = false) {
+      const a = accounts.get(accountId);
+      if (!a) return { usd: 0, diem: 0 };
+      return unclaimed ? { ...a.unclaimed } : { usd: a.unclaimed.usd + a.claimed.usd, diem: a.unclaimed.diem + a.claimed.diem };
+    },
     async add(_q, h) {
-      live.set(h.requestId, { usd: h.usd, diem: h.diem });
+      live.set(h.requestId, { accountId: h.accountId, held: { usd: h.usd, diem: h.diem } });
+      move(of(h.accountId).unclaimed, undefined, h);
     },
     async take(_q, requestId) {
-      const held = live.get(requestId);
+      const entry = live.get(requestId);
+      if (!entry) return undefined;
       live.delete(requestId);
-      return held;
+      const a = of(entry.accountId);
+      move(a.claimed, a.unclaimed, entry.held);
+      return entry.held;
+    },
+    committed(accountId, held) {
+      const a = accounts.get(accountId);
+      if (!a) return;
+      a.claimed.usd -= held.usd;
+      a.claimed.diem -= held.diem;
+      if (a.claimed.usd <= 0 && a.claimed.diem <= 0 && a.unclaimed.usd <= 0 && a.unclaimed.diem <= 0) accounts.delete(accountId);
     },
   };
 }

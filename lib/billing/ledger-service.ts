@@ -1,6 +1,7 @@
-// The ledger as the request path uses it: reservations and settlements from concurrent requests are group-committed,
-// and settlements run after the response is sent. Until a settlement commits, its request's hold (the estimate,
-// never less than the charge) stays reserved, so a pending settlement can only make admission more cautious.
+// The ledger as the request path uses it. Settlements are group-committed after the response is on its way: until
+// one commits, its request's hold (the estimate, never less than the charge) stays counted, so a pending settlement
+// can only make admission more cautious. Reservations are one read with in-memory holds (the embedded store), or
+// group-committed transactions with table holds (PostgreSQL, several instances).
 import { GroupCommit } from '../db/group-commit.ts';
 import type { Store } from '../db/store.ts';
 import { type HoldBook, memoryHolds, tableHolds } from './holds.ts';
@@ -21,16 +22,19 @@ export class Ledger {
   }
 
   reserve(input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
+    if (this.holds.inMemory) return reserveIn(this.store, this.store, input, this.holds);
     return this.group.run(input.accountId, (q) => reserveIn(this.store, q, input, this.holds));
   }
 
   /** Settles in the background; the returned promise is for callers (tests) that want to wait. */
   settle(hold: Hold, cost: Amount, usage: UsageRecord): Promise<Amount> {
-    return this.track(this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), true));
+    const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), true);
+    return this.track(done.then((charged) => (this.holds.committed(hold.accountId, hold), charged)));
   }
 
   release(hold: Hold): Promise<void> {
-    return this.track(this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true));
+    const done = this.holds.inMemory ? releaseIn(this.store, this.store, hold, this.holds) : this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true);
+    return this.track(done.then(() => this.holds.committed(hold.accountId, hold)));
   }
 
   /** Waits for every settlement and release started so far (graceful stop). */
@@ -45,7 +49,7 @@ export class Ledger {
       () => this.background.delete(p),
       (e) => {
         this.background.delete(p);
-        console.error('ledger: a background settlement failed; its hold stays until the stale-hold sweep', e);
+        console.error('ledger: a background settlement failed; its hold stays until the next start or stale-hold sweep', e);
       },
     );
     return p;

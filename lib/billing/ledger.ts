@@ -48,6 +48,22 @@ async function lockedBalances(store: Store, q: Queryable, accountId: string, now
   return toBalances(row);
 }
 
+interface BalanceReadRow extends BalanceRow {
+  diem_epoch: string;
+}
+
+/** Balances with today's DIEM refill applied in the result only (reservations write nothing; settlements refill). */
+async function readBalances(store: Store, q: Queryable, accountId: string, now: number, lock: boolean): Promise<Balances> {
+  const row = await q.get<BalanceReadRow>(
+    `SELECT usd, usd_held, diem, diem_held, diem_daily, diem_epoch FROM accounts WHERE id = $1${lock ? store.forUpdate : ''}`,
+    [accountId],
+  );
+  if (!row) throw new ApiError('AUTHENTICATION_FAILED');
+  const b = toBalances(row);
+  if (row.diem_epoch !== diemEpoch(now)) b.diem = b.diemDaily;
+  return b;
+}
+
 /** Balances as of now (after today's DIEM refill). */
 export async function getBalances(store: Store, accountId: string, now = Date.now()): Promise<Balances> {
   return store.tx((q) => lockedBalances(store, q, accountId, now));
@@ -73,14 +89,18 @@ export interface ReserveInput {
   now?: number;
 }
 
-/** Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE (before writing anything). Runs inside a transaction. */
+/**
+ * Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE (before writing anything). With table holds it runs in
+ * a transaction; with memory holds it is one read, and the check and the hold happen with no await between them.
+ */
 export async function reserveIn(store: Store, q: Queryable, input: ReserveInput, holds: HoldBook = tableHolds(store)): Promise<{ hold: Hold; before: Balances }> {
   const now = input.now ?? Date.now();
   const requestId = input.requestId ?? randomUUID();
-  const before = await lockedBalances(store, q, input.accountId, now);
+  const before = await readBalances(store, q, input.accountId, now, !holds.inMemory);
+  const held = holds.totals(input.accountId);
+  if (held) [before.usdHeld, before.diemHeld] = [held.usd, held.diem];
   const take = splitCharge(input.estimate, before.diem - before.diemHeld);
   if (take.usd > before.usd - before.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
-  await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [input.accountId, take.usd, take.diem]);
   await holds.add(q, { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem, createdAt: now });
   return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
 }
@@ -120,14 +140,13 @@ export async function settleIn(
   const held = await holds.take(q, hold.requestId);
   if (!held) return { usd: 0, diem: 0 };
   const b = await lockedBalances(store, q, hold.accountId, now);
-  // What this request may spend: the balance not held by other in-flight requests.
-  const diemFree = b.diem - (b.diemHeld - held.diem);
-  const usdFree = b.usd - (b.usdHeld - held.usd);
+  // What this request may spend: the balance not held by other requests (its own hold is claimed already).
+  const others = holds.totals(hold.accountId, true) ?? { usd: b.usdHeld, diem: b.diemHeld };
+  const diemFree = b.diem - others.diem;
+  const usdFree = b.usd - others.usd;
   const split = chargeFor(cost, hold);
   const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
-  await q.run('UPDATE accounts SET usd = usd - $2, usd_held = usd_held - $3, diem = diem - $4, diem_held = diem_held - $5 WHERE id = $1', [
-    hold.accountId, charged.usd, held.usd, charged.diem, held.diem,
-  ]);
+  await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
   await q.run(
     `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
@@ -141,9 +160,7 @@ export const settle = (store: Store, hold: Hold, cost: Amount, usage: UsageRecor
 
 /** Drops a hold without charging (the request failed before producing anything). */
 export async function releaseIn(store: Store, q: Queryable, hold: Hold, holds: HoldBook = tableHolds(store)): Promise<void> {
-  const held = await holds.take(q, hold.requestId);
-  if (!held) return;
-  await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [hold.accountId, held.usd, held.diem]);
+  await holds.take(q, hold.requestId);
 }
 
 /** Zeroes every held amount: only for a store no other server is using (the embedded SQLite file at start). */

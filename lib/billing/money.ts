@@ -19,8 +19,19 @@ export const fromMicros = (micros: number): number => micros / MICROS;
 /** Balances on the wire: decimal strings with 6 places, as in `x-service-balance-usd`. */
 export const microsToString = (micros: number): string => (micros / MICROS).toFixed(6);
 
-/** The UTC day a DIEM allowance belongs to; it resets at 00:00 UTC. */
-export const diemEpoch = (now: number): string => new Date(now).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+let epochDay = -1;
+let epochText = '';
+
+/** The UTC day a DIEM allowance belongs to (YYYY-MM-DD); it resets at 00:00 UTC. Memoised: it runs per request. */
+export function diemEpoch(now: number): string {
+  const day = Math.floor(now / DAY_MS);
+  if (day !== epochDay) {
+    epochDay = day;
+    epochText = new Date(day * DAY_MS).toISOString().slice(0, 10);
+  }
+  return epochText;
+}
 
 export function nextEpochStart(now: number): number {
   const d = new Date(now);

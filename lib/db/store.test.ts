@@ -130,3 +130,58 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('Ledger service', () => {
+  test('in memory (embedded store): concurrent reservations and background settlements never overspend', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-ledger-'));
+    const store = await openStore({ dataDir: dir });
+    try {
+      const { Ledger } = await import('../billing/ledger-service.ts');
+      const ledger = new Ledger(store, { soleWriter: true });
+      const a = await createAccount(store, 'mem');
+      await grantUsd(store, a.id, 1_000_000);
+      let admitted = 0;
+      // Waves of reservations, each settled in the background at its full estimate.
+      for (let wave = 0; wave < 4; wave++) {
+        const results = await Promise.allSettled(Array.from({ length: 10 }, () => ledger.reserve({ accountId: a.id, keyId: null, estimate: { usd: 100_000, diem: 100_000 } })));
+        for (const r of results) if (r.status === 'fulfilled') {
+          admitted++;
+          void ledger.settle(r.value.hold, { usd: 100_000, diem: 100_000 }, usage);
+        }
+      }
+      await ledger.drain();
+      assert.equal(admitted, 10);
+      const b = await getBalances(store, a.id);
+      assert.equal(b.usd, 0);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('two instances sharing PostgreSQL never overspend one account', async () => {
+    const db = await createTestDatabase();
+    const s1 = await openStore({ databaseUrl: db.url, dataDir: '/nonexistent' });
+    const s2 = await openStore({ databaseUrl: db.url, dataDir: '/nonexistent' });
+    try {
+      const { Ledger } = await import('../billing/ledger-service.ts');
+      const [l1, l2] = [new Ledger(s1, { soleWriter: false }), new Ledger(s2, { soleWriter: false })];
+      const a = await createAccount(s1, 'shared');
+      await grantUsd(s1, a.id, 1_000_000);
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, i) => (i % 2 ? l1 : l2).reserve({ accountId: a.id, keyId: null, estimate: { usd: 100_000, diem: 100_000 } })),
+      );
+      const held = results.filter((r) => r.status === 'fulfilled');
+      assert.equal(held.length, 10);
+      await Promise.all(held.map((r, i) => (i % 2 ? l1 : l2).settle((r as PromiseFulfilledResult<any>).value.hold, { usd: 100_000, diem: 100_000 }, usage)));
+      await Promise.all([l1.drain(), l2.drain()]);
+      const b = await getBalances(s1, a.id);
+      assert.deepEqual([b.usd, b.usdHeld], [0, 0]);
+      assert.equal(Number((await s1.get<any>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [a.id])).n), 10);
+    } finally {
+      await s1.close();
+      await s2.close();
+      await db.drop();
+    }
+  });
+});

@@ -13,8 +13,12 @@ export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unk
 
 const API_PREFIX = '/api/v1';
 
-/** Time-ordered (ms prefix) so usage rows keyed by it append to their index instead of landing on random pages. */
-const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomUUID().replaceAll('-', '').slice(0, 13);
+// Request ids: a ms-time prefix (so usage rows keyed by them append to their index rather than land on random
+// pages), a per-process counter, and a random per-process suffix that keeps instances apart. 24 hex characters.
+const PROCESS_SUFFIX = randomUUID().replaceAll('-', '').slice(0, 7);
+let counter = 0;
+const newRequestId = () =>
+  Date.now().toString(16).padStart(11, '0') + ((counter = (counter + 1) & 0xffffff).toString(16).padStart(6, '0')) + PROCESS_SUFFIX;
 
 export interface LagoonServer {
   server: http.Server;
