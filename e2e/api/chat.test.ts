@@ -23,7 +23,8 @@ describe('response shape', () => {
     const r = await chat({ messages: user('hello') });
     assert.equal(r.status, 200);
     const b = r.json;
-    assert.match(b.id, /^chatcmpl-[0-9a-f]{32}$/);
+    assert.match(b.id, /^chatcmpl-[0-9a-f]{24}$/);
+    assert.equal(b.id, `chatcmpl-${r.headers.get("cf-ray")}`);
     assert.equal(b.object, 'chat.completion');
     assert.equal(typeof b.created, 'number');
     assert.equal(b.model, 'scripted-model');

@@ -52,12 +52,16 @@ function normaliseUsage(u: Record<string, any> | undefined | null): EngineUsage 
 }
 
 function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boolean) {
-  const { disable_thinking, max_tokens, ...params } = req.params;
-  const body: Record<string, unknown> = { ...params, model: opts.model, messages: req.messages, max_tokens, stream };
-  if (stream) body.stream_options = { include_usage: true };
-  if (disable_thinking && opts.thinkingControl !== 'none') body.chat_template_kwargs = { enable_thinking: false };
-  for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
-  return JSON.stringify(body);
+  const { disable_thinking, ...params } = req.params;
+  // JSON.stringify leaves out undefined fields, so unset parameters never reach the upstream.
+  return JSON.stringify({
+    ...params,
+    model: opts.model,
+    messages: req.messages,
+    stream,
+    stream_options: stream ? { include_usage: true } : undefined,
+    chat_template_kwargs: disable_thinking && opts.thinkingControl !== 'none' ? { enable_thinking: false } : undefined,
+  });
 }
 
 async function failureFrom(status: number, body: AsyncIterable<Uint8Array> & { text(): Promise<string> }): Promise<EngineError> {
