@@ -22,8 +22,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# node-llama-cpp lists ~600 MB of CUDA, Vulkan and other-platform builds as optional dependencies; the CPU build
+# we use (and Next's compiler) are direct dependencies, so optional ones are left out.
 echo "setup: npm ci"
-npm ci --no-audit --no-fund
+npm ci --no-audit --no-fund --omit=optional
 
 echo "setup: building the app"
 NEXT_TELEMETRY_DISABLED=1 npm run build
