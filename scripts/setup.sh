@@ -23,9 +23,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # node-llama-cpp lists ~600 MB of CUDA, Vulkan and other-platform builds as optional dependencies; the CPU build
-# we use (and Next's compiler) are direct dependencies, so optional ones are left out.
-echo "setup: npm ci"
-npm ci --no-audit --no-fund --omit=optional
+# we use (and Next's compiler) are direct dependencies, so optional ones are left out. `npm install` (not `npm ci`):
+# npm 11's ci check wants other platforms' optional packages in the lockfile, which npm itself does not record.
+echo "setup: npm install (versions from package-lock.json)"
+npm install --no-audit --no-fund --omit=optional
 
 echo "setup: building the app"
 NEXT_TELEMETRY_DISABLED=1 npm run build
