@@ -81,4 +81,26 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'key spend counters, rate-limit breach log, usage by key',
+    sql: [
+      // What a key has spent in its current limit period (EPOCH: a UTC day, MONTH, LIFETIME), kept at settlement so
+      // admission checks a key's consumption limit with one read.
+      `ALTER TABLE api_keys ADD COLUMN spent_usd BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE api_keys ADD COLUMN spent_diem BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE api_keys ADD COLUMN spent_period TEXT NOT NULL DEFAULT ''`,
+      `CREATE INDEX usage_key_time ON usage(key_id, created_at)`,
+      `CREATE TABLE rate_limit_breaches (
+        id TEXT PRIMARY KEY,
+        account_id TEXT,
+        key_id TEXT,
+        model_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX rate_limit_breaches_account_time ON rate_limit_breaches(account_id, created_at)`,
+    ],
+  },
 ];
