@@ -2,11 +2,13 @@
 // is stored. Key management queries are scoped to one account by construction (accountKeys).
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
+import { type KeyLimit, type LimitPeriod, periodKey } from '../billing/key-limits.ts';
 import type { Store } from '../db/store.ts';
+
+export type { LimitPeriod };
 
 export type KeyType = 'INFERENCE' | 'ADMIN';
 export const KEY_TYPES: readonly KeyType[] = ['INFERENCE', 'ADMIN'];
-export type LimitPeriod = 'EPOCH' | 'MONTH' | 'LIFETIME';
 
 export interface ApiKey {
   id: string;
@@ -49,6 +51,9 @@ interface KeyRow {
 
 const KEY_COLUMNS = 'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period';
 
+/** A key of account $1 with id $2 that is usable at time $3. */
+const LIVE_KEY = 'k.account_id = $1 AND k.id = $2 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3)';
+
 const toKey = (r: KeyRow): ApiKey => ({
   id: r.id,
   accountId: r.account_id,
@@ -74,7 +79,26 @@ export function generateSecret(type: KeyType): string {
   return `lgn_${type === 'ADMIN' ? 'adm' : 'inf'}_${body}`;
 }
 
+/** The key's consumption limits for the ledger, when it has any. */
+export function keyLimitOf(key: ApiKey): KeyLimit | undefined {
+  if (key.limitUsd === null && key.limitDiem === null) return undefined;
+  return { keyId: key.id, usd: key.limitUsd, diem: key.limitDiem, period: key.limitPeriod };
+}
+
 export const hashSecret = (secret: string): string => hash('sha256', secret, 'hex');
+
+export interface KeyPatch {
+  description?: string;
+  expiresAt?: number | null;
+  limitUsd?: number | null;
+  limitDiem?: number | null;
+  limitPeriod?: LimitPeriod;
+}
+
+export interface KeySpending {
+  week: { usd: number; diem: number };
+  period: { usd: number; diem: number };
+}
 
 export interface NewKey {
   type: KeyType;
@@ -116,6 +140,13 @@ export function accountKeys(store: Store, accountId: string) {
       return row && toKey(row);
     },
     /** Keys that can still be used, newest first. */
+    async countActive(now = Date.now()): Promise<number> {
+      const r = await store.get<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)',
+        [accountId, now],
+      );
+      return Number(r?.n ?? 0);
+    },
     async listActive(now = Date.now()): Promise<ApiKey[]> {
       const rows = await store.all<KeyRow>(
         `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
@@ -123,6 +154,44 @@ export function accountKeys(store: Store, accountId: string) {
         [accountId, now],
       );
       return rows.map(toKey);
+    },
+    /** Changes a live key's description, expiry or limits (never its type); false when no such live key. */
+    async update(id: string, patch: KeyPatch, now = Date.now()): Promise<ApiKey | undefined> {
+      const sets: string[] = [];
+      const params: (string | number | null)[] = [accountId, id, now];
+      const set = (column: string, value: string | number | null) => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}`);
+      };
+      if (patch.description !== undefined) set('description', patch.description);
+      if (patch.expiresAt !== undefined) set('expires_at', patch.expiresAt);
+      if (patch.limitUsd !== undefined) set('limit_usd', patch.limitUsd);
+      if (patch.limitDiem !== undefined) set('limit_diem', patch.limitDiem);
+      if (patch.limitPeriod !== undefined) set('limit_period', patch.limitPeriod);
+      if (sets.length && (await store.run(`UPDATE api_keys AS k SET ${sets.join(', ')} WHERE ${LIVE_KEY}`, params)) !== 1) return undefined;
+      forgetPrincipals(store);
+      const row = await store.get<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE ${LIVE_KEY}`, [accountId, id, now]);
+      return row && toKey(row);
+    },
+    /** What each key spent over the last 7 days and in its current limit period (micro-units). */
+    async spending(now = Date.now()): Promise<Map<string, KeySpending>> {
+      const out = new Map<string, KeySpending>();
+      const week = await store.all<{ key_id: string; usd: number; diem: number }>(
+        'SELECT key_id, SUM(usd) AS usd, SUM(diem) AS diem FROM usage WHERE account_id = $1 AND created_at >= $2 AND key_id IS NOT NULL GROUP BY key_id',
+        [accountId, now - 7 * 86_400_000],
+      );
+      for (const r of week) out.set(r.key_id, { week: { usd: Number(r.usd), diem: Number(r.diem) }, period: { usd: 0, diem: 0 } });
+      const periods = await store.all<{ id: string; spent_usd: number; spent_diem: number; spent_period: string; limit_period: string }>(
+        'SELECT id, spent_usd, spent_diem, spent_period, limit_period FROM api_keys WHERE account_id = $1',
+        [accountId],
+      );
+      for (const r of periods) {
+        if (r.spent_period !== periodKey(r.limit_period, now)) continue;
+        const entry = out.get(r.id) ?? { week: { usd: 0, diem: 0 }, period: { usd: 0, diem: 0 } };
+        entry.period = { usd: r.spent_usd, diem: r.spent_diem };
+        out.set(r.id, entry);
+      }
+      return out;
     },
     async revoke(id: string, now = Date.now()): Promise<boolean> {
       const done = (await store.run('UPDATE api_keys SET revoked_at = $3 WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL', [accountId, id, now])) === 1;

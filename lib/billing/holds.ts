@@ -24,18 +24,21 @@ export interface HoldBook {
    * holds already claimed by a settlement that has not committed yet: what other requests still hold.
    */
   totals(accountId: string, unclaimed?: boolean): HeldAmount | undefined;
+  /** The key's held totals when this book keeps them; undefined means: sum the key's hold rows. */
+  keyTotals(keyId: string): HeldAmount | undefined;
   /** Records a hold. Synchronous up to its first await, so a check just before it cannot be raced in process. */
   add(q: Queryable, h: NewHold): Promise<void>;
   /** Claims the hold for settling or releasing; undefined when it was already claimed. */
   take(q: Queryable, requestId: string): Promise<HeldAmount | undefined>;
   /** Called once the claim's transaction has committed (memory: the totals drop only then, never before). */
-  committed(accountId: string, held: HeldAmount): void;
+  committed(hold: HeldAmount & { accountId: string; keyId: string | null }): void;
 }
 
 export function tableHolds(store: Store): HoldBook {
   return {
     inMemory: false,
     totals: () => undefined,
+    keyTotals: () => undefined,
     async add(q, h) {
       await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [h.accountId, h.usd, h.diem]);
       await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
@@ -61,8 +64,18 @@ interface AccountHolds {
 }
 
 export function memoryHolds(): HoldBook {
-  const live = new Map<string, { accountId: string; held: HeldAmount }>();
+  const live = new Map<string, { accountId: string; keyId: string | null; held: HeldAmount }>();
   const accounts = new Map<string, AccountHolds>();
+  // Per key, claimed and unclaimed together: a key limit counts everything not yet committed.
+  const keys = new Map<string, HeldAmount>();
+  const addKey = (keyId: string | null, h: HeldAmount, sign: 1 | -1) => {
+    if (!keyId) return;
+    const k = keys.get(keyId) ?? { usd: 0, diem: 0 };
+    k.usd += sign * h.usd;
+    k.diem += sign * h.diem;
+    if (k.usd <= 0 && k.diem <= 0) keys.delete(keyId);
+    else keys.set(keyId, k);
+  };
   const of = (id: string) => {
     let a = accounts.get(id);
     if (!a) accounts.set(id, (a = { unclaimed: { usd: 0, diem: 0 }, claimed: { usd: 0, diem: 0 } }));
@@ -83,9 +96,11 @@ export function memoryHolds(): HoldBook {
       if (!a) return { usd: 0, diem: 0 };
       return unclaimed ? { ...a.unclaimed } : { usd: a.unclaimed.usd + a.claimed.usd, diem: a.unclaimed.diem + a.claimed.diem };
     },
+    keyTotals: (keyId) => ({ ...(keys.get(keyId) ?? { usd: 0, diem: 0 }) }),
     async add(_q, h) {
-      live.set(h.requestId, { accountId: h.accountId, held: { usd: h.usd, diem: h.diem } });
+      live.set(h.requestId, { accountId: h.accountId, keyId: h.keyId, held: { usd: h.usd, diem: h.diem } });
       move(of(h.accountId).unclaimed, undefined, h);
+      addKey(h.keyId, h, 1);
     },
     async take(_q, requestId) {
       const entry = live.get(requestId);
@@ -95,12 +110,13 @@ export function memoryHolds(): HoldBook {
       move(a.claimed, a.unclaimed, entry.held);
       return entry.held;
     },
-    committed(accountId, held) {
-      const a = accounts.get(accountId);
+    committed(held) {
+      addKey(held.keyId, held, -1);
+      const a = accounts.get(held.accountId);
       if (!a) return;
       a.claimed.usd -= held.usd;
       a.claimed.diem -= held.diem;
-      if (a.claimed.usd <= 0 && a.claimed.diem <= 0 && a.unclaimed.usd <= 0 && a.unclaimed.diem <= 0) accounts.delete(accountId);
+      if (a.claimed.usd <= 0 && a.claimed.diem <= 0 && a.unclaimed.usd <= 0 && a.unclaimed.diem <= 0) accounts.delete(held.accountId);
     },
   };
 }

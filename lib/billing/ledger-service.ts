@@ -29,12 +29,12 @@ export class Ledger {
   /** Settles in the background; the returned promise is for callers (tests) that want to wait. */
   settle(hold: Hold, cost: Amount, usage: UsageRecord): Promise<Amount> {
     const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), true);
-    return this.track(done.then((charged) => (this.holds.committed(hold.accountId, hold), charged)));
+    return this.track(done.then((charged) => (this.holds.committed(hold), charged)));
   }
 
   release(hold: Hold): Promise<void> {
     const done = this.holds.inMemory ? releaseIn(this.store, this.store, hold, this.holds) : this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true);
-    return this.track(done.then(() => this.holds.committed(hold.accountId, hold)));
+    return this.track(done.then(() => this.holds.committed(hold)));
   }
 
   /** Waits for every settlement and release started so far (graceful stop). */

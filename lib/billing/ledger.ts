@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
 import type { Queryable, Store } from '../db/store.ts';
-import { type HoldBook, tableHolds } from './holds.ts';
+import { type HeldAmount, type HoldBook, tableHolds } from './holds.ts';
+import { addKeySpend, type KeyLimit, keySpent, limitMessage } from './key-limits.ts';
 import { type Amount, diemEpoch } from './money.ts';
 
 export interface Hold {
@@ -86,8 +87,12 @@ export interface ReserveInput {
   keyId: string | null;
   /** Worst-case cost of the request, priced in each currency (micro-units). */
   estimate: Amount;
+  /** The key's consumption limits, when it has any. */
+  keyLimit?: KeyLimit;
   now?: number;
 }
+
+const CAP_NONE = Number.MAX_SAFE_INTEGER;
 
 /**
  * Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE (before writing anything). With table holds it runs in
@@ -96,16 +101,35 @@ export interface ReserveInput {
 export async function reserveIn(store: Store, q: Queryable, input: ReserveInput, holds: HoldBook = tableHolds(store)): Promise<{ hold: Hold; before: Balances }> {
   const now = input.now ?? Date.now();
   const requestId = input.requestId ?? randomUUID();
+  const limit = input.keyLimit;
+  // Every read first; from here to holds.add nothing awaits, so in-memory holds cannot be raced.
   const before = await readBalances(store, q, input.accountId, now, !holds.inMemory);
+  const spent = limit ? await keySpent(q, limit, now) : undefined;
+  const keyHeldRows = limit && !holds.keyTotals(limit.keyId) ? await keyHeldFromRows(q, limit.keyId) : undefined;
   const held = holds.totals(input.accountId);
   if (held) [before.usdHeld, before.diemHeld] = [held.usd, held.diem];
-  const take = splitCharge(input.estimate, before.diem - before.diemHeld);
-  if (take.usd > before.usd - before.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
+  // What the key may still spend this period, per currency.
+  const keyHeld = limit ? (holds.keyTotals(limit.keyId) ?? keyHeldRows!) : undefined;
+  const keyRoom = (cap: number | null | undefined, used: number) => (cap === null || cap === undefined ? CAP_NONE : Math.max(0, cap - used));
+  const keyUsd = limit ? keyRoom(limit.usd, spent!.usd + keyHeld!.usd) : CAP_NONE;
+  const keyDiem = limit ? keyRoom(limit.diem, spent!.diem + keyHeld!.diem) : CAP_NONE;
+  // DIEM is spent first, as far as the account's allowance and the key's DIEM cap allow; USD covers the rest.
+  const take = splitCharge(input.estimate, Math.min(before.diem - before.diemHeld, keyDiem));
+  if (take.usd > keyUsd) throw new ApiError('API_KEY_USD_SPEND_LIMIT_EXCEEDED', limitMessage('USD', limit!));
+  if (take.usd > before.usd - before.usdHeld) {
+    if (keyDiem < before.diem - before.diemHeld) throw new ApiError('API_KEY_DIEM_SPEND_LIMIT_EXCEEDED', limitMessage('DIEM', limit!));
+    throw new ApiError('INSUFFICIENT_BALANCE');
+  }
   await holds.add(q, { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem, createdAt: now });
   return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
 }
 
 export const reserve = (store: Store, input: ReserveInput) => store.tx((q) => reserveIn(store, q, input));
+
+async function keyHeldFromRows(q: Queryable, keyId: string): Promise<HeldAmount> {
+  const r = await q.get<{ usd: number | null; diem: number | null }>('SELECT SUM(usd) AS usd, SUM(diem) AS diem FROM holds WHERE key_id = $1', [keyId]);
+  return { usd: Number(r?.usd ?? 0), diem: Number(r?.diem ?? 0) };
+}
 
 export interface UsageRecord {
   modelId: string;
@@ -147,6 +171,7 @@ export async function settleIn(
   const split = chargeFor(cost, hold);
   const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
   await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
+  if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
   await q.run(
     `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,

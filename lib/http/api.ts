@@ -1,4 +1,5 @@
 // The /api/v1 route table.
+import { createKey, deleteKey, getKey, listKeys, updateKey } from './routes/api-keys.ts';
 import { chatCompletions } from './routes/chat.ts';
 import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
 import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
@@ -12,5 +13,10 @@ export function apiRouter(): Router {
     .on('GET', '/models/compatibility_mapping', compatibilityMapping)
     .on('GET', '/image/styles', imageStyles)
     .on('GET', '/characters', listCharactersRoute)
-    .on('GET', '/characters/:slug', getCharacterRoute);
+    .on('GET', '/characters/:slug', getCharacterRoute)
+    .on('GET', '/api_keys', listKeys)
+    .on('POST', '/api_keys', createKey)
+    .on('PATCH', '/api_keys', updateKey)
+    .on('DELETE', '/api_keys', deleteKey)
+    .on('GET', '/api_keys/:id', getKey);
 }

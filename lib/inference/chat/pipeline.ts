@@ -6,7 +6,7 @@ import { chatRequestSchema } from '../../api/chat-schema.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { bodyToInternal, echoToWire } from '../../api/wire-rename.ts';
 import type { WireNames } from '../../api/wire.ts';
-import type { Principal } from '../../auth/keys.ts';
+import { keyLimitOf, type Principal } from '../../auth/keys.ts';
 import { type Balances, chargeFor, type Hold } from '../../billing/ledger.ts';
 import type { Ledger } from '../../billing/ledger-service.ts';
 import type { Amount } from '../../billing/money.ts';
@@ -94,6 +94,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     requestId: ctx.requestId,
     accountId: ctx.principal.accountId,
     keyId: ctx.principal.keyId,
+    keyLimit: keyLimitOf(ctx.principal.key),
     estimate: estimateOf(plan.model, promptTokens, plan.engineParams.max_tokens, plan.engineParams.n),
   });
   const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before };

@@ -1,0 +1,56 @@
+// Per-key consumption limits. A key may cap what it spends in USD and in DIEM per period: EPOCH (a UTC day),
+// MONTH (a UTC calendar month) or LIFETIME. Settlement keeps the key's spend for its current period in the
+// api_keys row, so admission checks a limit with one read.
+import type { Queryable } from '../db/store.ts';
+import type { HeldAmount } from './holds.ts';
+import { microsToString } from './money.ts';
+
+export type LimitPeriod = 'EPOCH' | 'MONTH' | 'LIFETIME';
+
+export interface KeyLimit {
+  keyId: string;
+  /** Micro-units per period; null = no cap. */
+  usd: number | null;
+  diem: number | null;
+  period: LimitPeriod;
+}
+
+/** The period a moment belongs to, as stored in api_keys.spent_period. */
+export function periodKey(period: string, now: number): string {
+  const iso = new Date(now).toISOString();
+  if (period === 'EPOCH') return iso.slice(0, 10);
+  if (period === 'MONTH') return iso.slice(0, 7);
+  return 'LIFETIME';
+}
+
+/** Adds a settled charge to the key's spend for its current period (starting the period afresh when it changed). */
+export async function addKeySpend(q: Queryable, keyId: string, charged: HeldAmount, now: number): Promise<void> {
+  const day = periodKey('EPOCH', now);
+  const month = periodKey('MONTH', now);
+  const current = `(CASE limit_period WHEN 'EPOCH' THEN $2 WHEN 'MONTH' THEN $3 ELSE 'LIFETIME' END)`;
+  await q.run(
+    `UPDATE api_keys SET
+       spent_usd = (CASE WHEN spent_period = ${current} THEN spent_usd ELSE 0 END) + $4,
+       spent_diem = (CASE WHEN spent_period = ${current} THEN spent_diem ELSE 0 END) + $5,
+       spent_period = ${current}
+     WHERE id = $1`,
+    [keyId, day, month, charged.usd, charged.diem],
+  );
+}
+
+/** What the key has spent in its current period. */
+export async function keySpent(q: Queryable, limit: KeyLimit, now: number): Promise<HeldAmount> {
+  const row = await q.get<{ spent_usd: number; spent_diem: number; spent_period: string }>(
+    'SELECT spent_usd, spent_diem, spent_period FROM api_keys WHERE id = $1',
+    [limit.keyId],
+  );
+  if (!row || row.spent_period !== periodKey(limit.period, now)) return { usd: 0, diem: 0 };
+  return { usd: row.spent_usd, diem: row.spent_diem };
+}
+
+const PERIOD_WORDS: Record<LimitPeriod, string> = { EPOCH: 'per day (EPOCH, resets 00:00 UTC)', MONTH: 'per month', LIFETIME: 'for its lifetime' };
+
+export function limitMessage(currency: 'USD' | 'DIEM', limit: KeyLimit): string {
+  const cap = currency === 'USD' ? limit.usd : limit.diem;
+  return `This API key has reached its ${currency} consumption limit of ${microsToString(cap ?? 0)} ${currency} ${PERIOD_WORDS[limit.period]}.`;
+}
