@@ -1,6 +1,7 @@
 // Every setting the service reads from its environment, typed and defaulted in one place.
 import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
+import { type LimitConfig, loadLimitConfig } from './limits/config.ts';
 
 /** An environment: process.env, or a plain object in tests. */
 export type Env = Record<string, string | undefined>;
@@ -11,7 +12,12 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL when set; otherwise the embedded SQLite file under dataDir. */
   databaseUrl: string | undefined;
+  /** Rate-limit counters shared through Redis when set; in process memory otherwise. */
   redisUrl: string | undefined;
+  /** Namespace of Lagoon's Redis keys (several deployments, or test runs, can share one Redis). */
+  redisPrefix: string;
+  /** Rate limits by tier and the abuse block (defaults, with LAGOON_RATE_LIMITS merged over them). */
+  limits: LimitConfig;
   modelsFile: string | undefined;
   wire: WireNames;
   /** `<yyyymmdd>.<hhmmss>` sent as x-<word>-version. */
@@ -46,6 +52,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.LAGOON_REDIS_PREFIX || 'lagoon',
+    limits: loadLimitConfig(env),
     modelsFile: env.LAGOON_MODELS || undefined,
     wire: wireNames(env.LAGOON_WIRE_NAME || 'service'),
     revision: env.LAGOON_REVISION || revisionOf(new Date()),

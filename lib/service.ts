@@ -9,6 +9,9 @@ import { openStore } from './db/open.ts';
 import type { Store } from './db/store.ts';
 import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
 import { EngineRegistry } from './inference/registry.ts';
+import { AbuseGuard } from './limits/abuse.ts';
+import { RateLimiter } from './limits/rate-limiter.ts';
+import { closeRedis, connectRedis } from './limits/redis.ts';
 
 export interface Service {
   config: Config;
@@ -16,6 +19,8 @@ export interface Service {
   ledger: Ledger;
   catalogue: Catalogue;
   engines: EngineRegistry;
+  limiter: RateLimiter;
+  abuse: AbuseGuard;
   /** Whether a web search provider is configured (none yet: search providers arrive with web augmentation). */
   searchAvailable: boolean;
   close(): Promise<void>;
@@ -34,6 +39,10 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   else await releaseStaleHolds(store, STALE_HOLD_MS);
   if (opts.seed !== false) await seedCharacters(store);
   const engines = new EngineRegistry();
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const keyPrefix = `${config.redisPrefix}:rl`;
+  const limiter = new RateLimiter(config.limits, { redis, keyPrefix });
+  const abuse = new AbuseGuard(config.limits.abuse, { redis, keyPrefix });
   const ledger = new Ledger(store, { soleWriter });
   return {
     config,
@@ -41,11 +50,14 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     ledger,
     catalogue,
     engines,
+    limiter,
+    abuse,
     searchAvailable: false,
     async close() {
       await ledger.drain();
       await engines.close();
       await store.close();
+      if (redis) await closeRedis(redis);
       unlock();
     },
   };

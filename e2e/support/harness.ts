@@ -18,6 +18,11 @@ export interface HarnessOptions {
   models?: Record<string, unknown>[] | ((engineUrl: string) => Record<string, unknown>[]);
   systemPrompts?: string[];
   env?: Record<string, string>;
+  /**
+   * Rate-limit settings merged over the defaults (LAGOON_RATE_LIMITS). Unless a test sets abuse itself, the abuse
+   * block is set out of reach: most tests provoke failures on purpose and are not about the block.
+   */
+  limits?: Record<string, unknown>;
   databaseUrl?: string;
   replicas?: number;
 }
@@ -71,9 +76,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   const catalogueFile = path.join(dataDir, 'models.json');
   fs.writeFileSync(catalogueFile, JSON.stringify(catalogue, null, 2));
+  const limitsFile = path.join(dataDir, 'rate-limits.json');
+  fs.writeFileSync(limitsFile, JSON.stringify({ abuse: { maxFailures: 1_000_000 }, ...opts.limits }));
   const config = loadConfig({
     LAGOON_DATA_DIR: dataDir,
     LAGOON_MODELS: catalogueFile,
+    LAGOON_RATE_LIMITS: limitsFile,
     PORT: '0',
     HOST: '127.0.0.1',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),

@@ -5,7 +5,7 @@
 import { GroupCommit } from '../db/group-commit.ts';
 import type { Store } from '../db/store.ts';
 import { type HoldBook, memoryHolds, tableHolds } from './holds.ts';
-import { type Balances, type Hold, releaseIn, type ReserveInput, reserveIn, settleIn, type UsageRecord } from './ledger.ts';
+import { type Balances, getBalances, type Hold, releaseIn, type ReserveInput, reserveIn, settleIn, type UsageRecord } from './ledger.ts';
 import type { Amount } from './money.ts';
 
 export class Ledger {
@@ -24,6 +24,14 @@ export class Ledger {
   reserve(input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
     if (this.holds.inMemory) return reserveIn(this.store, this.store, input, this.holds);
     return this.group.run(input.accountId, (q) => reserveIn(this.store, q, input, this.holds));
+  }
+
+  /** The account's balances with every in-flight hold counted (in memory on the embedded store). */
+  async balances(accountId: string, now = Date.now()): Promise<Balances> {
+    const b = await getBalances(this.store, accountId, now);
+    const held = this.holds.totals(accountId);
+    if (held) [b.usdHeld, b.diemHeld] = [held.usd, held.diem];
+    return b;
   }
 
   /** Settles in the background; the returned promise is for callers (tests) that want to wait. */

@@ -1,6 +1,8 @@
 // The /api/v1 route table.
 import { createKey, deleteKey, getKey, listKeys, updateKey } from './routes/api-keys.ts';
+import { billingBalance, usageAnalytics, usageHistory } from './routes/billing.ts';
 import { chatCompletions } from './routes/chat.ts';
+import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
 import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
 import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
 import { Router } from './router.ts';
@@ -14,9 +16,14 @@ export function apiRouter(): Router {
     .on('GET', '/image/styles', imageStyles)
     .on('GET', '/characters', listCharactersRoute)
     .on('GET', '/characters/:slug', getCharacterRoute)
+    .on('GET', '/api_keys/rate_limits', rateLimitStatus)
+    .on('GET', '/api_keys/rate_limits/log', rateLimitLog)
     .on('GET', '/api_keys', listKeys)
     .on('POST', '/api_keys', createKey)
     .on('PATCH', '/api_keys', updateKey)
     .on('DELETE', '/api_keys', deleteKey)
-    .on('GET', '/api_keys/:id', getKey);
+    .on('GET', '/api_keys/:id', getKey)
+    .on('GET', '/billing/balance', billingBalance)
+    .on('GET', '/billing/usage-history', usageHistory)
+    .on('GET', '/billing/usage-analytics', usageAnalytics);
 }

@@ -6,7 +6,8 @@ import { ApiError, toApiError } from '../api/errors.ts';
 import type { HeaderContext } from '../api/headers.ts';
 import type { Service } from '../service.ts';
 import { apiRouter } from './api.ts';
-import type { RequestCtx } from './context.ts';
+import { recordBreach } from '../limits/breach-log.ts';
+import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { fail } from './send.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -41,6 +42,8 @@ export function createHttpServer(svc: Service, fallback?: FallbackHandler): Lago
     const ctx: RequestCtx = { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal };
     inFlight++;
     try {
+      // A caller without a key is known only by its IP: a blocked one is refused before anything else runs.
+      if (!req.headers.authorization) await svc.abuse.check(abuseId(ctx));
       const { handler, params } = router.match(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length) || '/');
       ctx.params = params;
       await handler(ctx);
@@ -51,7 +54,28 @@ export function createHttpServer(svc: Service, fallback?: FallbackHandler): Lago
       else res.destroy();
     } finally {
       inFlight--;
+      countOutcome(ctx);
     }
+  }
+
+  /** Counts a failed response towards the abuse block; the failure that starts a block is logged once. */
+  function countOutcome(ctx: RequestCtx) {
+    const status = ctx.res.statusCode;
+    if (status < 400) return;
+    svc.abuse
+      .record(abuseId(ctx), status)
+      .then((blocked) => {
+        if (!blocked) return;
+        const p = ctx.principal;
+        return recordBreach(svc.store, {
+          accountId: p?.accountId ?? null,
+          keyId: p?.keyId ?? null,
+          modelId: `endpoint:${ctx.url.pathname}`,
+          type: 'FAILED_REQUESTS',
+          tier: p ? tierOf(p) : 'default',
+        });
+      })
+      .catch((e) => console.error('abuse accounting failed:', e));
   }
 
   const server = http.createServer((req, res) => {

@@ -6,7 +6,6 @@ import { ApiError } from '../../api/errors.ts';
 import { baseHeaders } from '../../api/headers.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { toCsv } from '../../billing/csv.ts';
-import { getBalances } from '../../billing/ledger.ts';
 import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 // Aliased: the handlers carry the route names, which are the same words.
 import { type UsageRow, usageAnalytics as queryAnalytics, usageHistory as queryHistory } from '../../billing/usage-query.ts';
@@ -38,7 +37,7 @@ export async function billingBalance(ctx: RequestCtx): Promise<void> {
   const { accountId } = await beginBeta(ctx);
   parseOrThrow(z.strictObject({}), queryObject(ctx), ctx.headerCtx.wire);
   const now = Date.now();
-  const b = await getBalances(ctx.svc.store, accountId, now);
+  const b = await ctx.svc.ledger.balances(accountId, now);
   // Spendable: what in-flight requests have not reserved. DIEM is spent before USD, so it is the currency in use.
   const diem = Math.max(0, b.diem - b.diemHeld);
   const usd = Math.max(0, b.usd - b.usdHeld);

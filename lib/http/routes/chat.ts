@@ -6,12 +6,12 @@ import { startSse, writeEvent } from '../respond.ts';
 import { ok } from '../send.ts';
 
 export async function chatCompletions(ctx: RequestCtx): Promise<void> {
-  const principal = await requireKey(ctx);
+  const principal = await requireKey(ctx, { limit: 'none' });
   const body = await jsonBody(ctx);
   const { svc } = ctx;
   const result = await runChat(
-    { store: svc.store, ledger: svc.ledger, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable },
-    { principal, requestId: ctx.requestId, signal: ctx.signal },
+    { store: svc.store, ledger: svc.ledger, limiter: svc.limiter, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable },
+    { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders },
     body,
   );
   Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, result.meta.balancesBefore));

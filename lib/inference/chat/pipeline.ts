@@ -12,6 +12,8 @@ import type { Ledger } from '../../billing/ledger-service.ts';
 import type { Amount } from '../../billing/money.ts';
 import { costOf, estimateOf } from '../../billing/pricing.ts';
 import type { Store } from '../../db/store.ts';
+import { recordBreach } from '../../limits/breach-log.ts';
+import { type Admission, type RateLimiter, rateLimitTypeOf } from '../../limits/rate-limiter.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import type { EngineRegistry } from '../registry.ts';
@@ -24,6 +26,7 @@ import { type ChatPlan, prepareChat } from './prepare.ts';
 export interface ChatDeps {
   store: Store;
   ledger: Ledger;
+  limiter: RateLimiter;
   catalogue: Catalogue;
   engines: EngineRegistry;
   wire: WireNames;
@@ -36,6 +39,8 @@ export interface ChatContext {
   requestId: string;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
+  /** Receives headers every response to this request carries from admission on (x-ratelimit-*), errors included. */
+  responseHeaders: Record<string, string>;
 }
 
 export interface ChatMeta {
@@ -70,6 +75,23 @@ export function engineFailure(e: unknown): ApiError {
 const completionId = (requestId: string) => `chatcmpl-${requestId}`;
 const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 
+/** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
+async function admit(deps: ChatDeps, ctx: ChatContext, plan: ChatPlan, tokens: number): Promise<Admission> {
+  const p = ctx.principal;
+  const tier = p.accountTier === 'partner' ? 'partner' : 'default';
+  try {
+    return await deps.limiter.admit({ credential: p.keyId, modelId: plan.model.id, model: plan.model, tier }, tokens);
+  } catch (e) {
+    const type = rateLimitTypeOf(e);
+    if (type) {
+      recordBreach(deps.store, { accountId: p.accountId, keyId: p.keyId, modelId: plan.model.id, type, tier }).catch((err) =>
+        console.error('could not record a rate-limit breach:', err),
+      );
+    }
+    throw e;
+  }
+}
+
 async function startEngine(deps: ChatDeps, model: ModelEntry): Promise<Engine> {
   try {
     return await deps.engines.get(model);
@@ -90,12 +112,19 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   });
   const engine = await startEngine(deps, plan.model);
   const promptTokens = (await engine.countTokens?.(plan.messages).catch(() => undefined)) ?? estimatePromptTokens(plan.messages);
-  const { hold, before } = await deps.ledger.reserve({
+  const admission = await admit(deps, ctx, plan, promptTokens + plan.engineParams.max_tokens * plan.engineParams.n);
+  Object.assign(ctx.responseHeaders, admission.headers);
+  const reserved = deps.ledger.reserve({
     requestId: ctx.requestId,
     accountId: ctx.principal.accountId,
     keyId: ctx.principal.keyId,
     keyLimit: keyLimitOf(ctx.principal.key),
     estimate: estimateOf(plan.model, promptTokens, plan.engineParams.max_tokens, plan.engineParams.n),
+  });
+  // A request refused for credit still counted as a request; its tokens go back to the budget.
+  const { hold, before } = await reserved.catch((e) => {
+    void admission.finish(0);
+    throw e;
   });
   const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before };
   const engineReq: EngineRequest = {
@@ -108,6 +137,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   };
   // The charge is known from the hold at once; the ledger commits it after the response is on its way.
   const bill = (usage: EngineUsage): Amount => {
+    void admission.finish(usage.prompt_tokens + usage.completion_tokens);
     const cost = costOf(plan.model, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens ?? 0 });
     void deps.ledger.settle(hold, cost, {
       modelId: plan.model.id,
@@ -127,6 +157,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
       completion = await engine.complete(engineReq);
     } catch (e) {
       void deps.ledger.release(hold);
+      void admission.finish(0);
       throw engineFailure(e);
     }
     const choices = completion.choices.map((c) => shapeChoice(c, keepReasoning));
@@ -159,9 +190,10 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     first = await iterator.next();
   } catch (e) {
     void deps.ledger.release(hold);
+    void admission.finish(0);
     throw engineFailure(e);
   }
-  return { kind: 'stream', meta, events: streamEvents({ plan, hold, iterator, first, promptTokens, keepReasoning, bill, echo, ledger: deps.ledger, signal: ctx.signal, requestId: ctx.requestId }) };
+  return { kind: 'stream', meta, events: streamEvents({ plan, hold, iterator, first, promptTokens, keepReasoning, bill, echo, ledger: deps.ledger, admission, signal: ctx.signal, requestId: ctx.requestId }) };
 }
 
 interface StreamRun {
@@ -174,6 +206,7 @@ interface StreamRun {
   bill: (u: EngineUsage) => Amount;
   echo: (citations?: unknown[]) => Record<string, unknown>;
   ledger: Ledger;
+  admission: Admission;
   signal: AbortSignal;
   requestId: string;
 }
@@ -190,6 +223,7 @@ async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undef
     const usage = shaper.usage ?? { prompt_tokens: promptTokens, completion_tokens: shaper.producedPieces };
     if (usage.completion_tokens === 0 && !shaper.usage) {
       void run.ledger.release(run.hold);
+      void run.admission.finish(0);
       settled = { usd: 0, diem: 0 };
     } else settled = bill(usage);
     return settled;
