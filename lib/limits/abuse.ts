@@ -1,0 +1,52 @@
+// The abuse block (spec "Limits"): more than maxFailures failed responses within windowSeconds block the caller
+// for blockSeconds. The counting and the block are rate-limiter-flexible's (points + blockDuration), in memory or
+// in Redis with the same fail-open insurance as the rate limits.
+import type { Redis } from 'ioredis';
+import { ApiError } from '../api/errors.ts';
+import type { AbuseConfig } from './config.ts';
+import { consume, current, makeCounter, type Counter } from './counters.ts';
+import { secondsUntil } from './headers.ts';
+
+/**
+ * Which responses count as failures: every status from 400 up, except 429. The block's own refusals and
+ * rate-limit refusals are 429; counting them would let a blocked client extend its block just by retrying, and
+ * would turn ordinary rate-limit pressure into an abuse block.
+ */
+export const countsAsFailure = (status: number): boolean => status >= 400 && status !== 429;
+
+export class AbuseGuard {
+  private readonly config: AbuseConfig;
+  private readonly counter: Counter;
+
+  constructor(config: AbuseConfig, opts: { redis?: Redis; keyPrefix?: string } = {}) {
+    this.config = config;
+    this.counter = makeCounter({
+      redis: opts.redis,
+      keyPrefix: `${opts.keyPrefix ?? 'lagoon:rl'}:abuse`,
+      points: config.maxFailures,
+      durationSeconds: config.windowSeconds,
+      blockSeconds: config.blockSeconds,
+    });
+  }
+
+  /** Throws 429 TOO_MANY_FAILED_ATTEMPTS, with retry-after, while id is blocked. */
+  async check(id: string): Promise<void> {
+    const res = await current(this.counter, id);
+    if (!res || res.consumedPoints <= this.config.maxFailures) return;
+    const { maxFailures, blockSeconds } = this.config;
+    throw new ApiError(
+      'TOO_MANY_FAILED_ATTEMPTS',
+      `Too many failed attempts (> ${maxFailures}) resulting in a non-success status code. Please wait ${blockSeconds}s and try again.`,
+      undefined,
+      { 'retry-after': String(secondsUntil(res.msBeforeNext)) },
+    );
+  }
+
+  /** Counts a response; true when this failure is the one that started a block (log FAILED_REQUESTS once). */
+  async record(id: string, status: number): Promise<boolean> {
+    if (!countsAsFailure(status)) return false;
+    const o = await consume(this.counter, id, 1);
+    // Failures that were already in flight when the block began count on without extending it.
+    return !o.ok && o.res.consumedPoints === this.config.maxFailures + 1;
+  }
+}

@@ -1,0 +1,80 @@
+// The log of refused requests behind GET /api_keys/rate_limits/log (table rate_limit_breaches, migration 2).
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../db/store.ts';
+
+export type BreachType = 'RPM' | 'RPD' | 'TPM' | 'FAILED_REQUESTS';
+
+export interface Breach {
+  accountId: string | null;
+  keyId: string | null;
+  modelId: string;
+  type: BreachType;
+  tier: string;
+  /** ms since the epoch; now by default. */
+  at?: number;
+}
+
+/** The reference's log item. */
+export interface BreachLogItem {
+  apiKeyId: string | null;
+  modelId: string;
+  rateLimitTier: string;
+  rateLimitType: BreachType;
+  timestamp: string;
+}
+
+/** Rows kept per account; the endpoint shows 50, the rest is headroom for a larger page later. */
+export const BREACHES_KEPT = 500;
+/** Trim an account's rows on every this-many-th breach it records in this process. */
+export const TRIM_EVERY = 50;
+
+// Per-account insert counts since the last trim. Cleared wholesale when it grows large: an account that loses
+// its count is trimmed a little later, which keeps the table bounded all the same.
+const sinceTrim = new Map<string, number>();
+
+export async function recordBreach(store: Store, b: Breach): Promise<void> {
+  const at = b.at ?? Date.now();
+  await store.run(
+    'INSERT INTO rate_limit_breaches (id, account_id, key_id, model_id, type, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [randomUUID(), b.accountId, b.keyId, b.modelId, b.type, b.tier, at],
+  );
+  const account = b.accountId ?? '';
+  const n = (sinceTrim.get(account) ?? 0) + 1;
+  if (n < TRIM_EVERY) {
+    if (sinceTrim.size >= 10_000) sinceTrim.clear();
+    sinceTrim.set(account, n);
+    return;
+  }
+  sinceTrim.delete(account);
+  await trimAccount(store, b.accountId);
+}
+
+/** Deletes an account's rows older than its newest BREACHES_KEPT (rows with the cut-off time itself stay). */
+async function trimAccount(store: Store, accountId: string | null): Promise<void> {
+  const where = accountId === null ? 'account_id IS NULL' : 'account_id = $1';
+  const params = accountId === null ? [] : [accountId];
+  const cutoff = await store.get<{ created_at: number | string }>(
+    `SELECT created_at FROM rate_limit_breaches WHERE ${where} ORDER BY created_at DESC LIMIT 1 OFFSET ${BREACHES_KEPT - 1}`,
+    params,
+  );
+  if (!cutoff) return;
+  await store.run(`DELETE FROM rate_limit_breaches WHERE ${where} AND created_at < $${params.length + 1}`, [
+    ...params,
+    Number(cutoff.created_at),
+  ]);
+}
+
+/** An account's newest breaches first. */
+export async function listBreaches(store: Store, accountId: string, limit = 50): Promise<BreachLogItem[]> {
+  const rows = await store.all<{ key_id: string | null; model_id: string; type: BreachType; tier: string; created_at: number | string }>(
+    'SELECT key_id, model_id, type, tier, created_at FROM rate_limit_breaches WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+    [accountId, Math.max(0, Math.floor(limit))],
+  );
+  return rows.map((r) => ({
+    apiKeyId: r.key_id,
+    modelId: r.model_id,
+    rateLimitTier: r.tier,
+    rateLimitType: r.type,
+    timestamp: new Date(Number(r.created_at)).toISOString(),
+  }));
+}
