@@ -56,25 +56,33 @@ test('cached prompt tokens are billed at the cached price', async () => {
   assert.equal(r.json.cost.usd, expected);
 });
 
-test('ledger equals the sum of usage rows after a mixed concurrent run', async () => {
+test('ledger equals the sum of usage rows after a 200-request concurrent run with mixed models and keys', async () => {
   const accounts = await Promise.all([h.newAccount({ usd: 2 }), h.newAccount({ usd: 2, diemDaily: 0.001 })]);
+  const { accountKeys } = await import('../../lib/auth/keys.ts');
+  // Two more keys per account, so requests come from four keys over two accounts.
+  const keys = [accounts[0].key, accounts[1].key];
+  for (const a of accounts) keys.push((await accountKeys(h.svc.store, a.accountId).create({ type: 'INFERENCE' })).secret);
   const models = ['scripted-model', 'plain-model', 'metered'];
-  const runs = Array.from({ length: 60 }, (_, i) =>
-    post(h, '/chat/completions', accounts[i % 2].key, {
+  const runs = Array.from({ length: 200 }, (_, i) =>
+    post(h, '/chat/completions', keys[i % keys.length], {
       model: models[i % 3],
       stream: i % 4 === 0,
       messages: [{ role: 'user', content: `[[tokens:${5 + (i % 7)}]]${i % 10 === 0 ? ' [[status:500]]' : ''}` }],
     }),
   );
   const results = await Promise.all(runs);
-  assert.ok(results.filter((r) => r.status === 200).length >= 50);
+  assert.equal(results.filter((r) => r.status === 200).length, 180);
+  assert.equal(results.filter((r) => r.status === 500).length, 20);
   await h.svc.ledger.drain();
+  let rows = 0;
   for (const a of accounts) {
     const b = await getBalances(h.svc.store, a.accountId);
-    const sums = await h.svc.store.get<any>('SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(diem), 0) AS diem FROM usage WHERE account_id = $1', [a.accountId]);
+    const sums = await h.svc.store.get<any>('SELECT COUNT(*) AS n, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(diem), 0) AS diem FROM usage WHERE account_id = $1', [a.accountId]);
     const granted = await h.svc.store.get<any>('SELECT SUM(usd) AS usd FROM credit_grants WHERE account_id = $1', [a.accountId]);
     assert.equal(b.usdHeld, 0);
     assert.equal(b.usd + Number(sums.usd), Number(granted.usd));
     assert.equal(b.diem + Number(sums.diem), b.diemDaily);
+    rows += Number(sums.n);
   }
+  assert.equal(rows, 180, 'one usage row per successful request, none for failures');
 });

@@ -1,0 +1,101 @@
+// Two server processes sharing one PostgreSQL database and one Redis: one rate-limit budget and one ledger.
+// With a limit of N requests per window, 3N requests spread over both servers admit exactly N; with credit for
+// N requests, exactly N succeed and the balance ends at zero.
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { getBalances } from '../../lib/billing/ledger.ts';
+import { openStore } from '../../lib/db/open.ts';
+import { scriptedModel } from '../support/harness.ts';
+import { createTestDatabase } from '../support/pg.ts';
+import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
+
+const N = 6;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-multi-'));
+let engine: ScriptedEngine;
+let db: { url: string; drop(): Promise<void> };
+let servers: { proc: ChildProcess; base: string }[] = [];
+let env: Record<string, string>;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+const cli = (...args: string[]) => execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+
+before(async () => {
+  engine = await startScriptedEngine();
+  db = await createTestDatabase();
+  const models = path.join(dir, 'models.json');
+  // Output-only pricing: [[tokens:100]] with max_tokens 100 costs exactly 100 micro-USD.
+  const model = scriptedModel('shared', engine.url, { tier: 'L', pricing: { input_usd: 0, output_usd: 1, input_diem: 0, output_diem: 1 } });
+  fs.writeFileSync(models, JSON.stringify({ models: [model] }));
+  const limits = path.join(dir, 'limits.json');
+  fs.writeFileSync(limits, JSON.stringify({ windowSeconds: 30, text: { default: { L: { rpm: N, tpm: 1_000_000 } } } }));
+  env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', LAGOON_REDIS_PREFIX: `lagoon-test-${randomUUID()}`, LAGOON_MODELS: models, LAGOON_RATE_LIMITS: limits, LAGOON_NO_APP: '1', LAGOON_DATA_DIR: dir };
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    const proc = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (b: Buffer) => /listening/.test(String(b)) && resolve());
+      proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+    });
+    servers.push({ proc, base: `http://127.0.0.1:${port}/api/v1` });
+  }
+});
+after(async () => {
+  for (const s of servers) s.proc.kill('SIGTERM');
+  await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)))));
+  servers = [];
+  await engine.close();
+  await db.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const chat = (base: string, key: string) =>
+  fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ model: 'shared', max_tokens: 100, messages: [{ role: 'user', content: '[[tokens:100]] [[delay:20]]' }] }),
+  }).then(async (r) => ({ status: r.status, body: await r.text() }));
+
+test('3N requests spread over two servers sharing Redis admit exactly N', async () => {
+  const account = cli('account', 'create', '--name', 'rate');
+  const key = cli('key', 'create', '--account', account, '--type', 'INFERENCE');
+  cli('credit', 'grant', '--account', account, '--usd', '10');
+  const results = await Promise.all(Array.from({ length: 3 * N }, (_, i) => chat(servers[i % 2].base, key)));
+  const statuses = results.map((r) => r.status);
+  assert.equal(statuses.filter((s) => s === 200).length, N, statuses.join(','));
+  assert.equal(statuses.filter((s) => s === 429).length, 2 * N);
+});
+
+test('credit for N requests, spent through two servers at once: exactly N succeed and the balance ends at 0', async () => {
+  const account = cli('account', 'create', '--name', 'credit');
+  const keys = [cli('key', 'create', '--account', account, '--type', 'INFERENCE'), cli('key', 'create', '--account', account, '--type', 'INFERENCE')];
+  cli('credit', 'grant', '--account', account, '--usd', String((N * 100) / 1e6));
+  // Two keys so the per-key rate limit (N) does not decide the outcome; the shared ledger must.
+  const results = await Promise.all(Array.from({ length: 3 * N }, (_, i) => chat(servers[i % 2].base, keys[Math.floor(i / 2) % 2])));
+  const statuses = results.map((r) => r.status);
+  assert.equal(statuses.filter((s) => s === 200).length, N, statuses.join(','));
+  assert.ok(statuses.every((s) => s === 200 || s === 402 || s === 429), statuses.join(','));
+  const store = await openStore({ databaseUrl: db.url, dataDir: dir });
+  try {
+    // Settlements commit within moments of the responses.
+    let b = await getBalances(store, account);
+    for (let i = 0; i < 50 && (b.usd !== 0 || b.usdHeld !== 0); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      b = await getBalances(store, account);
+    }
+    assert.deepEqual([b.usd, b.usdHeld], [0, 0]);
+  } finally {
+    await store.close();
+  }
+});
