@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Benchmark: POST /chat/completions through Lagoon (auth, credit reservation, settlement and usage recording all on)
+// Benchmark: POST /chat/completions through Lagoon (auth, rate limiting, credit reservation, settlement and usage
+// recording all on)
 // against a direct call to the same mock upstream (the scripted engine).
 //   1. added latency at concurrency 1: interleaved rounds of sequential requests, direct vs. Lagoon;
 //   2. requests/s at 64 connections, the mock answering after 20 ms.
@@ -77,11 +78,14 @@ try {
   });
   const catalogue = path.join(dataDir, 'models.json');
   fs.writeFileSync(catalogue, JSON.stringify({ models: [model('bench-fast', fastPort), model('bench-slow', slowPort)] }));
+  // Rate limiting stays on (its counting is part of the measured path) with figures the load cannot reach.
+  const limits = path.join(dataDir, 'limits.json');
+  fs.writeFileSync(limits, JSON.stringify({ text: { default: { XS: { rpm: 100_000_000, tpm: 1_000_000_000_000 } } } }));
   const accountId = await cli(dataDir, 'account', 'create', '--name', 'bench');
   const key = await cli(dataDir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
   await cli(dataDir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
   children.push(
-    await start(['scripts/serve.ts'], { PORT: String(lagoonPort), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir, LAGOON_MODELS: catalogue, LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1' }, /listening/),
+    await start(['scripts/serve.ts'], { PORT: String(lagoonPort), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir, LAGOON_MODELS: catalogue, LAGOON_RATE_LIMITS: limits, LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1' }, /listening/),
   );
 
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
