@@ -18,6 +18,8 @@ export interface Config {
   redisPrefix: string;
   /** Rate limits by tier and the abuse block (defaults, with LAGOON_RATE_LIMITS merged over them). */
   limits: LimitConfig;
+  /** Web augmentation prices in micro-USD (DIEM is priced the same: 1 DIEM = 1 USD of inference). */
+  augmentPrices: { search: number; scrapedUrl: number; textParser: number };
   modelsFile: string | undefined;
   wire: WireNames;
   /** `<yyyymmdd>.<hhmmss>` sent as x-<word>-version. */
@@ -38,6 +40,14 @@ function intEnv(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+/** A price in USD from the environment, as micro-units. */
+function priceEnv(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  const usd = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(usd) || usd < 0) throw new Error(`${name} must be a non-negative number of USD, got "${raw}"`);
+  return Math.round(usd * 1_000_000);
+}
+
 /** Revision string: LAGOON_REVISION, else derived from the start time (UTC). */
 export function revisionOf(date: Date): string {
   const iso = date.toISOString();
@@ -54,6 +64,11 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.LAGOON_REDIS_PREFIX || 'lagoon',
     limits: loadLimitConfig(env),
+    augmentPrices: {
+      search: priceEnv(env, 'LAGOON_SEARCH_PRICE_USD', 0.01),
+      scrapedUrl: priceEnv(env, 'LAGOON_SCRAPE_PRICE_USD', 0.01),
+      textParser: priceEnv(env, 'LAGOON_TEXT_PARSER_PRICE_USD', 0.01),
+    },
     modelsFile: env.LAGOON_MODELS || undefined,
     wire: wireNames(env.LAGOON_WIRE_NAME || 'service'),
     revision: env.LAGOON_REVISION || revisionOf(new Date()),

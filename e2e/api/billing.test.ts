@@ -7,7 +7,7 @@ import { getBalances } from '../../lib/billing/ledger.ts';
 import { type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
 
 const DAY = 86_400_000;
-const FIELDS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'usd', 'diem'];
+const FIELDS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem'];
 
 let h: Harness;
 let accountId: string;

@@ -137,6 +137,9 @@ export interface UsageRecord {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
+  /** Web searches and successfully scraped URLs billed with the request. */
+  searches?: number;
+  scrapedUrls?: number;
 }
 
 /**
@@ -173,9 +176,12 @@ export async function settleIn(
   await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
   if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
   await q.run(
-    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens, charged.usd, charged.diem, now],
+    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, usd, diem, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens,
+      usage.searches ?? 0, usage.scrapedUrls ?? 0, charged.usd, charged.diem, now,
+    ],
   );
   return charged;
 }

@@ -100,6 +100,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         promptTokens: 40,
         completionTokens: 11,
         cachedTokens: 1,
+        searches: 0,
+        scrapedUrls: 0,
         usd: 1.234567,
         diem: 0,
       });

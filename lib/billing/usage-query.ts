@@ -19,6 +19,9 @@ export interface UsageRow {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
+  /** Web searches and scraped URLs billed with the request. */
+  searches: number;
+  scrapedUrls: number;
   usd: number;
   diem: number;
 }
@@ -43,6 +46,8 @@ interface UsageDbRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  searches: number;
+  scraped_urls: number;
   usd: number;
   diem: number;
   created_at: number;
@@ -57,6 +62,8 @@ const toUsageRow = (r: UsageDbRow): UsageRow => ({
   promptTokens: Number(r.prompt_tokens),
   completionTokens: Number(r.completion_tokens),
   cachedTokens: Number(r.cached_tokens),
+  searches: Number(r.searches),
+  scrapedUrls: Number(r.scraped_urls),
   usd: fromMicros(Number(r.usd)),
   diem: fromMicros(Number(r.diem)),
 });
@@ -87,7 +94,7 @@ export async function usageHistory(store: Store, accountId: string, q: HistoryQu
   if (offset >= total) return { rows: [], total };
   // request_id breaks ties between rows of the same millisecond, so pages never overlap or skip a row.
   const rows = await store.all<UsageDbRow>(
-    `SELECT request_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at
+    `SELECT request_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, usd, diem, created_at
      FROM usage WHERE ${where}
      ORDER BY created_at DESC, request_id DESC
      LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,

@@ -103,4 +103,12 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `CREATE INDEX rate_limit_breaches_account_time ON rate_limit_breaches(account_id, created_at)`,
     ],
   },
+  {
+    version: 3,
+    name: 'web searches and scraped pages on usage rows',
+    sql: [
+      `ALTER TABLE usage ADD COLUMN searches BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE usage ADD COLUMN scraped_urls BIGINT NOT NULL DEFAULT 0`,
+    ],
+  },
 ];

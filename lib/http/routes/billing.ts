@@ -82,7 +82,7 @@ const historyQuery = z
     }
   });
 
-const CSV_COLUMNS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'usd', 'diem'] as const satisfies readonly (keyof UsageRow)[];
+const CSV_COLUMNS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem'] as const satisfies readonly (keyof UsageRow)[];
 
 /** Whether the client asked for CSV: text/csv accepted (q > 0) and preferred at least as much as JSON. */
 function wantsCsv(accept: string | undefined): boolean {
