@@ -1,5 +1,7 @@
 // The composition root: everything a request handler needs, built once from the configuration. The API layer, the
 // browser app's route handlers and the operator CLI all open the service through here.
+import { searchProviderFromEnv } from './augment/search/from-env.ts';
+import type { SearchProvider } from './augment/types.ts';
 import { clearAllHolds, releaseStaleHolds } from './billing/ledger.ts';
 import { Ledger } from './billing/ledger-service.ts';
 import { seedCharacters } from './characters/seed.ts';
@@ -21,7 +23,8 @@ export interface Service {
   engines: EngineRegistry;
   limiter: RateLimiter;
   abuse: AbuseGuard;
-  /** Whether a web search provider is configured (none yet: search providers arrive with web augmentation). */
+  /** The web search provider (LAGOON_SEARCH_PROVIDER), when one is configured. */
+  searchProvider: SearchProvider | undefined;
   searchAvailable: boolean;
   close(): Promise<void>;
 }
@@ -29,7 +32,8 @@ export interface Service {
 // No request runs longer than this, so older holds belong to a process that died mid-request.
 const STALE_HOLD_MS = 60 * 60 * 1000;
 
-export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
+export async function createService(config: Config, opts: { seed?: boolean; env?: Record<string, string | undefined> } = {}): Promise<Service> {
+  const searchProvider = searchProviderFromEnv(opts.env ?? process.env);
   const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const soleWriter = store.kind === 'sqlite';
@@ -52,7 +56,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     engines,
     limiter,
     abuse,
-    searchAvailable: false,
+    searchProvider,
+    searchAvailable: searchProvider !== undefined,
     async close() {
       await ledger.drain();
       await engines.close();

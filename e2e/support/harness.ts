@@ -87,7 +87,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });
-  const svc = await createService(config);
+  const svc = await createService(config, { env: { ...process.env, ...opts.env } });
   const { server } = createHttpServer(svc);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

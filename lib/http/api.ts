@@ -1,6 +1,7 @@
 // The /api/v1 route table.
 import { createKey, deleteKey, getKey, listKeys, updateKey } from './routes/api-keys.ts';
 import { billingBalance, usageAnalytics, usageHistory } from './routes/billing.ts';
+import { augmentScrape, augmentSearch, augmentTextParser } from './routes/augment.ts';
 import { chatCompletions } from './routes/chat.ts';
 import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
 import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
@@ -10,6 +11,9 @@ import { Router } from './router.ts';
 export function apiRouter(): Router {
   return new Router()
     .on('POST', '/chat/completions', chatCompletions)
+    .on('POST', '/augment/search', augmentSearch)
+    .on('POST', '/augment/scrape', augmentScrape)
+    .on('POST', '/augment/text-parser', augmentTextParser)
     .on('GET', '/models', listModels)
     .on('GET', '/models/traits', modelTraits)
     .on('GET', '/models/compatibility_mapping', compatibilityMapping)

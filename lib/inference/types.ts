@@ -62,6 +62,8 @@ export interface EngineParams {
   reasoning_effort?: string;
   /** Ask a reasoning model not to think (mapped per engine). */
   disable_thinking?: boolean;
+  /** Let a search-native upstream search the web and X itself (`enable_x_search`). */
+  native_search?: boolean;
   user?: string;
 }
 

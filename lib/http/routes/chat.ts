@@ -10,7 +10,7 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   const body = await jsonBody(ctx);
   const { svc } = ctx;
   const result = await runChat(
-    { store: svc.store, ledger: svc.ledger, limiter: svc.limiter, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable },
+    { store: svc.store, ledger: svc.ledger, limiter: svc.limiter, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable, searchProvider: svc.searchProvider, augmentPrices: svc.config.augmentPrices },
     { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders },
     body,
   );

@@ -2,6 +2,7 @@
 // request strips thinking), our ids and model names, usage with details, cost, and the parameters echo.
 import { fromMicros, type Amount } from '../../billing/money.ts';
 import type { EngineChoice, EngineChunk, EngineUsage, FinishReason, ToolCall } from '../types.ts';
+import { CitationRewriter } from '../../augment/citations.ts';
 import { ThinkSplitter, splitThink } from './think.ts';
 
 export function usageRecord(u: EngineUsage) {
@@ -39,6 +40,7 @@ export function shapeChoice(c: EngineChoice, keepReasoning: boolean) {
 
 interface ChoiceState {
   splitter: ThinkSplitter;
+  citations?: CitationRewriter;
   text: string;
   pieces: number;
 }
@@ -50,15 +52,27 @@ interface ChoiceState {
 export class StreamShaper {
   private readonly states = new Map<number, ChoiceState>();
   private readonly keepReasoning: boolean;
+  private readonly citationSources: number | undefined;
+  private readonly toolIndexShift: number;
   usage: EngineUsage | undefined;
 
-  constructor(keepReasoning: boolean) {
+  /**
+   * `citationSources`: rewrite bracket citations (of that many sources) to the caret form as content streams.
+   * `toolIndexShift`: tool calls sent ahead of the model's (the search documents) move the model's indexes up.
+   */
+  constructor(keepReasoning: boolean, citationSources?: number, toolIndexShift = 0) {
     this.keepReasoning = keepReasoning;
+    this.citationSources = citationSources;
+    this.toolIndexShift = toolIndexShift;
   }
 
   private state(i: number): ChoiceState {
     let s = this.states.get(i);
-    if (!s) this.states.set(i, (s = { splitter: new ThinkSplitter(), text: '', pieces: 0 }));
+    if (!s) {
+      s = { splitter: new ThinkSplitter(), text: '', pieces: 0 };
+      if (this.citationSources !== undefined) s.citations = new CitationRewriter(this.citationSources);
+      this.states.set(i, s);
+    }
     return s;
   }
 
@@ -87,10 +101,11 @@ export class StreamShaper {
         content += rest.content;
         reasoning += rest.reasoning;
       }
+      if (s.citations) content = s.citations.push(content) + (c.finish_reason ? s.citations.flush() : '');
       if (content) delta.content = content;
       if (reasoning && this.keepReasoning) delta.reasoning_content = reasoning;
       if (c.delta.tool_calls?.length) {
-        delta.tool_calls = c.delta.tool_calls;
+        delta.tool_calls = this.toolIndexShift ? c.delta.tool_calls.map((t) => ({ ...t, index: (t.index ?? 0) + this.toolIndexShift })) : c.delta.tool_calls;
         s.pieces++;
         s.text += JSON.stringify(c.delta.tool_calls);
       }

@@ -14,12 +14,15 @@ import { costOf, estimateOf } from '../../billing/pricing.ts';
 import type { Store } from '../../db/store.ts';
 import { recordBreach } from '../../limits/breach-log.ts';
 import { type Admission, type RateLimiter, rateLimitTypeOf } from '../../limits/rate-limiter.ts';
+import type { SearchProvider } from '../../augment/types.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import type { EngineRegistry } from '../registry.ts';
 import { type Engine, type EngineChunk, EngineError, type EngineRequest, type EngineUsage } from '../types.ts';
 import { estimatePromptTokens, estimateTextTokens } from './estimate.ts';
 import { costRecord, shapeChoice, StreamShaper, usageRecord } from './output.ts';
+import { type Augmentation, planAugmentation, planFees, runAugmentation } from './augment.ts';
+import { documentsToolCall, normaliseChoiceCitations } from './documents.ts';
 import { paramsEcho } from './params.ts';
 import { type ChatPlan, prepareChat } from './prepare.ts';
 
@@ -31,6 +34,10 @@ export interface ChatDeps {
   engines: EngineRegistry;
   wire: WireNames;
   searchAvailable: boolean;
+  /** The configured web search provider, when there is one. */
+  searchProvider?: SearchProvider;
+  /** Fees per search and per scraped URL, in micro-units (USD and DIEM alike). */
+  augmentPrices: { search: number; scrapedUrl: number };
 }
 
 export interface ChatContext {
@@ -75,6 +82,8 @@ export function engineFailure(e: unknown): ApiError {
 const completionId = (requestId: string) => `chatcmpl-${requestId}`;
 const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 
+const withFees = (a: Amount, fees: number): Amount => ({ usd: a.usd + fees, diem: a.diem + fees });
+
 /** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
 async function admit(deps: ChatDeps, ctx: ChatContext, plan: ChatPlan, tokens: number): Promise<Admission> {
   const p = ctx.principal;
@@ -112,14 +121,15 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   });
   const engine = await startEngine(deps, plan.model);
   const promptTokens = (await engine.countTokens?.(plan.messages).catch(() => undefined)) ?? estimatePromptTokens(plan.messages);
-  const admission = await admit(deps, ctx, plan, promptTokens + plan.engineParams.max_tokens * plan.engineParams.n);
+  const augmentPlan = planAugmentation(plan.params, plan.messages, deps.searchAvailable);
+  const admission = await admit(deps, ctx, plan, promptTokens + augmentPlan.allowanceTokens + plan.engineParams.max_tokens * plan.engineParams.n);
   Object.assign(ctx.responseHeaders, admission.headers);
   const reserved = deps.ledger.reserve({
     requestId: ctx.requestId,
     accountId: ctx.principal.accountId,
     keyId: ctx.principal.keyId,
     keyLimit: keyLimitOf(ctx.principal.key),
-    estimate: estimateOf(plan.model, promptTokens, plan.engineParams.max_tokens, plan.engineParams.n),
+    estimate: withFees(estimateOf(plan.model, promptTokens + augmentPlan.allowanceTokens, plan.engineParams.max_tokens, plan.engineParams.n), planFees(augmentPlan, deps.augmentPrices)),
   });
   // A request refused for credit still counted as a request; its tokens go back to the budget.
   const { hold, before } = await reserved.catch((e) => {
@@ -127,10 +137,19 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     throw e;
   });
   const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before };
+  let augmented: { messages: typeof plan.messages; result: Augmentation };
+  try {
+    augmented = await runAugmentation(augmentPlan, plan.messages, { provider: deps.searchProvider, citations: plan.params.enable_web_citations, signal: ctx.signal });
+  } catch (e) {
+    void deps.ledger.release(hold);
+    void admission.finish(0);
+    throw e;
+  }
+  const aug = augmented.result;
   const engineReq: EngineRequest = {
     requestId: ctx.requestId,
     model: plan.model.id,
-    messages: plan.messages,
+    messages: augmented.messages,
     params: plan.engineParams,
     cacheKey: plan.cacheKey,
     signal: ctx.signal,
@@ -138,17 +157,23 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   // The charge is known from the hold at once; the ledger commits it after the response is on its way.
   const bill = (usage: EngineUsage): Amount => {
     void admission.finish(usage.prompt_tokens + usage.completion_tokens);
-    const cost = costOf(plan.model, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens ?? 0 });
+    const fees = aug.searches * deps.augmentPrices.search + aug.scrapedUrls * deps.augmentPrices.scrapedUrl;
+    const cost = withFees(costOf(plan.model, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens ?? 0 }), fees);
     void deps.ledger.settle(hold, cost, {
       modelId: plan.model.id,
       endpoint: '/chat/completions',
       promptTokens: usage.prompt_tokens,
       completionTokens: usage.completion_tokens,
       cachedTokens: usage.cached_tokens ?? 0,
+      searches: aug.searches,
+      scrapedUrls: aug.scrapedUrls,
     });
     return chargeFor(cost, hold);
   };
-  const echo = (citations: unknown[] = []) => ({ [deps.wire.params]: echoToWire(paramsEcho(plan.params, citations), deps.wire) });
+  const echo = () => ({ [deps.wire.params]: echoToWire(paramsEcho(plan.params, aug.citations), deps.wire) });
+  // Citations are rewritten to the caret form only when the model was asked to cite sources it was given.
+  const citing = plan.params.enable_web_citations && aug.citations.length > 0;
+  const documents = plan.params.return_search_results_as_documents && aug.citations.length > 0 ? documentsToolCall(aug.citations) : undefined;
   const keepReasoning = !(plan.params.strip_thinking_response || plan.engineParams.disable_thinking);
 
   if (!plan.stream) {
@@ -160,7 +185,12 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
       void admission.finish(0);
       throw engineFailure(e);
     }
-    const choices = completion.choices.map((c) => shapeChoice(c, keepReasoning));
+    const choices = completion.choices.map((c) => {
+      const shaped = shapeChoice(c, keepReasoning);
+      if (citing) normaliseChoiceCitations(shaped.message, aug.citations.length);
+      if (documents) shaped.message.tool_calls = [documents, ...shaped.message.tool_calls];
+      return shaped;
+    });
     const usage = completion.usage ?? {
       prompt_tokens: promptTokens,
       completion_tokens: completion.choices.reduce((n, c) => n + estimateTextTokens(c.message.content ?? ''), 0),
@@ -193,7 +223,16 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     void admission.finish(0);
     throw engineFailure(e);
   }
-  return { kind: 'stream', meta, events: streamEvents({ plan, hold, iterator, first, promptTokens, keepReasoning, bill, echo, ledger: deps.ledger, admission, signal: ctx.signal, requestId: ctx.requestId }) };
+  return {
+    kind: 'stream',
+    meta,
+    events: streamEvents({
+      plan, hold, iterator, first, promptTokens, keepReasoning, bill, echo, ledger: deps.ledger, admission, signal: ctx.signal, requestId: ctx.requestId,
+      citations: aug.citations, citing, documents,
+      citationsFirst: plan.params.include_search_results_in_stream && aug.citations.length > 0,
+      paramsKey: deps.wire.params,
+    }),
+  };
 }
 
 interface StreamRun {
@@ -204,8 +243,16 @@ interface StreamRun {
   promptTokens: number;
   keepReasoning: boolean;
   bill: (u: EngineUsage) => Amount;
-  echo: (citations?: unknown[]) => Record<string, unknown>;
+  echo: () => Record<string, unknown>;
   ledger: Ledger;
+  citations: unknown[];
+  /** Rewrite bracket citations to the caret form. */
+  citing: boolean;
+  /** The search-documents tool call, sent before the model's output. */
+  documents?: ReturnType<typeof documentsToolCall>;
+  /** Send the search results as the first chunk. */
+  citationsFirst: boolean;
+  paramsKey: string;
   admission: Admission;
   signal: AbortSignal;
   requestId: string;
@@ -215,7 +262,7 @@ async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undef
   const { plan, iterator, promptTokens, bill, echo } = run;
   const id = completionId(run.requestId);
   const created = Math.floor(Date.now() / 1000);
-  const shaper = new StreamShaper(run.keepReasoning);
+  const shaper = new StreamShaper(run.keepReasoning, run.citing ? run.citations.length : undefined, run.documents ? 1 : 0);
   let settled: Amount | undefined;
   const settleOnce = (): Amount => {
     if (settled) return settled;
@@ -229,6 +276,13 @@ async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undef
     return settled;
   };
   try {
+    if (run.citationsFirst) {
+      yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices: [], [run.paramsKey]: { web_search_citations: run.citations } });
+    }
+    if (run.documents) {
+      const call = { index: 0, ...run.documents };
+      yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call] }, finish_reason: null }] });
+    }
     let next = run.first;
     let failure: EngineError | undefined;
     while (!next.done) {

@@ -93,6 +93,7 @@ export async function prepareChat(req: ChatRequest, deps: PrepareDeps): Promise<
     response_format: req.response_format ?? undefined,
     reasoning_effort: params.disable_thinking ? undefined : (req.reasoning_effort ?? undefined),
     disable_thinking: params.disable_thinking || req.reasoning?.enabled === false || req.reasoning_effort === 'none',
+    native_search: params.enable_x_search || undefined,
     user: req.user ?? undefined,
   };
   const messages = await toEngineMessages({

@@ -52,7 +52,7 @@ function normaliseUsage(u: Record<string, any> | undefined | null): EngineUsage 
 }
 
 function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boolean) {
-  const { disable_thinking, ...params } = req.params;
+  const { disable_thinking, native_search, ...params } = req.params;
   // JSON.stringify leaves out undefined fields, so unset parameters never reach the upstream.
   return JSON.stringify({
     ...params,
@@ -61,6 +61,8 @@ function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boo
     stream,
     stream_options: stream ? { include_usage: true } : undefined,
     chat_template_kwargs: disable_thinking && opts.thinkingControl !== 'none' ? { enable_thinking: false } : undefined,
+    // xAI's live-search request field: the upstream searches the web and X and cites what it used.
+    search_parameters: native_search ? { mode: 'on', return_citations: true, sources: [{ type: 'web' }, { type: 'x' }] } : undefined,
   });
 }
 

@@ -1,0 +1,240 @@
+// Web search, scraping and citations in chat completions, and the /augment endpoints, against loopback fixtures:
+// a SearXNG-format search server and pages to scrape.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type Harness, get, post, scriptedModel, sseEvents, startHarness } from '../support/harness.ts';
+
+const RESULTS = [
+  { title: 'Lagoons of the Pacific', url: 'https://example.org/lagoons', content: 'A lagoon is a shallow body of water separated from the sea.', publishedDate: '2026-11-01' },
+  { title: 'Coral reef atlas', url: 'https://example.org/reefs', content: 'Reefs often enclose lagoons.' },
+  { title: 'Tides explained', url: 'https://example.org/tides', content: 'Tides move water in and out of lagoons.' },
+];
+
+let searx: http.Server;
+let searxUrl: string;
+let searchHits = 0;
+let failSearch = false;
+let pages: http.Server;
+let pagesUrl: string;
+
+const ARTICLE = `<!doctype html><html><head><title>The Quiet Lagoon</title></head><body>
+<nav><a href="/">Home</a> <a href="/shop">Shop</a> NAVIGATION-NOISE</nav>
+<article><h1>The Quiet Lagoon</h1>
+<p>The quiet lagoon is fed by three rivers and protected by a long sand barrier, which keeps its water calm all year.</p>
+<p>Fishermen have worked its shallows for centuries, and migrating birds rest on its islands every spring and autumn.</p>
+<p>Scientists measure its salinity weekly, because the balance of fresh and sea water decides which species thrive there.</p>
+</article><footer>FOOTER-NOISE copyright</footer></body></html>`;
+
+before(async () => {
+  searx = http.createServer((req, res) => {
+    searchHits++;
+    const q = new URL(req.url!, 'http://x').searchParams;
+    if (failSearch) return void res.writeHead(500).end('down');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: q.get('q'), results: RESULTS }));
+  });
+  await new Promise<void>((r) => searx.listen(0, '127.0.0.1', r));
+  searxUrl = `http://127.0.0.1:${(searx.address() as AddressInfo).port}`;
+  pages = http.createServer((req, res) => {
+    if (req.url === '/article') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
+    if (req.url === '/notes.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('Plain notes about tides.');
+    res.writeHead(404).end('missing');
+  });
+  await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
+  pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  process.env.LAGOON_FETCH_ALLOW_HOSTS = '127.0.0.1';
+});
+after(() => {
+  delete process.env.LAGOON_FETCH_ALLOW_HOSTS;
+  searx.close();
+  pages.close();
+});
+
+describe('with a search provider', () => {
+  let h: Harness;
+  let key: string;
+  let accountId: string;
+  before(async () => {
+    h = await startHarness({
+      env: { LAGOON_SEARCH_PROVIDER: 'searxng', LAGOON_SEARXNG_URL: searxUrl },
+      models: (url) => [scriptedModel('grok-like', url, { capabilities: { x_search: true, web_search: true } })],
+    });
+    ({ key, accountId } = await h.newAccount({ usd: 5 }));
+  });
+  after(() => h.close());
+
+  const chat = (content: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content }], service_parameters: params, ...extra });
+  const lastUsage = async () => (await h.svc.ledger.drain(), h.svc.store.get<any>('SELECT * FROM usage WHERE account_id = $1 ORDER BY created_at DESC, request_id DESC', [accountId]));
+
+  test('/models reports web search on models that support it', async () => {
+    const m = (await get(h, '/models')).json.data.find((x: any) => x.id === 'grok-like');
+    assert.equal(m.model_spec.capabilities.supportsWebSearch, true);
+  });
+
+  test('"on": results enter the context as numbered sources, come back as citations, and the search is billed', async () => {
+    const before = searchHits;
+    const r = await chat('Tell me about lagoons [[echo_request]]', { enable_web_search: 'on' });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(searchHits, before + 1);
+    const system = JSON.parse(r.json.choices[0].message.content)[0].content as string;
+    assert.match(system, /\[1\] Lagoons of the Pacific/);
+    assert.match(system, /https:\/\/example\.org\/reefs/);
+    const cites = r.json.service_parameters.web_search_citations;
+    assert.equal(cites.length, 3);
+    assert.deepEqual(Object.keys(cites[0]).sort(), ['content', 'date', 'title', 'url']);
+    assert.equal(cites[0].url, 'https://example.org/lagoons');
+    const tokensCost = (r.json.usage.prompt_tokens * 1 + r.json.usage.completion_tokens * 2) / 1e6;
+    assert.equal(r.json.cost.usd, Math.round((tokensCost + 0.01) * 1e6) / 1e6);
+    const row = await lastUsage();
+    assert.equal(Number(row.searches), 1);
+  });
+
+  test('"off" never searches; "auto" searches only when the question needs it', async () => {
+    const before = searchHits;
+    await chat('What is the latest news about lagoons today?', { enable_web_search: 'off' });
+    assert.equal(searchHits, before);
+    const creative = await chat('Write a short poem about the sea', { enable_web_search: 'auto' });
+    assert.equal(searchHits, before);
+    assert.deepEqual(creative.json.service_parameters.web_search_citations, []);
+    const news = await chat('What is the latest news about lagoons today?', { enable_web_search: 'auto' });
+    assert.equal(searchHits, before + 1);
+    assert.equal(news.json.service_parameters.web_search_citations.length, 3);
+  });
+
+  test('citations: the model is asked for carets, and bracket forms become ^n^ / ^n,m^ (also across stream chunks)', async () => {
+    const r = await chat('Lagoons? [[echo_request]]', { enable_web_search: 'on', enable_web_citations: true });
+    assert.match(JSON.parse(r.json.choices[0].message.content)[0].content, /\^1\^/);
+    const reply = '[[reply:Lagoons are shallow [1] and reefs enclose them [1, 2]. Tides move water<sup>3</sup>.]]';
+    const plain = await chat(`Lagoons? ${reply}`, { enable_web_search: 'on', enable_web_citations: true });
+    assert.equal(plain.json.choices[0].message.content, 'Lagoons are shallow ^1^ and reefs enclose them ^1,2^. Tides move water^3^.');
+    const streamed = await chat(`Lagoons? ${reply}`, { enable_web_search: 'on', enable_web_citations: true }, { stream: true });
+    const text = sseEvents(streamed.text).slice(0, -1).flatMap((e) => e.choices ?? []).map((c: any) => c.delta?.content ?? '').join('');
+    assert.equal(text, 'Lagoons are shallow ^1^ and reefs enclose them ^1,2^. Tides move water^3^.');
+    // Without citations asked for, the answer is left as the model wrote it.
+    const untouched = await chat(`Lagoons? ${reply}`, { enable_web_search: 'on' });
+    assert.match(untouched.json.choices[0].message.content, /\[1, 2\]/);
+  });
+
+  test('include_search_results_in_stream: the results are the first chunk of the stream', async () => {
+    const r = await chat('Lagoons?', { enable_web_search: 'on', include_search_results_in_stream: true }, { stream: true });
+    const events = sseEvents(r.text);
+    assert.deepEqual(events[0].choices, []);
+    assert.equal(events[0].service_parameters.web_search_citations.length, 3);
+    assert.equal(events.at(-1), '[DONE]');
+  });
+
+  test('return_search_results_as_documents: the results are also a venice_web_search_documents tool call', async () => {
+    const r = await chat('Lagoons?', { enable_web_search: 'on', return_search_results_as_documents: true });
+    const call = r.json.choices[0].message.tool_calls[0];
+    assert.equal(call.type, 'function');
+    assert.equal(call.function.name, 'venice_web_search_documents');
+    const docs = JSON.parse(call.function.arguments).documents;
+    assert.equal(docs.length, 3);
+    assert.equal(docs[0].url, 'https://example.org/lagoons');
+    assert.equal(r.json.choices[0].message.content, 'Hello from the scripted engine.');
+    const s = await chat('Lagoons?', { enable_web_search: 'on', return_search_results_as_documents: true }, { stream: true });
+    const deltas = sseEvents(s.text).slice(0, -1).flatMap((e) => e.choices ?? []).map((c: any) => c.delta);
+    assert.equal(deltas[0].tool_calls[0].function.name, 'venice_web_search_documents');
+  });
+
+  test('a failing search provider: the request is still answered, without citations, and the search is not billed', async () => {
+    failSearch = true;
+    try {
+      const r = await chat('Lagoons?', { enable_web_search: 'on' });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.json.service_parameters.web_search_citations, []);
+      const tokensCost = (r.json.usage.prompt_tokens * 1 + r.json.usage.completion_tokens * 2) / 1e6;
+      assert.equal(r.json.cost.usd, Math.round(tokensCost * 1e6) / 1e6);
+      assert.equal(Number((await lastUsage()).searches), 0);
+    } finally {
+      failSearch = false;
+    }
+  });
+
+  test('scraping: up to 5 URLs in the message become readable text in the context, bypassing search; only successful scrapes are billed', async () => {
+    const before = searchHits;
+    const r = await chat(`Summarise ${pagesUrl}/article and ${pagesUrl}/notes.txt and ${pagesUrl}/gone [[echo_request]]`, { enable_web_scraping: true, enable_web_search: 'on' });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(searchHits, before, 'scraping bypasses web search');
+    const system = JSON.parse(r.json.choices[0].message.content)[0].content as string;
+    assert.match(system, /fed by three rivers/);
+    assert.match(system, /Plain notes about tides/);
+    assert.doesNotMatch(system, /NAVIGATION-NOISE|FOOTER-NOISE|<p>/);
+    const row = await lastUsage();
+    assert.equal(Number(row.scraped_urls), 2);
+    const cites = r.json.service_parameters.web_search_citations;
+    assert.equal(cites.length, 2);
+    assert.equal(cites[0].title, 'The Quiet Lagoon');
+  });
+
+  test('enable_x_search on a search-native model: the flag goes upstream and the standard search is bypassed', async () => {
+    const before = searchHits;
+    const r = await post(h, '/chat/completions', key, { model: 'grok-like', messages: [{ role: 'user', content: 'latest news?' }], service_parameters: { enable_x_search: true, enable_web_search: 'on' } });
+    assert.equal(r.status, 200);
+    assert.equal(searchHits, before);
+    assert.deepEqual(h.engine.requests.at(-1)!.body.search_parameters.mode, 'on');
+  });
+
+  test('POST /augment/search, /augment/scrape and /augment/text-parser, each billed', async () => {
+    const s = await post(h, '/augment/search', key, { query: 'lagoons', limit: 2 });
+    assert.equal(s.status, 200, JSON.stringify(s.json));
+    assert.equal(s.json.query, 'lagoons');
+    assert.equal(s.json.results.length, 2);
+    assert.equal((await lastUsage()).endpoint, '/augment/search');
+    const sc = await post(h, '/augment/scrape', key, { url: `${pagesUrl}/article` });
+    assert.equal(sc.status, 200, JSON.stringify(sc.json));
+    assert.equal(sc.json.title, 'The Quiet Lagoon');
+    assert.match(sc.json.content, /salinity weekly/);
+    assert.equal((await lastUsage()).endpoint, '/augment/scrape');
+    const form = new FormData();
+    form.append('file', new Blob(['Meeting notes: the lagoon survey starts Monday.'], { type: 'text/plain' }), 'notes.txt');
+    const tp = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const tj = await tp.json();
+    assert.equal(tp.status, 200, JSON.stringify(tj));
+    assert.match(tj.text, /lagoon survey starts Monday/);
+    assert.ok(tj.tokens > 0);
+    const row = await lastUsage();
+    assert.equal(row.endpoint, '/augment/text-parser');
+    assert.equal(Number(row.usd), 10_000);
+  });
+
+  test('/augment errors: bad input is a 4xx with our error body and nothing is billed', async () => {
+    await h.svc.ledger.drain();
+    const count = async () => Number((await h.svc.store.get<any>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [accountId])).n);
+    const before = await count();
+    assert.equal((await post(h, '/augment/search', key, { query: '' })).status, 400);
+    assert.equal((await post(h, '/augment/scrape', key, { url: 'not a url' })).status, 400);
+    const refused = await post(h, '/augment/scrape', key, { url: 'http://localhost:9/private' });
+    assert.equal(refused.status, 400);
+    const missing = await post(h, '/augment/scrape', key, { url: `${pagesUrl}/gone` });
+    assert.equal(missing.status, 400);
+    assert.equal((await post(h, '/augment/text-parser', key, { file: 'x' })).status, 415);
+    const form = new FormData();
+    form.append('other', 'x');
+    const noFile = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    assert.equal(noFile.status, 400);
+    await h.svc.ledger.drain();
+    assert.equal(await count(), before);
+  });
+});
+
+describe('without a search provider', () => {
+  let h: Harness;
+  let key: string;
+  before(async () => {
+    h = await startHarness();
+    ({ key } = await h.newAccount());
+  });
+  after(() => h.close());
+
+  test('/augment/search says search is not configured; "auto" simply does not search', async () => {
+    const r = await post(h, '/augment/search', key, { query: 'lagoons' });
+    assert.equal(r.status, 400);
+    assert.match(r.json.error, /not configured/);
+    const auto = await post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content: 'latest news today?' }], service_parameters: { enable_web_search: 'auto' } });
+    assert.equal(auto.status, 200);
+    assert.deepEqual(auto.json.service_parameters.web_search_citations, []);
+  });
+});

@@ -1,0 +1,94 @@
+// POST /augment/search, /augment/scrape and /augment/text-parser: the augmentation building blocks on their own,
+// on the same code the chat pipeline uses, each billed at its configured price (INFERENCE or ADMIN keys).
+import { z } from 'zod';
+import { ApiError } from '../../api/errors.ts';
+import { baseHeaders } from '../../api/headers.ts';
+import { parseOrThrow } from '../../api/validation.ts';
+import { scrapeUrl } from '../../augment/scrape.ts';
+import { keyLimitOf, type Principal } from '../../auth/keys.ts';
+import type { UsageRecord } from '../../billing/ledger.ts';
+import { fileToText } from '../../files/to-text.ts';
+import { estimateTextTokens } from '../../inference/chat/estimate.ts';
+import { readBody } from '../body.ts';
+import { jsonBody, requireKey, type RequestCtx } from '../context.ts';
+import { ok } from '../send.ts';
+
+/** Reserves the price, runs the work, and bills it only when the work succeeded. */
+async function billed<T>(ctx: RequestCtx, p: Principal, price: number, usage: Omit<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedTokens'>, work: () => Promise<T>): Promise<T> {
+  const { hold } = await ctx.svc.ledger.reserve({ requestId: ctx.requestId, accountId: p.accountId, keyId: p.keyId, keyLimit: keyLimitOf(p.key), estimate: { usd: price, diem: price } });
+  let value: T;
+  try {
+    value = await work();
+  } catch (e) {
+    void ctx.svc.ledger.release(hold);
+    throw e;
+  }
+  const cost = { usd: price, diem: price };
+  void ctx.svc.ledger.settle(hold, cost, { ...usage, promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
+  return value;
+}
+
+const searchBody = z.strictObject({
+  query: z.string().trim().min(1).max(400),
+  limit: z.number().int().min(1).max(20).default(10),
+  search_provider: z.string().optional(),
+});
+
+export async function augmentSearch(ctx: RequestCtx): Promise<void> {
+  const p = await requireKey(ctx);
+  const body = parseOrThrow(searchBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const provider = ctx.svc.searchProvider;
+  if (!provider) throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server');
+  if (body.search_provider && body.search_provider !== provider.name) {
+    throw new ApiError('INVALID_REQUEST', `search_provider "${body.search_provider}" is not available here; this server searches with ${provider.name}`, { param: 'search_provider' });
+  }
+  const results = await billed(ctx, p, ctx.svc.config.augmentPrices.search, { modelId: `augment:search:${provider.name}`, endpoint: '/augment/search', searches: 1 }, async () => {
+    try {
+      return await provider.search(body.query, { count: body.limit, signal: ctx.signal });
+    } catch (e) {
+      console.warn(`augment search failed: ${(e as Error).message}`);
+      throw new ApiError('INFERENCE_FAILED', 'The search provider failed; nothing was charged. Try again later.');
+    }
+  });
+  ok(ctx, { query: body.query, results: results.map((r) => ({ title: r.title, url: r.url, content: r.content, date: r.date ?? '' })) });
+}
+
+const scrapeBody = z.strictObject({ url: z.string().url().max(2048) });
+
+export async function augmentScrape(ctx: RequestCtx): Promise<void> {
+  const p = await requireKey(ctx);
+  const body = parseOrThrow(scrapeBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const page = await billed(ctx, p, ctx.svc.config.augmentPrices.scrapedUrl, { modelId: 'augment:scrape', endpoint: '/augment/scrape', scrapedUrls: 1 }, () =>
+    scrapeUrl(body.url, { signal: ctx.signal }),
+  );
+  ok(ctx, { url: page.url, title: page.title, content: page.content, format: 'text' });
+}
+
+/** multipart/form-data with a `file` field (and optional `response_format`: json or text). */
+export async function augmentTextParser(ctx: RequestCtx): Promise<void> {
+  const p = await requireKey(ctx);
+  const type = ctx.req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data/i.test(type)) {
+    throw new ApiError('INVALID_CONTENT_TYPE', 'Send the document as multipart/form-data with a "file" field');
+  }
+  const raw = await readBody(ctx.req, 25 * 1024 * 1024);
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(raw), { headers: { 'content-type': type } }).formData();
+  } catch {
+    throw new ApiError('INVALID_REQUEST', 'The multipart body could not be read');
+  }
+  const file = form.get('file');
+  if (!file || typeof file === 'string') throw new ApiError('INVALID_REQUEST', 'The form needs a "file" field holding the document', { param: 'file' });
+  const format = form.get('response_format') ?? 'json';
+  if (format !== 'json' && format !== 'text') throw new ApiError('INVALID_REQUEST', 'response_format must be json or text', { param: 'response_format' });
+  const data = Buffer.from(await file.arrayBuffer());
+  const { text } = await billed(ctx, p, ctx.svc.config.augmentPrices.textParser, { modelId: 'augment:text-parser', endpoint: '/augment/text-parser' }, () =>
+    fileToText({ data, filename: file.name, mimeType: file.type || undefined }, { maxBytes: 25 * 1024 * 1024 }),
+  );
+  if (format === 'text') {
+    ctx.res.writeHead(200, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, 'content-type': 'text/plain; charset=utf-8' }).end(text);
+    return;
+  }
+  ok(ctx, { text, tokens: estimateTextTokens(text) });
+}
