@@ -70,3 +70,29 @@ test('a file URL on loopback is refused unless allowlisted', async () => {
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   assert.match(userText(ok), /Oslo,-3/);
 });
+
+test('image URLs are fetched safely by Lagoon and sent to the model inline', async () => {
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+  const img = http.createServer((req, res) => (req.url === '/pic.png' ? res.writeHead(200, { 'content-type': 'image/png' }).end(png) : res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>')));
+  await new Promise<void>((r) => img.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(img.address() as AddressInfo).port}`;
+  const send = (url: string) =>
+    post(h, '/chat/completions', key, { model: 'vision-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
+  try {
+    delete process.env.LAGOON_FETCH_ALLOW_HOSTS;
+    const refused = await send(`${base}/pic.png`);
+    assert.equal(refused.status, 400, 'a loopback image is refused');
+    assert.equal((await send('http://169.254.169.254/latest/meta-data/')).status, 400, 'cloud metadata is refused');
+    process.env.LAGOON_FETCH_ALLOW_HOSTS = '127.0.0.1';
+    const ok = await send(`${base}/pic.png`);
+    assert.equal(ok.status, 200, JSON.stringify(ok.json));
+    const sent = h.engine.requests.at(-1)!.body.messages.at(-1).content[1];
+    assert.equal(sent.image_url.url, `data:image/png;base64,${png.toString('base64')}`);
+    const notImage = await send(`${base}/page.html`);
+    assert.equal(notImage.status, 400);
+    assert.match(notImage.json.error, /not an image/);
+    assert.equal((await send('ftp://example.com/x.png')).status, 400);
+  } finally {
+    img.close();
+  }
+});

@@ -32,6 +32,24 @@ async function fileBytes(part: Extract<UserPart, { type: 'file' }>): Promise<{ d
   throw new ApiError('INVALID_REQUEST', 'file.file_data must be a data: URL or an http(s) URL');
 }
 
+const IMAGE_MAX_BYTES = 25 * 1024 * 1024;
+
+/**
+ * An image URL is fetched here, through the safe fetcher, and sent on inline: left as a URL, the engine would fetch
+ * it from inside our network, where a private or metadata address must never be reachable by a user.
+ */
+async function inlineImage(url: string): Promise<string> {
+  if (!/^https?:\/\//i.test(url)) {
+    if (url.startsWith('data:image/')) return url;
+    throw new ApiError('INVALID_REQUEST', 'image_url.url must be an http(s) URL or a data:image/... URL');
+  }
+  const r = await safeFetch(url, { allowHosts: fetchAllowHostsFromEnv(), maxBytes: IMAGE_MAX_BYTES, accept: 'image/*' });
+  if (r.status !== 200) throw new ApiError('INVALID_REQUEST', `Could not fetch image ${url}: HTTP ${r.status}`);
+  const type = r.contentType?.split(';')[0].trim().toLowerCase();
+  if (!type?.startsWith('image/')) throw new ApiError('INVALID_REQUEST', `${url} is not an image (content-type ${type ?? 'none'})`);
+  return `data:${type};base64,${r.body.toString('base64')}`;
+}
+
 async function userContent(model: ModelEntry, content: string | UserPart[], at: number): Promise<EngineMessage['content']> {
   if (typeof content === 'string') return content;
   const counts: Record<string, number> = {};
@@ -51,6 +69,8 @@ async function userContent(model: ModelEntry, content: string | UserPart[], at: 
       const { data, mimeType } = await fileBytes(part);
       const { kind, text } = await fileToText({ data, filename: part.file.filename, mimeType });
       parts.push({ type: 'text', text: formatFileForPrompt(part.file.filename, kind, text) });
+    } else if (part.type === 'image_url') {
+      parts.push({ type: 'image_url', image_url: { ...part.image_url, url: await inlineImage(part.image_url.url) } });
     } else {
       const { cache_control: _c, ...rest } = part;
       parts.push(rest);
