@@ -24,6 +24,9 @@ function queryable(client: pg.Pool | pg.PoolClient): Queryable {
 
 export function openPostgres(url: string, max = 10): Store {
   const pool = new pg.Pool({ connectionString: url, max });
+  // An idle connection the server drops (a restart, a failover, an administrator) must not crash the process: the
+  // pool replaces it, and queries in flight fail on their own promises.
+  pool.on('error', (e) => console.warn(`postgres: an idle connection failed and will be replaced: ${e.message}`));
   const base = queryable(pool);
   return {
     kind: 'postgres',
