@@ -27,6 +27,8 @@ export interface Config {
   hostName: string;
   /** Upper bound on a JSON request body. */
   maxBodyBytes: number;
+  /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
+  sseKeepAliveMs: number;
   /** Timestamps on every response (x-<word>-timestamp). */
   timestampHeader: boolean;
   dev: boolean;
@@ -75,6 +77,7 @@ export function loadConfig(env: Env = process.env): Config {
     hostName: env.LAGOON_HOST_NAME || (env.HOSTNAME ?? 'lagoon'),
     maxBodyBytes: intEnv(env, 'LAGOON_MAX_BODY_BYTES', 35 * 1024 * 1024),
     timestampHeader: env.LAGOON_TIMESTAMP_HEADER !== '0',
+    sseKeepAliveMs: intEnv(env, 'LAGOON_SSE_KEEPALIVE_MS', 15_000),
     dev: env.LAGOON_DEV === '1',
   };
 }

@@ -122,3 +122,16 @@ test('a client that aborts mid-stream stops the upstream and is billed for the t
   const held = await h.svc.store.get<any>('SELECT usd_held FROM accounts WHERE id = $1', [accountId]);
   assert.equal(Number(held.usd_held), 0);
 });
+
+test('a stream that goes quiet gets SSE keep-alive comments, which clients ignore', async () => {
+  const h2 = await startHarness({ env: { LAGOON_SSE_KEEPALIVE_MS: '100' } });
+  try {
+    const { key: k2 } = await h2.newAccount();
+    const r = await post(h2, '/chat/completions', k2, { model: 'scripted-model', stream: true, messages: [{ role: 'user', content: '[[slow:400]] [[tokens:3]]' }] });
+    assert.match(r.text, /^: keep-alive$/m);
+    const text = sseEvents(r.text).slice(0, -1).flatMap((e) => e.choices).map((c: any) => c.delta.content ?? '').join('');
+    assert.equal(text, 'w1 w2 w3');
+  } finally {
+    await h2.close();
+  }
+});

@@ -18,13 +18,23 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   if (result.kind === 'json') return ok(ctx, result.body);
 
   startSse(ctx.res, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
+  // A reasoning model can think in silence for a long time; a comment line keeps idle-timeout proxies from cutting it.
+  let lastWrite = Date.now();
+  const keepAliveMs = svc.config.sseKeepAliveMs;
+  const keepAlive = setInterval(() => {
+    if (Date.now() - lastWrite < keepAliveMs || ctx.res.destroyed) return;
+    ctx.res.write(': keep-alive\n\n');
+    lastWrite = Date.now();
+  }, Math.max(10, Math.floor(keepAliveMs / 3)));
   try {
     for await (const event of result.events) {
       if (ctx.res.destroyed) break;
       const drained = writeEvent(ctx.res, event);
+      lastWrite = Date.now();
       if (drained) await drained;
     }
   } finally {
+    clearInterval(keepAlive);
     ctx.res.end();
   }
 }
