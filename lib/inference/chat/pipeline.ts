@@ -7,7 +7,7 @@ import { parseOrThrow } from '../../api/validation.ts';
 import { bodyToInternal, echoToWire } from '../../api/wire-rename.ts';
 import type { WireNames } from '../../api/wire.ts';
 import { keyLimitOf, type Principal } from '../../auth/keys.ts';
-import { type Balances, chargeFor, type Hold } from '../../billing/ledger.ts';
+import { type Balances, chargeFor } from '../../billing/ledger.ts';
 import type { Ledger } from '../../billing/ledger-service.ts';
 import type { Amount } from '../../billing/money.ts';
 import { costOf, estimateOf } from '../../billing/pricing.ts';
@@ -137,12 +137,16 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     throw e;
   });
   const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before };
+  // Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget.
+  const abandon = () => {
+    void deps.ledger.release(hold);
+    void admission.finish(0);
+  };
   let augmented: { messages: typeof plan.messages; result: Augmentation };
   try {
     augmented = await runAugmentation(augmentPlan, plan.messages, { provider: deps.searchProvider, citations: plan.params.enable_web_citations, signal: ctx.signal });
   } catch (e) {
-    void deps.ledger.release(hold);
-    void admission.finish(0);
+    abandon();
     throw e;
   }
   const aug = augmented.result;
@@ -181,8 +185,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     try {
       completion = await engine.complete(engineReq);
     } catch (e) {
-      void deps.ledger.release(hold);
-      void admission.finish(0);
+      abandon();
       throw engineFailure(e);
     }
     const choices = completion.choices.map((c) => {
@@ -219,15 +222,14 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   try {
     first = await iterator.next();
   } catch (e) {
-    void deps.ledger.release(hold);
-    void admission.finish(0);
+    abandon();
     throw engineFailure(e);
   }
   return {
     kind: 'stream',
     meta,
     events: streamEvents({
-      plan, hold, iterator, first, promptTokens, keepReasoning, bill, echo, ledger: deps.ledger, admission, signal: ctx.signal, requestId: ctx.requestId,
+      plan, iterator, first, promptTokens, keepReasoning, bill, abandon, echo, signal: ctx.signal, requestId: ctx.requestId,
       citations: aug.citations, citing, documents,
       citationsFirst: plan.params.include_search_results_in_stream && aug.citations.length > 0,
       paramsKey: deps.wire.params,
@@ -237,14 +239,14 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
 
 interface StreamRun {
   plan: ChatPlan;
-  hold: Hold;
   iterator: AsyncIterator<EngineChunk>;
   first: IteratorResult<EngineChunk>;
   promptTokens: number;
   keepReasoning: boolean;
   bill: (u: EngineUsage) => Amount;
+  /** Releases the hold and the token estimate when the stream produced nothing. */
+  abandon: () => void;
   echo: () => Record<string, unknown>;
-  ledger: Ledger;
   citations: unknown[];
   /** Rewrite bracket citations to the caret form. */
   citing: boolean;
@@ -253,7 +255,6 @@ interface StreamRun {
   /** Send the search results as the first chunk. */
   citationsFirst: boolean;
   paramsKey: string;
-  admission: Admission;
   signal: AbortSignal;
   requestId: string;
 }
@@ -269,8 +270,7 @@ async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undef
     // The engine's own count when it gave one; otherwise what we relayed (one piece ≈ one token).
     const usage = shaper.usage ?? { prompt_tokens: promptTokens, completion_tokens: shaper.producedPieces };
     if (usage.completion_tokens === 0 && !shaper.usage) {
-      void run.ledger.release(run.hold);
-      void run.admission.finish(0);
+      run.abandon();
       settled = { usd: 0, diem: 0 };
     } else settled = bill(usage);
     return settled;
