@@ -111,4 +111,57 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE usage ADD COLUMN scraped_urls BIGINT NOT NULL DEFAULT 0`,
     ],
   },
+  {
+    version: 4,
+    name: 'browser app: users, sessions, conversations, messages',
+    sql: [
+      // A person using the browser app. Each user owns one service account, used through a server-held key.
+      `CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE,
+        password_hash TEXT NOT NULL,
+        display_name TEXT NOT NULL DEFAULT '',
+        is_admin BOOLEAN NOT NULL DEFAULT FALSE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at BIGINT NOT NULL
+      )`,
+      // Sessions are looked up by the SHA-256 of the cookie value; the CSRF token is bound to the session.
+      `CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        csrf_token TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX sessions_user ON sessions(user_id)`,
+      `CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        model_id TEXT,
+        character_slug TEXT,
+        settings TEXT NOT NULL DEFAULT '{}',
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX conversations_user_updated ON conversations(user_id, updated_at)`,
+      // Messages form a tree (parent_id), so an edited message keeps the earlier branch.
+      `CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        parent_id TEXT,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        reasoning TEXT,
+        attachments TEXT NOT NULL DEFAULT '[]',
+        citations TEXT NOT NULL DEFAULT '[]',
+        model_id TEXT,
+        status TEXT NOT NULL DEFAULT 'complete',
+        usage TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX messages_conversation ON messages(conversation_id, created_at)`,
+    ],
+  },
 ];
