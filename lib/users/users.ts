@@ -1,0 +1,184 @@
+// Browser-app users: local email + password accounts. Each user owns one service account and one INFERENCE key held
+// only on the server (its secret is never kept or shown); the app's route handlers act for the user through
+// principalForUser, calling the same service code as the API without any bearer secret. The first user ever is the
+// operator admin.
+import { randomUUID } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import { createAccount, getAccount } from '../accounts/accounts.ts';
+import { ApiError } from '../api/errors.ts';
+import { accountKeys, type Principal } from '../auth/keys.ts';
+import type { Queryable, Store } from '../db/store.ts';
+
+/** The description of the server-held key each user's account is used through. */
+export const BROWSER_KEY_DESCRIPTION = 'browser app';
+
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 200;
+export const DISPLAY_NAME_MAX = 80;
+export const EMAIL_MAX = 254;
+
+/** A user as the server sees it (never the password hash). */
+export interface User {
+  id: string;
+  email: string;
+  displayName: string;
+  isAdmin: boolean;
+  accountId: string;
+  createdAt: number;
+}
+
+/** What may be sent to the browser. */
+export interface PublicUser {
+  id: string;
+  email: string;
+  displayName: string;
+  isAdmin: boolean;
+  createdAt: number;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  display_name: string;
+  is_admin: boolean | number;
+  account_id: string;
+  created_at: number;
+}
+
+export const USER_COLUMNS = 'u.id, u.email, u.display_name, u.is_admin, u.account_id, u.created_at';
+
+export const toUser = (r: UserRow): User => ({
+  id: r.id,
+  email: r.email,
+  displayName: r.display_name,
+  isAdmin: Boolean(r.is_admin),
+  accountId: r.account_id,
+  createdAt: Number(r.created_at),
+});
+
+export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, displayName: u.displayName, isAdmin: u.isAdmin, createdAt: u.createdAt });
+
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Trimmed and lowercased, or 400. */
+export function normaliseEmail(email: unknown): string {
+  if (typeof email !== 'string') throw new ApiError('INVALID_REQUEST', 'Email is required');
+  const e = email.trim().toLowerCase();
+  if (!e || e.length > EMAIL_MAX || !EMAIL_SHAPE.test(e)) throw new ApiError('INVALID_REQUEST', 'Enter a valid email address');
+  return e;
+}
+
+function checkPassword(password: unknown): string {
+  if (typeof password !== 'string') throw new ApiError('INVALID_REQUEST', 'Password is required');
+  const n = [...password].length;
+  if (n < PASSWORD_MIN || n > PASSWORD_MAX) throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`);
+  return password;
+}
+
+// C0/C1 controls and the bidirectional overrides/isolates (which can disguise a name).
+const CONTROL = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+export function normaliseDisplayName(name: unknown): string {
+  if (name === undefined || name === null) return '';
+  if (typeof name !== 'string') throw new ApiError('INVALID_REQUEST', 'Display name must be text');
+  const clean = name.replace(CONTROL, '').trim();
+  if ([...clean].length > DISPLAY_NAME_MAX) throw new ApiError('INVALID_REQUEST', `Display name must be at most ${DISPLAY_NAME_MAX} characters`);
+  return clean;
+}
+
+const DUPLICATE = 'An account with this email already exists';
+const BAD_CREDENTIALS = 'Incorrect email or password';
+
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: unknown; errcode?: unknown; message?: unknown };
+  if (err?.code === '23505') return true; // PostgreSQL unique_violation
+  if (err?.errcode === 2067 || err?.errcode === 1555) return true; // SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY
+  return typeof err?.message === 'string' && err.message.includes('UNIQUE constraint failed');
+}
+
+/** A Store view of an open transaction, so helpers written against Store (createAccount, accountKeys) join it. */
+function inTx(store: Store, q: Queryable): Store {
+  return {
+    kind: store.kind,
+    forUpdate: store.forUpdate,
+    all: (sql, params) => q.all(sql, params),
+    get: (sql, params) => q.get(sql, params),
+    run: (sql, params) => q.run(sql, params),
+    tx: (fn) => fn(q),
+    close: async () => undefined,
+  } as Store;
+}
+
+export interface SignUpInput {
+  email: unknown;
+  password: unknown;
+  displayName?: unknown;
+}
+
+/**
+ * Creates a user with its own account and server-held INFERENCE key, all in one transaction. The first user ever
+ * becomes the operator admin; the count and the insert are serialised (SQLite: BEGIN IMMEDIATE; PostgreSQL: a table
+ * lock), so two racing first sign-ups cannot both be admin, and a racing duplicate email gets the same clean 400.
+ */
+export async function signUp(store: Store, input: SignUpInput): Promise<{ user: User; accountId: string }> {
+  const email = normaliseEmail(input.email);
+  const password = checkPassword(input.password);
+  const displayName = normaliseDisplayName(input.displayName);
+  const passwordHash = await hash(password);
+  try {
+    const user = await store.tx(async (q) => {
+      if (store.kind === 'postgres') await q.run('LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
+      if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE);
+      const count = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users');
+      const isAdmin = Number(count?.n ?? 0) === 0;
+      const txStore = inTx(store, q);
+      const account = await createAccount(txStore, email.slice(0, 200));
+      await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION });
+      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now() };
+      await q.run(
+        'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [u.id, u.email, passwordHash, u.displayName, u.isAdmin, u.accountId, u.createdAt],
+      );
+      return u;
+    });
+    return { user, accountId: user.accountId };
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new ApiError('INVALID_REQUEST', DUPLICATE);
+    throw e;
+  }
+}
+
+// Verified against when the email is unknown, so the response time does not tell unknown emails from wrong passwords.
+let dummyHash: Promise<string> | undefined;
+const getDummyHash = () => (dummyHash ??= hash('lagoon-dummy-password-for-timing'));
+
+/** The user for this email and password, or 401 (the same error for an unknown email and a wrong password). */
+export async function signIn(store: Store, input: { email: unknown; password: unknown }): Promise<User> {
+  const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+  const password = typeof input.password === 'string' ? input.password : '';
+  const row = email ? await store.get<UserRow & { password_hash: string }>(`SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE u.email = $1`, [email]) : undefined;
+  let ok = false;
+  try {
+    ok = await verify(row ? row.password_hash : await getDummyHash(), password.length > PASSWORD_MAX * 4 ? '' : password);
+  } catch {
+    ok = false;
+  }
+  if (!row || !ok) throw new ApiError('AUTHENTICATION_FAILED', BAD_CREDENTIALS);
+  return toUser(row);
+}
+
+export async function getUser(store: Store, id: string): Promise<User | undefined> {
+  const row = await store.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
+  return row && toUser(row);
+}
+
+/**
+ * The principal the app acts as for this user: the user's account and its server-held 'browser app' INFERENCE key,
+ * read from the database (no secret involved). 401 when that key has been revoked or has expired.
+ */
+export async function principalForUser(store: Store, user: User, now = Date.now()): Promise<Principal> {
+  const account = await getAccount(store, user.accountId);
+  const key = (await accountKeys(store, user.accountId).listActive(now)).find((k) => k.type === 'INFERENCE' && k.description === BROWSER_KEY_DESCRIPTION);
+  if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");
+  return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
+}
