@@ -1,0 +1,89 @@
+// Export of one conversation path (from userConversations(...).withPath) as Markdown or as a stable JSON document.
+import type { ConversationWithMessages, Message } from './conversations.ts';
+
+const ROLE_HEADING: Record<Message['role'], string> = { user: 'User', assistant: 'Assistant', system: 'System' };
+const STATUS_NOTE: Partial<Record<Message['status'], string>> = {
+  streaming: '_(still generating when exported)_',
+  stopped: '_(generation stopped)_',
+  error: '_(generation failed)_',
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const escapeLinkText = (s: string) => s.replace(/[\\[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ').trim();
+const escapeUrl = (s: string) => s.replace(/[\s()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
+
+export function exportMarkdown(c: ConversationWithMessages): string {
+  const out: string[] = [`# ${c.title.replace(/\s+/g, ' ').trim()}`, ''];
+  const meta = [`Exported from Lagoon`, `created ${iso(c.createdAt)}`];
+  if (c.modelId) meta.push(`model ${c.modelId}`);
+  out.push(`_${meta.join(' · ')}_`, '');
+  for (const m of c.messages) {
+    out.push(`## ${ROLE_HEADING[m.role]}${m.role === 'assistant' && m.modelId ? ` (${m.modelId})` : ''}`, '');
+    if (m.reasoning && m.reasoning.trim()) {
+      out.push('<details>', '<summary>Reasoning</summary>', '', m.reasoning.trim(), '', '</details>', '');
+    }
+    if (m.content.trim()) out.push(m.content.trim(), '');
+    const note = STATUS_NOTE[m.status];
+    if (note) out.push(note, '');
+    const names = m.attachments.map((a) => (typeof a.name === 'string' ? a.name : typeof a.filename === 'string' ? a.filename : null)).filter((n) => n);
+    if (names.length) out.push(`Attachments: ${names.map((n) => `\`${String(n).replace(/`/g, "'")}\``).join(', ')}`, '');
+    if (m.citations.length) {
+      out.push('**Sources**', '');
+      m.citations.forEach((s, i) => {
+        const label = escapeLinkText(s.title || s.url);
+        out.push(`${i + 1}. [${label}](${escapeUrl(s.url)})${s.date ? ` — ${escapeHtml(String(s.date))}` : ''}`);
+      });
+      out.push('');
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+export interface ConversationExport {
+  id: string;
+  title: string;
+  createdAt: string;
+  model: string | null;
+  messages: {
+    id: string;
+    parentId: string | null;
+    role: Message['role'];
+    content: string;
+    reasoning: string | null;
+    model: string | null;
+    status: Message['status'];
+    createdAt: string;
+    attachments: Message['attachments'];
+    citations: Message['citations'];
+    usage: Message['usage'];
+  }[];
+}
+
+/** The JSON export object, keys in a fixed order. */
+export function exportObject(c: ConversationWithMessages): ConversationExport {
+  return {
+    id: c.id,
+    title: c.title,
+    createdAt: iso(c.createdAt),
+    model: c.modelId,
+    messages: c.messages.map((m) => ({
+      id: m.id,
+      parentId: m.parentId,
+      role: m.role,
+      content: m.content,
+      reasoning: m.reasoning,
+      model: m.modelId,
+      status: m.status,
+      createdAt: iso(m.createdAt),
+      attachments: m.attachments,
+      citations: m.citations,
+      usage: m.usage,
+    })),
+  };
+}
+
+/** The JSON export document: two-space indented, newline-terminated. */
+export function exportJson(c: ConversationWithMessages): string {
+  return `${JSON.stringify(exportObject(c), null, 2)}\n`;
+}
