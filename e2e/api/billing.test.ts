@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountKeys, authenticate } from '../../lib/auth/keys.ts';
 import { getBalances } from '../../lib/billing/ledger.ts';
-import { type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
+import { get, type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
 
 const DAY = 86_400_000;
 const FIELDS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem'];
@@ -21,17 +21,7 @@ let batch1: string[];
 let batch2: string[];
 let tMid: number;
 
-async function call(path: string, key: string | undefined, headers: Record<string, string> = {}) {
-  const res = await fetch(`${h.base}${path}`, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
+const call = (path: string, key: string | undefined, headers: Record<string, string> = {}) => get(h, path, key, headers);
 
 async function chat(key: { id: string; secret: string }, model: string, tokens: number, stream: boolean) {
   const r = await post(h, '/chat/completions', key.secret, { model, stream, messages: [{ role: 'user', content: `Count for me [[tokens:${tokens}]]` }] });

@@ -122,19 +122,22 @@ export async function post(h: Harness, path: string, key: string | undefined, bo
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return { status: res.status, headers: res.headers, json: parseJson(text), text };
 }
 
-export async function get(h: Harness, path: string, key?: string) {
-  const res = await fetch(`${h.base}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+export async function get(h: Harness, path: string, key?: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${h.base}${path}`, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  return { status: res.status, headers: res.headers, json: parseJson(text), text };
+}
+
+/** The body as JSON, or undefined when it is not JSON (CSV, plain text, a cut stream). */
+function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses an SSE body into its data payloads (JSON objects, plus the literal '[DONE]'). */

@@ -9,6 +9,7 @@ import { SUPPORTED_FILE_TYPES, kindFromFilename, kindFromMimeType } from '../fil
 import { fileToText } from '../files/to-text.ts';
 import { safeFetch } from '../net/safe-fetch.ts';
 import type { ScrapedPage } from './types.ts';
+import { capText } from '../files/cap-text.ts';
 
 export interface ScrapeOptions {
   signal?: AbortSignal;
@@ -218,14 +219,4 @@ function fileNameOf(url: string): string | undefined {
 /** The last path segment, or the host for a bare domain. */
 function titleFromUrl(url: string): string {
   return fileNameOf(url) ?? new URL(url).hostname;
-}
-
-function capText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  let cut = maxChars;
-  const last = text.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut--; // do not split a surrogate pair
-  const shown = cut.toLocaleString('en-US');
-  const total = text.length.toLocaleString('en-US');
-  return `${text.slice(0, cut)}\n\n[Truncated: showing the first ${shown} of ${total} characters]`;
 }

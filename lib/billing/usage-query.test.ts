@@ -1,14 +1,10 @@
 // Usage history and analytics on both backends (the embedded SQLite file and a real PostgreSQL database), and the
 // CSV writer the history export uses.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase } from '../../e2e/support/pg.ts';
+import { freshStore } from '../../e2e/support/stores.ts';
 import { createAccount } from '../accounts/accounts.ts';
 import { accountKeys } from '../auth/keys.ts';
-import { openStore } from '../db/open.ts';
 import type { Store } from '../db/store.ts';
 import { csvField, toCsv } from './csv.ts';
 import { usageAnalytics, usageHistory } from './usage-query.ts';
@@ -48,15 +44,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     const seeds: Seed[] = [];
 
     before(async () => {
-      if (backend === 'sqlite') {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-usage-'));
-        store = await openStore({ dataDir: dir });
-        cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-      } else {
-        const db = await createTestDatabase();
-        store = await openStore({ databaseUrl: db.url, dataDir: '/nonexistent' });
-        cleanup = db.drop;
-      }
+      ({ store, dispose: cleanup } = await freshStore(backend));
       a = (await createAccount(store, 'usage-a')).id;
       b = (await createAccount(store, 'usage-b')).id;
       keyA1 = (await accountKeys(store, a).create({ type: 'INFERENCE', description: 'primary' })).key.id;
@@ -78,10 +66,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       seeds.push({ id: 'a-07', account: a, key: keyB, model: 'alpha', at: T0 + 3 * DAY + 1, usd: 3, diem: 0, prompt: 2, completion: 2 });
       for (const s of seeds) await insert(store, s);
     });
-    after(async () => {
-      await store.close();
-      await cleanup();
-    });
+    after(() => cleanup());
 
     const ofA = () => seeds.filter((s) => s.account === a).sort((x, y) => y.at - x.at || (y.id < x.id ? -1 : 1));
     const ids = (rows: { requestId: string }[]) => rows.map((r) => r.requestId);

@@ -1,13 +1,9 @@
 // Conversations and message trees on both stores: CRUD, per-user isolation, branches, pagination, search,
 // settings validation, exports and a long conversation.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase } from '../../e2e/support/pg.ts';
+import { freshStore } from '../../e2e/support/stores.ts';
 import { ApiError } from '../api/errors.ts';
-import { openStore } from '../db/open.ts';
 import type { Store } from '../db/store.ts';
 import { exportJson, exportMarkdown, userConversations } from './conversations.ts';
 import type { ConversationOps, ConversationWithMessages } from './conversations.ts';
@@ -33,24 +29,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     let bob: ConversationOps;
 
     before(async () => {
-      if (backend === 'sqlite') {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-conv-'));
-        store = await openStore({ dataDir: dir });
-        cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-      } else {
-        const db = await createTestDatabase();
-        store = await openStore({ databaseUrl: db.url, dataDir: '/nonexistent' });
-        cleanup = db.drop;
-      }
+      ({ store, dispose: cleanup } = await freshStore(backend));
       await addUser(store, 'alice');
       await addUser(store, 'bob');
       alice = userConversations(store, 'alice');
       bob = userConversations(store, 'bob');
     });
-    after(async () => {
-      await store.close();
-      await cleanup();
-    });
+    after(() => cleanup());
 
     test('create, get, rename, remove', async () => {
       const c = await alice.create({ modelId: 'llama-3', characterSlug: 'pirate', settings: { temperature: 0.7 } });

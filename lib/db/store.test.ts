@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { freshStore } from '../../e2e/support/stores.ts';
 import { createTestDatabase } from '../../e2e/support/pg.ts';
 import { createAccount } from '../accounts/accounts.ts';
 import { accountKeys, authenticate } from '../auth/keys.ts';
@@ -21,20 +22,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     let cleanup: () => Promise<void>;
 
     before(async () => {
-      if (backend === 'sqlite') {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-store-'));
-        store = await openStore({ dataDir: dir });
-        cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-      } else {
-        const db = await createTestDatabase();
-        store = await openStore({ databaseUrl: db.url, dataDir: '/nonexistent' });
-        cleanup = db.drop;
-      }
+      ({ store, dispose: cleanup } = await freshStore(backend));
     });
-    after(async () => {
-      await store.close();
-      await cleanup();
-    });
+    after(() => cleanup());
 
     test('migrations are idempotent', async () => {
       await migrate(store);

@@ -6,6 +6,7 @@ import { detectKind } from './detect-kind.ts';
 import { DEFAULT_FILE_LIMITS, SUPPORTED_FILE_TYPES, TEXT_FILE_KINDS, describeSupportedTypes } from './file-types.ts';
 import type { FileKind, FileLimits } from './file-types.ts';
 import { sanitizeFilename } from './prompt-format.ts';
+import { capText } from './cap-text.ts';
 
 export { DEFAULT_FILE_LIMITS, SUPPORTED_FILE_TYPES } from './file-types.ts';
 export type { FileKind, FileLimits } from './file-types.ts';
@@ -112,16 +113,6 @@ function parseFailure(e: unknown, kind: FileKind, label: string): ApiError {
       return new ApiError('CORRUPTED_FILE', `${label} could not be read as a ${type} (${kind}); it may be damaged`);
     }
   }
-}
-
-function capText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  let cut = maxChars;
-  const last = text.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut--; // do not split a surrogate pair
-  const shown = cut.toLocaleString('en-US');
-  const total = text.length.toLocaleString('en-US');
-  return `${text.slice(0, cut)}\n\n[Truncated: showing the first ${shown} of ${total} characters]`;
 }
 
 /** 10485760 → "10 MB", 1536 → "1.5 KB"; rounded up, so a file just over a limit never shows as equal to it. */

@@ -1,12 +1,8 @@
 // The breach log on both stores: newest first, the reference's item shape, the page limit, and the per-account
 // bound.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase } from '../../e2e/support/pg.ts';
-import { openStore } from '../db/open.ts';
+import { freshStore } from '../../e2e/support/stores.ts';
 import type { Store } from '../db/store.ts';
 import { BREACHES_KEPT, listBreaches, recordBreach, TRIM_EVERY } from './breach-log.ts';
 
@@ -18,20 +14,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     let cleanup: () => Promise<void>;
 
     before(async () => {
-      if (backend === 'sqlite') {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-breaches-'));
-        store = await openStore({ dataDir: dir });
-        cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-      } else {
-        const db = await createTestDatabase();
-        store = await openStore({ databaseUrl: db.url, dataDir: '/nonexistent' });
-        cleanup = db.drop;
-      }
+      ({ store, dispose: cleanup } = await freshStore(backend));
     });
-    after(async () => {
-      await store.close();
-      await cleanup();
-    });
+    after(() => cleanup());
 
     test('lists an account’s breaches newest first in the reference shape', async () => {
       await recordBreach(store, { accountId: 'acc-1', keyId: 'key-1', modelId: 'm-old', type: 'RPM', tier: 'paid', at: T0 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Store } from '../db/store.ts';
 import { createSession, endAllSessions, endSession, hashSessionToken, purgeExpiredSessions, readSession, SESSION_TTL_MS } from './sessions.ts';
-import { BACKENDS, freshStore } from './test-stores.ts';
+import { BACKENDS, freshStore } from '../../e2e/support/stores.ts';
 import { type User, signUp } from './users.ts';
 
 const PW = 'correct horse battery';

@@ -2,7 +2,7 @@
 // table cannot be replayed. Each session has its own CSRF token (see csrf.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../db/store.ts';
-import { type User, USER_COLUMNS, toUser } from './users.ts';
+import { type User, USER_COLUMNS, toUser, type UserRow } from './users.ts';
 
 export const SESSION_COOKIE = 'lagoon_session';
 export const SESSION_TTL_MS = 30 * 86_400_000;
@@ -33,13 +33,7 @@ export async function createSession(
   return { token, csrfToken, expiresAt };
 }
 
-interface SessionRow {
-  id: string;
-  email: string;
-  display_name: string;
-  is_admin: boolean | number;
-  account_id: string;
-  created_at: number;
+interface SessionRow extends UserRow {
   s_csrf_token: string;
   s_expires_at: number;
   s_last_seen_at: number;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountKeys } from '../auth/keys.ts';
 import type { Store } from '../db/store.ts';
-import { BACKENDS, freshStore } from './test-stores.ts';
+import { BACKENDS, freshStore } from '../../e2e/support/stores.ts';
 import { BROWSER_KEY_DESCRIPTION, getUser, principalForUser, publicUser, signIn, signUp } from './users.ts';
 
 const PW = 'correct horse battery';

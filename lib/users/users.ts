@@ -36,7 +36,7 @@ export interface PublicUser {
   createdAt: number;
 }
 
-interface UserRow {
+export interface UserRow {
   id: string;
   email: string;
   display_name: string;

@@ -2,16 +2,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase } from '../../e2e/support/pg.ts';
-import { openStore } from '../db/open.ts';
-import type { Store } from '../db/store.ts';
+import { openStore } from '../../lib/db/open.ts';
+import type { Store } from '../../lib/db/store.ts';
+import { createTestDatabase } from './pg.ts';
 
 export const BACKENDS = ['sqlite', 'postgres'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export async function freshStore(backend: Backend): Promise<{ store: Store; dispose(): Promise<void> }> {
   if (backend === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-users-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-store-'));
     const store = await openStore({ dataDir: dir });
     return {
       store,
