@@ -10,12 +10,14 @@ start=1
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System packages: Node.js/npm to bootstrap (the project then runs on the Node 24 it installs from npm), and the
-# PostgreSQL and Redis servers the test suite runs against.
+# PostgreSQL and Redis servers and the Chromium the test suite runs against (Playwright drives Debian's build; it
+# never downloads a browser of its own).
 missing=()
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 command -v pg_ctlcluster >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v g++ >/dev/null 2>&1 || missing+=(g++ make python3)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq
