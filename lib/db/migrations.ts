@@ -164,4 +164,15 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `CREATE INDEX messages_conversation ON messages(conversation_id, created_at)`,
     ],
   },
+  {
+    version: 5,
+    name: 'message errors and live generations',
+    sql: [
+      // A failed turn keeps its error (code, status, message, retry-after) so the chat can show it after a reload.
+      `ALTER TABLE messages ADD COLUMN error TEXT`,
+      // When a streaming answer was last written: a reader on another instance can tell a live generation from one
+      // whose process died.
+      `ALTER TABLE messages ADD COLUMN updated_at BIGINT`,
+    ],
+  },
 ];

@@ -1,0 +1,80 @@
+// The browser's one way to call the app's own route handlers (/api/app/*): JSON in and out, the session cookie
+// sent by the browser, the CSRF token added to every state-changing request, and failures as AppApiError.
+import type { AppError } from '@/lib/app/wire.ts';
+
+export const APP_API = '/api/app';
+
+let csrfToken: string | undefined;
+
+/** Set from the /auth/me, sign-in and sign-up responses; cleared on sign-out. */
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+export class AppApiError extends Error implements AppError {
+  readonly status: number;
+  readonly code: string;
+  readonly retryAfter?: number;
+  readonly body: Record<string, unknown>;
+
+  constructor(status: number, body: Record<string, unknown>, retryAfter?: number) {
+    super(typeof body.error === 'string' ? body.error : `Request failed (HTTP ${status})`);
+    this.status = status;
+    this.code = typeof body.code === 'string' ? body.code : status === 0 ? 'NETWORK_ERROR' : 'UNKNOWN_ERROR';
+    this.retryAfter = retryAfter;
+    this.body = body;
+  }
+}
+
+export interface ApiOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/** Calls /api/app{path}; resolves with the parsed JSON (undefined for 204), rejects with AppApiError. */
+export async function api<T>(path: string, opts: ApiOptions = {}): Promise<T> {
+  const method = opts.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(APP_API + path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: opts.signal,
+      credentials: 'same-origin',
+    });
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    throw new AppApiError(0, { error: 'Could not reach the server. Check your connection and try again.' });
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) {
+    const ra = Number(res.headers.get('retry-after'));
+    const body = json && typeof json === 'object' ? (json as Record<string, unknown>) : { error: `Request failed (HTTP ${res.status})` };
+    throw new AppApiError(res.status, body, Number.isFinite(ra) && ra > 0 ? ra : undefined);
+  }
+  return json as T;
+}
+
+/** TanStack Query keys, in one place so mutations invalidate exactly what they change. */
+export const qk = {
+  me: ['me'] as const,
+  models: ['models'] as const,
+  account: ['account'] as const,
+  limits: ['limits'] as const,
+  conversations: ['conversations'] as const,
+  conversation: (id: string) => ['conversation', id] as const,
+  search: (q: string) => ['search', q] as const,
+  characters: (q: string) => ['characters', q] as const,
+};

@@ -1,0 +1,189 @@
+// The browser app's own JSON API (served under /api/app by Next route handlers that call lib/app): the shapes the
+// server sends and the client reads. Types only, so the React client can import them without pulling server code.
+//
+// Routes (all JSON unless noted; every non-GET needs the session's CSRF token in `x-csrf-token`; errors use the
+// service's error body `{ error, code, ... }` with its status; 401 `AUTHENTICATION_FAILED` without a session):
+//   GET    /api/app/auth/me                              → MeResponse (401 when signed out)
+//   POST   /api/app/auth/sign-up   {email,password,displayName?} → MeResponse + Set-Cookie
+//   POST   /api/app/auth/sign-in   {email,password}      → MeResponse + Set-Cookie
+//   POST   /api/app/auth/sign-out                        → 204, cookie cleared
+//   GET    /api/app/models                               → { models: AppModel[] }
+//   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
+//   GET    /api/app/account                              → AccountSummary
+//   GET    /api/app/conversations?cursor=&limit=         → { items: AppConversation[], nextCursor }
+//   POST   /api/app/conversations {modelId?,characterSlug?,settings?} → AppConversation (201)
+//   GET    /api/app/conversations/:id                    → AppConversationWithMessages (all branches)
+//   PATCH  /api/app/conversations/:id {title?,modelId?,settings?(patch; null removes)} → AppConversation
+//   DELETE /api/app/conversations/:id                    → 204
+//   GET    /api/app/conversations/:id/export?format=md|json&leaf= → a download (Content-Disposition)
+//   GET    /api/app/search?q=                            → { hits: AppSearchHit[] }
+//   POST   /api/app/conversations/:id/messages  SendMessageRequest → SendMessageResponse (201); generation starts
+//   POST   /api/app/messages/:id/regenerate  {modelId?}  → { assistant: AppMessage } (201): a new sibling answer
+//   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
+//   GET    /api/app/messages/:id/stream                  → text/event-stream of GenerationEvent (attach/reattach)
+//   GET    /api/app/limits                               → AttachmentLimits
+
+export type WebSearchMode = 'off' | 'on' | 'auto';
+
+export interface AppUser {
+  id: string;
+  email: string | null;
+  displayName: string | null;
+  isAdmin: boolean;
+  createdAt: number;
+}
+
+export interface MeResponse {
+  user: AppUser;
+  /** Send back in `x-csrf-token` on every state-changing request. */
+  csrfToken: string;
+}
+
+export interface AppModel {
+  id: string;
+  name: string;
+  description?: string;
+  /** Prices per million tokens, USD. */
+  pricing: { inputUsd: number; outputUsd: number };
+  contextLength: number;
+  capabilities: { vision: boolean; reasoning: boolean; webSearch: boolean; functionCalling: boolean };
+  traits: string[];
+  isDefault: boolean;
+}
+
+export interface AppCharacter {
+  slug: string;
+  name: string;
+  description: string;
+  photoUrl: string | null;
+  tags: string[];
+  modelId: string | null;
+}
+
+export interface AccountSummary {
+  balances: { usd: number; diem: number };
+  /** How this deployment adds credit (operator CLI, or wallet top-up once wallets exist). */
+  topUp: { howTo: string; url: string | null };
+}
+
+export interface ChatSettings {
+  systemPrompt?: string;
+  temperature?: number;
+  webSearch?: WebSearchMode;
+  citations?: boolean;
+  includeServiceSystemPrompt?: boolean;
+}
+
+export interface AppConversation {
+  id: string;
+  title: string;
+  modelId: string | null;
+  characterSlug: string | null;
+  settings: ChatSettings;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AppAttachment {
+  id: string;
+  name: string;
+  /** MIME type. */
+  type: string;
+  size: number;
+  kind: 'image' | 'document';
+  /** Images only: a data: URL for the thumbnail. Documents never carry their bytes back to the browser. */
+  previewUrl?: string;
+}
+
+export interface AppCitation {
+  url: string;
+  title?: string;
+  date?: string | null;
+}
+
+export interface AppUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** What the request cost, USD (0 when covered by DIEM). */
+  costUsd: number;
+  costDiem: number;
+}
+
+export interface AppError {
+  code: string;
+  status: number;
+  message: string;
+  /** Seconds, for 429/503. */
+  retryAfter?: number;
+}
+
+export type AppMessageStatus = 'complete' | 'streaming' | 'stopped' | 'error';
+
+export interface AppMessage {
+  id: string;
+  conversationId: string;
+  parentId: string | null;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  reasoning: string | null;
+  attachments: AppAttachment[];
+  citations: AppCitation[];
+  modelId: string | null;
+  status: AppMessageStatus;
+  usage: AppUsage | null;
+  error: AppError | null;
+  createdAt: number;
+}
+
+export interface AppConversationWithMessages extends AppConversation {
+  /** Every message of every branch, oldest first; the client builds the tree from parentId. */
+  messages: AppMessage[];
+}
+
+export interface AppSearchHit {
+  conversation: AppConversation;
+  snippet: string;
+  messageId: string | null;
+}
+
+/** An attachment as the browser uploads it. */
+export interface UploadAttachment {
+  name: string;
+  type: string;
+  /** data: URL (base64) of the file. */
+  dataUrl: string;
+}
+
+export interface SendMessageRequest {
+  /** The message this one answers to: the last message of the branch, or an earlier one to edit-and-branch. Null starts the conversation. */
+  parentId: string | null;
+  content: string;
+  attachments?: UploadAttachment[];
+  /** Overrides the conversation's model for this turn (and becomes the conversation's model). */
+  modelId?: string;
+}
+
+export interface SendMessageResponse {
+  user: AppMessage;
+  assistant: AppMessage;
+  conversation: AppConversation;
+}
+
+export interface AttachmentLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+  imageTypes: string[];
+  documentTypes: string[];
+  /** Accept attribute for <input type=file>. */
+  accept: string;
+}
+
+/** Server-sent events on /api/app/messages/:id/stream; each `data:` line is one JSON GenerationEvent. */
+export type GenerationEvent =
+  /** First event on every attach: everything generated so far. */
+  | { type: 'snapshot'; content: string; reasoning: string; citations: AppCitation[]; status: AppMessageStatus }
+  | { type: 'delta'; content?: string; reasoning?: string }
+  | { type: 'citations'; citations: AppCitation[] }
+  /** Last event: the stored message in its final state (status complete, stopped or error; usage; error). */
+  | { type: 'done'; message: AppMessage };
