@@ -1,0 +1,32 @@
+// The browser app's backend: one object per server process holding every app route handler and the live
+// generations. scripts/serve.ts builds it and publishes it (runtime.ts) for Next's route files, which only forward.
+import type { Env } from '../config.ts';
+import type { Service } from '../service.ts';
+import { authRoutes } from './routes/auth.ts';
+import { chatRoutes } from './chat/routes.ts';
+import { conversationRoutes } from './routes/conversations.ts';
+import { catalogueRoutes } from './routes/catalogue.ts';
+import type { AppDeps } from './deps.ts';
+import type { RouteHandler } from './http.ts';
+
+export interface AppBackend {
+  routes: AppRoutes;
+  /** Stops live generations, keeping what they produced; called on shutdown. */
+  close(): Promise<void>;
+}
+
+export type AppRoutes = ReturnType<typeof authRoutes> &
+  ReturnType<typeof conversationRoutes> &
+  ReturnType<typeof catalogueRoutes> &
+  Omit<ReturnType<typeof chatRoutes>, 'close'> &
+  Record<string, RouteHandler>;
+
+export function createAppBackend(svc: Service, env: Env = process.env): AppBackend {
+  const deps: AppDeps = { svc, env };
+  const chat = chatRoutes(deps);
+  const { close, ...chatHandlers } = chat;
+  return {
+    routes: { ...authRoutes(deps), ...conversationRoutes(deps), ...catalogueRoutes(deps), ...chatHandlers },
+    close,
+  };
+}
