@@ -3,15 +3,32 @@
 // Ends with the line `N passed, N failed`.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { ensureServices } from './services.ts';
 
 await ensureServices();
 
-// The full-server test serves the built app; build it once if this checkout has no build yet.
-if (!fs.existsSync('.next/BUILD_ID')) {
-  console.log('tests: building the app (first run)');
+// The browser tests serve the built app: build it when there is no build or the app's sources changed since.
+if (buildIsStale()) {
+  console.log('tests: building the app');
   const b = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
   if (b.status !== 0) process.exit(b.status ?? 1);
+}
+
+function buildIsStale(): boolean {
+  const built = fs.statSync('.next/BUILD_ID', { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return true;
+  const sources = ['app', 'components', 'lib/app', 'public', 'next.config.mjs', 'postcss.config.mjs', 'package-lock.json'];
+  return sources.some((p) => newestMtime(p) > built);
+}
+
+function newestMtime(p: string): number {
+  const st = fs.statSync(p, { throwIfNoEntry: false });
+  if (!st) return 0;
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const e of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, e)));
+  return newest;
 }
 
 const patterns = process.argv.slice(2).length ? process.argv.slice(2) : ['lib/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
