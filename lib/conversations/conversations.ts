@@ -44,6 +44,14 @@ const attachmentSchema = z.record(z.string(), z.unknown());
 export type Attachment = z.infer<typeof attachmentSchema>;
 const usageSchema = z.record(z.string(), z.unknown());
 export type Usage = z.infer<typeof usageSchema>;
+/** Why a turn failed, kept on the message so the chat can show it after a reload. */
+const messageErrorSchema = z.strictObject({
+  code: z.string().min(1).max(100),
+  status: z.number().int().min(0).max(999),
+  message: z.string().max(2000),
+  retryAfter: z.number().min(0).max(86_400 * 7).optional(),
+});
+export type MessageError = z.infer<typeof messageErrorSchema>;
 
 export interface Conversation {
   id: string;
@@ -67,7 +75,10 @@ export interface Message {
   modelId: string | null;
   status: MessageStatus;
   usage: Usage | null;
+  error: MessageError | null;
   createdAt: number;
+  /** When the row was last written (a streaming answer's heartbeat); null for rows from before migration 5. */
+  updatedAt: number | null;
 }
 
 /** A conversation with messages: every message (get) or one root-to-leaf path (withPath). */
@@ -104,6 +115,7 @@ const addMessageSchema = z.strictObject({
   modelId: z.string().min(1).max(200).nullable().optional(),
   status: z.enum(['complete', 'streaming', 'stopped', 'error']).optional(),
   usage: usageSchema.nullable().optional(),
+  error: messageErrorSchema.nullable().optional(),
 });
 export type AddMessageInput = z.input<typeof addMessageSchema>;
 
@@ -114,9 +126,20 @@ const updateMessageSchema = z
     status: z.enum(['complete', 'streaming', 'stopped', 'error']).optional(),
     usage: usageSchema.nullable().optional(),
     citations: z.array(citationSchema).max(500).optional(),
+    error: messageErrorSchema.nullable().optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), { message: 'nothing to update' });
 export type UpdateMessagePatch = z.input<typeof updateMessageSchema>;
+
+export interface UpdateMessageOptions {
+  /**
+   * Write only while the row still has this status; otherwise nothing is written and `undefined` comes back. Lets a
+   * generation and a reader that declares it interrupted race without either overwriting the other's final state.
+   */
+  ifStatus?: MessageStatus;
+  /** Leave the conversation's updated_at alone (periodic progress writes must not reorder the sidebar each second). */
+  quiet?: boolean;
+}
 
 // ---- helpers ----
 
@@ -175,12 +198,14 @@ interface MessageRow {
   model_id: string | null;
   status: string;
   usage: string | null;
+  error: string | null;
   created_at: number | string;
+  updated_at: number | string | null;
 }
 
 const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at';
 const M_COLS =
-  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.created_at';
+  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.created_at, m.updated_at';
 /** Restricts `m` to messages of conversations owned by the user in parameter $N. */
 const owned = (n: number) => `m.conversation_id IN (SELECT id FROM conversations WHERE user_id = $${n})`;
 
@@ -206,7 +231,9 @@ const toMessage = (r: MessageRow): Message => ({
   modelId: r.model_id,
   status: r.status as MessageStatus,
   usage: json<Usage | null>(r.usage, null),
+  error: json<MessageError | null>(r.error, null),
   createdAt: Number(r.created_at),
+  updatedAt: r.updated_at == null ? null : Number(r.updated_at),
 });
 
 /** The path from the root to `leafId`, given every message of the conversation in creation order. */
@@ -277,7 +304,10 @@ export interface ConversationOps {
   remove(id: string): Promise<void>;
   updateSettings(id: string, patch: ChatSettingsPatch): Promise<Conversation>;
   addMessage(conversationId: string, input: AddMessageInput): Promise<Message>;
+  /** One message of one of the user's conversations (NOT_FOUND otherwise). */
+  message(id: string): Promise<Message>;
   updateMessage(id: string, patch: UpdateMessagePatch): Promise<Message>;
+  updateMessage(id: string, patch: UpdateMessagePatch, opts: UpdateMessageOptions): Promise<Message | undefined>;
   path(conversationId: string, leafId?: string): Promise<Message[]>;
   siblings(messageId: string): Promise<{ ids: string[]; index: number }>;
   branchLeaf(messageId: string): Promise<Message>;
@@ -436,14 +466,16 @@ export function userConversations(store: Store, userId: string): ConversationOps
           modelId: v.modelId ?? null,
           status: v.status ?? 'complete',
           usage: v.usage ?? null,
+          error: v.error ?? null,
           createdAt: at,
+          updatedAt: at,
         };
         // INSERT … SELECT from the user's own conversation row: nothing is written unless the user owns it.
         const n = await q.run(
-          `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, created_at)
+          `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, error, created_at, updated_at)
            SELECT CAST($1 AS TEXT), c.id, CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS TEXT),
-                  CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS BIGINT)
-           FROM conversations c WHERE c.id = $12 AND c.user_id = $13`,
+                  CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS TEXT), CAST($12 AS BIGINT), CAST($12 AS BIGINT)
+           FROM conversations c WHERE c.id = $13 AND c.user_id = $14`,
           [
             m.id,
             m.parentId,
@@ -455,6 +487,7 @@ export function userConversations(store: Store, userId: string): ConversationOps
             m.modelId,
             m.status,
             m.usage === null ? null : JSON.stringify(m.usage),
+            m.error === null ? null : JSON.stringify(m.error),
             at,
             conversationId,
             userId,
@@ -466,11 +499,17 @@ export function userConversations(store: Store, userId: string): ConversationOps
       });
     },
 
-    async updateMessage(id, patch) {
+    async message(id) {
+      return getMessage(store, id);
+    },
+
+    // Overloads on an object literal: the implementation's signature covers both.
+    updateMessage: (async (id: string, patch: UpdateMessagePatch, opts: UpdateMessageOptions = {}) => {
       const p = parse(updateMessageSchema, patch);
       return store.tx(async (q) => {
         const existing = await getMessage(q, id);
         if (existing.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'only assistant messages can be updated', { param: 'id' });
+        if (opts.ifStatus !== undefined && existing.status !== opts.ifStatus) return undefined;
         const sets: string[] = [];
         const params: Param[] = [];
         const set = (col: string, value: Param) => {
@@ -482,17 +521,23 @@ export function userConversations(store: Store, userId: string): ConversationOps
         if (p.status !== undefined) set('status', p.status);
         if (p.usage !== undefined) set('usage', p.usage === null ? null : JSON.stringify(p.usage));
         if (p.citations !== undefined) set('citations', JSON.stringify(p.citations));
+        if (p.error !== undefined) set('error', p.error === null ? null : JSON.stringify(p.error));
+        set('updated_at', stamp());
         params.push(id, userId);
-        const n = await q.run(
-          `UPDATE messages SET ${sets.join(', ')} WHERE id = $${params.length - 1} AND role = 'assistant'
-             AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $${params.length})`,
-          params,
-        );
-        if (n === 0) throw notFound('Message');
-        await touch(q, existing.conversationId);
+        let where = `id = $${params.length - 1} AND role = 'assistant' AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $${params.length})`;
+        if (opts.ifStatus !== undefined) {
+          params.push(opts.ifStatus);
+          where += ` AND status = $${params.length}`;
+        }
+        const n = await q.run(`UPDATE messages SET ${sets.join(', ')} WHERE ${where}`, params);
+        if (n === 0) {
+          if (opts.ifStatus !== undefined) return undefined;
+          throw notFound('Message');
+        }
+        if (!opts.quiet) await touch(q, existing.conversationId);
         return getMessage(q, id);
       });
-    },
+    }) as ConversationOps['updateMessage'],
 
     async path(conversationId, leafId) {
       return pathIn(store, conversationId, leafId);

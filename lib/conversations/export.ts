@@ -60,6 +60,13 @@ export interface ConversationExport {
   }[];
 }
 
+// Attachments keep their file bytes (a data: URL) so an answer can be regenerated; an export lists them by name and
+// size only: the file is the user's own upload, and megabytes of base64 would drown the conversation.
+const withoutBytes = (a: Message['attachments'][number]): Message['attachments'][number] => {
+  const { dataUrl: _bytes, ...rest } = a;
+  return rest;
+};
+
 /** The JSON export object, keys in a fixed order. */
 export function exportObject(c: ConversationWithMessages): ConversationExport {
   return {
@@ -76,7 +83,7 @@ export function exportObject(c: ConversationWithMessages): ConversationExport {
       model: m.modelId,
       status: m.status,
       createdAt: iso(m.createdAt),
-      attachments: m.attachments,
+      attachments: m.attachments.map(withoutBytes),
       citations: m.citations,
       usage: m.usage,
     })),
