@@ -175,6 +175,39 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await assert.rejects(alice.updateMessage('missing', { content: 'x' }), code('NOT_FOUND'));
     });
 
+    test('errors, updated_at, conditional updates, single messages and the model', async () => {
+      const c = await alice.create();
+      const u = await alice.addMessage(c.id, { parentId: null, role: 'user', content: 'Hi' });
+      const a = await alice.addMessage(c.id, { parentId: u.id, role: 'assistant', content: '', status: 'streaming' });
+      assert.equal(a.error, null);
+      assert.equal(a.updatedAt, a.createdAt);
+      assert.deepEqual(await alice.message(a.id), a);
+      await assert.rejects(bob.message(a.id), code('NOT_FOUND'));
+
+      // A quiet progress write moves the message's updated_at but not the conversation's.
+      const convBefore = (await alice.get(c.id)).updatedAt;
+      const progress = await alice.updateMessage(a.id, { content: 'par' }, { ifStatus: 'streaming', quiet: true });
+      assert.equal(progress?.content, 'par');
+      assert.ok((progress?.updatedAt ?? 0) > (a.updatedAt ?? 0));
+      assert.equal((await alice.get(c.id)).updatedAt, convBefore);
+
+      const err = { code: 'INSUFFICIENT_BALANCE', status: 402, message: 'No credit' };
+      const failed = await alice.updateMessage(a.id, { status: 'error', error: err });
+      assert.deepEqual(failed.error, err);
+      assert.deepEqual((await alice.get(c.id)).messages[1].error, err);
+      // The row is no longer streaming: a conditional write is skipped, not an error.
+      assert.equal(await alice.updateMessage(a.id, { content: 'late' }, { ifStatus: 'streaming' }), undefined);
+      assert.equal((await alice.message(a.id)).content, 'par');
+      await assert.rejects(alice.updateMessage(a.id, { error: { code: 'X', status: 'bad' as never, message: '' } }), code('INVALID_REQUEST'));
+      assert.deepEqual((await alice.updateMessage(a.id, { error: null, status: 'complete' })).error, null);
+      await assert.rejects(bob.updateMessage(a.id, { content: 'x' }, { ifStatus: 'complete' }), code('NOT_FOUND'));
+
+      assert.equal((await alice.setModel(c.id, 'vision-model')).modelId, 'vision-model');
+      assert.equal((await alice.setModel(c.id, null)).modelId, null);
+      await assert.rejects(alice.setModel(c.id, ''), code('INVALID_REQUEST'));
+      await assert.rejects(bob.setModel(c.id, 'x'), code('NOT_FOUND'));
+    });
+
     test('list pages newest-updated first with a cursor', async () => {
       const carol = userConversations(store, 'carol');
       await addUser(store, 'carol');

@@ -301,6 +301,8 @@ export interface ConversationOps {
   withPath(id: string, leafId?: string): Promise<ConversationWithMessages>;
   list(opts?: { limit?: number; cursor?: string | null }): Promise<{ items: Conversation[]; nextCursor: string | null }>;
   rename(id: string, title: string): Promise<Conversation>;
+  /** The model new turns use (null: the default, or the character's model). */
+  setModel(id: string, modelId: string | null): Promise<Conversation>;
   remove(id: string): Promise<void>;
   updateSettings(id: string, patch: ChatSettingsPatch): Promise<Conversation>;
   addMessage(conversationId: string, input: AddMessageInput): Promise<Message>;
@@ -408,6 +410,14 @@ export function userConversations(store: Store, userId: string): ConversationOps
       const clean = cleanTitle(title);
       const at = stamp();
       const n = await store.run('UPDATE conversations SET title = $1, updated_at = $2 WHERE id = $3 AND user_id = $4', [clean, at, id, userId]);
+      if (n === 0) throw notFound('Conversation');
+      return getConversation(store, id);
+    },
+
+    async setModel(id, modelId) {
+      const v = parse(z.string().min(1).max(200).nullable(), modelId);
+      const at = stamp();
+      const n = await store.run('UPDATE conversations SET model_id = $1, updated_at = $2 WHERE id = $3 AND user_id = $4', [v, at, id, userId]);
       if (n === 0) throw notFound('Conversation');
       return getConversation(store, id);
     },
