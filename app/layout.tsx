@@ -1,16 +1,39 @@
-import type { Metadata } from 'next';
+import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { Providers } from '@/components/providers.tsx';
+import { THEME_SCRIPT } from '@/components/theme/theme-script.ts';
 import './globals.css';
 
 export const metadata: Metadata = {
-  title: 'Lagoon',
-  description: 'Self-hostable AI inference: an OpenAI-compatible API and a chat app.',
+  title: { default: 'Lagoon', template: '%s · Lagoon' },
+  description: 'Chat with AI models on a self-hosted Lagoon server.',
+  applicationName: 'Lagoon',
+};
+
+// No maximum-scale: pinch zoom stays available (accessibility); inputs are 16 px so focusing one does not zoom.
+// resizes-content keeps the composer above the on-screen keyboard on Android.
+export const viewport: Viewport = {
+  width: 'device-width',
+  initialScale: 1,
+  viewportFit: 'cover',
+  interactiveWidget: 'resizes-content',
+  themeColor: [
+    { media: '(prefers-color-scheme: light)', color: '#ffffff' },
+    { media: '(prefers-color-scheme: dark)', color: '#0c0c0e' },
+  ],
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
-      <body>{children}</body>
+    // The theme script sets the class before React hydrates, hence suppressHydrationWarning on <html> only.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* The app's only inline script: a constant that applies the saved theme before first paint. */}
+        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+      </head>
+      <body>
+        <Providers>{children}</Providers>
+      </body>
     </html>
   );
 }
