@@ -202,6 +202,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.deepEqual((await alice.updateMessage(a.id, { error: null, status: 'complete' })).error, null);
       await assert.rejects(bob.updateMessage(a.id, { content: 'x' }, { ifStatus: 'complete' }), code('NOT_FOUND'));
 
+      assert.equal((await alice.updateMessage(a.id, { modelId: 'answering-model' })).modelId, 'answering-model');
+      assert.equal((await alice.conversation(c.id)).id, c.id);
+      await assert.rejects(bob.conversation(c.id), code('NOT_FOUND'));
       assert.equal((await alice.setModel(c.id, 'vision-model')).modelId, 'vision-model');
       assert.equal((await alice.setModel(c.id, null)).modelId, null);
       await assert.rejects(alice.setModel(c.id, ''), code('INVALID_REQUEST'));

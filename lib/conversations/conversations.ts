@@ -127,6 +127,7 @@ const updateMessageSchema = z
     usage: usageSchema.nullable().optional(),
     citations: z.array(citationSchema).max(500).optional(),
     error: messageErrorSchema.nullable().optional(),
+    modelId: z.string().min(1).max(200).nullable().optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), { message: 'nothing to update' });
 export type UpdateMessagePatch = z.input<typeof updateMessageSchema>;
@@ -295,6 +296,8 @@ function clampLimit(limit: unknown, fallback: number, max: number): number {
 
 export interface ConversationOps {
   create(input?: CreateConversationInput): Promise<Conversation>;
+  /** The conversation alone (no messages). */
+  conversation(id: string): Promise<Conversation>;
   /** The conversation with every message (all branches), in creation order. */
   get(id: string): Promise<ConversationWithMessages>;
   /** The conversation with only the messages on the path to leafId (default: the latest leaf) — for export. */
@@ -375,6 +378,10 @@ export function userConversations(store: Store, userId: string): ConversationOps
         [c.id, userId, c.title, c.modelId, c.characterSlug, JSON.stringify(c.settings), at, at],
       );
       return c;
+    },
+
+    async conversation(id) {
+      return getConversation(store, id);
     },
 
     async get(id) {
@@ -532,6 +539,7 @@ export function userConversations(store: Store, userId: string): ConversationOps
         if (p.usage !== undefined) set('usage', p.usage === null ? null : JSON.stringify(p.usage));
         if (p.citations !== undefined) set('citations', JSON.stringify(p.citations));
         if (p.error !== undefined) set('error', p.error === null ? null : JSON.stringify(p.error));
+        if (p.modelId !== undefined) set('model_id', p.modelId);
         set('updated_at', stamp());
         params.push(id, userId);
         let where = `id = $${params.length - 1} AND role = 'assistant' AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $${params.length})`;
