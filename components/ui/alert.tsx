@@ -8,6 +8,7 @@ export interface AlertProps {
   children?: ReactNode;
   action?: ReactNode;
   className?: string;
+  'data-testid'?: string;
 }
 
 const TONES = {
@@ -16,10 +17,11 @@ const TONES = {
   success: 'border-success/40 bg-success/5 text-foreground',
 };
 
-export function Alert({ tone = 'error', title, children, action, className }: AlertProps) {
+export function Alert({ tone = 'error', title, children, action, className, 'data-testid': testId }: AlertProps) {
   return (
     <div
       role={tone === 'error' ? 'alert' : 'status'}
+      data-testid={testId}
       className={cn('flex flex-wrap items-start gap-x-3 gap-y-2 rounded-lg border px-3 py-2.5 text-sm', TONES[tone], className)}
     >
       <div className="min-w-0 flex-1">

@@ -3,6 +3,7 @@
 // that scroll or drawers that slide never clip it; it flips above the trigger near the bottom of the screen. Arrow
 // keys, Home/End move; Esc closes and focus returns to the trigger; Tab, scrolling or a click outside close it.
 import { createContext, useCallback, useContext, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import Link from 'next/link';
 import { createPortal } from 'react-dom';
 import { cn } from '@/components/ui/cn.ts';
 import { CheckIcon } from '@/components/ui/icons.tsx';
@@ -117,19 +118,23 @@ export function MenuItem({ onSelect, children, danger, testId }: { onSelect: () 
   );
 }
 
+/** A link item: a download goes through a plain <a download>, a page of the app through Next's client navigation. */
 export function MenuLink({ href, download, children, testId }: { href: string; download?: boolean; children: ReactNode; testId?: string }) {
   const close = useCloseMenu();
-  return (
-    <a role="menuitem" tabIndex={-1} href={href} download={download || undefined} data-testid={testId} className={ITEM} onClick={() => close(false)}>
+  const props = { role: 'menuitem', tabIndex: -1, href, 'data-testid': testId, className: ITEM, onClick: () => close(false) };
+  return download ? (
+    <a {...props} download>
       {children}
     </a>
+  ) : (
+    <Link {...props}>{children}</Link>
   );
 }
 
 /** A choice among several (role menuitemradio); the menu stays open so the effect can be seen. */
-export function MenuRadioItem({ checked, onSelect, children }: { checked: boolean; onSelect: () => void; children: ReactNode }) {
+export function MenuRadioItem({ checked, onSelect, children, testId }: { checked: boolean; onSelect: () => void; children: ReactNode; testId?: string }) {
   return (
-    <button type="button" role="menuitemradio" aria-checked={checked} tabIndex={-1} className={cn(ITEM, checked && 'font-medium')} onClick={onSelect}>
+    <button type="button" role="menuitemradio" aria-checked={checked} tabIndex={-1} data-testid={testId} className={cn(ITEM, checked && 'font-medium')} onClick={onSelect}>
       {children}
       {checked && <CheckIcon className="ml-auto size-4 text-primary" />}
     </button>

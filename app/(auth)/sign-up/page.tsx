@@ -1,0 +1,10 @@
+import type { Metadata } from 'next';
+import { AuthForm } from '@/components/auth/auth-form.tsx';
+import { safeNext } from '@/components/session/safe-next.ts';
+
+export const metadata: Metadata = { title: 'Create account' };
+
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { next } = await searchParams;
+  return <AuthForm mode="sign-up" next={safeNext(typeof next === 'string' ? next : null)} />;
+}

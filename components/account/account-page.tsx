@@ -1,0 +1,79 @@
+'use client';
+// The account page: who is signed in, the balances chats are paid from, and how to add credit.
+// data-testid: account-page, balance-usd, balance-diem, top-up-how-to.
+import { useQuery } from '@tanstack/react-query';
+import { api, qk } from '@/components/api/client.ts';
+import { useMe } from '@/components/session/use-me.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import type { AccountSummary } from '@/lib/app/wire.ts';
+import { AddCredit } from '@/components/account/add-credit.tsx';
+import { BalanceCard } from '@/components/account/balance-card.tsx';
+import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
+
+function diemNote(a: AccountSummary): string {
+  const parts = ['Spent before USD.'];
+  if (a.diemDailyAllowance) parts.push(`Daily allowance: ${formatDiem(a.diemDailyAllowance)} DIEM.`);
+  const at = a.diemResetsAt ? new Date(a.diemResetsAt) : null;
+  if (at && !Number.isNaN(at.getTime())) parts.push(`Refills ${at.toLocaleString(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' })}.`);
+  return parts.join(' ');
+}
+
+export function AccountPage() {
+  const me = useMe();
+  const account = useQuery({
+    queryKey: qk.account,
+    queryFn: ({ signal }) => api<AccountSummary>('/account', { signal }),
+    refetchOnWindowFocus: true,
+  });
+  const user = me.data?.user;
+
+  return (
+    <div className="flex-1 overflow-y-auto" data-testid="account-page">
+      <div className="mx-auto flex max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
+        <header>
+          <h1 className="text-2xl font-semibold tracking-tight">Account</h1>
+          {user && (
+            <p className="mt-1 text-sm text-muted-foreground">
+              {user.displayName ? `${user.displayName} · ` : ''}
+              {user.email ?? 'No email'}
+              {user.isAdmin ? ' · Administrator' : ''}
+              {` · Member since ${new Date(user.createdAt).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' })}`}
+            </p>
+          )}
+        </header>
+        {account.isPending ? (
+          <div className="flex justify-center py-10 text-muted-foreground">
+            <Spinner label="Loading your balances" className="size-6" />
+          </div>
+        ) : account.isError ? (
+          <Alert
+            title="Could not load your account"
+            action={
+              <Button size="sm" variant="secondary" onClick={() => void account.refetch()} pending={account.isFetching}>
+                Retry
+              </Button>
+            }
+          >
+            {account.error.message}
+          </Alert>
+        ) : (
+          <>
+            <section aria-labelledby="balances-heading">
+              <h2 id="balances-heading" className="mb-3 text-lg font-semibold">
+                Balances
+              </h2>
+              <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+                <BalanceCard label="USD" value={formatUsd(account.data.balances.usd)} note="Paid credit, used once the DIEM allowance is spent." testId="balance-usd" />
+                <BalanceCard label="DIEM" value={formatDiem(account.data.balances.diem)} note={diemNote(account.data)} testId="balance-diem" />
+              </dl>
+              <p className="mt-3 text-sm text-muted-foreground">Each answer in a chat shows its tokens and what it cost.</p>
+            </section>
+            <AddCredit topUp={account.data.topUp} />
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

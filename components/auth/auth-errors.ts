@@ -1,0 +1,74 @@
+// Turning what the user typed and what the server answered into messages beside the right field.
+import { AppApiError } from '@/components/api/client.ts';
+
+export type AuthField = 'email' | 'password' | 'displayName';
+export type FieldErrors = Partial<Record<AuthField, string>>;
+
+export interface AuthErrorView {
+  fields: FieldErrors;
+  /** A message for the whole form (wrong credentials, server trouble). */
+  form?: string;
+  /** Epoch ms when a 429 lets the user try again. */
+  retryAt?: number;
+}
+
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 200;
+export const DISPLAY_NAME_MAX = 80;
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface AuthInput {
+  email: string;
+  password: string;
+  displayName?: string;
+}
+
+/** The checks the browser can make before sending; the server repeats them and has the last word. */
+export function validateAuth(input: AuthInput, mode: 'sign-in' | 'sign-up'): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!input.email.trim()) errors.email = 'Enter your email address';
+  else if (!EMAIL_SHAPE.test(input.email.trim())) errors.email = 'Enter a valid email address';
+  if (!input.password) errors.password = 'Enter your password';
+  else if (mode === 'sign-up' && [...input.password].length < PASSWORD_MIN) errors.password = `Use at least ${PASSWORD_MIN} characters`;
+  else if (mode === 'sign-up' && [...input.password].length > PASSWORD_MAX) errors.password = `Use at most ${PASSWORD_MAX} characters`;
+  if (mode === 'sign-up' && (input.displayName?.trim().length ?? 0) > DISPLAY_NAME_MAX) {
+    errors.displayName = `Use at most ${DISPLAY_NAME_MAX} characters`;
+  }
+  return errors;
+}
+
+function fieldOf(path: unknown, message: string): AuthField | undefined {
+  const head = Array.isArray(path) ? path[0] : undefined;
+  if (head === 'email' || head === 'password' || head === 'displayName') return head;
+  if (/display ?name/i.test(message)) return 'displayName';
+  if (/password/i.test(message)) return 'password';
+  if (/email/i.test(message)) return 'email';
+  return undefined;
+}
+
+/** Maps a failed sign-in/sign-up to field errors (400 `issues`, or a message naming the field) or a form message. */
+export function describeAuthError(err: unknown, mode: 'sign-in' | 'sign-up'): AuthErrorView {
+  if (!(err instanceof AppApiError)) return { fields: {}, form: 'Something went wrong. Please try again.' };
+  if (err.status === 401) {
+    return { fields: {}, form: mode === 'sign-in' ? 'Incorrect email or password.' : 'Could not create the account.' };
+  }
+  if (err.status === 429) {
+    return { fields: {}, form: 'Too many attempts.', retryAt: Date.now() + (err.retryAfter ?? 60) * 1000 };
+  }
+  if (err.status === 400) {
+    const fields: FieldErrors = {};
+    const issues = Array.isArray(err.body.issues) ? (err.body.issues as Array<{ path?: unknown; message?: unknown }>) : [];
+    for (const issue of issues) {
+      const message = typeof issue.message === 'string' ? issue.message : 'Invalid value';
+      const field = fieldOf(issue.path, message);
+      if (field && !fields[field]) fields[field] = message;
+    }
+    if (!issues.length) {
+      const field = fieldOf(undefined, err.message);
+      if (field) fields[field] = err.message;
+    }
+    return Object.keys(fields).length ? { fields } : { fields, form: err.message };
+  }
+  if (err.status === 0) return { fields: {}, form: err.message };
+  return { fields: {}, form: `The server could not complete this (${err.status}). Please try again.` };
+}

@@ -1,0 +1,109 @@
+'use client';
+// Sign-in and sign-up form. Field errors appear under their field (from the browser's checks or the server's 400);
+// wrong credentials get one generic message; a 429 disables the button until its retry time has passed.
+// data-testid: auth-form, auth-submit, auth-error, email-error / password-error / displayName-error (TextField).
+import Link from 'next/link';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
+import { describeAuthError, PASSWORD_MIN, validateAuth, type AuthErrorView } from '@/components/auth/auth-errors.ts';
+import { PasswordField } from '@/components/auth/password-field.tsx';
+import { TextField } from '@/components/auth/text-field.tsx';
+import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
+import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
+
+export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: string }) {
+  const signUp = mode === 'sign-up';
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [errors, setErrors] = useState<AuthErrorView>({ fields: {} });
+  const [attempt, setAttempt] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  const submit = useAuthSubmit(mode, next);
+  const wait = useCountdown(errors.retryAt ?? null);
+  useRedirectIfSignedIn(next);
+
+  // After a failed attempt, focus the first field in error so keyboard and screen-reader users land on it.
+  useEffect(() => {
+    if (attempt) formRef.current?.querySelector<HTMLInputElement>('[aria-invalid="true"]')?.focus();
+  }, [attempt]);
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    const input = signUp ? { email: email.trim(), password, displayName: displayName.trim() || undefined } : { email: email.trim(), password };
+    const fields = validateAuth(input, mode);
+    if (Object.keys(fields).length) {
+      setErrors({ fields });
+      setAttempt((n) => n + 1);
+      return;
+    }
+    setErrors({ fields: {} });
+    submit.mutate(input, {
+      onError: (err) => {
+        setErrors(describeAuthError(err, mode));
+        setAttempt((n) => n + 1);
+      },
+    });
+  };
+
+  const remaining = PASSWORD_MIN - [...password].length;
+  const otherHref = `${signUp ? '/sign-in' : '/sign-up'}${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`;
+  const blocked = wait > 0;
+
+  return (
+    <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="auth-form">
+      <h1 className="text-xl font-semibold">{signUp ? 'Create your account' : 'Sign in to Lagoon'}</h1>
+      {errors.form && (
+        <Alert className="-mt-1" data-testid="auth-error">
+          {errors.form}
+          {errors.retryAt && (blocked ? ` Try again in ${formatWait(wait)}.` : ' You can try again now.')}
+        </Alert>
+      )}
+      {signUp && (
+        <TextField
+          id="displayName"
+          label="Display name (optional)"
+          autoComplete="nickname"
+          maxLength={120}
+          value={displayName}
+          onChange={(e) => setDisplayName(e.target.value)}
+          error={errors.fields.displayName}
+        />
+      )}
+      <TextField
+        id="email"
+        label="Email"
+        type="email"
+        autoComplete={signUp ? 'email' : 'username'}
+        inputMode="email"
+        autoCapitalize="none"
+        spellCheck={false}
+        required
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.fields.email}
+      />
+      <PasswordField
+        id="password"
+        label="Password"
+        autoComplete={signUp ? 'new-password' : 'current-password'}
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        error={errors.fields.password}
+        hint={signUp ? (remaining > 0 && password ? `At least ${PASSWORD_MIN} characters (${remaining} more).` : `At least ${PASSWORD_MIN} characters.`) : undefined}
+      />
+      <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
+        {signUp ? 'Create account' : 'Sign in'}
+      </Button>
+      <p className="text-center text-sm text-muted-foreground">
+        {signUp ? 'Already have an account? ' : 'New to Lagoon? '}
+        <Link href={otherHref} className="font-medium text-primary underline-offset-4 hover:underline">
+          {signUp ? 'Sign in' : 'Create an account'}
+        </Link>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,71 @@
+'use client';
+// The signed-in layout: sidebar and main area in a 100dvh frame. Under 768 px the sidebar is an off-canvas drawer
+// (menu button, backdrop, Esc, focus moved in and back); above it, it can be collapsed to give the chat full width.
+// data-testid: app-shell, open-sidebar, expand-sidebar (plus the sidebar's own, see sidebar.tsx).
+import Link from 'next/link';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { Sidebar } from '@/components/sidebar/sidebar.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { IconButton } from '@/components/ui/icon-button.tsx';
+import { MenuIcon, PanelLeftIcon, PlusIcon } from '@/components/ui/icons.tsx';
+import { useShellLayout } from '@/components/shell/use-shell-layout.ts';
+
+export function AppShell({ children }: { children: ReactNode }) {
+  const { drawerOpen, setDrawerOpen, collapsed, setCollapsed } = useShellLayout();
+  const asideRef = useRef<HTMLElement>(null);
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
+
+  useEffect(() => {
+    if (drawerOpen) asideRef.current?.querySelector<HTMLElement>('a, button, input')?.focus();
+    else if (wasOpen.current) menuButtonRef.current?.focus();
+    wasOpen.current = drawerOpen;
+  }, [drawerOpen]);
+
+  return (
+    <div className="flex h-dvh overflow-hidden" data-testid="app-shell">
+      <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-[70] focus:rounded-lg focus:bg-background focus:px-3 focus:py-2">
+        Skip to content
+      </a>
+      {drawerOpen && <div aria-hidden="true" className="fixed inset-0 z-30 bg-black/50 md:hidden" onClick={() => setDrawerOpen(false)} />}
+      <aside
+        ref={asideRef}
+        id="sidebar"
+        aria-label="Sidebar"
+        className={cn(
+          'fixed inset-y-0 left-0 z-40 w-72 max-w-[85vw] border-r border-border shadow-xl transition-[translate,visibility] duration-200',
+          'md:static md:z-auto md:max-w-none md:shadow-none md:transition-none',
+          drawerOpen ? 'translate-x-0' : 'max-md:invisible max-md:-translate-x-full',
+          collapsed && 'md:hidden',
+        )}
+      >
+        <Sidebar onClose={() => setDrawerOpen(false)} onCollapse={() => setCollapsed(true)} />
+      </aside>
+      <div className="flex min-w-0 flex-1 flex-col" inert={drawerOpen || undefined}>
+        <div className={cn('flex h-12 shrink-0 items-center gap-1 border-b border-border px-2', !collapsed && 'md:hidden')}>
+          <IconButton
+            ref={menuButtonRef}
+            label="Open sidebar"
+            className="md:hidden"
+            aria-controls="sidebar"
+            aria-expanded={drawerOpen}
+            data-testid="open-sidebar"
+            onClick={() => setDrawerOpen(true)}
+          >
+            <MenuIcon />
+          </IconButton>
+          <IconButton label="Expand sidebar" className="max-md:hidden" aria-controls="sidebar" aria-expanded={false} data-testid="expand-sidebar" onClick={() => setCollapsed(false)}>
+            <PanelLeftIcon />
+          </IconButton>
+          <span className="flex-1 text-center text-base font-semibold md:text-left">Lagoon</span>
+          <Link href="/" aria-label="New chat" title="New chat" className="inline-flex size-10 items-center justify-center rounded-lg text-muted-foreground hover:bg-accent hover:text-foreground">
+            <PlusIcon />
+          </Link>
+        </div>
+        <main id="main" className="flex min-h-0 flex-1 flex-col overflow-hidden">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+'use client';
+// One chat in the sidebar: a link (aria-current when open), its options menu, inline rename and delete confirmation.
+import Link from 'next/link';
+import { useState } from 'react';
+import { cn } from '@/components/ui/cn.ts';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
+import type { AppConversation } from '@/lib/app/wire.ts';
+import { ConversationMenu } from '@/components/sidebar/conversation-menu.tsx';
+import { RenameInput } from '@/components/sidebar/rename-input.tsx';
+import { useDeleteConversation, useRenameConversation } from '@/components/sidebar/use-conversation-actions.ts';
+
+export function ConversationItem({ conversation, active }: { conversation: AppConversation; active: boolean }) {
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const rename = useRenameConversation();
+  const remove = useDeleteConversation();
+  const { id, title } = conversation;
+
+  return (
+    <li className="group relative" data-testid="conversation-item" data-id={id}>
+      {editing ? (
+        <RenameInput
+          initial={title}
+          onCancel={() => setEditing(false)}
+          onSave={(t) => {
+            setEditing(false);
+            rename.mutate({ id, title: t, previous: title });
+          }}
+        />
+      ) : (
+        <Link
+          href={`/c/${encodeURIComponent(id)}`}
+          aria-current={active ? 'page' : undefined}
+          className={cn(
+            'flex h-9 items-center rounded-lg pl-3 pr-9 text-sm text-foreground hover:bg-accent',
+            active && 'bg-accent font-medium',
+          )}
+        >
+          <span className="truncate">{title}</span>
+        </Link>
+      )}
+      {!editing && (
+        <div
+          className={cn(
+            'absolute inset-y-0 right-1 flex items-center',
+            // Always visible on touch screens; on desktop it appears on hover, focus, or for the open chat.
+            !active && 'md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100 md:has-[[aria-expanded=true]]:opacity-100',
+          )}
+        >
+          <ConversationMenu conversation={conversation} onRename={() => setEditing(true)} onDelete={() => setConfirming(true)} />
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Delete chat?"
+        message={
+          <>
+            <span className="font-medium text-foreground">{title}</span> and all its messages will be deleted. This cannot be undone.
+          </>
+        }
+        confirmLabel="Delete"
+        pending={remove.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => remove.mutate({ id, isOpen: active }, { onSettled: () => setConfirming(false) })}
+      />
+    </li>
+  );
+}

@@ -1,0 +1,72 @@
+'use client';
+// The chat history, grouped by last activity, loading further pages as the list is scrolled to its end.
+import { useEffect, useMemo, useRef } from 'react';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { ConversationItem } from '@/components/sidebar/conversation-item.tsx';
+import { groupByDate } from '@/components/sidebar/group-by-date.ts';
+import { useConversations } from '@/components/sidebar/use-conversations.ts';
+
+export function ConversationList({ activeId }: { activeId: string | null }) {
+  const q = useConversations();
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = q;
+  const sentinel = useRef<HTMLDivElement>(null);
+  const items = useMemo(() => q.data?.pages.flatMap((p) => p.items) ?? [], [q.data]);
+  // Regrouped when the list changes; "today" is as of that moment, which is fresh enough for a sidebar.
+  const groups = useMemo(() => groupByDate(items, Date.now()), [items]);
+
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el || !hasNextPage) return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
+    }, { rootMargin: '200px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+
+  if (q.isPending) {
+    return (
+      <div className="flex justify-center p-4 text-muted-foreground">
+        <Spinner label="Loading chats" />
+      </div>
+    );
+  }
+  if (q.isError && !items.length) {
+    return (
+      <Alert className="m-2" title="Could not load your chats" action={<Button size="sm" variant="secondary" onClick={() => void q.refetch()}>Retry</Button>}>
+        {q.error.message}
+      </Alert>
+    );
+  }
+  if (!items.length) return <p className="px-3 py-2 text-sm text-muted-foreground">No chats yet. Start one with New chat.</p>;
+
+  return (
+    <div className="flex flex-col gap-4 pb-2" data-testid="conversation-list">
+      {groups.map(({ group, items: list }) => (
+        <section key={group} aria-label={group}>
+          <h2 className="px-3 pb-1 text-xs font-medium text-muted-foreground">{group}</h2>
+          <ul className="flex flex-col gap-0.5">
+            {list.map((c) => (
+              <ConversationItem key={c.id} conversation={c} active={c.id === activeId} />
+            ))}
+          </ul>
+        </section>
+      ))}
+      <div ref={sentinel} />
+      {isFetchingNextPage && (
+        <div className="flex justify-center text-muted-foreground">
+          <Spinner label="Loading more chats" />
+        </div>
+      )}
+      {q.isFetchNextPageError && (
+        <div className="px-2">
+          <Button size="sm" variant="secondary" className="w-full" onClick={() => void fetchNextPage()}>
+            Could not load more. Retry
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

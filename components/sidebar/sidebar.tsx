@@ -1,0 +1,70 @@
+'use client';
+// The sidebar: brand, New chat, Characters, history search, the chat list and the user menu.
+// data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
+// (data-id), conversation-menu, rename-conversation, rename-input, export-md, export-json, delete-conversation,
+// confirm-dialog, confirm-button, user-menu, theme-light/-dark/-system, account-link, sign-out.
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useState } from 'react';
+import { BrandMark } from '@/components/shell/brand.tsx';
+import { buttonClasses } from '@/components/ui/button.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { IconButton } from '@/components/ui/icon-button.tsx';
+import { PanelLeftIcon, PlusIcon, UsersIcon, XIcon } from '@/components/ui/icons.tsx';
+import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
+import { ConversationList } from '@/components/sidebar/conversation-list.tsx';
+import { SearchResults } from '@/components/sidebar/search-results.tsx';
+import { SidebarSearch } from '@/components/sidebar/sidebar-search.tsx';
+import { UserMenu } from '@/components/sidebar/user-menu.tsx';
+
+export interface SidebarProps {
+  /** Closes the drawer (small screens). */
+  onClose: () => void;
+  /** Hides the sidebar (large screens). */
+  onCollapse: () => void;
+}
+
+export function Sidebar({ onClose, onCollapse }: SidebarProps) {
+  const pathname = usePathname();
+  const [search, setSearch] = useState('');
+  const debounced = useDebouncedValue(search.trim(), 250);
+  // Clearing the box shows the list at once; typing waits for a pause.
+  const query = search.trim() ? debounced : '';
+  const activeId = pathname.startsWith('/c/') ? decodeURIComponent(pathname.slice(3).split('/')[0]) : null;
+
+  return (
+    <div className="flex h-full flex-col gap-3 bg-sidebar p-2" data-testid="sidebar">
+      <div className="flex items-center justify-between gap-2 pl-1.5">
+        <Link href="/" className="inline-flex items-center gap-2 rounded-lg py-1 pr-2 text-base font-semibold tracking-tight">
+          <BrandMark className="size-6" />
+          Lagoon
+        </Link>
+        <IconButton label="Close sidebar" className="md:hidden" onClick={onClose}>
+          <XIcon />
+        </IconButton>
+        <IconButton label="Collapse sidebar" className="max-md:hidden" onClick={onCollapse}>
+          <PanelLeftIcon />
+        </IconButton>
+      </div>
+      <div className="flex flex-col gap-1">
+        <Link href="/" className={buttonClasses('secondary', 'md', 'justify-start')} data-testid="new-chat">
+          <PlusIcon className="size-4" /> New chat
+        </Link>
+        <Link
+          href="/characters"
+          aria-current={pathname === '/characters' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
+        >
+          <UsersIcon className="size-4" /> Characters
+        </Link>
+      </div>
+      <SidebarSearch value={search} onChange={setSearch} />
+      <nav aria-label="Chat history" className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">
+        {query ? <SearchResults query={query} activeId={activeId} /> : <ConversationList activeId={activeId} />}
+      </nav>
+      <div className="border-t border-border pt-2">
+        <UserMenu />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+'use client';
+// Rename and delete from the sidebar. Rename shows the new title at once and puts the old one back if the server
+// refuses; delete leaves the open chat first (to a new chat) so its page never asks for a conversation that is gone.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { AppApiError, api, qk } from '@/components/api/client.ts';
+import { useToast } from '@/components/ui/toast.tsx';
+import type { AppConversation } from '@/lib/app/wire.ts';
+import { patchConversationInCache, removeConversationFromCache } from '@/components/sidebar/conversation-cache.ts';
+
+export function useRenameConversation() {
+  const qc = useQueryClient();
+  const toast = useToast();
+  return useMutation({
+    mutationFn: ({ id, title }: { id: string; title: string; previous: string }) =>
+      api<AppConversation>(`/conversations/${encodeURIComponent(id)}`, { method: 'PATCH', body: { title } }),
+    onMutate: ({ id, title }) => patchConversationInCache(qc, id, { title }),
+    onSuccess: (conv) => patchConversationInCache(qc, conv.id, { title: conv.title }),
+    onError: (err, { id, previous }) => {
+      patchConversationInCache(qc, id, { title: previous });
+      toast({ tone: 'error', message: `Could not rename the chat: ${err.message}` });
+    },
+  });
+}
+
+export function useDeleteConversation() {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const router = useRouter();
+  return useMutation({
+    mutationFn: async ({ id }: { id: string; isOpen: boolean }) => {
+      try {
+        await api<void>(`/conversations/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      } catch (e) {
+        // Already gone (deleted in another tab): the outcome the user asked for.
+        if (!(e instanceof AppApiError && e.status === 404)) throw e;
+      }
+    },
+    onSuccess: (_v, { id, isOpen }) => {
+      if (isOpen) router.replace('/');
+      removeConversationFromCache(qc, id);
+      void qc.invalidateQueries({ queryKey: qk.conversations });
+      toast({ tone: 'success', message: 'Chat deleted' });
+    },
+    onError: (err) => toast({ tone: 'error', message: `Could not delete the chat: ${err.message}` }),
+  });
+}

@@ -1,0 +1,28 @@
+'use client';
+// Ends the session on the server, forgets everything cached for this user and goes to the sign-in page. A session
+// that had already ended (401) counts as signed out.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { AppApiError, api, setCsrfToken } from '@/components/api/client.ts';
+import { useToast } from '@/components/ui/toast.tsx';
+
+export function useSignOut() {
+  const qc = useQueryClient();
+  const router = useRouter();
+  const toast = useToast();
+  return useMutation({
+    mutationFn: async () => {
+      try {
+        await api<void>('/auth/sign-out', { method: 'POST' });
+      } catch (e) {
+        if (!(e instanceof AppApiError && e.status === 401)) throw e;
+      }
+    },
+    onSuccess: () => {
+      setCsrfToken(undefined);
+      router.replace('/sign-in');
+      qc.removeQueries();
+    },
+    onError: (err) => toast({ tone: 'error', message: `Could not sign out: ${err.message}` }),
+  });
+}
