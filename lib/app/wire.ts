@@ -61,7 +61,12 @@ export interface AppCharacter {
 }
 
 export interface AccountSummary {
+  /** Spendable now (what running requests have not reserved). */
   balances: { usd: number; diem: number };
+  /** The daily DIEM allowance, refilled at 00:00 UTC. */
+  diemDailyAllowance?: number;
+  /** ISO time of the next DIEM refill. */
+  diemResetsAt?: string;
   /** How this deployment adds credit (operator CLI, or wallet top-up once wallets exist). */
   topUp: { howTo: string; url: string | null };
 }

@@ -33,18 +33,29 @@ export interface CsrfInput {
  */
 export function checkCsrf(input: CsrfInput): void {
   if (SAFE_METHODS.has(input.method.toUpperCase())) return;
-  if (input.origin !== undefined && input.origin !== null && input.origin !== '') {
-    let originHost: string | undefined;
-    try {
-      originHost = new URL(input.origin).host.toLowerCase();
-    } catch {
-      originHost = undefined;
-    }
-    if (!originHost || !input.host || originHost !== input.host.trim().toLowerCase()) {
-      throw new ApiError('FORBIDDEN', 'Cross-origin request refused: the Origin does not match this site');
-    }
-  }
+  checkOrigin(input.origin, input.host);
   if (!input.sessionCsrf) throw new ApiError('FORBIDDEN', 'CSRF check failed: no session');
   if (!input.headerToken) throw new ApiError('FORBIDDEN', `CSRF check failed: the ${CSRF_HEADER} header is missing`);
   if (!safeEqual(input.headerToken, input.sessionCsrf)) throw new ApiError('FORBIDDEN', `CSRF check failed: the ${CSRF_HEADER} header does not match the session`);
+}
+
+/**
+ * Refuses a present Origin whose host is not the request's Host (FORBIDDEN). The routes that run before a session
+ * exists (sign-up, sign-in) have no token to check, so this is their CSRF defence, with `sec-fetch-site` (sent by
+ * every current browser) refusing cross-site requests that carry no Origin.
+ */
+export function checkOrigin(origin: string | null | undefined, host: string | null | undefined, secFetchSite?: string | null): void {
+  if (secFetchSite && secFetchSite !== 'same-origin' && secFetchSite !== 'none') {
+    throw new ApiError('FORBIDDEN', 'Cross-origin request refused: it did not come from this site');
+  }
+  if (origin === undefined || origin === null || origin === '') return;
+  let originHost: string | undefined;
+  try {
+    originHost = new URL(origin).host.toLowerCase();
+  } catch {
+    originHost = undefined;
+  }
+  if (!originHost || !host || originHost !== host.trim().toLowerCase()) {
+    throw new ApiError('FORBIDDEN', 'Cross-origin request refused: the Origin does not match this site');
+  }
 }

@@ -62,16 +62,16 @@ const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 /** Trimmed and lowercased, or 400. */
 export function normaliseEmail(email: unknown): string {
-  if (typeof email !== 'string') throw new ApiError('INVALID_REQUEST', 'Email is required');
+  if (typeof email !== 'string') throw new ApiError('INVALID_REQUEST', 'Email is required', { param: 'email' });
   const e = email.trim().toLowerCase();
-  if (!e || e.length > EMAIL_MAX || !EMAIL_SHAPE.test(e)) throw new ApiError('INVALID_REQUEST', 'Enter a valid email address');
+  if (!e || e.length > EMAIL_MAX || !EMAIL_SHAPE.test(e)) throw new ApiError('INVALID_REQUEST', 'Enter a valid email address', { param: 'email' });
   return e;
 }
 
 function checkPassword(password: unknown): string {
-  if (typeof password !== 'string') throw new ApiError('INVALID_REQUEST', 'Password is required');
+  if (typeof password !== 'string') throw new ApiError('INVALID_REQUEST', 'Password is required', { param: 'password' });
   const n = [...password].length;
-  if (n < PASSWORD_MIN || n > PASSWORD_MAX) throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`);
+  if (n < PASSWORD_MIN || n > PASSWORD_MAX) throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`, { param: 'password' });
   return password;
 }
 
@@ -80,9 +80,9 @@ const CONTROL = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
 export function normaliseDisplayName(name: unknown): string {
   if (name === undefined || name === null) return '';
-  if (typeof name !== 'string') throw new ApiError('INVALID_REQUEST', 'Display name must be text');
+  if (typeof name !== 'string') throw new ApiError('INVALID_REQUEST', 'Display name must be text', { param: 'displayName' });
   const clean = name.replace(CONTROL, '').trim();
-  if ([...clean].length > DISPLAY_NAME_MAX) throw new ApiError('INVALID_REQUEST', `Display name must be at most ${DISPLAY_NAME_MAX} characters`);
+  if ([...clean].length > DISPLAY_NAME_MAX) throw new ApiError('INVALID_REQUEST', `Display name must be at most ${DISPLAY_NAME_MAX} characters`, { param: 'displayName' });
   return clean;
 }
 
@@ -128,7 +128,7 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
   try {
     const user = await store.tx(async (q) => {
       if (store.kind === 'postgres') await q.run('LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
-      if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE);
+      if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
       const count = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users');
       const isAdmin = Number(count?.n ?? 0) === 0;
       const txStore = inTx(store, q);
@@ -143,7 +143,7 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
     });
     return { user, accountId: user.accountId };
   } catch (e) {
-    if (isUniqueViolation(e)) throw new ApiError('INVALID_REQUEST', DUPLICATE);
+    if (isUniqueViolation(e)) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
     throw e;
   }
 }

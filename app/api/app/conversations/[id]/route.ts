@@ -1,0 +1,10 @@
+// Forwards to the app backend (lib/app), which the server process built and published before Next started.
+import { appBackend } from '@/lib/app/runtime.ts';
+
+type Ctx = { params: Promise<{ id: string }> };
+
+export const dynamic = 'force-dynamic';
+
+export const GET = async (req: Request, ctx: Ctx) => appBackend().routes.getConversation(req, await ctx.params);
+export const PATCH = async (req: Request, ctx: Ctx) => appBackend().routes.updateConversation(req, await ctx.params);
+export const DELETE = async (req: Request, ctx: Ctx) => appBackend().routes.deleteConversation(req, await ctx.params);

@@ -1,0 +1,50 @@
+// Catalogue routes: the chat models, the characters, and the signed-in user's credit.
+import { fromMicros, nextEpochStart } from '../../billing/money.ts';
+import type { User } from '../../users/users.ts';
+import type { AppDeps } from '../deps.ts';
+import { json, requireSession, route } from '../http.ts';
+import type { AccountSummary, AppCharacter, AppModel } from '../wire.ts';
+import { catalogueSource, isRemote } from './catalogues.ts';
+
+/** How credit is added in this deployment, in words the user can act on. Wallet top-up (with a url) comes later. */
+function topUpHowTo(user: User, diemDaily: number, remote: boolean): string {
+  const grant = `npx lagoon credit grant --account ${user.accountId} --usd 10`;
+  const allowance = diemDaily > 0 ? `Your free allowance of ${diemDaily} DIEM refills every day at 00:00 UTC. ` : '';
+  if (remote) return `${allowance}Chats on this server are billed to its operator's account with the inference provider; ask the operator if you run out.`;
+  if (user.isAdmin) return `${allowance}You are this server's operator: add USD credit on the server with \`${grant}\` (any amount).`;
+  return `${allowance}USD credit is added by this server's operator. Ask them to run \`${grant}\` (any amount) for your account.`;
+}
+
+export function catalogueRoutes(deps: AppDeps) {
+  const { svc } = deps;
+  const catalogue = catalogueSource(deps);
+  const remote = isRemote(deps.env);
+
+  return {
+    models: route(async (req) => {
+      await requireSession(deps, req);
+      const body: { models: AppModel[] } = { models: await catalogue.models() };
+      return json(body);
+    }),
+
+    characters: route(async (req) => {
+      await requireSession(deps, req);
+      const body: { characters: AppCharacter[] } = { characters: await catalogue.characters(new URL(req.url).searchParams.get('q')) };
+      return json(body);
+    }),
+
+    account: route(async (req) => {
+      const { user } = await requireSession(deps, req);
+      const now = Date.now();
+      const b = await svc.ledger.balances(user.accountId, now);
+      // Spendable: what in-flight requests have not reserved (as the service's GET /billing/balance reports it).
+      const body: AccountSummary = {
+        balances: { usd: fromMicros(Math.max(0, b.usd - b.usdHeld)), diem: fromMicros(Math.max(0, b.diem - b.diemHeld)) },
+        diemDailyAllowance: fromMicros(b.diemDaily),
+        diemResetsAt: new Date(nextEpochStart(now)).toISOString(),
+        topUp: { howTo: topUpHowTo(user, fromMicros(b.diemDaily), remote), url: null },
+      };
+      return json(body);
+    }),
+  };
+}
