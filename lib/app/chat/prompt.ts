@@ -1,0 +1,57 @@
+// One branch of a conversation → the OpenAI-compatible chat request the inference backend receives: the chat's
+// system prompt, the branch's messages with their attachments as content parts, sampling and the service parameters
+// (web search, citations, the operator's system prompt, the character), streamed with usage.
+import type { WireNames } from '../../api/wire.ts';
+import type { ChatSettings, Conversation, Message } from '../../conversations/conversations.ts';
+import { storedAttachment } from './attachments.ts';
+
+type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } };
+
+export interface PromptInput {
+  model: string;
+  conversation: Pick<Conversation, 'characterSlug'> & { settings: ChatSettings };
+  /** The branch from the root to the message being answered (a user message), oldest first. */
+  history: Message[];
+  /** Wire names of the backend that receives the request (service_parameters or its configured word). */
+  wire: WireNames;
+}
+
+function userContent(m: Message): string | Part[] {
+  const files = m.attachments.map(storedAttachment).filter((a) => a !== undefined);
+  if (!files.length) return m.content;
+  const parts: Part[] = [];
+  if (m.content) parts.push({ type: 'text', text: m.content });
+  for (const f of files) {
+    // Images go to the model as images; documents as `file` parts, which the service turns into text.
+    if (f.kind === 'image') parts.push({ type: 'image_url', image_url: { url: f.dataUrl } });
+    else parts.push({ type: 'file', file: { filename: f.name, file_data: f.dataUrl } });
+  }
+  return parts;
+}
+
+export function chatRequestBody(input: PromptInput): Record<string, unknown> {
+  const { settings } = input.conversation;
+  const messages: Record<string, unknown>[] = [];
+  if (settings.systemPrompt?.trim()) messages.push({ role: 'system', content: settings.systemPrompt });
+  for (const m of input.history) {
+    if (m.role === 'user') messages.push({ role: 'user', content: userContent(m) });
+    else if (m.role === 'system') messages.push({ role: 'system', content: m.content });
+    // A failed or empty answer said nothing the model should read back.
+    else if (m.content.trim()) messages.push({ role: 'assistant', content: m.content });
+  }
+  const params: Record<string, unknown> = {
+    enable_web_search: settings.webSearch ?? 'off',
+    enable_web_citations: settings.citations ?? true,
+    include_search_results_in_stream: true,
+    [input.wire.includeSystemPrompt]: settings.includeServiceSystemPrompt ?? true,
+  };
+  if (input.conversation.characterSlug) params.character_slug = input.conversation.characterSlug;
+  return {
+    model: input.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    [input.wire.params]: params,
+  };
+}

@@ -1,0 +1,174 @@
+// The chat app's generation routes: send (and edit-and-resend), regenerate, stop, stream (attach/reattach) and the
+// attachment limits. Every lookup goes through the session user's own conversations, so another user's id is 404.
+import { z } from 'zod';
+import { ApiError } from '../../api/errors.ts';
+import { autoTitle, type Conversation, type ConversationOps, type Message, userConversations } from '../../conversations/conversations.ts';
+import { DEFAULT_TITLE } from '../../conversations/text.ts';
+import type { AppDeps } from '../deps.ts';
+import { json, type Params, readJson, requireSession, route, type RouteHandler } from '../http.ts';
+import { catalogueSource } from '../routes/catalogues.ts';
+import { toAppConversation } from '../routes/present.ts';
+import type { User } from '../../users/users.ts';
+import type { SendMessageResponse } from '../wire.ts';
+import { attachmentLimits, checkAttachments, SEND_BODY_LIMIT } from './attachments.ts';
+import { Generations } from './generations.ts';
+import type { InferenceClient } from './inference.ts';
+import { localClient } from './local-client.ts';
+import { toAppMessage } from './message.ts';
+import { modelForTurn } from './models.ts';
+import { chatRequestBody } from './prompt.ts';
+import { remoteClient, remoteConfigFrom } from './remote-client.ts';
+import { finishedStream, interrupt, isStale, liveStream, pollingStream, SSE_HEADERS } from './stream.ts';
+
+const MAX_TEXT = 200_000;
+const idSchema = z.string().min(1).max(200);
+
+const sendSchema = z.strictObject({
+  parentId: idSchema.nullable(),
+  content: z.string().max(MAX_TEXT, `A message can be at most ${MAX_TEXT.toLocaleString('en')} characters`),
+  attachments: z
+    .array(z.strictObject({ name: z.string().max(4096), type: z.string().max(255), dataUrl: z.string().min(5) }))
+    .max(100)
+    .optional(),
+  modelId: idSchema.optional(),
+});
+
+const regenerateSchema = z.strictObject({ modelId: idSchema.optional() });
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const first = r.error.issues[0];
+  throw new ApiError('INVALID_REQUEST', first ? `${first.path.map(String).join('.') || 'body'}: ${first.message}` : undefined, {
+    issues: r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+  });
+}
+
+/** A JSON body that may be absent (regenerate needs none). */
+async function optionalJson(req: Request): Promise<Record<string, unknown>> {
+  if (!req.body || req.headers.get('content-length') === '0') return {};
+  return readJson(req);
+}
+
+export function chatRoutes(deps: AppDeps) {
+  const { svc, env } = deps;
+  const remote = remoteConfigFrom(env, svc.config.wire.word);
+  const client: InferenceClient = remote ? remoteClient(remote) : localClient(svc);
+  const generations = new Generations(client);
+  const heartbeatMs = svc.config.sseKeepAliveMs;
+  // With the embedded store this process is the only writer, so a 'streaming' row older than it is certainly dead.
+  const aliveSince = svc.store.kind === 'sqlite' ? Date.now() : 0;
+
+  const catalogue = catalogueSource(deps);
+  const modelFor = (requested: string | null, characterSlug: string | null, history: Message[]) => modelForTurn(catalogue, requested, characterSlug, history);
+
+  function startAnswer(user: User, ops: ConversationOps, assistant: Message, history: Message[], conversation: Conversation, model: string) {
+    const body = chatRequestBody({ model, conversation, history, wire: client.wire });
+    generations.start({ user, ops, message: assistant, body });
+  }
+
+  async function ownedAssistant(ops: ConversationOps, id: string): Promise<Message> {
+    const m = await ops.message(id);
+    if (m.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'Only an answer can be regenerated, stopped or streamed', { param: 'id' });
+    return m;
+  }
+
+  const sendMessage: RouteHandler = async (req, params: Params) => {
+    const { user } = await requireSession(deps, req);
+    const input = parse(sendSchema, await readJson(req, SEND_BODY_LIMIT));
+    const uploads = input.attachments ?? [];
+    if (!input.content.trim() && !uploads.length) throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
+    const ops = userConversations(svc.store, user.id);
+    // The branch being answered: the path to the parent (empty for a first message, or an edit of the first one).
+    const c = await ops.withPath(params.id ?? '', input.parentId ?? undefined);
+    const isFirst = input.parentId === null && c.messages.length === 0;
+    const history = input.parentId === null ? [] : c.messages;
+    if (history.at(-1)?.status === 'streaming') throw new ApiError('INVALID_REQUEST', 'The previous answer is still being written: stop it or wait for it', { param: 'parentId' });
+    const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, history);
+    client.checkSettings(c.settings);
+    const { attachments } = checkAttachments(uploads, model);
+
+    // Everything is checked: from here on the turn is stored.
+    const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
+    const assistant = await ops.addMessage(c.id, { parentId: userMsg.id, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
+    if (isFirst && c.title === DEFAULT_TITLE) {
+      const title = autoTitle(input.content);
+      await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
+    }
+    if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
+    startAnswer(user, ops, assistant, [...history, userMsg], c, model.id);
+    const out: SendMessageResponse = {
+      user: toAppMessage(userMsg),
+      assistant: toAppMessage(assistant),
+      conversation: toAppConversation(await ops.conversation(c.id)),
+    };
+    return json(out, 201);
+  };
+
+  const regenerate: RouteHandler = async (req, params) => {
+    const { user } = await requireSession(deps, req);
+    const input = parse(regenerateSchema, await optionalJson(req));
+    const ops = userConversations(svc.store, user.id);
+    const original = await ownedAssistant(ops, params.id ?? '');
+    if (original.status === 'streaming') throw new ApiError('INVALID_REQUEST', 'This answer is still being written: stop it first', { param: 'id' });
+    if (original.parentId === null) throw new ApiError('INVALID_REQUEST', 'This answer has no question to answer again', { param: 'id' });
+    const c = await ops.withPath(original.conversationId, original.parentId);
+    const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, c.messages);
+    client.checkSettings(c.settings);
+    const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
+    if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
+    startAnswer(user, ops, assistant, c.messages, c, model.id);
+    return json({ assistant: toAppMessage(assistant) }, 201);
+  };
+
+  const stopMessage: RouteHandler = async (req, params) => {
+    const { user } = await requireSession(deps, req);
+    const ops = userConversations(svc.store, user.id);
+    const id = params.id ?? '';
+    const live = generations.get(id, user.id);
+    if (live) {
+      live.stop('user');
+      return json({ message: toAppMessage(await live.finished) });
+    }
+    const m = await ownedAssistant(ops, id);
+    if (m.status !== 'streaming') return json({ message: toAppMessage(m) }); // already ended: stopping is a no-op
+    if (isStale(m, Date.now(), aliveSince)) return json({ message: toAppMessage(await interrupt(ops, m)) });
+    // Generated by another instance: mark it stopped; that instance sees it at its next progress write and keeps
+    // what it produced.
+    const stopped = await ops.updateMessage(id, { status: 'stopped' }, { ifStatus: 'streaming' });
+    return json({ message: toAppMessage(stopped ?? (await ops.message(id))) });
+  };
+
+  const streamMessage: RouteHandler = async (req, params) => {
+    const { user } = await requireSession(deps, req);
+    const id = params.id ?? '';
+    const respond = (body: ReadableStream<Uint8Array>) => new Response(body, { status: 200, headers: SSE_HEADERS });
+    const live = generations.get(id, user.id);
+    if (live) return respond(liveStream(live, heartbeatMs));
+    const ops = userConversations(svc.store, user.id);
+    let m = await ownedAssistant(ops, id);
+    // It may have ended between the registry check and the read; the row then holds its final state.
+    if (m.status === 'streaming') {
+      const again = generations.get(id, user.id);
+      if (again) return respond(liveStream(again, heartbeatMs));
+      if (isStale(m, Date.now(), aliveSince)) m = await interrupt(ops, m);
+      else return respond(pollingStream(ops, m, { heartbeatMs, aliveSince }));
+    }
+    return respond(finishedStream(m, heartbeatMs));
+  };
+
+  const limits: RouteHandler = async (req) => {
+    await requireSession(deps, req);
+    return json(attachmentLimits(), 200, { 'cache-control': 'private, max-age=300' });
+  };
+
+  return {
+    sendMessage: route(sendMessage),
+    regenerate: route(regenerate),
+    stopMessage: route(stopMessage),
+    streamMessage: route(streamMessage),
+    limits: route(limits),
+    /** Stops every live generation, keeping what each produced ('stopped'); for shutdown. */
+    close: () => generations.close(),
+  };
+}
