@@ -4,12 +4,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../lib/accounts/accounts.ts';
+import type { AppBackend } from '../../lib/app/backend.ts';
+import { stampClientIp } from '../../lib/app/routes/client-ip.ts';
+import { publishAppBackend } from '../../lib/app/runtime.ts';
 import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../../lib/billing/ledger.ts';
 import { toMicros } from '../../lib/billing/money.ts';
 import { loadConfig } from '../../lib/config.ts';
-import { createHttpServer } from '../../lib/http/server.ts';
+import { createHttpServer, type FallbackHandler } from '../../lib/http/server.ts';
 import { createService, type Service } from '../../lib/service.ts';
 import { type ScriptedEngine, startScriptedEngine } from './scripted-engine.ts';
 
@@ -25,10 +29,19 @@ export interface HarnessOptions {
   limits?: Record<string, unknown>;
   databaseUrl?: string;
   replicas?: number;
+  /**
+   * The browser app: `true` builds and publishes the app backend (`harness.app`) for route handlers called directly;
+   * `{ next: true }` also serves the built Next app (LAGOON_NEXT_DIST, default .next) on the harness port, as
+   * scripts/serve.ts does. See hasNextBuild().
+   */
+  app?: boolean | { next?: boolean };
 }
 
 export interface Harness {
   base: string; // http://127.0.0.1:PORT/api/v1
+  origin: string; // http://127.0.0.1:PORT
+  /** The published app backend, with the `app` option. */
+  app: AppBackend | undefined;
   svc: Service;
   engine: ScriptedEngine;
   replicas: ScriptedEngine[];
@@ -87,12 +100,31 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });
-  const svc = await createService(config, { env: { ...process.env, ...opts.env } });
-  const { server } = createHttpServer(svc);
+  const env = { ...process.env, ...opts.env };
+  const svc = await createService(config, { env });
+  // Imported on demand: the API tests do not load the app's code.
+  const app = opts.app ? (await import('../../lib/app/backend.ts')).createAppBackend(svc, env) : undefined;
+  if (app) publishAppBackend(app);
+  const withNext = typeof opts.app === 'object' && opts.app.next === true;
+  // Next needs the port before it prepares; requests that arrive before it is ready wait for it.
+  let nextApp: Promise<NextApp> | undefined;
+  const fallback: FallbackHandler | undefined = withNext
+    ? async (req, res) => {
+        stampClientIp(req, env);
+        return (await (nextApp as Promise<NextApp>)).handle(req, res);
+      }
+    : undefined;
+  const { server } = createHttpServer(svc, fallback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  if (withNext) {
+    nextApp = startNext(port);
+    await nextApp;
+  }
   return {
     base: `http://127.0.0.1:${port}/api/v1`,
+    origin: `http://127.0.0.1:${port}`,
+    app,
     svc,
     engine,
     replicas,
@@ -107,11 +139,38 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      if (nextApp) await (await nextApp).close();
+      if (app) {
+        await app.close();
+        publishAppBackend(undefined);
+      }
       await svc.close();
       await Promise.all(replicas.map((r) => r.close()));
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The Next build the harness serves: LAGOON_NEXT_DIST (relative to the repository), default .next. */
+export const nextDistDir = (): string => path.resolve(REPO_ROOT, process.env.LAGOON_NEXT_DIST || '.next');
+
+/** True when a finished Next build exists to serve (`npm run build`, or `LAGOON_NEXT_DIST=… next build`). */
+export const hasNextBuild = (): boolean => fs.existsSync(path.join(nextDistDir(), 'BUILD_ID'));
+
+interface NextApp {
+  handle: FallbackHandler;
+  close(): Promise<void>;
+}
+
+/** The production Next request handler over the existing build (next.config.mjs picks LAGOON_NEXT_DIST). */
+async function startNext(port: number): Promise<NextApp> {
+  if (!hasNextBuild()) throw new Error(`no Next build in ${nextDistDir()}: run \`npm run build\` (or set LAGOON_NEXT_DIST to a built folder)`);
+  const { default: next } = await import('next');
+  const nextApp = next({ dev: false, dir: REPO_ROOT, hostname: '127.0.0.1', port });
+  await nextApp.prepare();
+  return { handle: nextApp.getRequestHandler(), close: () => nextApp.close() };
 }
 
 /** POST JSON with a bearer key; returns status, headers and parsed body (or text). */
