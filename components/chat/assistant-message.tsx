@@ -1,0 +1,76 @@
+// One answer: reasoning, the markdown body (live text from the stream store while generating, so only this row
+// re-renders per frame), sources, error, and a footer with copy, regenerate, versions, model, usage and cost.
+import { memo, useContext } from 'react';
+import type { AppMessage } from '@/lib/app/wire.ts';
+import { BranchNav } from './branch-nav.tsx';
+import { ModelNamesContext, useChatActions } from './chat-context.ts';
+import { CopyButton } from './copy-button.tsx';
+import { ErrorBanner } from './error-banner.tsx';
+import { IconButton } from '@/components/ui/icon-button.tsx';
+import { RegenerateIcon } from './icons.tsx';
+import { thoughtSeconds, useLiveAnswer } from './live-store.ts';
+import { Markdown } from './markdown.tsx';
+import { ReasoningBlock } from './reasoning-block.tsx';
+import { SourcesPanel } from './sources-panel.tsx';
+import { UsageLabel } from './usage-label.tsx';
+
+interface Props {
+  message: AppMessage;
+  siblingIndex: number;
+  siblingCount: number;
+  /** Another answer in this chat is being generated: no regenerating meanwhile. */
+  busy: boolean;
+}
+
+export const AssistantMessage = memo(function AssistantMessage({ message, siblingIndex, siblingCount, busy }: Props) {
+  const live = useLiveAnswer(message.id);
+  const actions = useChatActions();
+  const modelName = useContext(ModelNamesContext).get(message.modelId ?? '');
+  const content = live?.content ?? message.content;
+  const reasoning = live?.reasoning ?? message.reasoning ?? '';
+  const citations = live?.citations ?? message.citations;
+  const status = live?.status ?? message.status;
+  const generating = status === 'streaming';
+  return (
+    <article data-testid="message" data-role="assistant" data-status={status} aria-label="Assistant" className="min-w-0">
+      {reasoning && <ReasoningBlock text={reasoning} thinking={generating && !content} seconds={thoughtSeconds(message.id, live)} />}
+      {content ? (
+        <Markdown text={content} citations={citations} live={generating} />
+      ) : (
+        generating && !reasoning && <TypingDots />
+      )}
+      {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">Connection lost — reconnecting…</p>}
+      {status === 'stopped' && <p className="mt-2 text-xs text-muted-foreground italic">Stopped</p>}
+      {message.error && status === 'error' && (
+        <ErrorBanner error={message.error} since={message.createdAt} onRetry={busy ? undefined : () => actions.regenerate(message.id)} />
+      )}
+      <SourcesPanel citations={citations} />
+      {!generating && (
+        <div className="mt-1 flex min-h-8 flex-wrap items-center gap-x-1 gap-y-1 text-muted-foreground">
+          {content && <CopyButton text={content} />}
+          <IconButton size="sm" label="Regenerate" data-testid="regenerate-button" disabled={busy} onClick={() => actions.regenerate(message.id)}>
+            <RegenerateIcon />
+          </IconButton>
+          <BranchNav index={siblingIndex} count={siblingCount} onStep={(s) => actions.switchSibling(message.id, s)} />
+          {modelName && <span className="ml-1 truncate text-xs">{modelName}</span>}
+          {message.usage && (
+            <>
+              <span aria-hidden="true" className="text-xs">·</span>
+              <UsageLabel usage={message.usage} />
+            </>
+          )}
+        </div>
+      )}
+    </article>
+  );
+});
+
+function TypingDots() {
+  return (
+    <div className="flex h-7 items-center gap-1" aria-hidden="true">
+      {[0, 150, 300].map((d) => (
+        <span key={d} className="h-2 w-2 animate-bounce rounded-full bg-muted-foreground/60 motion-reduce:animate-none" style={{ animationDelay: `${d}ms` }} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,74 @@
+// Client-side attachment checks against GET /limits, so a refused file is explained before any upload (the server
+// checks again). Pure, so the rules are testable without a browser.
+import type { AttachmentLimits } from '@/lib/app/wire.ts';
+import { displayFileName, formatBytes } from './format.ts';
+
+/** MIME types by extension, for files the browser reports without a type (common for .md and .csv). */
+const BY_EXTENSION: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
+  pdf: 'application/pdf', txt: 'text/plain', md: 'text/markdown', markdown: 'text/markdown', csv: 'text/csv',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** Short labels for the limits line. */
+const LABELS: Record<string, string> = {
+  'application/pdf': 'PDF', 'text/plain': 'TXT', 'text/markdown': 'MD', 'text/csv': 'CSV',
+  [BY_EXTENSION.docx]: 'DOCX', [BY_EXTENSION.pptx]: 'PPTX', [BY_EXTENSION.xlsx]: 'XLSX',
+};
+
+export interface FileLike {
+  name: string;
+  type: string;
+  size: number;
+}
+
+/** The type the file will be sent as: the extension's when the browser's is missing or generic. */
+export function effectiveType(file: FileLike): string {
+  const ext = /\.([a-z0-9]+)$/i.exec(file.name)?.[1]?.toLowerCase() ?? '';
+  const fromExt = BY_EXTENSION[ext];
+  if (!file.type || file.type === 'application/octet-stream') return fromExt ?? file.type;
+  // Some systems report markdown as text/plain or text/x-markdown: trust the extension for text files.
+  if (fromExt && file.type.startsWith('text/') && fromExt.startsWith('text/')) return fromExt;
+  return file.type;
+}
+
+/** "Up to 5 files, 10 MB each: images (vision models), PDF, DOCX, …". */
+export function describeLimits(limits: AttachmentLimits): string {
+  const docs = [...new Set(limits.documentTypes.map((t) => LABELS[t] ?? t.split('/').pop()!.toUpperCase()))];
+  const kinds = [...(limits.imageTypes.length ? ['images (vision models)'] : []), ...docs];
+  return `Up to ${limits.maxFiles} files, ${formatBytes(limits.maxFileBytes)} each: ${kinds.join(', ')}`;
+}
+
+export interface Checked<F extends FileLike> {
+  accepted: { file: F; type: string; kind: 'image' | 'document' }[];
+  /** One plain sentence per refused file. */
+  errors: string[];
+}
+
+/** Which of `files` may join the `alreadyAttached` ones, and why the others may not. */
+export function checkFiles<F extends FileLike>(files: readonly F[], alreadyAttached: number, limits: AttachmentLimits, vision: boolean): Checked<F> {
+  const out: Checked<F> = { accepted: [], errors: [] };
+  let room = limits.maxFiles - alreadyAttached;
+  for (const file of files) {
+    const name = `“${displayFileName(file.name)}”`;
+    const type = effectiveType(file);
+    const isImage = limits.imageTypes.includes(type);
+    if (!isImage && !limits.documentTypes.includes(type)) {
+      out.errors.push(`${name} is not a supported file type.`);
+    } else if (isImage && !vision) {
+      out.errors.push(`${name} is an image, and the selected model cannot read images. Pick a model with vision.`);
+    } else if (file.size > limits.maxFileBytes) {
+      out.errors.push(`${name} is ${formatBytes(file.size)}; the limit is ${formatBytes(limits.maxFileBytes)} per file.`);
+    } else if (file.size === 0) {
+      out.errors.push(`${name} is empty.`);
+    } else if (room <= 0) {
+      out.errors.push(`${name} was not added: at most ${limits.maxFiles} files per message.`);
+    } else {
+      room--;
+      out.accepted.push({ file, type, kind: isImage ? 'image' : 'document' });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+'use client';
+// Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
+// prompt. Edits are a draft until Save (a new chat keeps them until its first send creates it).
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import type { ChatSettings, WebSearchMode } from '@/lib/app/wire.ts';
+import { Button } from '@/components/ui/button.tsx';
+import { IconButton } from '@/components/ui/icon-button.tsx';
+import { SlidersIcon } from './icons.tsx';
+import { useDismiss } from './use-dismiss.ts';
+
+const MODES: { value: WebSearchMode; label: string }[] = [
+  { value: 'off', label: 'Off' },
+  { value: 'auto', label: 'Auto' },
+  { value: 'on', label: 'On' },
+];
+
+export function ChatSettingsButton({ settings, onSave }: { settings: ChatSettings; onSave: (s: ChatSettings) => void }) {
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState<ChatSettings>(settings);
+  const root = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const first = useRef<HTMLTextAreaElement>(null);
+  const id = useId();
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(open, root, close, trigger);
+  useEffect(() => {
+    if (open) first.current?.focus();
+  }, [open]);
+
+  const set = <K extends keyof ChatSettings>(k: K, v: ChatSettings[K]) => setDraft((d) => ({ ...d, [k]: v }));
+  const save = () => {
+    onSave({ ...draft, systemPrompt: draft.systemPrompt?.trim() ? draft.systemPrompt : undefined });
+    setOpen(false);
+    trigger.current?.focus();
+  };
+  const temperature = draft.temperature;
+  const field = 'block text-sm font-medium text-foreground';
+
+  return (
+    <div ref={root} className="relative">
+      <IconButton
+        ref={trigger}
+        size="sm"
+        label="Chat settings"
+        data-testid="chat-settings"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        onClick={() => {
+          if (!open) setDraft(settings);
+          setOpen(!open);
+        }}
+      >
+        <SlidersIcon />
+      </IconButton>
+      {open && (
+        <div role="dialog" aria-labelledby={`${id}-title`} className="absolute top-full right-0 z-30 mt-1 w-[min(22rem,calc(100vw-1.5rem))] space-y-4 rounded-xl border border-border bg-popover p-4 text-popover-foreground shadow-lg">
+          <h2 id={`${id}-title`} className="text-sm font-semibold">Chat settings</h2>
+          <div>
+            <label htmlFor={`${id}-sp`} className={field}>System prompt</label>
+            <textarea
+              id={`${id}-sp`}
+              ref={first}
+              rows={4}
+              value={draft.systemPrompt ?? ''}
+              onChange={(e) => set('systemPrompt', e.target.value)}
+              placeholder="How the assistant should behave in this chat"
+              className="mt-1 block max-h-48 w-full resize-y rounded-lg border border-input bg-background px-3 py-2 text-base placeholder:text-muted-foreground"
+            />
+          </div>
+          <div>
+            <div className="flex items-center justify-between">
+              <label htmlFor={`${id}-t`} className={field}>Temperature</label>
+              <span className="flex items-center gap-2 text-sm tabular-nums text-muted-foreground">
+                {temperature === undefined ? 'Model default' : temperature.toFixed(1)}
+                {temperature !== undefined && (
+                  <button type="button" className="text-xs font-medium text-primary underline" onClick={() => set('temperature', undefined)}>
+                    Reset
+                  </button>
+                )}
+              </span>
+            </div>
+            <input
+              id={`${id}-t`}
+              type="range"
+              min={0}
+              max={2}
+              step={0.1}
+              value={temperature ?? 1}
+              onChange={(e) => set('temperature', Number(e.target.value))}
+              aria-valuetext={temperature === undefined ? 'Model default' : temperature.toFixed(1)}
+              className="mt-2 w-full accent-[var(--primary)]"
+            />
+            <p className="flex justify-between text-xs text-muted-foreground"><span>Precise</span><span>Creative</span></p>
+          </div>
+          <fieldset>
+            <legend className={field}>Web search</legend>
+            <div className="mt-1 grid grid-cols-3 gap-1 rounded-lg bg-muted p-1">
+              {MODES.map((m) => (
+                <label key={m.value} className="cursor-pointer rounded-md px-2 py-1 text-center text-sm has-[:checked]:bg-background has-[:checked]:font-medium has-[:checked]:shadow-sm has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring">
+                  <input type="radio" name={`${id}-ws`} value={m.value} checked={(draft.webSearch ?? 'off') === m.value} onChange={() => set('webSearch', m.value)} className="sr-only" />
+                  {m.label}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={draft.citations ?? true} onChange={(e) => set('citations', e.target.checked)} className="size-4 accent-[var(--primary)]" />
+            Cite web sources in answers
+          </label>
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={draft.includeServiceSystemPrompt ?? true} onChange={(e) => set('includeServiceSystemPrompt', e.target.checked)} className="size-4 accent-[var(--primary)]" />
+            Include the service’s default system prompt
+          </label>
+          <div className="flex justify-end gap-2">
+            <Button variant="ghost" size="sm" onClick={() => { setOpen(false); trigger.current?.focus(); }}>Cancel</Button>
+            <Button size="sm" onClick={save}>Save</Button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+'use client';
+// The chat: header (model, character, settings), the virtualised transcript of the branch on screen, the composer.
+// data-testid: chat-view, message (data-role, data-status), composer-input, send-button, stop-button,
+// regenerate-button, edit-button, branch-prev, branch-next, branch-label, model-picker, chat-settings,
+// attach-button, attachment-chip, reasoning, sources-panel, citation, error-banner, usage, copy-button,
+// chat-character.
+import { useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ChatSettings } from '@/lib/app/wire.ts';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { describeLimits } from './attachment-rules.ts';
+import { ChatActionsContext, ModelNamesContext, type ChatActions } from './chat-context.ts';
+import { ChatHeader } from './chat-header.tsx';
+import { useCharacters, useConversation, useLimits, useModels } from './chat-queries.ts';
+import { Composer } from './composer.tsx';
+import { EmptyState } from './empty-state.tsx';
+import { useLiveStatus } from './live-store.ts';
+import { followStream } from './stream-manager.ts';
+import { Transcript } from './transcript.tsx';
+import type { TranscriptRow } from './transcript-rows.ts';
+import { useAttachments } from './use-attachments.ts';
+import { useBranch } from './use-branch.ts';
+import { useChatController } from './use-chat-controller.ts';
+import { useFileDrop } from './use-file-drop.ts';
+import { useStopOnEscape } from './use-stop-on-escape.ts';
+
+interface Props {
+  conversationId: string | null;
+  characterSlug?: string | null;
+}
+
+/** Settings as a PATCH: every field present, null for "back to the default". */
+const asPatch = (s: ChatSettings) =>
+  Object.fromEntries((['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt'] as const).map((k) => [k, s[k] ?? null]));
+
+export function ChatView({ conversationId, characterSlug = null }: Props) {
+  const qc = useQueryClient();
+  const query = useConversation(conversationId);
+  const conv = query.data;
+  const models = useModels().data;
+  const limits = useLimits().data;
+  const slug = conv ? conv.characterSlug : conversationId ? null : characterSlug;
+  const characters = useCharacters(slug !== null).data;
+  const character = (slug && characters?.find((c) => c.slug === slug)) || null;
+
+  // A new chat's choices, sent with POST /conversations on the first message.
+  const [draftModel, setDraftModel] = useState<string | null>(null);
+  const [draftSettings, setDraftSettings] = useState<ChatSettings>({});
+  const modelList = useMemo(() => models ?? [], [models]);
+  const modelId = conv?.modelId ?? draftModel ?? character?.modelId ?? modelList.find((m) => m.isDefault)?.id ?? modelList[0]?.id ?? null;
+  const model = modelList.find((m) => m.id === modelId);
+  const settings = conv?.settings ?? draftSettings;
+  const modelNames = useMemo(() => new Map(modelList.map((m) => [m.id, m.name])), [modelList]);
+
+  const branch = useBranch(conv?.messages);
+  const last = branch.rows.at(-1)?.message ?? null;
+  const lastAnswer = last?.role === 'assistant' ? last : null;
+  const live = useLiveStatus(lastAnswer?.id);
+  const generating = !!lastAnswer && (live === 'streaming' || live === 'stopping' || (live === undefined && lastAnswer.status === 'streaming'));
+
+  // Reattach to answers still being generated (a reload, or a chat opened mid-answer).
+  useEffect(() => {
+    if (!conversationId || !conv) return;
+    for (const m of conv.messages) if (m.status === 'streaming') followStream(qc, conversationId, m.id);
+  }, [qc, conversationId, conv]);
+
+  const [followToken, setFollowToken] = useState(0);
+  const controller = useChatController({
+    conversationId, modelId, characterSlug: slug, settings, lastMessageId: last?.id ?? null,
+    setLeaf: branch.setLeafId, onFollow: () => setFollowToken((t) => t + 1),
+  });
+  const attachments = useAttachments(limits, !!model?.capabilities.vision);
+  const drop = useFileDrop(attachments.add);
+  const stop = () => lastAnswer && controller.stop(lastAnswer.id);
+  useStopOnEscape(generating, stop);
+
+  const ctl = useRef(controller);
+  ctl.current = controller;
+  const actions = useMemo<ChatActions>(
+    () => ({
+      regenerate: (id) => void ctl.current.regenerate(id),
+      edit: (m, text) => ctl.current.edit(m, text),
+      stop: (id) => void ctl.current.stop(id),
+      switchSibling: branch.switchSibling,
+    }),
+    [branch.switchSibling],
+  );
+
+  const { pending, failure } = controller;
+  const rows = useMemo<TranscriptRow[]>(
+    () => [
+      ...branch.rows.map((r) => ({ kind: 'message' as const, key: r.message.id, ...r })),
+      ...(pending ? [pending] : []),
+      ...(failure ? [failure] : []),
+    ],
+    [branch.rows, pending, failure],
+  );
+
+  useEffect(() => {
+    document.title = conv?.title ? `${conv.title} · Lagoon` : 'New chat · Lagoon';
+  }, [conv?.title]);
+
+  const hasImages = attachments.items.some((a) => a.kind === 'image');
+  const blocked = hasImages && model && !model.capabilities.vision ? `${model.name} cannot read images: remove them or pick a model with vision.` : undefined;
+  const status = generating ? 'Generating an answer…' : lastAnswer?.status === 'stopped' ? 'Answer stopped.' : lastAnswer?.status === 'error' ? 'The answer failed.' : lastAnswer ? 'Answer complete.' : '';
+
+  if (conversationId && query.isError) return <ChatMissing notFound={(query.error as { status?: number }).status === 404} retry={() => void query.refetch()} />;
+  return (
+    <section data-testid="chat-view" aria-label="Chat" className="relative flex min-h-0 flex-1 flex-col" {...drop.handlers}>
+      <ChatHeader
+        title={conv?.title ?? null}
+        models={modelList}
+        modelId={modelId}
+        onModelChange={(id) => (conversationId ? void controller.update({ modelId: id }) : setDraftModel(id))}
+        character={character}
+        settings={settings}
+        onSettingsSave={(s) => (conversationId ? void controller.update({ settings: asPatch(s) }) : setDraftSettings(s))}
+      />
+      <div className="relative min-h-0 flex-1">
+        {conversationId && query.isPending ? (
+          <div className="flex h-full items-center justify-center text-muted-foreground"><Spinner label="Loading the conversation" /></div>
+        ) : rows.length === 0 ? (
+          <EmptyState character={character} />
+        ) : (
+          <ChatActionsContext.Provider value={actions}>
+            <ModelNamesContext.Provider value={modelNames}>
+              <Transcript rows={rows} busy={generating} followToken={followToken} />
+            </ModelNamesContext.Provider>
+          </ChatActionsContext.Provider>
+        )}
+      </div>
+      <Composer attachments={attachments} limits={limits} generating={generating} stopping={live === 'stopping'} blocked={blocked} onSend={(text) => {
+        const files = attachments.items;
+        attachments.clear();
+        return controller.send(text, files, last?.id ?? null);
+      }} onStop={stop} />
+      <p role="status" aria-live="polite" className="sr-only">{status}</p>
+      {drop.dragging && (
+        <div aria-hidden="true" className="pointer-events-none absolute inset-2 z-40 flex flex-col items-center justify-center gap-1 rounded-2xl border-2 border-dashed border-primary bg-background/90 text-center">
+          <p className="text-lg font-semibold">Drop files to attach</p>
+          {limits && <p className="px-6 text-sm text-muted-foreground">{describeLimits(limits)}</p>}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function ChatMissing({ notFound, retry }: { notFound: boolean; retry: () => void }) {
+  return (
+    <div role="alert" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+      <p className="text-lg font-semibold">{notFound ? 'This conversation does not exist or was deleted.' : 'The conversation could not be loaded.'}</p>
+      {notFound ? <Link href="/" className="text-primary underline">Start a new chat</Link> : <button type="button" onClick={retry} className="text-primary underline">Try again</button>}
+    </div>
+  );
+}

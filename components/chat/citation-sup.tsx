@@ -1,0 +1,39 @@
+// Streamdown's `sup` override: a <sup data-citation="1,2"> from citation-rehype becomes numbered links to the
+// answer's sources; any other superscript renders as Streamdown's own.
+import { Fragment, useContext, type ComponentProps } from 'react';
+import { defaultComponents, type ExtraProps } from 'streamdown';
+import { CitationsContext, isWebUrl } from './citations-context.ts';
+import { hostnameOf } from './format.ts';
+
+const DefaultSup = defaultComponents.sup;
+
+export function CitationSup(props: ComponentProps<'sup'> & ExtraProps) {
+  const citations = useContext(CitationsContext);
+  const numbers = (props as Record<string, unknown>)['data-citation'];
+  if (typeof numbers !== 'string') return <DefaultSup {...props} />;
+  return (
+    <sup className="ml-0.5 text-[0.7em] leading-none">
+      {numbers.split(',').map((n, i) => {
+        const source = citations[Number(n) - 1];
+        const sep = i > 0 ? ',' : '';
+        if (!source || !isWebUrl(source.url)) return <Fragment key={n}>{sep}{n}</Fragment>;
+        return (
+          <Fragment key={n}>
+            {sep}
+            <a
+              data-testid="citation"
+              href={source.url}
+              target="_blank"
+              rel="noopener noreferrer"
+              title={source.title || source.url}
+              aria-label={`Source ${n}: ${source.title || hostnameOf(source.url)}`}
+              className="rounded-sm px-0.5 font-semibold text-primary no-underline hover:underline"
+            >
+              {n}
+            </a>
+          </Fragment>
+        );
+      })}
+    </sup>
+  );
+}

@@ -1,0 +1,156 @@
+'use client';
+// The message box: autosizing textarea (16 px, so phones do not zoom), Enter sends, Shift+Enter breaks the line,
+// Esc stops a running answer; attachments by picker (or by dropping onto the chat), shown as removable chips,
+// with the limits stated up front. While an answer is generated the send button becomes Stop.
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { AttachmentLimits } from '@/lib/app/wire.ts';
+import { AttachmentChip } from './attachment-chip.tsx';
+import { describeLimits } from './attachment-rules.ts';
+import { IconButton } from '@/components/ui/icon-button.tsx';
+import { ArrowUpIcon, PaperclipIcon, StopIcon, XIcon } from './icons.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import type { Attachments } from './use-attachments.ts';
+
+interface Props {
+  attachments: Attachments;
+  limits: AttachmentLimits | undefined;
+  generating: boolean;
+  stopping: boolean;
+  /** Why sending is not possible right now (e.g. an image for a model without vision), shown under the box. */
+  blocked?: string;
+  onSend: (text: string) => Promise<boolean>;
+  onStop: () => void;
+}
+
+export function Composer({ attachments, limits, generating, stopping, blocked, onSend, onStop }: Props) {
+  const [text, setText] = useState('');
+  const [sending, setSending] = useState(false);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const hintId = useId();
+  const canSend = text.trim().length > 0 && !sending && !generating && !blocked;
+
+  useEffect(() => {
+    const el = inputRef.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
+  }, [text]);
+
+  useEffect(() => {
+    // Focus the box on desktop; on touch screens that would pop the keyboard over the chat.
+    if (window.matchMedia('(pointer: fine)').matches) inputRef.current?.focus();
+  }, []);
+
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
+    if (!canSend) return;
+    const sent = text;
+    setSending(true);
+    setText('');
+    // A failed send stays in the transcript with its retry, so the text is not lost by clearing the box now.
+    await onSend(sent);
+    setSending(false);
+    inputRef.current?.focus();
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void submit();
+    } else if (e.key === 'Escape' && generating) {
+      e.preventDefault();
+      onStop();
+    }
+  };
+
+  const limitsText = limits ? describeLimits(limits) : '';
+  return (
+    <form onSubmit={submit} className="shrink-0 px-3 pt-1 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-6" aria-label="Send a message">
+      <div className="mx-auto w-full max-w-3xl">
+        {attachments.errors.length > 0 && (
+          <div role="alert" className="mb-2 flex items-start gap-2 rounded-lg border border-error/40 bg-error/5 px-3 py-2 text-sm text-foreground">
+            <ul className="min-w-0 flex-1 space-y-0.5 break-words">
+              {attachments.errors.map((m, i) => <li key={i}>{m}</li>)}
+            </ul>
+            <IconButton size="sm" label="Dismiss" onClick={attachments.dismissErrors}>
+              <XIcon className="size-3.5" />
+            </IconButton>
+          </div>
+        )}
+        <div className="rounded-2xl border border-border bg-background shadow-sm focus-within:border-ring">
+          {attachments.items.length > 0 && (
+            <ul aria-label="Attached files" className="flex flex-wrap gap-2 px-2 pt-2">
+              {attachments.items.map((a) => (
+                <AttachmentChip key={a.id} name={a.name} size={a.size} kind={a.kind} previewUrl={a.previewUrl} onRemove={() => attachments.remove(a.id)} />
+              ))}
+            </ul>
+          )}
+          <textarea
+            ref={inputRef}
+            data-testid="composer-input"
+            aria-label="Message"
+            aria-describedby={hintId}
+            placeholder="Message Lagoon…"
+            rows={1}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={onKeyDown}
+            onPaste={(e) => {
+              const files = Array.from(e.clipboardData.files);
+              if (files.length) {
+                e.preventDefault();
+                attachments.add(files);
+              }
+            }}
+            className="block max-h-60 w-full resize-none bg-transparent px-4 pt-3 pb-1 text-base text-foreground outline-none placeholder:text-muted-foreground"
+          />
+          <div className="flex items-center justify-between px-2 pb-2">
+            <IconButton size="sm" label="Attach files" data-testid="attach-button" title={limitsText || 'Attach files'} onClick={() => fileRef.current?.click()} disabled={!limits}>
+              <PaperclipIcon />
+            </IconButton>
+            <input
+              ref={fileRef}
+              type="file"
+              multiple
+              hidden
+              accept={limits?.accept}
+              onChange={(e) => {
+                attachments.add(Array.from(e.target.files ?? []));
+                e.target.value = '';
+              }}
+            />
+            {generating ? (
+              <button
+                type="button"
+                data-testid="stop-button"
+                onClick={onStop}
+                disabled={stopping}
+                aria-label="Stop generating"
+                title="Stop (Esc)"
+                className={`inline-flex h-9 w-9 items-center justify-center rounded-full bg-foreground text-background hover:opacity-90 disabled:opacity-60`}
+              >
+                {stopping ? <Spinner className="size-4" /> : <StopIcon />}
+              </button>
+            ) : (
+              <button
+                type="submit"
+                data-testid="send-button"
+                disabled={!canSend}
+                aria-label="Send message"
+                title="Send (Enter)"
+                className={`inline-flex h-9 w-9 items-center justify-center rounded-full bg-primary text-primary-foreground hover:opacity-90 disabled:cursor-not-allowed disabled:bg-muted disabled:text-muted-foreground`}
+              >
+                {sending ? <Spinner className="size-4" /> : <ArrowUpIcon />}
+              </button>
+            )}
+          </div>
+        </div>
+        <p id={hintId} className="mt-1.5 px-1 text-xs text-muted-foreground">
+          {blocked ? <span className="text-error">{blocked}</span> : limitsText ? `${limitsText}.` : null}
+          <span className="hidden sm:inline"> Enter to send, Shift+Enter for a new line.</span>
+        </p>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,60 @@
+// A failed answer or send, said plainly: out of credit (with the way to add some), rate limited (with a live
+// countdown before Retry is offered), model at capacity or too slow, or the server's own message. role="alert"
+// so screen readers announce it.
+import Link from 'next/link';
+import type { AppError } from '@/lib/app/wire.ts';
+import { buttonClasses } from '@/components/ui/button.tsx';
+import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
+import { AlertIcon } from './icons.tsx';
+
+type Failure = Pick<AppError, 'status' | 'code' | 'message' | 'retryAfter'>;
+
+interface Props {
+  error: Failure;
+  /** When the failure happened (ms since epoch): the retry-after countdown runs from there. */
+  since: number;
+  onRetry?: () => void;
+}
+
+function headline(e: Failure, left: number): string {
+  if (e.status === 402 || e.code === 'INSUFFICIENT_BALANCE') return "You're out of credit.";
+  if (e.status === 429) return left > 0 ? `Rate limited — try again in ${formatWait(left)}.` : 'Rate limited — you can try again now.';
+  if (e.status === 503) return left > 0 ? `The model is at capacity — try again in ${formatWait(left)}.` : 'The model is at capacity. Try again in a moment.';
+  if (e.status === 504) return 'The model took too long to answer.';
+  if (e.status === 0) return 'Could not reach the server. Check your connection.';
+  return e.message || 'Something went wrong.';
+}
+
+export function ErrorBanner({ error, since, onRetry }: Props) {
+  const waits = (error.status === 429 || error.status === 503) && error.retryAfter;
+  const left = useCountdown(waits ? since + error.retryAfter! * 1000 : null);
+  const noCredit = error.status === 402 || error.code === 'INSUFFICIENT_BALANCE';
+  const title = headline(error, left);
+  // The server's own words add detail under the plain-language headline (never its raw body).
+  const detail = error.message && error.message !== title && (noCredit || [0, 429, 503, 504].includes(error.status)) ? error.message : '';
+  return (
+    <div
+      role="alert"
+      data-testid="error-banner"
+      data-status={error.status}
+      className="mt-2 flex flex-wrap items-start gap-x-3 gap-y-2 rounded-lg border border-error/40 bg-error/5 px-3 py-2.5 text-sm text-foreground"
+    >
+      <AlertIcon className="mt-0.5 size-4 shrink-0 text-error" />
+      <div className="min-w-0 flex-1">
+        <p className="font-medium">{title}</p>
+        {detail && <p className="mt-0.5 break-words text-muted-foreground">{detail}</p>}
+      </div>
+      {noCredit ? (
+        <Link href="/account" className={buttonClasses('primary', 'sm')}>
+          Add credit
+        </Link>
+      ) : (
+        onRetry && (
+          <button type="button" onClick={onRetry} disabled={left > 0} className={buttonClasses('secondary', 'sm')}>
+            {left > 0 ? `Retry in ${formatWait(left)}` : 'Retry'}
+          </button>
+        )
+      )}
+    </div>
+  );
+}

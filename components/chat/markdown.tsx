@@ -1,0 +1,47 @@
+'use client';
+// Assistant answers as streamed markdown (Streamdown): GFM tables, Shiki-highlighted code with a copy button (the
+// highlighter loads lazily, off the first paint), KaTeX math, caret citations as superscript links. Streamdown
+// splits the text into blocks and memoises the finished ones, so a token re-parses only the last block; its
+// sanitiser and link hardening stay on (model text is untrusted; no HTML strings are injected here).
+import { memo } from 'react';
+import { Streamdown, defaultRehypePlugins, type Components } from 'streamdown';
+import { code } from '@streamdown/code';
+import { math } from '@streamdown/math';
+import 'katex/dist/katex.min.css';
+import type { AppCitation } from '@/lib/app/wire.ts';
+import { CitationSup } from './citation-sup.tsx';
+import { CitationsContext } from './citations-context.ts';
+import { rehypeCitations } from './citation-rehype.ts';
+
+// Module constants: Streamdown re-renders every block when these props change identity.
+const plugins = { code, math };
+const rehypePlugins = [...Object.values(defaultRehypePlugins), rehypeCitations];
+const components: Components = { sup: CitationSup };
+const controls = { code: true, table: true, mermaid: false } as const;
+
+interface Props {
+  text: string;
+  citations: readonly AppCitation[];
+  /** Still being generated: incomplete markdown is completed for display and a caret shows. */
+  live: boolean;
+}
+
+export const Markdown = memo(function Markdown({ text, citations, live }: Props) {
+  return (
+    <CitationsContext.Provider value={citations}>
+      <Streamdown
+        mode="streaming"
+        parseIncompleteMarkdown
+        isAnimating={live}
+        caret={live ? 'block' : undefined}
+        plugins={plugins}
+        rehypePlugins={rehypePlugins}
+        components={components}
+        controls={controls}
+        className="markdown min-w-0 space-y-3 break-words text-[15px] leading-7"
+      >
+        {text}
+      </Streamdown>
+    </CitationsContext.Provider>
+  );
+});

@@ -1,0 +1,67 @@
+// Inline editor for a user message: "Save & send" sends the new text as a sibling of the original, so the
+// earlier branch stays reachable through ‹ n/m ›.
+import { useEffect, useId, useRef, useState } from 'react';
+import { Button } from '@/components/ui/button.tsx';
+
+interface Props {
+  initial: string;
+  onCancel: () => void;
+  onSave: (text: string) => Promise<boolean>;
+  /** The original had attachments, which an edit does not carry over. */
+  droppedAttachments: number;
+}
+
+export function MessageEditor({ initial, onCancel, onSave, droppedAttachments }: Props) {
+  const [text, setText] = useState(initial);
+  const [saving, setSaving] = useState(false);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 320)}px`;
+  }, [text]);
+  const save = async () => {
+    if (!text.trim() || saving) return;
+    setSaving(true);
+    if (!(await onSave(text))) setSaving(false);
+  };
+  return (
+    <div className="ml-auto w-full max-w-[85%] rounded-2xl border border-border bg-background p-2">
+      <label className="sr-only" htmlFor={id}>Edit message</label>
+      <textarea
+        id={id}
+        ref={ref}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') onCancel();
+          else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void save();
+          }
+        }}
+        rows={2}
+        className="block w-full resize-none bg-transparent px-2 py-1 text-base text-foreground outline-none"
+      />
+      {droppedAttachments > 0 && (
+        <p className="px-2 text-xs text-muted-foreground">Attachments are not resent with an edited message.</p>
+      )}
+      <div className="mt-1 flex justify-end gap-2">
+        <Button variant="ghost" size="sm" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button size="sm" onClick={save} disabled={!text.trim()} pending={saving}>
+          Save &amp; send
+        </Button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+// One model in the picker: name, the default mark, capability badges and prices per million tokens.
+import type { AppModel } from '@/lib/app/wire.ts';
+import { formatPrice } from './format.ts';
+import { CheckIcon } from './icons.tsx';
+
+export function CapabilityBadges({ model }: { model: AppModel }) {
+  const badges = [model.capabilities.vision && 'Vision', model.capabilities.reasoning && 'Reasoning', model.capabilities.webSearch && 'Web search'].filter(Boolean) as string[];
+  return (
+    <span className="flex flex-wrap gap-1">
+      {badges.map((b) => (
+        <span key={b} className="rounded bg-muted px-1.5 py-0.5 text-[11px] font-medium text-muted-foreground">
+          {b}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+interface Props {
+  model: AppModel;
+  id: string;
+  selected: boolean;
+  active: boolean;
+  onPick: () => void;
+  onHover: () => void;
+}
+
+export function ModelOption({ model, id, selected, active, onPick, onHover }: Props) {
+  return (
+    <li
+      id={id}
+      role="option"
+      aria-selected={selected}
+      onClick={onPick}
+      onPointerMove={onHover}
+      className={`flex cursor-pointer items-start gap-2 rounded-lg px-2.5 py-2 ${active ? 'bg-muted' : ''}`}
+    >
+      <span className="mt-0.5 w-4 shrink-0 text-primary">{selected && <CheckIcon />}</span>
+      <span className="min-w-0 flex-1">
+        <span className="flex flex-wrap items-center gap-x-2">
+          <span className="font-medium text-foreground">{model.name}</span>
+          {model.isDefault && <span className="text-xs font-medium text-primary">Default</span>}
+        </span>
+        <span className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
+          <CapabilityBadges model={model} />
+          <span className="tabular-nums">
+            {model.pricing.inputUsd === 0 && model.pricing.outputUsd === 0
+              ? 'Free'
+              : `${formatPrice(model.pricing.inputUsd)} in · ${formatPrice(model.pricing.outputUsd)} out / 1M tokens`}
+          </span>
+        </span>
+      </span>
+    </li>
+  );
+}

@@ -1,0 +1,36 @@
+// The web sources of an answer, numbered as its citations are: title, site and date, each opening in a new tab.
+import type { AppCitation } from '@/lib/app/wire.ts';
+import { isWebUrl } from './citations-context.ts';
+import { formatSourceDate, hostnameOf } from './format.ts';
+import { GlobeIcon } from './icons.tsx';
+
+export function SourcesPanel({ citations }: { citations: readonly AppCitation[] }) {
+  if (citations.length === 0) return null;
+  return (
+    <section data-testid="sources-panel" aria-label="Sources" className="mt-4 rounded-lg border border-border p-3">
+      <h3 className="mb-2 flex items-center gap-1.5 text-xs font-semibold tracking-wide text-muted-foreground uppercase">
+        <GlobeIcon className="size-3.5" /> Sources
+      </h3>
+      <ol className="space-y-1.5 text-sm">
+        {citations.map((c, i) => (
+          <li key={`${i}-${c.url}`} className="flex min-w-0 gap-2">
+            <span className="w-5 shrink-0 text-right font-semibold text-muted-foreground tabular-nums">{i + 1}.</span>
+            <span className="min-w-0">
+              {isWebUrl(c.url) ? (
+                <a href={c.url} target="_blank" rel="noopener noreferrer" className="font-medium break-words text-primary hover:underline">
+                  {c.title || hostnameOf(c.url)}
+                </a>
+              ) : (
+                <span className="font-medium break-words">{c.title || c.url}</span>
+              )}
+              <span className="block truncate text-xs text-muted-foreground">
+                {hostnameOf(c.url)}
+                {c.date ? ` · ${formatSourceDate(c.date)}` : ''}
+              </span>
+            </span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,18 @@
+// Tokens and cost of one answer, from its stored usage: "1,204 in · 356 out · $0.00041" (or DIEM when used).
+import type { AppUsage } from '@/lib/app/wire.ts';
+import { formatCount, formatDiem, formatUsd } from './format.ts';
+
+export function UsageLabel({ usage }: { usage: AppUsage }) {
+  const cost = [usage.costUsd > 0 || usage.costDiem === 0 ? formatUsd(usage.costUsd) : null, usage.costDiem > 0 ? formatDiem(usage.costDiem) : null]
+    .filter(Boolean)
+    .join(' + ');
+  return (
+    <span
+      data-testid="usage"
+      title={`${formatCount(usage.promptTokens)} prompt tokens, ${formatCount(usage.completionTokens)} completion tokens (${formatCount(usage.totalTokens)} in all); cost ${cost}`}
+      className="text-xs text-muted-foreground tabular-nums"
+    >
+      {formatCount(usage.promptTokens)} in · {formatCount(usage.completionTokens)} out · {cost}
+    </span>
+  );
+}

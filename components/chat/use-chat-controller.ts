@@ -1,0 +1,135 @@
+// Sending, editing, regenerating and stopping. A new chat is created on its first send (POST /conversations with
+// the model and settings chosen so far), then the page moves to /c/<id>; the answer's stream is module-level
+// (stream-manager), so it carries on through that navigation. Failures become a transcript row with a retry.
+import { useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useCallback, useRef, useState } from 'react';
+import { AppApiError, api } from '@/components/api/client';
+import type { AppConversation, AppMessage, ChatSettings, SendMessageResponse } from '@/lib/app/wire.ts';
+import { mergeConversation, seedConversation, upsertMessages } from './chat-cache.ts';
+import { getLive, updateLive } from './live-store.ts';
+import { finishAnswer, followStream } from './stream-manager.ts';
+import type { TranscriptRow } from './transcript-rows.ts';
+import { toUploads, type DraftAttachment } from './use-attachments.ts';
+
+type Failure = Extract<TranscriptRow, { kind: 'failure' }>;
+type Pending = Extract<TranscriptRow, { kind: 'pending' }>;
+
+export interface ControllerOptions {
+  conversationId: string | null;
+  /** What a new chat is created with. */
+  modelId: string | null;
+  characterSlug: string | null;
+  settings: ChatSettings;
+  /** The last message of the branch on screen: a new message answers it. */
+  lastMessageId: string | null;
+  setLeaf: (id: string) => void;
+  /** Called when the reader did something that should bring the end of the chat into view. */
+  onFollow: () => void;
+}
+
+function asFailure(e: unknown, retry?: () => void): Failure {
+  const err = e instanceof AppApiError ? e : new AppApiError(0, { error: (e as Error)?.message || 'Something went wrong.' });
+  return { kind: 'failure', key: 'failure', error: { status: err.status, code: err.code, message: err.message, retryAfter: err.retryAfter }, since: Date.now(), retry };
+}
+
+export function useChatController(options: ControllerOptions) {
+  const qc = useQueryClient();
+  const router = useRouter();
+  const opts = useRef(options);
+  opts.current = options;
+  const created = useRef<string | null>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+
+  const send = useCallback(
+    async (content: string, files: DraftAttachment[], parentId: string | null, showPending = true): Promise<boolean> => {
+      const o = opts.current;
+      setFailure(null);
+      if (showPending) {
+        const attachments = files.map(({ id, name, size, kind, previewUrl }) => ({ id, name, size, kind, previewUrl }));
+        setPending({ kind: 'pending', key: 'pending', content, attachments, failed: false });
+        o.onFollow();
+      }
+      try {
+        const uploads = await toUploads(files);
+        let id = o.conversationId ?? created.current;
+        if (!id) {
+          const body = { modelId: o.modelId ?? undefined, characterSlug: o.characterSlug ?? undefined, settings: o.settings };
+          const conv = await api<AppConversation>('/conversations', { method: 'POST', body });
+          seedConversation(qc, conv, []);
+          id = created.current = conv.id;
+        }
+        const res = await api<SendMessageResponse>(`/conversations/${encodeURIComponent(id)}/messages`, {
+          method: 'POST',
+          body: { parentId, content, ...(uploads.length ? { attachments: uploads } : {}) },
+        });
+        upsertMessages(qc, id, [res.user, res.assistant]);
+        mergeConversation(qc, res.conversation);
+        opts.current.setLeaf(res.assistant.id);
+        followStream(qc, id, res.assistant.id);
+        setPending(null);
+        if (!opts.current.conversationId) router.replace(`/c/${id}`);
+        return true;
+      } catch (e) {
+        setPending((p) => p && { ...p, failed: true });
+        setFailure(asFailure(e, () => void send(content, files, parentId, showPending)));
+        return false;
+      }
+    },
+    [qc, router],
+  );
+
+  const regenerate = useCallback(
+    async (assistantId: string) => {
+      const o = opts.current;
+      if (!o.conversationId) return;
+      setFailure(null);
+      try {
+        const body = o.modelId ? { modelId: o.modelId } : {};
+        const { assistant } = await api<{ assistant: AppMessage }>(`/messages/${encodeURIComponent(assistantId)}/regenerate`, { method: 'POST', body });
+        upsertMessages(qc, o.conversationId, [assistant]);
+        o.setLeaf(assistant.id);
+        followStream(qc, o.conversationId, assistant.id);
+        o.onFollow();
+      } catch (e) {
+        setFailure(asFailure(e, () => void regenerate(assistantId)));
+      }
+    },
+    [qc],
+  );
+
+  const stop = useCallback(
+    async (assistantId: string) => {
+      const live = getLive(assistantId);
+      if (live?.stopping) return;
+      if (live) updateLive(assistantId, (d) => void (d.stopping = true), true);
+      try {
+        const { message } = await api<{ message: AppMessage }>(`/messages/${encodeURIComponent(assistantId)}/stop`, { method: 'POST' });
+        finishAnswer(qc, message);
+      } catch (e) {
+        if (getLive(assistantId)) updateLive(assistantId, (d) => void (d.stopping = false), true);
+        // Already finished (the stream's `done` brings the final state); anything else is worth saying.
+        if (!(e instanceof AppApiError && (e.status === 404 || e.status === 409))) setFailure(asFailure(e, () => void stop(assistantId)));
+      }
+    },
+    [qc],
+  );
+
+  const edit = useCallback((message: AppMessage, content: string) => send(content, [], message.parentId, false), [send]);
+
+  const update = useCallback(
+    async (patch: { modelId?: string; settings?: Record<string, unknown> }) => {
+      const id = opts.current.conversationId;
+      if (!id) return;
+      try {
+        mergeConversation(qc, await api<AppConversation>(`/conversations/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }));
+      } catch (e) {
+        setFailure(asFailure(e));
+      }
+    },
+    [qc],
+  );
+
+  return { pending, failure, send, regenerate, stop, edit, update, dismissFailure: () => setFailure(null) };
+}

@@ -1,0 +1,59 @@
+// One user turn: the text exactly as typed (whitespace kept, plain text), its attachments as chips, and a footer
+// with edit, copy and ‹ n/m › versions. Editing swaps the bubble for the inline editor.
+import { memo, useState } from 'react';
+import type { AppMessage } from '@/lib/app/wire.ts';
+import { AttachmentChip } from './attachment-chip.tsx';
+import { BranchNav } from './branch-nav.tsx';
+import { useChatActions } from './chat-context.ts';
+import { CopyButton } from './copy-button.tsx';
+import { IconButton } from '@/components/ui/icon-button.tsx';
+import { EditIcon } from './icons.tsx';
+import { MessageEditor } from './message-editor.tsx';
+
+interface Props {
+  message: AppMessage;
+  siblingIndex: number;
+  siblingCount: number;
+  busy: boolean;
+}
+
+export const UserMessage = memo(function UserMessage({ message, siblingIndex, siblingCount, busy }: Props) {
+  const actions = useChatActions();
+  const [editing, setEditing] = useState(false);
+  return (
+    <article data-testid="message" data-role="user" data-status={message.status} aria-label="You" className="group flex flex-col items-end">
+      {message.attachments.length > 0 && (
+        <ul aria-label="Attachments" className="mb-1.5 flex max-w-[85%] flex-wrap justify-end gap-1.5">
+          {message.attachments.map((a) => (
+            <AttachmentChip key={a.id} name={a.name} size={a.size} kind={a.kind} previewUrl={a.previewUrl} />
+          ))}
+        </ul>
+      )}
+      {editing ? (
+        <MessageEditor
+          initial={message.content}
+          droppedAttachments={message.attachments.length}
+          onCancel={() => setEditing(false)}
+          onSave={async (text) => {
+            const ok = await actions.edit(message, text);
+            if (ok) setEditing(false);
+            return ok;
+          }}
+        />
+      ) : (
+        <div className="max-w-[85%] rounded-2xl bg-muted px-4 py-2.5 text-[15px] leading-7 break-words whitespace-pre-wrap text-foreground">
+          {message.content}
+        </div>
+      )}
+      {!editing && (
+        <div className="mt-1 flex items-center gap-1 text-muted-foreground">
+          <BranchNav index={siblingIndex} count={siblingCount} onStep={(s) => actions.switchSibling(message.id, s)} />
+          <CopyButton text={message.content} />
+          <IconButton size="sm" label="Edit message" data-testid="edit-button" disabled={busy} onClick={() => setEditing(true)}>
+            <EditIcon />
+          </IconButton>
+        </div>
+      )}
+    </article>
+  );
+});
