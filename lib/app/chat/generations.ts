@@ -44,7 +44,9 @@ export class Generation {
   /** Resolves with the stored final message once the generation has ended and been written. */
   readonly finished: Promise<Message>;
 
-  private readonly spec: GenerationSpec;
+  private readonly spec: Omit<GenerationSpec, 'body'>;
+  /** The request, dropped once sent: it can hold megabytes of attached files. */
+  private body: Record<string, unknown> | undefined;
   private readonly controller = new AbortController();
   private readonly subscribers = new Set<(e: GenerationEvent) => void>();
   private stopReason: StopReason | undefined;
@@ -58,7 +60,9 @@ export class Generation {
   private resolveFinished!: (m: Message) => void;
 
   constructor(spec: GenerationSpec) {
-    this.spec = spec;
+    const { body, ...rest } = spec;
+    this.spec = rest;
+    this.body = body;
     this.id = spec.message.id;
     this.modelId = spec.message.modelId;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
@@ -161,7 +165,9 @@ export class Generation {
     const signal = this.controller.signal;
     let run: InferenceRun | undefined;
     try {
-      run = await client.start(this.spec.user, this.spec.body, signal);
+      const body = this.body ?? {};
+      this.body = undefined;
+      run = await client.start(this.spec.user, body, signal);
       for await (const ev of run.events) {
         this.apply(ev);
         if (signal.aborted) break;

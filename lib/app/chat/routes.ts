@@ -67,6 +67,16 @@ export function chatRoutes(deps: AppDeps) {
     generations.start({ user, ops, message: assistant, body });
   }
 
+  /**
+   * 400 while `m` is still being written; an answer whose writer died is declared interrupted instead, so it never
+   * blocks the chat.
+   */
+  async function notWriting(ops: ConversationOps, user: User, m: Message, why: string, param: string): Promise<Message> {
+    if (m.status !== 'streaming') return m;
+    if (generations.get(m.id, user.id) || !isStale(m, Date.now(), aliveSince)) throw new ApiError('INVALID_REQUEST', why, { param });
+    return interrupt(ops, m);
+  }
+
   async function ownedAssistant(ops: ConversationOps, id: string): Promise<Message> {
     const m = await ops.message(id);
     if (m.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'Only an answer can be regenerated, stopped or streamed', { param: 'id' });
@@ -83,7 +93,8 @@ export function chatRoutes(deps: AppDeps) {
     const c = await ops.withPath(params.id ?? '', input.parentId ?? undefined);
     const isFirst = input.parentId === null && c.messages.length === 0;
     const history = input.parentId === null ? [] : c.messages;
-    if (history.at(-1)?.status === 'streaming') throw new ApiError('INVALID_REQUEST', 'The previous answer is still being written: stop it or wait for it', { param: 'parentId' });
+    const parent = history.at(-1);
+    if (parent) history[history.length - 1] = await notWriting(ops, user, parent, 'The previous answer is still being written: stop it or wait for it', 'parentId');
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, history);
     client.checkSettings(c.settings);
     const { attachments } = checkAttachments(uploads, model);
@@ -110,7 +121,7 @@ export function chatRoutes(deps: AppDeps) {
     const input = parse(regenerateSchema, await optionalJson(req));
     const ops = userConversations(svc.store, user.id);
     const original = await ownedAssistant(ops, params.id ?? '');
-    if (original.status === 'streaming') throw new ApiError('INVALID_REQUEST', 'This answer is still being written: stop it first', { param: 'id' });
+    await notWriting(ops, user, original, 'This answer is still being written: stop it first', 'id');
     if (original.parentId === null) throw new ApiError('INVALID_REQUEST', 'This answer has no question to answer again', { param: 'id' });
     const c = await ops.withPath(original.conversationId, original.parentId);
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, c.messages);

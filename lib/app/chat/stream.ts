@@ -13,7 +13,6 @@ export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
-  connection: 'keep-alive',
 };
 
 const encoder = new TextEncoder();
