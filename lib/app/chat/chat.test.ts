@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Harness, scriptedModel, startHarness } from '../../../e2e/support/harness.ts';
+import { createTestDatabase } from '../../../e2e/support/pg.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import type { AppMessage, GenerationEvent, SendMessageResponse } from '../wire.ts';
 import { chatRoutes } from './routes.ts';
@@ -11,14 +12,18 @@ import { assemble, call, EventReader, sleep, testUser, type TestUser } from './t
 
 type Routes = ReturnType<typeof chatRoutes>;
 
-describe('chat routes (local inference)', () => {
+for (const backend of ['sqlite', 'postgres'] as const) describe(`chat routes (local inference, ${backend})`, () => {
   let h: Harness;
   let chat: Routes;
   let alice: TestUser;
   let bob: TestUser;
+  let drop: (() => Promise<void>) | undefined;
 
   before(async () => {
+    let databaseUrl: string | undefined;
+    if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
     h = await startHarness({
+      databaseUrl,
       models: (url) => [scriptedModel('limited-model', url, { tier: 'L' })],
       limits: { windowSeconds: 60, text: { default: { L: { rpm: 1, tpm: 1_000_000 } } } },
     });
@@ -29,6 +34,7 @@ describe('chat routes (local inference)', () => {
   after(async () => {
     await chat.close();
     await h.close();
+    await drop?.();
   });
 
   const newChat = (who: TestUser, input: Parameters<ReturnType<typeof userConversations>['create']>[0] = {}) => userConversations(h.svc.store, who.user.id).create(input);
