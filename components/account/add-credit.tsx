@@ -25,7 +25,7 @@ export function AddCredit({ topUp }: { topUp: AccountSummary['topUp'] }) {
           href={topUp.url}
           target="_blank"
           rel="noopener noreferrer"
-          className="mt-4 inline-flex h-10 items-center rounded-lg bg-primary px-4 text-sm font-medium text-primary-foreground hover:opacity-90"
+          className="mt-4 inline-flex h-10 items-center rounded-lg bg-primary px-4 text-sm font-medium text-primary-foreground hover:bg-primary-hover"
         >
           Add credit<span className="sr-only"> (opens in a new tab)</span>
         </a>

@@ -14,7 +14,7 @@ export function CharacterCard({ character, onTag }: { character: AppCharacter; o
         <div className="flex items-start gap-3">
           <CharacterAvatar slug={slug} name={name} photoUrl={photoUrl} />
           <div className="min-w-0 flex-1">
-            <h2 id={headingId} className="truncate text-base font-semibold">
+            <h2 id={headingId} className="text-base font-semibold break-words">
               {name}
             </h2>
             {tags.length > 0 && (

@@ -31,7 +31,7 @@ export function CharactersPage() {
             <h1 className="text-2xl font-semibold tracking-tight">Characters</h1>
             <p className="mt-1 text-sm text-muted-foreground">Personas with their own voice and instructions. Pick one to start a chat.</p>
           </div>
-          <div role="search" className="relative sm:w-72">
+          <div role="search" aria-label="Characters" className="relative sm:w-72">
             <label htmlFor="characters-search" className="sr-only">
               Search characters
             </label>
@@ -61,7 +61,7 @@ export function CharactersPage() {
               {search ? `${shown.length} of ${q.data.characters.length} characters match` : ''}
             </p>
             {shown.length ? (
-              <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4">
+              <ul className="grid grid-cols-[repeat(auto-fill,minmax(min(100%,17rem),1fr))] gap-4">
                 {shown.map((c) => (
                   <CharacterCard key={c.slug} character={c} onTag={setSearch} />
                 ))}

@@ -1,13 +1,12 @@
 'use client';
 // The signed-in layout: sidebar and main area in a 100dvh frame. Under 768 px the sidebar is an off-canvas drawer
-// (menu button, backdrop, Esc, focus moved in and back); above it, it can be collapsed to give the chat full width.
+// (menu button, backdrop, Esc, focus moved in and back); above it, it can be collapsed to a rail.
 // data-testid: app-shell, open-sidebar, expand-sidebar (plus the sidebar's own, see sidebar.tsx).
-import Link from 'next/link';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Sidebar } from '@/components/sidebar/sidebar.tsx';
 import { cn } from '@/components/ui/cn.ts';
-import { IconButton } from '@/components/ui/icon-button.tsx';
-import { MenuIcon, PanelLeftIcon, PlusIcon } from '@/components/ui/icons.tsx';
+import { CollapsedRail } from '@/components/shell/collapsed-rail.tsx';
+import { MobileTopBar } from '@/components/shell/mobile-top-bar.tsx';
 import { useShellLayout } from '@/components/shell/use-shell-layout.ts';
 
 export function AppShell({ children }: { children: ReactNode }) {
@@ -15,12 +14,21 @@ export function AppShell({ children }: { children: ReactNode }) {
   const asideRef = useRef<HTMLElement>(null);
   const menuButtonRef = useRef<HTMLButtonElement>(null);
   const wasOpen = useRef(false);
+  const wasCollapsed = useRef<boolean | null>(null);
 
   useEffect(() => {
     if (drawerOpen) asideRef.current?.querySelector<HTMLElement>('a, button, input')?.focus();
     else if (wasOpen.current) menuButtonRef.current?.focus();
     wasOpen.current = drawerOpen;
   }, [drawerOpen]);
+
+  // The button just pressed disappears on collapse/expand: keep keyboard focus on its counterpart.
+  useEffect(() => {
+    if (wasCollapsed.current !== null && wasCollapsed.current !== collapsed && document.activeElement === document.body) {
+      document.querySelector<HTMLElement>(collapsed ? '[data-testid="expand-sidebar"]' : '[aria-label="Collapse sidebar"]')?.focus();
+    }
+    wasCollapsed.current = collapsed;
+  }, [collapsed]);
 
   return (
     <div className="flex h-dvh overflow-hidden" data-testid="app-shell">
@@ -41,27 +49,9 @@ export function AppShell({ children }: { children: ReactNode }) {
       >
         <Sidebar onClose={() => setDrawerOpen(false)} onCollapse={() => setCollapsed(true)} />
       </aside>
+      {collapsed && <CollapsedRail onExpand={() => setCollapsed(false)} />}
       <div className="flex min-w-0 flex-1 flex-col" inert={drawerOpen || undefined}>
-        <div className={cn('flex h-12 shrink-0 items-center gap-1 border-b border-border px-2', !collapsed && 'md:hidden')}>
-          <IconButton
-            ref={menuButtonRef}
-            label="Open sidebar"
-            className="md:hidden"
-            aria-controls="sidebar"
-            aria-expanded={drawerOpen}
-            data-testid="open-sidebar"
-            onClick={() => setDrawerOpen(true)}
-          >
-            <MenuIcon />
-          </IconButton>
-          <IconButton label="Expand sidebar" className="max-md:hidden" aria-controls="sidebar" aria-expanded={false} data-testid="expand-sidebar" onClick={() => setCollapsed(false)}>
-            <PanelLeftIcon />
-          </IconButton>
-          <span className="flex-1 text-center text-base font-semibold md:text-left">Lagoon</span>
-          <Link href="/" aria-label="New chat" title="New chat" className="inline-flex size-10 items-center justify-center rounded-lg text-muted-foreground hover:bg-accent hover:text-foreground">
-            <PlusIcon />
-          </Link>
-        </div>
+        <MobileTopBar drawerOpen={drawerOpen} onOpen={() => setDrawerOpen(true)} menuButtonRef={menuButtonRef} />
         <main id="main" className="flex min-h-0 flex-1 flex-col overflow-hidden">
           {children}
         </main>

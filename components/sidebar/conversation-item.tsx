@@ -50,19 +50,22 @@ export function ConversationItem({ conversation, active }: { conversation: AppCo
           <ConversationMenu conversation={conversation} onRename={() => setEditing(true)} onDelete={() => setConfirming(true)} />
         </div>
       )}
-      <ConfirmDialog
-        open={confirming}
-        title="Delete chat?"
-        message={
-          <>
-            <span className="font-medium text-foreground">{title}</span> and all its messages will be deleted. This cannot be undone.
-          </>
-        }
-        confirmLabel="Delete"
-        pending={remove.isPending}
-        onCancel={() => setConfirming(false)}
-        onConfirm={() => remove.mutate({ id, isOpen: active }, { onSettled: () => setConfirming(false) })}
-      />
+      {/* Mounted only while asked, so the page holds one confirmation dialog, not one per chat. */}
+      {confirming && (
+        <ConfirmDialog
+          open
+          title="Delete chat?"
+          message={
+            <>
+              <span className="font-medium text-foreground">{title}</span> and all its messages will be deleted. This cannot be undone.
+            </>
+          }
+          confirmLabel="Delete"
+          pending={remove.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => remove.mutate({ id, isOpen: active }, { onSettled: () => setConfirming(false) })}
+        />
+      )}
     </li>
   );
 }

@@ -28,8 +28,8 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
   const hits = q.data.hits;
   return (
     <div data-testid="search-results" aria-busy={q.isFetching}>
-      <h2 className="px-3 pb-1 text-xs font-medium text-muted-foreground" role="status">
-        {hits.length ? `${hits.length} ${hits.length === 1 ? 'chat' : 'chats'} found` : 'No chats match'}
+      <h2 className="px-3 pb-1 text-xs font-medium text-muted-foreground">
+        <span role="status">{hits.length ? `${hits.length} ${hits.length === 1 ? 'chat' : 'chats'} found` : 'No chats match'}</span>
       </h2>
       <ul className="flex flex-col gap-0.5">
         {hits.map((h) => (

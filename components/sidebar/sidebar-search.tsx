@@ -5,7 +5,7 @@ import { SearchIcon, XIcon } from '@/components/ui/icons.tsx';
 
 export function SidebarSearch({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   return (
-    <div role="search" className="relative">
+    <div role="search" aria-label="Chats" className="relative">
       <label htmlFor="sidebar-search" className="sr-only">
         Search chats
       </label>

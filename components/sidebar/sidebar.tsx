@@ -33,7 +33,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
   const activeId = pathname.startsWith('/c/') ? decodeURIComponent(pathname.slice(3).split('/')[0]) : null;
 
   return (
-    <div className="flex h-full flex-col gap-3 bg-sidebar p-2" data-testid="sidebar">
+    // Following any page link closes the drawer, even to the page already open (no route change to notice).
+    <div
+      className="flex h-full flex-col gap-3 bg-sidebar p-2"
+      data-testid="sidebar"
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest('a[href]:not([download])')) onClose();
+      }}
+    >
       <div className="flex items-center justify-between gap-2 pl-1.5">
         <Link href="/" className="inline-flex items-center gap-2 rounded-lg py-1 pr-2 text-base font-semibold tracking-tight">
           <BrandMark className="size-6" />

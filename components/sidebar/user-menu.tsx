@@ -22,7 +22,8 @@ export function UserMenu() {
 
   return (
     <Menu
-      label={`Account menu for ${name}`}
+      label="Account menu"
+      labelledByContent
       align="start"
       testId="user-menu"
       triggerClassName="flex w-full items-center gap-2.5 rounded-lg p-2 text-left hover:bg-accent aria-expanded:bg-accent"

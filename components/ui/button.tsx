@@ -15,10 +15,10 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
 }
 
 const VARIANTS: Record<ButtonVariant, string> = {
-  primary: 'bg-primary text-primary-foreground hover:opacity-90',
+  primary: 'bg-primary text-primary-foreground hover:bg-primary-hover',
   secondary: 'border border-border bg-background text-foreground hover:bg-accent',
   ghost: 'text-foreground hover:bg-accent',
-  danger: 'bg-destructive text-destructive-foreground hover:opacity-90',
+  danger: 'bg-destructive text-destructive-foreground hover:bg-destructive-hover',
 };
 
 const SIZES: Record<ButtonSize, string> = {

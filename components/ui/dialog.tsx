@@ -27,6 +27,15 @@ export function Dialog({ open, onClose, title, description, children, footer, cl
     else if (!open && d.open) d.close();
   }, [open]);
 
+  // Give focus back to where it was, also when the dialog unmounts while open (the browser does so only on close()).
+  useEffect(() => {
+    if (!open) return;
+    const before = document.activeElement as HTMLElement | null;
+    return () => {
+      if (before?.isConnected && !ref.current?.contains(before)) before.focus();
+    };
+  }, [open]);
+
   return (
     <dialog
       ref={ref}

@@ -2,7 +2,7 @@
 // A dropdown menu (WAI-ARIA menu button): the popup is portalled and fixed-positioned beside its trigger, so lists
 // that scroll or drawers that slide never clip it; it flips above the trigger near the bottom of the screen. Arrow
 // keys, Home/End move; Esc closes and focus returns to the trigger; Tab, scrolling or a click outside close it.
-import { createContext, useCallback, useContext, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import Link from 'next/link';
 import { createPortal } from 'react-dom';
 import { cn } from '@/components/ui/cn.ts';
@@ -14,8 +14,9 @@ const MenuContext = createContext<(refocus?: boolean) => void>(() => {});
 export const useCloseMenu = () => useContext(MenuContext);
 
 export interface MenuProps {
-  /** Accessible name of the trigger, e.g. "Options for Budget chat". */
+  /** Accessible name of the menu, and of the trigger unless its visible text names it (`labelledByContent`). */
   label: string;
+  labelledByContent?: boolean;
   trigger: ReactNode;
   triggerClassName?: string;
   align?: 'start' | 'end';
@@ -23,7 +24,7 @@ export interface MenuProps {
   testId?: string;
 }
 
-export function Menu({ label, trigger, triggerClassName, align = 'end', children, testId }: MenuProps) {
+export function Menu({ label, labelledByContent, trigger, triggerClassName, align = 'end', children, testId }: MenuProps) {
   const [open, setOpen] = useState(false);
   const [pos, setPos] = useState<{ top: number; left: number } | null>(null);
   const triggerRef = useRef<HTMLButtonElement>(null);
@@ -48,8 +49,13 @@ export function Menu({ label, trigger, triggerClassName, align = 'end', children
     const top = below + h > window.innerHeight - 8 && t.top - 4 - h > 8 ? t.top - 4 - h : below;
     const left = Math.min(Math.max(8, align === 'end' ? t.right - w : t.left), window.innerWidth - w - 8);
     setPos({ top, left });
-    items()[0]?.focus();
   }, [open, align]);
+
+  // Focus the first item once the popup is placed (a hidden element cannot take focus).
+  const placed = pos !== null;
+  useEffect(() => {
+    if (placed) items()[0]?.focus();
+  }, [placed]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     const list = items();
@@ -71,8 +77,8 @@ export function Menu({ label, trigger, triggerClassName, align = 'end', children
       <button
         ref={triggerRef}
         type="button"
-        aria-label={label}
-        title={label}
+        aria-label={labelledByContent ? undefined : label}
+        title={labelledByContent ? undefined : label}
         aria-haspopup="menu"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
