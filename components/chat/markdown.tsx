@@ -1,9 +1,9 @@
 'use client';
 // Assistant answers as streamed markdown (Streamdown): GFM tables, Shiki-highlighted code with a copy button (the
-// highlighter loads lazily, off the first paint), KaTeX math, caret citations as superscript links. Streamdown
+// highlighter loads lazily, off the first paint), KaTeX math ($…$, \(…\), \[…\] and $$…$$), caret citations as superscript links. Streamdown
 // splits the text into blocks and memoises the finished ones, so a token re-parses only the last block; its
 // sanitiser and link hardening stay on (model text is untrusted; no HTML strings are injected here).
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import { Streamdown, defaultRehypePlugins, type Components } from 'streamdown';
 import { code } from '@streamdown/code';
 import { math } from '@streamdown/math';
@@ -12,6 +12,7 @@ import type { AppCitation } from '@/lib/app/wire.ts';
 import { CitationSup } from './citation-sup.tsx';
 import { CitationsContext } from './citations-context.ts';
 import { rehypeCitations } from './citation-rehype.ts';
+import { normaliseMathDelimiters } from './math-delimiters.ts';
 
 // Module constants: Streamdown re-renders every block when these props change identity.
 const plugins = { code, math };
@@ -27,6 +28,7 @@ interface Props {
 }
 
 export const Markdown = memo(function Markdown({ text, citations, live }: Props) {
+  const markdown = useMemo(() => normaliseMathDelimiters(text), [text]);
   return (
     <CitationsContext.Provider value={citations}>
       <Streamdown
@@ -40,7 +42,7 @@ export const Markdown = memo(function Markdown({ text, citations, live }: Props)
         controls={controls}
         className="markdown min-w-0 space-y-3 break-words text-[15px] leading-7"
       >
-        {text}
+        {markdown}
       </Streamdown>
     </CitationsContext.Provider>
   );

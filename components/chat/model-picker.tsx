@@ -74,7 +74,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         className={`flex max-w-full min-w-0 items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-semibold text-foreground hover:bg-accent disabled:opacity-60`}
       >
         <span className="truncate">{current?.name ?? (models.length ? 'Choose a model' : 'Loading models…')}</span>
-        <ChevronDownIcon className="shrink-0" />
+        <ChevronDownIcon className="size-4 shrink-0" />
       </button>
       {open && (
         <ul

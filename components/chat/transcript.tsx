@@ -49,6 +49,26 @@ export const Transcript = memo(function Transcript({ rows, busy, followToken }: 
     if (followToken) virtualizer.scrollToEnd();
   }, [followToken, virtualizer]);
 
+  // The viewport itself changes height too (the composer grows, the phone keyboard opens): a reader at the end
+  // stays there. Whether they were is known from their last scroll, before the resize moved anything.
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    let pinned = true;
+    const onScroll = () => {
+      pinned = el.scrollHeight - el.scrollTop - el.clientHeight <= END_SLACK + 1;
+    };
+    const ro = new ResizeObserver(() => {
+      if (pinned) virtualizer.scrollToEnd();
+    });
+    el.addEventListener('scroll', onScroll, { passive: true });
+    ro.observe(el);
+    return () => {
+      el.removeEventListener('scroll', onScroll);
+      ro.disconnect();
+    };
+  }, [virtualizer]);
+
   const items = virtualizer.getVirtualItems();
   return (
     <div className="relative h-full min-h-0">
