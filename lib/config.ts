@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
 import { type LimitConfig, loadLimitConfig } from './limits/config.ts';
+import { loadWalletConfig, type WalletConfig } from './wallet/config.ts';
 
 /** An environment: process.env, or a plain object in tests. */
 export type Env = Record<string, string | undefined>;
@@ -31,6 +32,8 @@ export interface Config {
   sseKeepAliveMs: number;
   /** Timestamps on every response (x-<word>-timestamp). */
   timestampHeader: boolean;
+  /** Wallet users: SIWX binding (LAGOON_PUBLIC_URL) and the x402 top-up rails (LAGOON_X402_*). */
+  wallet: WalletConfig;
   dev: boolean;
 }
 
@@ -58,9 +61,10 @@ export function revisionOf(date: Date): string {
 
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.LAGOON_DATA_DIR || './data');
+  const port = intEnv(env, 'PORT', 3000);
   return {
     host: env.HOST || '0.0.0.0',
-    port: intEnv(env, 'PORT', 3000),
+    port,
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
@@ -78,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: intEnv(env, 'LAGOON_MAX_BODY_BYTES', 35 * 1024 * 1024),
     timestampHeader: env.LAGOON_TIMESTAMP_HEADER !== '0',
     sseKeepAliveMs: intEnv(env, 'LAGOON_SSE_KEEPALIVE_MS', 15_000),
+    wallet: loadWalletConfig(env, port),
     dev: env.LAGOON_DEV === '1',
   };
 }

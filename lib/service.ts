@@ -14,6 +14,7 @@ import { EngineRegistry } from './inference/registry.ts';
 import { AbuseGuard } from './limits/abuse.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { closeRedis, connectRedis } from './limits/redis.ts';
+import { WalletService } from './wallet/service.ts';
 
 export interface Service {
   config: Config;
@@ -26,6 +27,8 @@ export interface Service {
   /** The web search provider (LAGOON_SEARCH_PROVIDER), when one is configured. */
   searchProvider: SearchProvider | undefined;
   searchAvailable: boolean;
+  /** Wallet users: Sign-In-With-X and x402 top-ups. */
+  wallet: WalletService;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export async function createService(config: Config, opts: { seed?: boolean; env?
     abuse,
     searchProvider,
     searchAvailable: searchProvider !== undefined,
+    wallet: new WalletService(store, ledger, config),
     async close() {
       await ledger.drain();
       await engines.close();

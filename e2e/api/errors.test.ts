@@ -27,8 +27,8 @@ function assertError(r: { status: number; json: any }, status: number, code: str
   assert.ok(r.json.error.length > 0);
 }
 
-test('401: missing, malformed, unknown, expired and revoked keys', async () => {
-  assertError(await post(h, '/chat/completions', undefined, { model: 'x', messages: [] }), 401, 'AUTHENTICATION_FAILED');
+test('401: malformed, unknown, expired and revoked keys (no credentials at all: the x402 discovery 402)', async () => {
+  assertError(await post(h, '/chat/completions', undefined, { model: 'x', messages: [] }), 402, 'AUTHENTICATION_REQUIRED');
   assertError(await post(h, '/chat/completions', undefined, {}, { authorization: 'Basic abc' }), 401, 'AUTHENTICATION_FAILED');
   assertError(await post(h, '/chat/completions', 'lgn_inf_unknown', {}), 401, 'AUTHENTICATION_FAILED');
   const keys = accountKeys(h.svc.store, accountId);

@@ -175,4 +175,50 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE messages ADD COLUMN updated_at BIGINT`,
     ],
   },
+  {
+    version: 6,
+    name: 'wallet users: wallets, sign-in nonces, x402 top-ups',
+    sql: [
+      // A wallet (EVM or Solana address) owns one account, used through a server-held key whose secret nobody knows.
+      `CREATE TABLE wallets (
+        id TEXT PRIMARY KEY,
+        namespace TEXT NOT NULL,
+        address TEXT NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        created_at BIGINT NOT NULL,
+        UNIQUE (namespace, address)
+      )`,
+      // Sign-In-With-X nonces: issued by the server (or, in the legacy payload form, chosen by the client and keyed
+      // by wallet), each usable once; the primary key makes a reuse fail across processes sharing the database.
+      `CREATE TABLE siwx_nonces (
+        nonce TEXT PRIMARY KEY,
+        issued_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT,
+        address TEXT
+      )`,
+      `CREATE INDEX siwx_nonces_expiry ON siwx_nonces(expires_at)`,
+      // One row per signed payment, keyed by what the chain itself allows once (EVM: token + payer + EIP-3009
+      // nonce; Solana: the transaction message), so a replay in sequence, concurrently or on another instance finds
+      // the row. status: pending (claimed by an attempt, claim_id) → settled (credited in the same transaction) or
+      // failed (may be claimed again).
+      `CREATE TABLE x402_topups (
+        id TEXT PRIMARY KEY,
+        payment_key TEXT NOT NULL UNIQUE,
+        network TEXT NOT NULL,
+        asset TEXT NOT NULL,
+        payer TEXT NOT NULL,
+        amount BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        claim_id TEXT NOT NULL,
+        wallet_id TEXT REFERENCES wallets(id),
+        tx_hash TEXT,
+        error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX x402_topups_wallet ON x402_topups(wallet_id, created_at)`,
+    ],
+  },
 ];

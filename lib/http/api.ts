@@ -7,6 +7,7 @@ import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
 import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
 import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
 import { Router } from './router.ts';
+import { siwxChallenge, topUp, walletBalance, walletTransactions } from './routes/x402.ts';
 
 export function apiRouter(): Router {
   return new Router()
@@ -29,5 +30,9 @@ export function apiRouter(): Router {
     .on('GET', '/api_keys/:id', getKey)
     .on('GET', '/billing/balance', billingBalance)
     .on('GET', '/billing/usage-history', usageHistory)
-    .on('GET', '/billing/usage-analytics', usageAnalytics);
+    .on('GET', '/billing/usage-analytics', usageAnalytics)
+    .on('POST', '/x402/top-up', topUp)
+    .on('GET', '/x402/balance/:walletAddress', walletBalance)
+    .on('GET', '/x402/transactions/:walletAddress', walletTransactions)
+    .on('GET', '/x402/siwx/challenge', siwxChallenge);
 }

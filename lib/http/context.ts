@@ -2,12 +2,15 @@
 // the abuse block applies (per key, or per client IP when no valid key was given) and where the management
 // endpoints take from their request budget.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../api/errors.ts';
+import { ApiError, isApiError } from '../api/errors.ts';
 import type { HeaderContext, HeaderMap } from '../api/headers.ts';
 import { authenticate, bearerToken, type Principal } from '../auth/keys.ts';
+import { microsToString } from '../billing/money.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { rateLimitTypeOf } from '../limits/rate-limiter.ts';
 import type { Service } from '../service.ts';
+import { PAYMENT_HEADERS, SIGN_IN_HEADERS } from '../wallet/service.ts';
+import type { Wallet } from '../wallet/wallets.ts';
 import { readJson } from './body.ts';
 
 export interface RequestCtx {
@@ -25,6 +28,8 @@ export interface RequestCtx {
   signal: AbortSignal;
   /** Set once a key authenticated: failures then count against the key rather than the client IP. */
   principal?: Principal;
+  /** Set when the caller signed in with a wallet (SIGN-IN-WITH-X); principal is then the wallet's. */
+  wallet?: Wallet;
 }
 
 export const clientIp = (ctx: RequestCtx): string => ctx.req.socket.remoteAddress ?? 'unknown';
@@ -75,3 +80,63 @@ export function logBreach(ctx: RequestCtx, modelId: string, e: unknown): void {
 }
 
 export const jsonBody = (ctx: RequestCtx): Promise<unknown> => readJson(ctx.req, ctx.svc.config.maxBodyBytes);
+
+/** The SIGN-IN-WITH-X header (or its legacy name), when the request carries one. */
+export function signInHeader(ctx: RequestCtx): string | undefined {
+  for (const name of SIGN_IN_HEADERS) {
+    const v = ctx.req.headers[name];
+    if (typeof v === 'string') return v;
+  }
+  return undefined;
+}
+
+/** Verifies the request's SIGN-IN-WITH-X header (consuming its nonce) and makes the wallet the caller. */
+export async function requireWallet(ctx: RequestCtx, header = signInHeader(ctx)): Promise<{ principal: Principal; wallet: Wallet }> {
+  if (header === undefined) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
+  let signed;
+  try {
+    signed = await ctx.svc.wallet.signIn(header);
+  } catch (e) {
+    await ctx.svc.abuse.check(abuseId(ctx));
+    throw e;
+  }
+  ctx.principal = signed.principal;
+  ctx.wallet = signed.wallet;
+  await ctx.svc.abuse.check(abuseId(ctx));
+  return signed;
+}
+
+/**
+ * The caller of an inference endpoint: a wallet when SIGN-IN-WITH-X is sent (it wins over a bearer key), else the
+ * bearer key. With neither, the answer is the x402 discovery 402 (how to pay, and a sign-in challenge), not a 401.
+ */
+export async function requireCaller(ctx: RequestCtx): Promise<Principal> {
+  if (PAYMENT_HEADERS.some((h) => ctx.req.headers[h] !== undefined)) throw new ApiError('PAYMENT_HEADER_NOT_ACCEPTED');
+  const siwx = signInHeader(ctx);
+  if (siwx !== undefined) return (await requireWallet(ctx, siwx)).principal;
+  if (!ctx.req.headers.authorization) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
+  return requireKey(ctx, { limit: 'none' });
+}
+
+/** Runs paid work; a wallet short of credit gets the wallet 402 (how to top up, a fresh challenge) instead of the key one. */
+export async function withWalletCredit<T>(ctx: RequestCtx, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (ctx.wallet && ctx.principal && isApiError(e) && e.code === 'INSUFFICIENT_BALANCE') {
+      throw await ctx.svc.wallet.insufficientCredit(ctx.principal.accountId, ctx.url.pathname);
+    }
+    throw e;
+  }
+}
+
+/** X-Balance-Remaining on wallet-authenticated responses: USD left after the request. */
+export function setBalanceRemaining(ctx: RequestCtx, micros: number): void {
+  if (ctx.wallet) ctx.extraHeaders['X-Balance-Remaining'] = microsToString(Math.max(0, micros));
+}
+
+/** Endpoints open to anyone (challenges, top-ups) are limited per client IP, from the management-endpoint budget. */
+export async function limitByIp(ctx: RequestCtx): Promise<void> {
+  const subject = { credential: `ip:${clientIp(ctx)}`, modelId: `endpoint:${ctx.url.pathname}`, model: 'api' as const, tier: 'default' as const };
+  Object.assign(ctx.extraHeaders, (await ctx.svc.limiter.admit(subject, 0)).headers);
+}

@@ -1,20 +1,25 @@
 // POST /chat/completions: parse, run the pipeline, write JSON or SSE.
 import { balanceHeaders, baseHeaders, modelHeaders } from '../../api/headers.ts';
 import { runChat } from '../../inference/chat/pipeline.ts';
-import { jsonBody, requireKey, type RequestCtx } from '../context.ts';
+import { jsonBody, requireCaller, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../context.ts';
 import { startSse, writeEvent } from '../respond.ts';
 import { ok } from '../send.ts';
 
 export async function chatCompletions(ctx: RequestCtx): Promise<void> {
-  const principal = await requireKey(ctx, { limit: 'none' });
+  const principal = await requireCaller(ctx);
   const body = await jsonBody(ctx);
   const { svc } = ctx;
-  const result = await runChat(
-    { store: svc.store, ledger: svc.ledger, limiter: svc.limiter, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable, searchProvider: svc.searchProvider, augmentPrices: svc.config.augmentPrices },
-    { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders },
-    body,
+  const result = await withWalletCredit(ctx, () =>
+    runChat(
+      { store: svc.store, ledger: svc.ledger, limiter: svc.limiter, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable, searchProvider: svc.searchProvider, augmentPrices: svc.config.augmentPrices },
+      { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders },
+      body,
+    ),
   );
-  Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, result.meta.balancesBefore));
+  const { balancesBefore: before, hold } = result.meta;
+  Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, before));
+  // A stream's headers leave before its cost is known: they count its hold, the most it can cost.
+  setBalanceRemaining(ctx, before.usd - before.usdHeld - (result.kind === 'json' ? result.charged.usd : hold.usd));
   if (result.kind === 'json') return ok(ctx, result.body);
 
   startSse(ctx.res, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });

@@ -7,7 +7,7 @@ import { parseOrThrow } from '../../api/validation.ts';
 import { bodyToInternal, echoToWire } from '../../api/wire-rename.ts';
 import type { WireNames } from '../../api/wire.ts';
 import { keyLimitOf, type Principal } from '../../auth/keys.ts';
-import { type Balances, chargeFor } from '../../billing/ledger.ts';
+import { type Balances, chargeFor, type Hold } from '../../billing/ledger.ts';
 import type { Ledger } from '../../billing/ledger-service.ts';
 import type { Amount } from '../../billing/money.ts';
 import { costOf, estimateOf } from '../../billing/pricing.ts';
@@ -54,10 +54,12 @@ export interface ChatMeta {
   model: ModelEntry;
   router: string;
   balancesBefore: Balances;
+  /** The credit reserved for the request: the most it can cost. */
+  hold: Hold;
 }
 
 export type ChatResult =
-  | { kind: 'json'; meta: ChatMeta; body: Record<string, unknown> }
+  | { kind: 'json'; meta: ChatMeta; body: Record<string, unknown>; charged: Amount }
   | { kind: 'stream'; meta: ChatMeta; events: AsyncGenerator<string, void, undefined> };
 
 export function engineFailure(e: unknown): ApiError {
@@ -136,7 +138,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     void admission.finish(0);
     throw e;
   });
-  const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before };
+  const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before, hold };
   // Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget.
   const abandon = () => {
     void deps.ledger.release(hold);
@@ -202,6 +204,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     return {
       kind: 'json',
       meta,
+      charged,
       body: {
         id: completionId(ctx.requestId),
         object: 'chat.completion',

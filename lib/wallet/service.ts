@@ -1,0 +1,161 @@
+// Wallet users as the API layer sees them: sign-in, challenges, the 402 bodies, top-ups, balances and statements.
+// Settings are read from the service configuration on every call (config.wallet), so they are one source of truth.
+import { encodePaymentRequiredHeader } from '@x402/core/http';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ApiError } from '../api/errors.ts';
+import type { Ledger } from '../billing/ledger-service.ts';
+import { fromMicros } from '../billing/money.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../db/store.ts';
+import { issueChallenge, type SiwxChallenge } from './challenge.ts';
+import type { WalletConfig } from './config.ts';
+import { createFacilitator, type Facilitator } from './facilitator.ts';
+import { offers, railNames } from './requirements.ts';
+import { type SignedIn, signIn } from './sign-in.ts';
+import { walletStatement } from './statement.ts';
+import { topUp, type TopUpResult } from './topup.ts';
+import type { Wallet } from './wallets.ts';
+
+export const API_BASE = '/api/v1';
+export const TOP_UP_PATH = `${API_BASE}/x402/top-up`;
+export const CHALLENGE_PATH = `${API_BASE}/x402/siwx/challenge`;
+
+/** Header names, canonical first. */
+export const SIGN_IN_HEADERS = ['sign-in-with-x', 'x-sign-in-with-x'] as const;
+export const PAYMENT_HEADERS = ['payment-signature', 'x-402-payment', 'x-payment'] as const;
+
+export class WalletService {
+  private readonly store: Store;
+  private readonly ledger: Ledger;
+  private readonly config: Config;
+  private facilitatorMade = false;
+  private facilitatorValue: Facilitator | undefined;
+
+  constructor(store: Store, ledger: Ledger, config: Config) {
+    this.store = store;
+    this.ledger = ledger;
+    this.config = config;
+  }
+
+  get settings(): WalletConfig {
+    return this.config.wallet;
+  }
+
+  private get facilitator(): Facilitator | undefined {
+    if (!this.facilitatorMade) {
+      this.facilitatorValue = createFacilitator(this.settings);
+      this.facilitatorMade = true;
+    }
+    return this.facilitatorValue;
+  }
+
+  url(path: string): string {
+    return `${this.settings.publicOrigin}${path}`;
+  }
+
+  signIn(header: string): Promise<SignedIn> {
+    return signIn(this.store, this.settings, header);
+  }
+
+  challenge(path: string): Promise<SiwxChallenge> {
+    return issueChallenge(this.store, this.settings, path);
+  }
+
+  /** The accepted payments for a top-up of `amount` micro-USD (empty when no rail is configured). */
+  async offers(amount: number): Promise<PaymentRequirements[]> {
+    const f = this.facilitator;
+    if (!f) return [];
+    return offers(this.settings, amount, this.settings.rails.solana ? await f.solanaFeePayer() : undefined);
+  }
+
+  private paymentRequired(resourcePath: string, description: string, accepts: PaymentRequirements[], error: string, extensions?: Record<string, unknown>): PaymentRequired {
+    return {
+      x402Version: 2,
+      error,
+      resource: { url: this.url(resourcePath), description, mimeType: 'application/json' },
+      accepts,
+      ...(extensions ? { extensions } : {}),
+    };
+  }
+
+  /** 402 for POST /x402/top-up without a payment: what to sign, priced at `amount` (the minimum by default). */
+  async topUpRequired(amount = this.settings.minTopUp): Promise<ApiError> {
+    const accepts = await this.offers(amount);
+    if (!accepts.length) return new ApiError('X402_NOT_CONFIGURED');
+    const { minTopUp, maxTopUp } = this.settings;
+    const pr = this.paymentRequired(TOP_UP_PATH, `Wallet credit top-up: any amount from ${fromMicros(minTopUp)} to ${fromMicros(maxTopUp)} USD`, accepts, 'Payment required');
+    const { error: _, ...body } = pr;
+    return new ApiError('PAYMENT_REQUIRED', 'Payment required', body, { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) });
+  }
+
+  /** 402 for an inference call with no credentials: the x402 discovery body, with a Sign-In-With-X challenge. */
+  async authenticationRequired(path: string): Promise<ApiError> {
+    const [challenge, accepts] = await Promise.all([this.challenge(path), this.offers(this.settings.suggestedTopUp)]);
+    const extensions = { 'sign-in-with-x': challenge };
+    const pr = this.paymentRequired(path, 'Lagoon API', accepts, 'Authentication required', extensions);
+    const { error: _, ...body } = pr;
+    return new ApiError(
+      'AUTHENTICATION_REQUIRED',
+      undefined,
+      {
+        ...body,
+        authOptions: {
+          apiKey: { header: 'Authorization: Bearer YOUR_API_KEY' },
+          x402Wallet: { header: 'SIGN-IN-WITH-X', legacyHeader: 'X-Sign-In-With-X', challenge: `GET ${CHALLENGE_PATH}`, topUp: `POST ${TOP_UP_PATH}` },
+        },
+      },
+      { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) },
+    );
+  }
+
+  /** 402 for a signed-in wallet without enough credit: how to top up, and a fresh challenge for the retry. */
+  async insufficientCredit(accountId: string, path: string): Promise<ApiError> {
+    const s = this.settings;
+    const [challenge, accepts, balances] = await Promise.all([this.challenge(path), this.offers(s.suggestedTopUp), this.ledger.balances(accountId)]);
+    const pr = this.paymentRequired(TOP_UP_PATH, 'Wallet credit top-up', accepts, 'Payment required');
+    const headers: Record<string, string> = accepts.length ? { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) } : {};
+    return new ApiError(
+      'PAYMENT_REQUIRED',
+      undefined,
+      {
+        reason: 'insufficient_balance',
+        message: 'The wallet has too little credit for this request: top up with USDC',
+        currentBalanceUsd: fromMicros(Math.max(0, balances.usd - balances.usdHeld)),
+        minimumTopUpUsd: fromMicros(s.minTopUp),
+        maximumTopUpUsd: fromMicros(s.maxTopUp),
+        suggestedTopUpUsd: fromMicros(s.suggestedTopUp),
+        supportedTokens: ['USDC'],
+        supportedChains: railNames(s),
+        topUpInstructions: accepts.length
+          ? {
+              endpoint: `POST ${TOP_UP_PATH}`,
+              step1: `POST ${TOP_UP_PATH} with no payment header: the 402 answer lists the accepted payments (add ?amount=<USD> to choose the amount)`,
+              step2: 'Sign one of them with the wallet: a USDC transfer authorization (EIP-3009) on Base, or a USDC transfer on Solana; any x402 client does this',
+              step3: `POST ${TOP_UP_PATH} again with the signed payment in the PAYMENT-SIGNATURE header; the credit is the wallet's at once`,
+              tokenDecimals: 6,
+              minimumAmountUsd: fromMicros(s.minTopUp),
+              accepts: accepts.map((a) => ({ network: a.network, tokenAddress: a.asset, receiverWallet: a.payTo })),
+            }
+          : { endpoint: null, step1: 'Top-ups are not enabled on this server: ask its operator for credit' },
+        siwxChallenge: challenge,
+      },
+      headers,
+    );
+  }
+
+  async topUp(header: string): Promise<TopUpResult> {
+    const facilitator = this.facilitator;
+    if (!facilitator) throw new ApiError('X402_NOT_CONFIGURED');
+    return topUp({ store: this.store, cfg: this.settings, facilitator }, header);
+  }
+
+  /** Spendable USD (micro): the balance less what in-flight requests hold. */
+  async spendable(wallet: Wallet): Promise<{ usd: number; held: number }> {
+    const b = await this.ledger.balances(wallet.accountId);
+    return { usd: Math.max(0, b.usd - b.usdHeld), held: b.usdHeld };
+  }
+
+  statement(wallet: Wallet, page: { limit: number; offset: number }) {
+    return walletStatement(this.store, wallet, page);
+  }
+}

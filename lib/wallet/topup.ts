@@ -1,0 +1,164 @@
+// Crediting a wallet from an x402 payment, exactly once. The payment is checked against our own offer, verified by
+// the facilitator, then claimed in the database under its payment key before it is settled: a replay (in sequence,
+// concurrently, or on another instance sharing the database) finds the claim and is refused. The credit is written
+// in the same transaction that marks the claim settled, and only by the attempt that still holds the claim.
+import { randomUUID } from 'node:crypto';
+import { encodePaymentResponseHeader } from '@x402/core/http';
+import type { SettleResponse, VerifyResponse } from '@x402/core/types';
+import { ApiError } from '../api/errors.ts';
+import type { Store } from '../db/store.ts';
+import type { WalletConfig } from './config.ts';
+import { findSettledTransfer } from './evm-settlement.ts';
+import type { Facilitator } from './facilitator.ts';
+import { type Payment, readPayment } from './payment.ts';
+import { ensureWallet, type Wallet } from './wallets.ts';
+
+export interface TopUpResult {
+  wallet: Wallet;
+  /** Micro-USD credited. */
+  amount: number;
+  /** The wallet's USD balance after the credit (micro-USD). */
+  balance: number;
+  paymentId: string;
+  settlement: SettleResponse;
+}
+
+/**
+ * A claim older than this belongs to an attempt that died mid-settlement (settling waits at most about a minute), so
+ * another attempt may take it over; on EVM it then finds the earlier settlement on chain instead of paying twice.
+ */
+const STALE_CLAIM_MS = 10 * 60_000;
+
+interface Claim {
+  id: string;
+  claimId: string;
+}
+
+async function refuseIfDone(store: Store, paymentKey: string, now: number): Promise<void> {
+  const row = await store.get<{ status: string; updated_at: number }>('SELECT status, updated_at FROM x402_topups WHERE payment_key = $1', [paymentKey]);
+  if (row?.status === 'settled') throw new ApiError('PAYMENT_ALREADY_CREDITED');
+  if (row?.status === 'pending' && now - Number(row.updated_at) < STALE_CLAIM_MS) throw new ApiError('PAYMENT_IN_PROGRESS');
+}
+
+async function claim(store: Store, p: Payment, payer: string, now: number): Promise<Claim> {
+  const id = randomUUID();
+  const claimId = randomUUID();
+  const inserted = await store.run(
+    `INSERT INTO x402_topups (id, payment_key, network, asset, payer, amount, status, claim_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8) ON CONFLICT (payment_key) DO NOTHING`,
+    [id, p.paymentKey, p.requirements.network, p.requirements.asset, payer, p.amount, claimId, now],
+  );
+  if (inserted === 1) return { id, claimId };
+  const retaken = await store.run(
+    `UPDATE x402_topups SET status = 'pending', claim_id = $2, updated_at = $3, error = NULL
+     WHERE payment_key = $1 AND (status = 'failed' OR (status = 'pending' AND updated_at < $4))`,
+    [p.paymentKey, claimId, now, now - STALE_CLAIM_MS],
+  );
+  const row = await store.get<{ id: string; status: string }>('SELECT id, status FROM x402_topups WHERE payment_key = $1', [p.paymentKey]);
+  if (retaken === 1 && row) return { id: row.id, claimId };
+  throw new ApiError(row?.status === 'settled' ? 'PAYMENT_ALREADY_CREDITED' : 'PAYMENT_IN_PROGRESS');
+}
+
+async function markFailed(store: Store, c: Claim, reason: string): Promise<void> {
+  await store.run(`UPDATE x402_topups SET status = 'failed', error = $3, updated_at = $4 WHERE id = $1 AND claim_id = $2 AND status = 'pending'`, [
+    c.id,
+    c.claimId,
+    reason.slice(0, 200),
+    Date.now(),
+  ]);
+}
+
+/** Marks the claim settled and credits the wallet in one transaction; undefined when the claim was lost meanwhile. */
+async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, txHash: string): Promise<number | undefined> {
+  return store.tx(async (q) => {
+    const marked = await q.run(
+      `UPDATE x402_topups SET status = 'settled', tx_hash = $3, wallet_id = $4, payer = $5, error = NULL, updated_at = $6
+       WHERE id = $1 AND claim_id = $2 AND status = 'pending'`,
+      [c.id, c.claimId, txHash, wallet.id, wallet.address, Date.now()],
+    );
+    if (marked !== 1) return undefined;
+    await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [wallet.accountId, amount]);
+    const row = await q.get<{ usd: number }>('SELECT usd FROM accounts WHERE id = $1', [wallet.accountId]);
+    return Number(row?.usd ?? 0);
+  });
+}
+
+const reasonOf = (r: { invalidReason?: string; errorReason?: string }) => r.invalidReason ?? r.errorReason ?? 'unknown';
+
+function verificationFailed(v: VerifyResponse): ApiError {
+  const reason = reasonOf(v);
+  return new ApiError('PAYMENT_VERIFICATION_FAILED', `The payment could not be verified: ${reason}`, { details: { reason } });
+}
+
+/** EVM payments whose authorization is already used: credited when the transfer to us is found on chain. */
+async function settledElsewhere(cfg: WalletConfig, p: Payment): Promise<string | undefined> {
+  if (p.rail !== 'evm' || !p.authorization || !cfg.evm.rpcUrl) return undefined;
+  try {
+    return await findSettledTransfer(cfg.evm.rpcUrl, { asset: p.requirements.asset, ...p.authorization });
+  } catch (e) {
+    console.warn(`x402: could not look for an earlier settlement on chain: ${(e as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+const nonceUsed = (reason: string | undefined) => /nonce_already_used/.test(reason ?? '');
+
+export interface TopUpDeps {
+  store: Store;
+  cfg: WalletConfig;
+  facilitator: Facilitator;
+}
+
+export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResult> {
+  const { store, cfg, facilitator } = deps;
+  const payment = await readPayment(header, cfg, () => facilitator.solanaFeePayer());
+  await refuseIfDone(store, payment.paymentKey, Date.now());
+
+  let verified: VerifyResponse;
+  try {
+    verified = await facilitator.verify(payment.payload, payment.requirements);
+  } catch (e) {
+    console.error('x402: verification failed to run:', (e as Error).message.split('\n')[0]);
+    throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'The payment could not be verified right now (the facilitator is unavailable); try again', { details: { reason: 'facilitator_unavailable' } });
+  }
+  // An authorization already used on chain may be this very payment, settled by an earlier attempt or a front-runner.
+  const onChainAlready = !verified.isValid && payment.rail === 'evm' && nonceUsed(verified.invalidReason);
+  if (!verified.isValid && !onChainAlready) throw verificationFailed(verified);
+  const payer = payment.payer ?? verified.payer;
+  if (!payer) throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'The facilitator did not name the payer', { details: { reason: 'unknown_payer' } });
+
+  const c = await claim(store, payment, payer, Date.now());
+  let settlement: SettleResponse;
+  if (onChainAlready) {
+    const tx = await settledElsewhere(cfg, payment);
+    if (!tx) {
+      await markFailed(store, c, 'authorization already used, and no payment to us found on chain');
+      throw verificationFailed(verified);
+    }
+    settlement = { success: true, transaction: tx, network: payment.requirements.network, payer, amount: String(payment.amount) };
+  } else {
+    try {
+      settlement = await facilitator.settle(payment.payload, payment.requirements);
+    } catch (e) {
+      // The outcome is unknown (a timeout may hide a broadcast): the claim stays pending, so a retry of the same
+      // payment later finds the settlement instead of paying again.
+      console.error('x402: settlement did not complete:', (e as Error).message.split('\n')[0]);
+      throw new ApiError('SETTLEMENT_TIMEOUT');
+    }
+    if (!settlement.success) {
+      const tx = nonceUsed(settlement.errorReason) ? await settledElsewhere(cfg, payment) : undefined;
+      if (tx) settlement = { success: true, transaction: tx, network: payment.requirements.network, payer, amount: String(payment.amount) };
+      else if (settlement.errorReason === 'settlement_pending') throw new ApiError('SETTLEMENT_TIMEOUT');
+      else {
+        await markFailed(store, c, reasonOf(settlement));
+        throw new ApiError('SETTLEMENT_FAILED', `The payment could not be settled: ${reasonOf(settlement)}`, { details: { reason: reasonOf(settlement) } }, {
+          'PAYMENT-RESPONSE': encodePaymentResponseHeader(settlement),
+        });
+      }
+    }
+  }
+  const wallet = await ensureWallet(store, payment.rail === 'evm' ? 'eip155' : 'solana', payer);
+  const balance = await credit(store, c, wallet, payment.amount, settlement.transaction);
+  if (balance === undefined) throw new ApiError('PAYMENT_ALREADY_CREDITED');
+  return { wallet, amount: payment.amount, balance, paymentId: c.id, settlement };
+}
