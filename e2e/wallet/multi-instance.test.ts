@@ -76,4 +76,13 @@ test('one payment sent to two instances at once, then again to each: settled onc
   assert.deepEqual([a.status, b.status].sort(), [200, 401]);
   const ok = a.status === 200 ? a : b;
   assert.equal((await ok.json()).data.balanceUsd, 10);
+  // The statement, on PostgreSQL: the one top-up, with its transaction.
+  const statement = await fetch(`${servers[0].base}/x402/transactions/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(servers[0], account) } });
+  assert.equal(statement.status, 200);
+  const { data } = await statement.json();
+  assert.deepEqual(
+    data.transactions.map((t: any) => [t.type, t.amount, t.balanceAfter, t.network]),
+    [['TOP_UP', 10, 10, 'eip155:8453']],
+  );
+  assert.match(data.transactions[0].transaction, /^0x[0-9a-f]{64}$/);
 });

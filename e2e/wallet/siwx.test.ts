@@ -72,6 +72,11 @@ test('the legacy form from Solana, with the signature in base64', async () => {
   const address = JSON.parse(Buffer.from(header, 'base64').toString()).address;
   await fund('solana', address);
   assert.equal((await walletChat(h, header)).status, 200);
+  // Wallet-built texts may name the cluster ("mainnet") rather than its genesis hash.
+  const named = await legacySolanaHeader(seed, (a) =>
+    formatSignInMessage('solana', { domain: 'lagoon.test', address: a, uri: PUBLIC_URL, version: '1', chainReference: 'mainnet', nonce: 'legacy87654321', issuedAt }),
+  );
+  assert.equal((await walletChat(h, editHeader(named, (p) => delete p.chainId))).status, 200);
 });
 
 test('a replayed header is refused, in sequence and concurrently (nonce single use)', async () => {

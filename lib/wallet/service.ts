@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import type { Store } from '../db/store.ts';
 import { issueChallenge, type SiwxChallenge } from './challenge.ts';
 import type { WalletConfig } from './config.ts';
-import { createFacilitator, type Facilitator } from './facilitator.ts';
+import type { Facilitator } from './facilitator.ts';
 import { offers, railNames } from './requirements.ts';
 import { type SignedIn, signIn } from './sign-in.ts';
 import { walletStatement } from './statement.ts';
@@ -28,25 +28,27 @@ export class WalletService {
   private readonly store: Store;
   private readonly ledger: Ledger;
   private readonly config: Config;
-  private facilitatorMade = false;
-  private facilitatorValue: Facilitator | undefined;
+  private facilitatorReady: Promise<Facilitator | undefined> | undefined;
 
   constructor(store: Store, ledger: Ledger, config: Config) {
     this.store = store;
     this.ledger = ledger;
     this.config = config;
+    const s = config.wallet;
+    if ((s.rails.evm || s.rails.solana) && new URL(s.publicOrigin).hostname === 'localhost') {
+      console.warn(`wallets: sign-in is bound to ${s.publicOrigin}; set LAGOON_PUBLIC_URL to the origin users reach this server at`);
+    }
   }
 
   get settings(): WalletConfig {
     return this.config.wallet;
   }
 
-  private get facilitator(): Facilitator | undefined {
-    if (!this.facilitatorMade) {
-      this.facilitatorValue = createFacilitator(this.settings);
-      this.facilitatorMade = true;
-    }
-    return this.facilitatorValue;
+  /** The facilitator, loaded on first use (its chain libraries are large, and many deployments take no payments). */
+  private facilitator(): Promise<Facilitator | undefined> {
+    const s = this.settings;
+    if (!s.facilitatorUrl && !s.rails.evm && !s.rails.solana) return Promise.resolve(undefined);
+    return (this.facilitatorReady ??= import('./facilitator.ts').then((m) => m.createFacilitator(s)));
   }
 
   url(path: string): string {
@@ -63,7 +65,7 @@ export class WalletService {
 
   /** The accepted payments for a top-up of `amount` micro-USD (empty when no rail is configured). */
   async offers(amount: number): Promise<PaymentRequirements[]> {
-    const f = this.facilitator;
+    const f = await this.facilitator();
     if (!f) return [];
     return offers(this.settings, amount, this.settings.rails.solana ? await f.solanaFeePayer() : undefined);
   }
@@ -144,7 +146,7 @@ export class WalletService {
   }
 
   async topUp(header: string): Promise<TopUpResult> {
-    const facilitator = this.facilitator;
+    const facilitator = await this.facilitator();
     if (!facilitator) throw new ApiError('X402_NOT_CONFIGURED');
     return topUp({ store: this.store, cfg: this.settings, facilitator }, header);
   }

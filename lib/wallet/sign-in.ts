@@ -1,6 +1,7 @@
 // Sign-In-With-X: a signed header in place of a bearer key. Checked in this order, cheapest first: the payload's
 // shape; chain, domain and URI binding (to the configured public origin, never the request's Host header); time
 // bounds; the signature; and last the nonce, which is consumed only by a request that passed everything else.
+import { isAddress } from 'viem';
 import { ApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
 import type { Store } from '../db/store.ts';
@@ -10,7 +11,6 @@ import { consumeNonce, NONCE_PATTERN } from './nonces.ts';
 import { readSignInHeader, type SignInClaim } from './siwx-payload.ts';
 import { solanaPublicKey, verifyEvmSignature, verifySolanaSignature } from './signatures.ts';
 import { ensureWallet, type Wallet, walletPrincipal } from './wallets.ts';
-import { isAddress } from 'viem';
 
 /** Clock difference tolerated between a client's (or another instance's) clock and ours. */
 const SKEW_MS = 30_000;

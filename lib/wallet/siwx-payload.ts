@@ -7,7 +7,7 @@
 import { getAddress } from 'viem';
 import { ApiError } from '../api/errors.ts';
 import { formatSignInMessage, parseSignInMessage, type SignInFields } from './siwx-message.ts';
-import { EVM_ADDRESS, type WalletNamespace } from './networks.ts';
+import { EVM_ADDRESS, SOLANA_DEVNET, SOLANA_MAINNET, type WalletNamespace } from './networks.ts';
 
 export interface SignInClaim {
   form: 'x402' | 'legacy';
@@ -64,6 +64,11 @@ function splitChainId(raw: unknown): { namespace: WalletNamespace; reference: st
 }
 
 const TYPE_OF: Record<WalletNamespace, string> = { eip155: 'eip191', solana: 'ed25519' };
+const SOLANA_CLUSTER_REFS: Record<string, string> = {
+  mainnet: SOLANA_MAINNET.network.slice('solana:'.length),
+  'mainnet-beta': SOLANA_MAINNET.network.slice('solana:'.length),
+  devnet: SOLANA_DEVNET.network.slice('solana:'.length),
+};
 
 function x402Claim(p: Record<string, unknown>): SignInClaim {
   const chain = splitChainId(p.chainId);
@@ -115,7 +120,8 @@ function legacyClaim(p: Record<string, unknown>): SignInClaim {
   const parsed = parseSignInMessage(message);
   if (!parsed) throw new ApiError('X402_SIGN_IN_INVALID_MESSAGE', 'The signed message is not a well-formed EIP-4361 / Sign-In-With-Solana message');
   const { namespace, fields } = parsed;
-  const chainId = `${namespace}:${fields.chainReference}`;
+  // Wallet-built Solana texts often name the cluster instead of its genesis hash; the text is verified as written.
+  const chainId = `${namespace}:${namespace === 'solana' ? (SOLANA_CLUSTER_REFS[fields.chainReference] ?? fields.chainReference) : fields.chainReference}`;
   if (p.chainId !== undefined) {
     const claimed = splitChainId(p.chainId);
     if (!claimed) throw invalid('chainId must be 8453, "eip155:8453" or a solana: CAIP-2 id');
