@@ -169,6 +169,7 @@ test('legacy envelopes: the hybrid X-402-Payment (v2 number, v1 shape) and x402 
   const r2 = await postTopUp(h, toBase64Json({ x402Version: 1, scheme: 'exact', network: 'base', payload: v1 }), 'X-PAYMENT');
   assert.equal(r2.status, 200, r2.text);
   assert.equal(r2.json.data.newBalance, 16);
+  assert.equal(decodePaymentResponseHeader(r2.headers.get('x-payment-response')!).success, true);
   // A hybrid payment to someone else is refused before settlement.
   const elsewhere = await signAuthorization(account, { to: evmWallet().address, value: 10_000_000n });
   assertCode(await postTopUp(h, toBase64Json({ x402Version: 2, scheme: 'exact', network: 'base', payload: elsewhere }), 'X-402-Payment'), 400, 'INVALID_PAYMENT_RECIPIENT');

@@ -10,10 +10,10 @@ import type { Wallet } from '../../wallet/wallets.ts';
 import { limitByIp, type RequestCtx, requireWallet } from '../context.ts';
 import { ok } from '../send.ts';
 
-function paymentHeader(ctx: RequestCtx): string | undefined {
+function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
   for (const name of PAYMENT_HEADERS) {
-    const v = ctx.req.headers[name];
-    if (typeof v === 'string') return v;
+    const value = ctx.req.headers[name];
+    if (typeof value === 'string') return { name, value };
   }
   return undefined;
 }
@@ -37,7 +37,7 @@ export async function topUp(ctx: RequestCtx): Promise<void> {
   if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx));
   let result;
   try {
-    result = await ctx.svc.wallet.topUp(header);
+    result = await ctx.svc.wallet.topUp(header.value);
   } catch (e) {
     // A payment refused at verification or settlement comes back with fresh requirements, as x402 clients expect.
     if (isApiError(e) && e.status === 402) {
@@ -47,6 +47,8 @@ export async function topUp(ctx: RequestCtx): Promise<void> {
     throw e;
   }
   ctx.extraHeaders['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(result.settlement);
+  // x402 v1 clients (and the legacy header's) read the receipt under its v1 name.
+  if (header.name !== 'payment-signature') ctx.extraHeaders['X-PAYMENT-RESPONSE'] = ctx.extraHeaders['PAYMENT-RESPONSE'];
   ok(ctx, {
     success: true,
     data: {
