@@ -122,6 +122,7 @@ test('balance and statement: only for the signed-in wallet; 402 without SIWX, 40
   const r = await fetch(`${h.base}/x402/balance/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
   const body = await r.json();
   assert.deepEqual([r.status, body.data.walletAddress, body.data.balanceUsd, body.data.canConsume], [200, account.address.toLowerCase(), 3, true]);
+  assert.equal(r.headers.get('x-ratelimit-limit-requests'), '120', 'wallet endpoints take from the wallet\'s management budget, as keys do');
   assert.equal((await fetch(`${h.base}/x402/balance/${account.address}`)).status, 402);
   const other = await fetch(`${h.base}/x402/balance/${evmWallet().address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
   assert.deepEqual([other.status, (await other.json()).code], [403, 'X402_WALLET_MISMATCH']);

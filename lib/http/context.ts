@@ -49,16 +49,19 @@ export async function requireKey(ctx: RequestCtx, opts: { limit?: 'api' | 'none'
   }
   ctx.principal = principal;
   await ctx.svc.abuse.check(abuseId(ctx));
-  if ((opts.limit ?? 'api') === 'api') {
-    const subject = { credential: principal.keyId, modelId: `endpoint:${ctx.url.pathname}`, model: 'api' as const, tier: tierOf(principal) };
-    try {
-      Object.assign(ctx.extraHeaders, (await ctx.svc.limiter.admit(subject, 0)).headers);
-    } catch (e) {
-      logBreach(ctx, 'endpoint:api', e);
-      throw e;
-    }
-  }
+  if ((opts.limit ?? 'api') === 'api') await takeApiBudget(ctx, principal);
   return principal;
+}
+
+/** One request from the credential's management-endpoint budget, with its x-ratelimit headers. */
+async function takeApiBudget(ctx: RequestCtx, principal: Principal): Promise<void> {
+  const subject = { credential: principal.keyId, modelId: `endpoint:${ctx.url.pathname}`, model: 'api' as const, tier: tierOf(principal) };
+  try {
+    Object.assign(ctx.extraHeaders, (await ctx.svc.limiter.admit(subject, 0)).headers);
+  } catch (e) {
+    logBreach(ctx, 'endpoint:api', e);
+    throw e;
+  }
 }
 
 export async function requireAdmin(ctx: RequestCtx): Promise<Principal> {
@@ -90,8 +93,12 @@ export function signInHeader(ctx: RequestCtx): string | undefined {
   return undefined;
 }
 
-/** Verifies the request's SIGN-IN-WITH-X header (consuming its nonce) and makes the wallet the caller. */
-export async function requireWallet(ctx: RequestCtx, header = signInHeader(ctx)): Promise<{ principal: Principal; wallet: Wallet }> {
+/**
+ * Verifies the request's SIGN-IN-WITH-X header (consuming its nonce) and makes the wallet the caller. As for keys,
+ * `limit: 'api'` (the default) takes one request from the wallet's management-endpoint budget.
+ */
+export async function requireWallet(ctx: RequestCtx, opts: { header?: string; limit?: 'api' | 'none' } = {}): Promise<{ principal: Principal; wallet: Wallet }> {
+  const header = opts.header ?? signInHeader(ctx);
   if (header === undefined) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
   let signed;
   try {
@@ -103,6 +110,7 @@ export async function requireWallet(ctx: RequestCtx, header = signInHeader(ctx))
   ctx.principal = signed.principal;
   ctx.wallet = signed.wallet;
   await ctx.svc.abuse.check(abuseId(ctx));
+  if ((opts.limit ?? 'api') === 'api') await takeApiBudget(ctx, signed.principal);
   return signed;
 }
 
@@ -113,7 +121,7 @@ export async function requireWallet(ctx: RequestCtx, header = signInHeader(ctx))
 export async function requireCaller(ctx: RequestCtx): Promise<Principal> {
   if (PAYMENT_HEADERS.some((h) => ctx.req.headers[h] !== undefined)) throw new ApiError('PAYMENT_HEADER_NOT_ACCEPTED');
   const siwx = signInHeader(ctx);
-  if (siwx !== undefined) return (await requireWallet(ctx, siwx)).principal;
+  if (siwx !== undefined) return (await requireWallet(ctx, { header: siwx, limit: 'none' })).principal;
   if (!ctx.req.headers.authorization) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
   return requireKey(ctx, { limit: 'none' });
 }
