@@ -13,6 +13,7 @@ import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catal
 import { EngineRegistry } from './inference/registry.ts';
 import { AbuseGuard } from './limits/abuse.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
+import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis } from './limits/redis.ts';
 import { WalletService } from './wallet/service.ts';
 
@@ -29,6 +30,8 @@ export interface Service {
   searchAvailable: boolean;
   /** Wallet users: Sign-In-With-X and x402 top-ups. */
   wallet: WalletService;
+  /** The shared Redis client (REDIS_URL), for counters every instance must share; undefined on one instance. */
+  redis: Redis | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function createService(config: Config, opts: { seed?: boolean; env?
     abuse,
     searchProvider,
     searchAvailable: searchProvider !== undefined,
+    redis,
     wallet: new WalletService(store, ledger, config),
     async close() {
       await ledger.drain();

@@ -53,7 +53,7 @@ export interface AuthLimits {
 
 export function authLimits(deps: AppDeps, config = authLimitConfig(deps.env)): AuthLimits {
   // The service keeps its Redis client private to the rate limiter; use it when the service exposes one.
-  const redis = (deps.svc as { redis?: Redis }).redis;
+  const redis = deps.svc.redis;
   const prefix = `${deps.svc.config.redisPrefix}:app`;
   const counter = (name: string, points: number, durationSeconds: number): Counter =>
     makeCounter({ redis, keyPrefix: `${prefix}:${name}`, points, durationSeconds });
