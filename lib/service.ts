@@ -14,6 +14,7 @@ import { EngineRegistry } from './inference/registry.ts';
 import { AbuseGuard } from './limits/abuse.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import type { Redis } from 'ioredis';
+import type { ChatDeps } from './inference/chat/pipeline.ts';
 import { closeRedis, connectRedis } from './limits/redis.ts';
 import { WalletService } from './wallet/service.ts';
 
@@ -32,6 +33,8 @@ export interface Service {
   wallet: WalletService;
   /** The shared Redis client (REDIS_URL), for counters every instance must share; undefined on one instance. */
   redis: Redis | undefined;
+  /** What the chat pipeline runs on, for the API layer and the browser app alike. */
+  chatDeps: ChatDeps;
   close(): Promise<void>;
 }
 
@@ -66,6 +69,17 @@ export async function createService(config: Config, opts: { seed?: boolean; env?
     searchAvailable: searchProvider !== undefined,
     redis,
     wallet: new WalletService(store, ledger, config),
+    chatDeps: {
+      store,
+      ledger,
+      limiter,
+      catalogue,
+      engines,
+      wire: config.wire,
+      searchAvailable: searchProvider !== undefined,
+      searchProvider,
+      augmentPrices: config.augmentPrices,
+    },
     async close() {
       await ledger.drain();
       await engines.close();

@@ -3,30 +3,17 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../api/errors.ts';
 import { fromMicros } from '../../billing/money.ts';
-import { runChat, type ChatDeps } from '../../inference/chat/pipeline.ts';
+import { runChat } from '../../inference/chat/pipeline.ts';
 import type { Service } from '../../service.ts';
 import { principalForUser } from '../../users/users.ts';
 import type { AppUsage } from '../wire.ts';
 import { appErrorOf, type InferenceClient, InferenceError, type InferenceRun, parseStream } from './inference.ts';
 
-/** The pipeline's dependencies, from the service (as the API layer builds them for each request). */
-export const chatDepsOf = (svc: Service): ChatDeps => ({
-  store: svc.store,
-  ledger: svc.ledger,
-  limiter: svc.limiter,
-  catalogue: svc.catalogue,
-  engines: svc.engines,
-  wire: svc.config.wire,
-  searchAvailable: svc.searchAvailable,
-  searchProvider: svc.searchProvider,
-  augmentPrices: svc.config.augmentPrices,
-});
-
 // Request ids in the API layer's shape (24 hex characters, time first so usage rows append to their index).
 const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomBytes(7).toString('hex').slice(0, 13);
 
 export function localClient(svc: Service): InferenceClient {
-  const deps = chatDepsOf(svc);
+  const deps = svc.chatDeps;
   return {
     mode: 'local',
     wire: svc.config.wire,

@@ -11,7 +11,7 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   const { svc } = ctx;
   const result = await withWalletCredit(ctx, () =>
     runChat(
-      { store: svc.store, ledger: svc.ledger, limiter: svc.limiter, catalogue: svc.catalogue, engines: svc.engines, wire: svc.config.wire, searchAvailable: svc.searchAvailable, searchProvider: svc.searchProvider, augmentPrices: svc.config.augmentPrices },
+      svc.chatDeps,
       { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders },
       body,
     ),
