@@ -6,6 +6,7 @@ import { authRoutes } from './routes/auth.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
+import { walletRoutes } from './routes/wallet.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteHandler } from './http.ts';
 
@@ -18,6 +19,7 @@ export interface AppBackend {
 export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof conversationRoutes> &
   ReturnType<typeof catalogueRoutes> &
+  ReturnType<typeof walletRoutes> &
   Omit<ReturnType<typeof chatRoutes>, 'close'> &
   Record<string, RouteHandler>;
 
@@ -26,7 +28,7 @@ export function createAppBackend(svc: Service, env: Env = process.env): AppBacke
   const chat = chatRoutes(deps);
   const { close, ...chatHandlers } = chat;
   return {
-    routes: { ...authRoutes(deps), ...conversationRoutes(deps), ...catalogueRoutes(deps), ...chatHandlers },
+    routes: { ...authRoutes(deps), ...conversationRoutes(deps), ...catalogueRoutes(deps), ...walletRoutes(deps), ...chatHandlers },
     close,
   };
 }

@@ -22,6 +22,10 @@
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
 //   GET    /api/app/messages/:id/stream                  → text/event-stream of GenerationEvent (attach/reattach)
 //   GET    /api/app/limits                               → AttachmentLimits
+//   GET    /api/app/wallet/challenge?address=&chain=evm|solana → WalletChallenge (a fresh single-use sign-in challenge)
+//   POST   /api/app/wallet/sign-in  WalletSignInRequest   → MeResponse + Set-Cookie (no CSRF token yet: Origin-checked)
+//   GET    /api/app/wallet/top-up/requirements?amount=&chain= → WalletTopUpRequirements (wallet users only)
+//   POST   /api/app/wallet/top-up   WalletTopUpRequest    → WalletTopUpResponse (wallet users only; payer = the user's wallet)
 
 export type WebSearchMode = 'off' | 'on' | 'auto';
 
@@ -31,6 +35,8 @@ export interface AppUser {
   displayName: string | null;
   isAdmin: boolean;
   createdAt: number;
+  /** Set for a user who signed in with a wallet (email is then null). */
+  wallet?: { address: string; chain: WalletChain };
 }
 
 export interface MeResponse {
@@ -192,3 +198,67 @@ export type GenerationEvent =
   | { type: 'citations'; citations: AppCitation[] }
   /** Last event: the stored message in its final state (status complete, stopped or error; usage; error). */
   | { type: 'done'; message: AppMessage };
+
+/** The wallet families the app signs in and tops up with: EVM (Base) and Solana. */
+export type WalletChain = 'evm' | 'solana';
+
+/** The Sign-In-With-X fields (x402 `sign-in-with-x` form) a wallet signs over, as the server issued them. */
+export interface WalletSignInFields {
+  domain: string;
+  address: string;
+  statement: string;
+  uri: string;
+  version: '1';
+  /** CAIP-2, e.g. eip155:8453. */
+  chainId: string;
+  type: 'eip191' | 'ed25519';
+  nonce: string;
+  issuedAt: string;
+  expirationTime: string;
+}
+
+export interface WalletChallenge {
+  /** The exact text the wallet signs (EIP-4361 for EVM, its Solana form for Solana). */
+  message: string;
+  /** Send back unchanged, with the signature, to POST /api/app/wallet/sign-in. */
+  fields: WalletSignInFields;
+}
+
+export interface WalletSignInRequest {
+  /** The challenge's fields plus the signature: 0x hex (EVM) or base58 (Solana). */
+  payload: WalletSignInFields & { signature: string };
+}
+
+/** One accepted payment (x402 "exact" payment requirements, built by the server from its configuration). */
+export interface WalletPaymentRequirement {
+  scheme: 'exact';
+  network: `${string}:${string}`;
+  /** Token units (USDC: 6 decimals). */
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+/** An x402 PaymentRequired object for the chosen amount and chain: what the wallet signs a payment for. */
+export interface WalletTopUpRequirements {
+  x402Version: 2;
+  resource: { url: string; description: string; mimeType: string };
+  accepts: WalletPaymentRequirement[];
+  minimumUsd: number;
+  maximumUsd: number;
+}
+
+export interface WalletTopUpRequest {
+  /** The x402 v2 payment payload the wallet signed (as an x402 client makes it). */
+  payment: Record<string, unknown>;
+}
+
+export interface WalletTopUpResponse {
+  amountCreditedUsd: number;
+  /** The wallet's USD balance after the credit. */
+  balanceUsd: number;
+  network: string;
+  transaction: string;
+}

@@ -221,4 +221,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `CREATE INDEX x402_topups_wallet ON x402_topups(wallet_id, created_at)`,
     ],
   },
+  {
+    version: 7,
+    name: 'browser app: wallet users',
+    sql: [
+      // A browser-app user who signed in with a wallet is linked to that wallet (and uses its account and key); one
+      // user per wallet. Email users keep wallet_id NULL (NULLs do not collide in a UNIQUE index on either database).
+      `ALTER TABLE users ADD COLUMN wallet_id TEXT REFERENCES wallets(id)`,
+      `CREATE UNIQUE INDEX users_wallet ON users(wallet_id)`,
+    ],
+  },
 ];

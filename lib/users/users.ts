@@ -8,6 +8,7 @@ import { createAccount, getAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys, type Principal } from '../auth/keys.ts';
 import type { Queryable, Store } from '../db/store.ts';
+import { walletUserPrincipal } from './wallet-users.ts';
 
 /** The description of the server-held key each user's account is used through. */
 export const BROWSER_KEY_DESCRIPTION = 'browser app';
@@ -25,6 +26,15 @@ export interface User {
   isAdmin: boolean;
   accountId: string;
   createdAt: number;
+  /** Set for a user who signs in with a wallet (lib/users/wallet-users.ts): its account and key are the wallet's. */
+  wallet: UserWallet | null;
+}
+
+export interface UserWallet {
+  id: string;
+  namespace: 'eip155' | 'solana';
+  /** Normalised: lowercase hex for EVM, base58 for Solana. */
+  address: string;
 }
 
 /** What may be sent to the browser. */
@@ -43,9 +53,17 @@ export interface UserRow {
   is_admin: boolean | number;
   account_id: string;
   created_at: number;
+  wallet_id: string | null;
+  wallet_namespace: string | null;
+  wallet_address: string | null;
 }
 
-export const USER_COLUMNS = 'u.id, u.email, u.display_name, u.is_admin, u.account_id, u.created_at';
+// The wallet columns come from correlated lookups by primary key, so every query selecting users (sessions too)
+// reads them without a join of its own.
+export const USER_COLUMNS =
+  'u.id, u.email, u.display_name, u.is_admin, u.account_id, u.created_at, u.wallet_id, ' +
+  '(SELECT w.namespace FROM wallets w WHERE w.id = u.wallet_id) AS wallet_namespace, ' +
+  '(SELECT w.address FROM wallets w WHERE w.id = u.wallet_id) AS wallet_address';
 
 export const toUser = (r: UserRow): User => ({
   id: r.id,
@@ -54,6 +72,10 @@ export const toUser = (r: UserRow): User => ({
   isAdmin: Boolean(r.is_admin),
   accountId: r.account_id,
   createdAt: Number(r.created_at),
+  wallet:
+    r.wallet_id && r.wallet_address
+      ? { id: r.wallet_id, namespace: r.wallet_namespace === 'solana' ? 'solana' : 'eip155', address: r.wallet_address }
+      : null,
 });
 
 export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, displayName: u.displayName, isAdmin: u.isAdmin, createdAt: u.createdAt });
@@ -129,12 +151,13 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
     const user = await store.tx(async (q) => {
       if (store.kind === 'postgres') await q.run('LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
       if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
-      const count = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users');
+      // Wallet users never become admin, so they do not count: the first email user still does.
+      const count = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE wallet_id IS NULL');
       const isAdmin = Number(count?.n ?? 0) === 0;
       const txStore = inTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION });
-      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now() };
+      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now(), wallet: null };
       await q.run(
         'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
         [u.id, u.email, passwordHash, u.displayName, u.isAdmin, u.accountId, u.createdAt],
@@ -174,9 +197,11 @@ export async function getUser(store: Store, id: string): Promise<User | undefine
 
 /**
  * The principal the app acts as for this user: the user's account and its server-held 'browser app' INFERENCE key,
- * read from the database (no secret involved). 401 when that key has been revoked or has expired.
+ * read from the database (no secret involved); for a wallet user, the wallet's account and server-held key, as a
+ * SIGN-IN-WITH-X request would run. 401 when that key has been revoked or has expired.
  */
 export async function principalForUser(store: Store, user: User, now = Date.now()): Promise<Principal> {
+  if (user.wallet) return walletUserPrincipal(store, user.wallet, now);
   const account = await getAccount(store, user.accountId);
   const key = (await accountKeys(store, user.accountId).listActive(now)).find((k) => k.type === 'INFERENCE' && k.description === BROWSER_KEY_DESCRIPTION);
   if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");

@@ -6,10 +6,12 @@ import type { AppConversation, AppUser, ChatSettings } from '../wire.ts';
 
 export const toAppUser = (u: User): AppUser => ({
   id: u.id,
-  email: u.email || null,
+  // A wallet user's users.email is an internal placeholder, never an address to show.
+  email: u.wallet ? null : u.email || null,
   displayName: u.displayName || null,
   isAdmin: u.isAdmin,
   createdAt: u.createdAt,
+  ...(u.wallet ? { wallet: { address: u.wallet.address, chain: u.wallet.namespace === 'solana' ? ('solana' as const) : ('evm' as const) } } : {}),
 });
 
 export function toAppSettings(s: Conversation['settings']): ChatSettings {

@@ -1,0 +1,16 @@
+// Starting a browser session for a user who just proved who they are (as email sign-in does in auth.ts): the
+// MeResponse and its Set-Cookie, with any earlier session of this browser ended first (no fixation).
+import { createSession, endSession, parseCookies, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie } from '../../users/sessions.ts';
+import type { User } from '../../users/users.ts';
+import type { AppDeps } from '../deps.ts';
+import { isHttps, json } from '../http.ts';
+import type { MeResponse } from '../wire.ts';
+import { toAppUser } from './present.ts';
+
+export async function startSession(deps: AppDeps, req: Request, user: User, status: number): Promise<Response> {
+  const { store } = deps.svc;
+  await endSession(store, parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE]);
+  const s = await createSession(store, user.id);
+  const body: MeResponse = { user: toAppUser(user), csrfToken: s.csrfToken };
+  return json(body, status, { 'set-cookie': sessionCookie(s.token, { secure: isHttps(req), maxAgeSeconds: SESSION_TTL_MS / 1000 }) });
+}
