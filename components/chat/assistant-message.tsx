@@ -1,6 +1,6 @@
 // One answer: reasoning, the markdown body (live text from the stream store while generating, so only this row
 // re-renders per frame), sources, error, and a footer with copy, regenerate, versions, model, usage and cost.
-import { memo, useContext } from 'react';
+import { memo, useContext, useDeferredValue } from 'react';
 import type { AppMessage } from '@/lib/app/wire.ts';
 import { BranchNav } from './branch-nav.tsx';
 import { ModelNamesContext, useChatActions } from './chat-context.ts';
@@ -26,7 +26,9 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
   const live = useLiveAnswer(message.id);
   const actions = useChatActions();
   const modelName = useContext(ModelNamesContext).get(message.modelId ?? '');
-  const content = live?.content ?? message.content;
+  // The markdown re-renders at transition priority: React renders it in slices between frames and skips versions
+  // a newer token has already replaced, so a long answer never blocks the page while it streams.
+  const content = useDeferredValue(live?.content ?? message.content);
   const reasoning = live?.reasoning ?? message.reasoning ?? '';
   const citations = live?.citations ?? message.citations;
   const status = live?.status ?? message.status;

@@ -6,7 +6,7 @@
 // chat-character.
 import { useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatSettings } from '@/lib/app/wire.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { describeLimits } from './attachment-rules.ts';
@@ -96,6 +96,10 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
     ],
     [branch.rows, pending, failure],
   );
+  // The transcript renders at transition priority: opening a long chat mounts its rows in slices instead of one
+  // long task (React drops a stale version when a newer one arrives).
+  const shownRows = useDeferredValue(rows);
+  const loading = (conversationId !== null && query.isPending) || (shownRows.length === 0 && rows.length > 0);
 
   useEffect(() => {
     document.title = conv?.title ? `${conv.title} · Lagoon` : 'New chat · Lagoon';
@@ -118,14 +122,14 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         onSettingsSave={(s) => (conversationId ? void controller.update({ settings: asPatch(s) }) : setDraftSettings(s))}
       />
       <div className="relative min-h-0 flex-1">
-        {conversationId && query.isPending ? (
+        {loading ? (
           <div className="flex h-full items-center justify-center text-muted-foreground"><Spinner label="Loading the conversation" /></div>
-        ) : rows.length === 0 ? (
+        ) : shownRows.length === 0 ? (
           <EmptyState character={character} />
         ) : (
           <ChatActionsContext.Provider value={actions}>
             <ModelNamesContext.Provider value={modelNames}>
-              <Transcript rows={rows} busy={generating} followToken={followToken} />
+              <Transcript rows={shownRows} busy={generating} followToken={followToken} />
             </ModelNamesContext.Provider>
           </ChatActionsContext.Provider>
         )}

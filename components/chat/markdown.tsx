@@ -1,11 +1,10 @@
 'use client';
-// Assistant answers as streamed markdown (Streamdown): GFM tables, Shiki-highlighted code with a copy button (the
-// highlighter loads lazily, off the first paint), KaTeX math ($…$, \(…\), \[…\] and $$…$$), caret citations as superscript links. Streamdown
-// splits the text into blocks and memoises the finished ones, so a token re-parses only the last block; its
+// Assistant answers as streamed markdown (Streamdown): GFM tables, Shiki-highlighted code with a copy button (Shiki
+// runs in a worker, so highlighting never blocks the page), KaTeX math ($…$, \(…\), \[…\] and $$…$$), caret
+// citations as superscript links. Streamdown splits the text into blocks and memoises the finished ones, so a token re-parses only the last block; its
 // sanitiser and link hardening stay on (model text is untrusted; no HTML strings are injected here).
 import { memo, useMemo } from 'react';
 import { Streamdown, defaultRehypePlugins, type Components } from 'streamdown';
-import { code } from '@streamdown/code';
 import { math } from '@streamdown/math';
 import 'katex/dist/katex.min.css';
 import type { AppCitation } from '@/lib/app/wire.ts';
@@ -13,9 +12,10 @@ import { CitationSup } from './citation-sup.tsx';
 import { CitationsContext } from './citations-context.ts';
 import { rehypeCitations } from './citation-rehype.ts';
 import { normaliseMathDelimiters } from './math-delimiters.ts';
+import { createWorkerCodePlugin } from './worker-code-plugin.ts';
 
 // Module constants: Streamdown re-renders every block when these props change identity.
-const plugins = { code, math };
+const plugins = { code: createWorkerCodePlugin(), math };
 const rehypePlugins = [...Object.values(defaultRehypePlugins), rehypeCitations];
 const components: Components = { sup: CitationSup };
 const controls = { code: true, table: true, mermaid: false } as const;

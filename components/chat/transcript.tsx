@@ -4,7 +4,7 @@
 // the bottom pinned as the live answer grows and stops the moment they scroll up; rows measured above the
 // viewport shift the scroll position by their own delta, so nothing jumps. Positions and the total height are
 // written to the DOM directly (directDomUpdates), so a growing answer costs no re-render here.
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { ArrowDownIcon } from './icons.tsx';
 import { TranscriptRow } from './transcript-row.tsx';
@@ -18,14 +18,39 @@ interface Props {
 }
 
 const END_SLACK = 4;
+const VIEWPORT_GUESS = 700;
+
+/**
+ * Row heights come from the ResizeObserver (after layout, before paint), never from a read when a row mounts: each
+ * such read forces a layout, and the position written after it invalidates that layout again — opening a long chat
+ * would lay out the page once per row. Until its entry arrives a row keeps its known (or estimated) size.
+ */
+function measureElement(el: Element, entry: ResizeObserverEntry | undefined, v: Virtualizer<HTMLDivElement, Element>): number {
+  const box = entry?.borderBoxSize?.[0];
+  if (box) return box.blockSize;
+  const index = v.indexFromElement(el);
+  return v.itemSizeCache.get(v.options.getItemKey(index)) ?? v.options.estimateSize(index);
+}
+
+/** Pixels below the viewport, from the virtualizer's model of the list (no layout read). */
+const distanceFromEnd = (v: { getTotalSize(): number; scrollOffset: number | null; scrollRect: { height: number } | null }) =>
+  v.getTotalSize() - (v.scrollOffset ?? 0) - (v.scrollRect?.height ?? 0);
 
 export const Transcript = memo(function Transcript({ rows, busy, followToken }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [atEnd, setAtEnd] = useState(true);
+  const estimateSize = (i: number) => (rows[i]?.kind === 'message' && rows[i].message.role === 'assistant' ? 220 : 88);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => (rows[i]?.kind === 'message' && rows[i].message.role === 'assistant' ? 220 : 88),
+    estimateSize,
+    // Start at the end, so opening a long chat renders its last rows only (not the first ones, then the last).
+    initialRect: { width: 0, height: VIEWPORT_GUESS },
+    initialOffset: () => {
+      let total = 0;
+      for (let i = 0; i < rows.length; i++) total += estimateSize(i);
+      return Math.max(0, total - VIEWPORT_GUESS);
+    },
     getItemKey: (i) => rows[i]?.key ?? i,
     overscan: 4,
     paddingStart: 16,
@@ -34,7 +59,9 @@ export const Transcript = memo(function Transcript({ rows, busy, followToken }: 
     followOnAppend: true,
     scrollEndThreshold: END_SLACK,
     directDomUpdates: true,
-    onChange: (v) => setAtEnd(v.getDistanceFromEnd() <= END_SLACK + 40),
+    measureElement,
+    // From the virtualizer's own numbers: reading scrollHeight here would force a layout on every streamed frame.
+    onChange: (v) => setAtEnd(distanceFromEnd(v) <= END_SLACK + 40),
   });
 
   // Open at the latest message.
@@ -56,7 +83,7 @@ export const Transcript = memo(function Transcript({ rows, busy, followToken }: 
     if (!el) return;
     let pinned = true;
     const onScroll = () => {
-      pinned = el.scrollHeight - el.scrollTop - el.clientHeight <= END_SLACK + 1;
+      pinned = distanceFromEnd(virtualizer) <= END_SLACK + 1;
     };
     const ro = new ResizeObserver(() => {
       if (pinned) virtualizer.scrollToEnd();
