@@ -11,6 +11,10 @@ import type { AccountSummary } from '@/lib/app/wire.ts';
 import { AddCredit } from '@/components/account/add-credit.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';
 import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
+import dynamic from 'next/dynamic';
+
+// Wallet code (wagmi, viem, the x402 client) is downloaded only by users who signed in with a wallet.
+const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), { ssr: false, loading: () => <Spinner label="Loading top-up" className="size-5" /> });
 
 function diemNote(a: AccountSummary): string {
   const parts = ['Spent before USD.'];
@@ -37,7 +41,7 @@ export function AccountPage() {
           {user && (
             <p className="mt-1 text-sm text-muted-foreground">
               {user.displayName ? `${user.displayName} · ` : ''}
-              {user.email ?? 'No email'}
+              {user.wallet ? `${user.wallet.chain === 'evm' ? 'Base' : 'Solana'} wallet ${user.wallet.address}` : (user.email ?? 'No email')}
               {user.isAdmin ? ' · Administrator' : ''}
               {` · Member since ${new Date(user.createdAt).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' })}`}
             </p>
@@ -70,7 +74,7 @@ export function AccountPage() {
               </dl>
               <p className="mt-3 text-sm text-muted-foreground">Each answer in a chat shows its tokens and what it cost.</p>
             </section>
-            <AddCredit topUp={account.data.topUp} />
+            {user?.wallet ? <WalletTopUp wallet={user.wallet} /> : <AddCredit topUp={account.data.topUp} />}
           </>
         )}
       </div>

@@ -12,6 +12,7 @@ import { PasswordField } from '@/components/auth/password-field.tsx';
 import { TextField } from '@/components/auth/text-field.tsx';
 import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
 import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
+import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
 export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: string }) {
   const signUp = mode === 'sign-up';
@@ -98,6 +99,7 @@ export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: st
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
         {signUp ? 'Create account' : 'Sign in'}
       </Button>
+      {!signUp && <WalletEntry next={next} />}
       <p className="text-center text-sm text-muted-foreground">
         {signUp ? 'Already have an account? ' : 'New to Lagoon? '}
         <Link href={otherHref} className="font-medium text-primary underline-offset-4 hover:underline">

@@ -1,0 +1,73 @@
+'use client';
+// Signing in with a wallet: pick a discovered wallet, connect, sign the server's challenge text in the wallet, and
+// the server answers with the same session as email sign-in. Loaded only when the user asks for it.
+// data-testid: wallet-options, wallet-option (WalletButton), wallet-error, wallet-none.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { api, qk, setCsrfToken } from '@/components/api/client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { WalletButton } from '@/components/wallet/wallet-button.tsx';
+import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
+import { connectWallet, useWalletOptions } from '@/components/wallet/wallets.ts';
+import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
+import type { MeResponse, WalletChallenge, WalletSignInRequest } from '@/lib/app/wire.ts';
+
+async function signInWith(option: WalletOption): Promise<MeResponse> {
+  const wallet = await connectWallet(option);
+  const q = new URLSearchParams({ chain: wallet.chain, address: wallet.address });
+  const challenge = await api<WalletChallenge>(`/wallet/challenge?${q}`);
+  const signature = await wallet.signMessage(challenge.message);
+  const body: WalletSignInRequest = { payload: { ...challenge.fields, signature } };
+  return api<MeResponse>('/wallet/sign-in', { method: 'POST', body });
+}
+
+export default function WalletSignIn({ next }: { next: string }) {
+  const options = useWalletOptions();
+  const qc = useQueryClient();
+  const router = useRouter();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const signIn = useMutation({
+    mutationFn: signInWith,
+    onSuccess: (me, option) => {
+      try {
+        localStorage.setItem(REMEMBERED_WALLET, JSON.stringify({ key: option.key, chain: option.chain }));
+      } catch {
+        // Storage may be off; the account page then lets the user pick the wallet again.
+      }
+      qc.removeQueries();
+      setCsrfToken(me.csrfToken);
+      qc.setQueryData(qk.me, me);
+      router.replace(next);
+    },
+  });
+
+  if (!options.length) {
+    return (
+      <p className="text-sm text-muted-foreground" data-testid="wallet-none">
+        No wallet found in this browser. Install or unlock a browser wallet (such as MetaMask, Coinbase Wallet or Phantom), then reload this page.
+      </p>
+    );
+  }
+  return (
+    <div className="flex flex-col gap-2" data-testid="wallet-options">
+      {signIn.isError && <Alert data-testid="wallet-error">{describeWalletError(signIn.error, 'sign-in')}</Alert>}
+      <ul className="flex flex-col gap-2" aria-label="Wallets in this browser">
+        {options.map((o) => (
+          <li key={o.id}>
+            <WalletButton
+              option={o}
+              pending={(signIn.isPending || signIn.isSuccess) && chosen === o.id}
+              disabled={signIn.isPending || signIn.isSuccess}
+              onClick={() => {
+                setChosen(o.id);
+                signIn.mutate(o);
+              }}
+            />
+          </li>
+        ))}
+      </ul>
+      <p className="text-xs text-muted-foreground">Your wallet asks you to sign a sign-in message. Signing it costs nothing and moves no funds.</p>
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+'use client';
+// Adding credit from the signed-in wallet: choose an amount, sign the USDC payment in the wallet, and the balance
+// updates once the server has settled it. Loaded only for wallet users.
+// data-testid: wallet-top-up, top-up-amount (AmountPicker), top-up-submit, top-up-error, top-up-done.
+import { useState, type FormEvent } from 'react';
+import { formatUsd } from '@/components/account/format-balance.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { AmountPicker, amountError } from '@/components/wallet/amount-picker.tsx';
+import { rememberedWallet, useTopUp } from '@/components/wallet/use-top-up.ts';
+import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
+import { useWalletOptions } from '@/components/wallet/wallets.ts';
+import type { AppUser } from '@/lib/app/wire.ts';
+
+// The server enforces its own maximum; this only stops obvious typos before the wallet is opened.
+const MAX_HINT = 10_000;
+
+export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['wallet']> }) {
+  const [amount, setAmount] = useState('10');
+  const [touched, setTouched] = useState(false);
+  const options = useWalletOptions();
+  const option = rememberedWallet(wallet.chain, options);
+  const topUp = useTopUp();
+  const invalid = amountError(amount, MAX_HINT);
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (invalid || !option) return;
+    topUp.mutate({ amountUsd: amount.trim(), option, address: wallet.address });
+  };
+
+  if (wallet.chain === 'solana') {
+    return (
+      <section id="add-credit" aria-labelledby="add-credit-heading" className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground" data-testid="wallet-top-up">
+        <h2 id="add-credit-heading" className="text-lg font-semibold">
+          Add credit with USDC
+        </h2>
+        <p className="mt-2 text-sm text-muted-foreground">
+          Top-ups from Solana wallets are not available in the browser yet. Any x402 client can add credit to this wallet with USDC on Solana through{' '}
+          <code className="rounded bg-muted px-1.5 py-0.5 font-mono text-[0.85em] text-foreground">POST /api/v1/x402/top-up</code>; it shows here at once.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section id="add-credit" aria-labelledby="add-credit-heading" className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground" data-testid="wallet-top-up">
+      <h2 id="add-credit-heading" className="text-lg font-semibold">
+        Add credit with USDC
+      </h2>
+      <p className="mt-1 text-sm text-muted-foreground">
+        Pay from your wallet {wallet.chain === 'evm' ? 'on Base' : 'on Solana'}: 1 USDC adds 1 USD. Your wallet asks you to approve the exact amount.
+      </p>
+      <form onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-4">
+        <AmountPicker value={amount} onChange={setAmount} error={touched ? invalid : undefined} disabled={topUp.isPending} />
+        {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up')}</Alert>}
+        {topUp.isSuccess && !topUp.isPending && (
+          <Alert tone="success" data-testid="top-up-done">
+            Added {formatUsd(topUp.data.amountCreditedUsd)}. Your balance is now {formatUsd(topUp.data.balanceUsd)}.
+          </Alert>
+        )}
+        {!option && <p className="text-sm text-muted-foreground">Open or unlock the wallet you signed in with to top up.</p>}
+        <Button type="submit" size="lg" className="self-start" pending={topUp.isPending} disabled={!option} data-testid="top-up-submit">
+          Top up {invalid ? '' : formatUsd(Number(amount))}
+        </Button>
+      </form>
+    </section>
+  );
+}
