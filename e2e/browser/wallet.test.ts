@@ -1,0 +1,108 @@
+// Wallet users in Chromium, against local chains: a test EVM wallet (EIP-6963) and a test Solana wallet
+// (wallet-standard) are injected into the page with their keys in this process. Sign in with the EVM wallet, top up
+// $10 in USDC (settled on anvil), a refused signature shows its error, chat, and the balance goes down; sign in with
+// the Solana wallet too. Ends with the key-material scan over everything the browser received.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { type Anvil, FACILITATOR_KEY, startAnvil } from '../support/chains/anvil.ts';
+import { screenshot } from '../support/browser.ts';
+import { type AppRun, browserSkip, startApp } from './support/app.ts';
+import { ask } from './support/chat.ts';
+import { assertNoKeyMaterial } from './support/key-scan.ts';
+import { until, waitForText } from './support/wait.ts';
+import { injectTestWallets, type TestWallets } from './wallet-test-wallets.ts';
+
+const skip = browserSkip();
+const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
+const path = (page: Page) => new URL(page.url()).pathname;
+const accountUsd = (page: Page) => page.evaluate(async () => (await (await fetch('/api/app/account')).json()).balances.usd as number);
+
+if (skip) test('browser: wallet users', { skip }, () => {});
+else describe('browser: wallet users', () => {
+  let anvil: Anvil;
+  let run: AppRun;
+  let page: Page;
+  let wallets: TestWallets;
+
+  before(async () => {
+    anvil = await startAnvil();
+    run = await startApp({ env: { LAGOON_X402_BASE_RPC_URL: anvil.rpcUrl, LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY } });
+    // The harness listens on a random port, so sign-in messages are bound to its origin once known (the wallet
+    // settings are read on every call); in production LAGOON_PUBLIC_URL names the origin.
+    run.h.svc.config.wallet.publicOrigin = run.h.origin;
+    const opened = await run.newPage();
+    page = opened.page;
+    wallets = await injectTestWallets(opened.rec.context, privateKeyToAccount(generatePrivateKey()));
+    await anvil.mint(wallets.evm.address, 50_000_000n);
+  });
+  after(async () => {
+    await run?.close();
+    await anvil?.close();
+  });
+
+  test('sign in with an EVM wallet: discovered over EIP-6963, a refused signature is explained, then signed', async () => {
+    await page.goto('/sign-in');
+    await page.getByTestId('wallet-continue').click();
+    const option = page.getByTestId('wallet-option').filter({ hasText: 'E2E Test Wallet' });
+    await option.waitFor();
+    assert.equal(await page.getByTestId('wallet-option').filter({ hasText: 'E2E Solana Wallet' }).count(), 1, 'the Solana wallet is listed too');
+    await screenshot(page, 'wallet-sign-in');
+    wallets.reject.next = true;
+    await option.click();
+    await waitForText(page.getByTestId('wallet-error'), /declined the signature/);
+    await option.click();
+    await until(() => path(page) === '/', 'the chat page after signing in');
+    const me = await page.evaluate(async () => (await (await fetch('/api/app/auth/me')).json()).user);
+    assert.deepEqual(me.wallet, { address: wallets.evm.address.toLowerCase(), chain: 'evm' });
+    assert.equal(me.email, null);
+  });
+
+  test('top up $10 from the wallet: settled on the local chain, the balance updates', async () => {
+    await page.goto('/account');
+    await page.getByTestId('wallet-top-up').waitFor();
+    await waitForText(page.getByTestId('balance-usd'), /^\$0\.00$/);
+    await page.getByTestId('top-up-amount').fill('4');
+    await page.getByTestId('top-up-submit').click();
+    await waitForText(page.locator('#top-up-amount-error'), /smallest top-up is 5 USD/);
+
+    await page.getByRole('button', { name: '$10', exact: true }).click();
+    wallets.reject.next = true;
+    await page.getByTestId('top-up-submit').click();
+    await waitForText(page.getByTestId('top-up-error'), /declined the payment/);
+
+    const before = await anvil.usdcBalance(PAY_TO);
+    await page.getByTestId('top-up-submit').click();
+    await waitForText(page.getByTestId('top-up-done'), /Added \$10\.00/, 30_000);
+    await waitForText(page.getByTestId('balance-usd'), /^\$10\.00$/);
+    assert.equal((await anvil.usdcBalance(PAY_TO)) - before, 10_000_000n);
+    assert.equal(await anvil.usdcBalance(wallets.evm.address), 40_000_000n);
+    await screenshot(page, 'wallet-top-up');
+  });
+
+  test('chat as the wallet user: the answer is paid from the wallet’s balance', async () => {
+    await page.goto('/');
+    const answer = await ask(page, 'Hello from a wallet');
+    assert.ok(answer.length > 0);
+    await page.goto('/account');
+    await until(async () => (await accountUsd(page)) < 10, 'the wallet balance to go down after the chat');
+  });
+
+  test('sign in with a Solana wallet (wallet-standard)', async () => {
+    const { page: sol, rec } = await run.newPage();
+    const injected = await injectTestWallets(rec.context, privateKeyToAccount(generatePrivateKey()));
+    await sol.goto('/sign-in');
+    await sol.getByTestId('wallet-continue').click();
+    await sol.getByTestId('wallet-option').filter({ hasText: 'E2E Solana Wallet' }).click();
+    await until(() => path(sol) === '/', 'the chat page after signing in with Solana');
+    const me = await sol.evaluate(async () => (await (await fetch('/api/app/auth/me')).json()).user);
+    assert.deepEqual(me.wallet, { address: injected.solana.address, chain: 'solana' });
+    await sol.goto('/account');
+    await waitForText(sol.getByTestId('wallet-top-up'), /not available in the browser yet/);
+  });
+
+  test('no key material reached the browser', async () => {
+    await assertNoKeyMaterial(run);
+  });
+});
