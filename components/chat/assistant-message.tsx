@@ -12,6 +12,7 @@ import { thoughtSeconds, useLiveAnswer } from './live-store.ts';
 import { Markdown } from './markdown.tsx';
 import { ReasoningBlock } from './reasoning-block.tsx';
 import { SourcesPanel } from './sources-panel.tsx';
+import { TypingDots } from './typing-dots.tsx';
 import { UsageLabel } from './usage-label.tsx';
 
 interface Props {
@@ -66,13 +67,3 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
     </article>
   );
 });
-
-function TypingDots() {
-  return (
-    <div className="flex h-7 items-center gap-1" aria-hidden="true">
-      {[0, 150, 300].map((d) => (
-        <span key={d} className="h-2 w-2 animate-bounce rounded-full bg-muted-foreground/60 motion-reduce:animate-none" style={{ animationDelay: `${d}ms` }} />
-      ))}
-    </div>
-  );
-}

@@ -5,16 +5,18 @@
 // attach-button, attachment-chip, reasoning, sources-panel, citation, error-banner, usage, copy-button,
 // chat-character.
 import { useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatSettings } from '@/lib/app/wire.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { describeLimits } from './attachment-rules.ts';
 import { ChatActionsContext, ModelNamesContext, type ChatActions } from './chat-context.ts';
 import { ChatHeader } from './chat-header.tsx';
+import { ChatMissing } from './chat-missing.tsx';
 import { useCharacters, useConversation, useLimits, useModels } from './chat-queries.ts';
+import { useChatOptions } from './use-chat-options.ts';
 import { Composer } from './composer.tsx';
+import { DropOverlay } from './drop-overlay.tsx';
 import { EmptyState } from './empty-state.tsx';
+import { GenerationStatus } from './generation-status.tsx';
 import { useLiveStatus } from './live-store.ts';
 import { followStream } from './stream-manager.ts';
 import { Transcript } from './transcript.tsx';
@@ -44,14 +46,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   const characters = useCharacters(slug !== null).data;
   const character = (slug && characters?.find((c) => c.slug === slug)) || null;
 
-  // A new chat's choices, sent with POST /conversations on the first message.
-  const [draftModel, setDraftModel] = useState<string | null>(null);
-  const [draftSettings, setDraftSettings] = useState<ChatSettings>({});
-  const modelList = useMemo(() => models ?? [], [models]);
-  const modelId = conv?.modelId ?? draftModel ?? character?.modelId ?? modelList.find((m) => m.isDefault)?.id ?? modelList[0]?.id ?? null;
-  const model = modelList.find((m) => m.id === modelId);
-  const settings = conv?.settings ?? draftSettings;
-  const modelNames = useMemo(() => new Map(modelList.map((m) => [m.id, m.name])), [modelList]);
+  const { modelList, modelId, model, modelNames, settings, setDraftModel, setDraftSettings } = useChatOptions(conv, models, character);
 
   const branch = useBranch(conv?.messages);
   const last = branch.rows.at(-1)?.message ?? null;
@@ -67,13 +62,22 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
 
   const [followToken, setFollowToken] = useState(0);
   const controller = useChatController({
-    conversationId, modelId, characterSlug: slug, settings, lastMessageId: last?.id ?? null,
-    setLeaf: branch.setLeafId, onFollow: () => setFollowToken((t) => t + 1),
+    conversationId,
+    modelId,
+    characterSlug: slug,
+    settings,
+    setLeaf: branch.setLeafId,
+    onFollow: () => setFollowToken((t) => t + 1),
   });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
   const drop = useFileDrop(attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
+  const sendMessage = (text: string) => {
+    const files = attachments.items;
+    attachments.clear();
+    return controller.send(text, files, last?.id ?? null);
+  };
 
   const ctl = useRef(controller);
   ctl.current = controller;
@@ -107,7 +111,6 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
 
   const hasImages = attachments.items.some((a) => a.kind === 'image');
   const blocked = hasImages && model && !model.capabilities.vision ? `${model.name} cannot read images: remove them or pick a model with vision.` : undefined;
-  const status = generating ? 'Generating an answer…' : lastAnswer?.status === 'stopped' ? 'Answer stopped.' : lastAnswer?.status === 'error' ? 'The answer failed.' : lastAnswer ? 'Answer complete.' : '';
 
   if (conversationId && query.isError) return <ChatMissing notFound={(query.error as { status?: number }).status === 404} retry={() => void query.refetch()} />;
   return (
@@ -134,27 +137,17 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
           </ChatActionsContext.Provider>
         )}
       </div>
-      <Composer attachments={attachments} limits={limits} generating={generating} stopping={live === 'stopping'} blocked={blocked} onSend={(text) => {
-        const files = attachments.items;
-        attachments.clear();
-        return controller.send(text, files, last?.id ?? null);
-      }} onStop={stop} />
-      <p role="status" aria-live="polite" className="sr-only">{status}</p>
-      {drop.dragging && (
-        <div aria-hidden="true" className="pointer-events-none absolute inset-2 z-40 flex flex-col items-center justify-center gap-1 rounded-2xl border-2 border-dashed border-primary bg-background/90 text-center">
-          <p className="text-lg font-semibold">Drop files to attach</p>
-          {limits && <p className="px-6 text-sm text-muted-foreground">{describeLimits(limits)}</p>}
-        </div>
-      )}
+      <Composer
+        attachments={attachments}
+        limits={limits}
+        generating={generating}
+        stopping={live === 'stopping'}
+        blocked={blocked}
+        onSend={sendMessage}
+        onStop={stop}
+      />
+      <GenerationStatus generating={generating} outcome={lastAnswer?.status} />
+      {drop.dragging && <DropOverlay limits={limits} />}
     </section>
-  );
-}
-
-function ChatMissing({ notFound, retry }: { notFound: boolean; retry: () => void }) {
-  return (
-    <div role="alert" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
-      <p className="text-lg font-semibold">{notFound ? 'This conversation does not exist or was deleted.' : 'The conversation could not be loaded.'}</p>
-      {notFound ? <Link href="/" className="text-primary underline">Start a new chat</Link> : <button type="button" onClick={retry} className="text-primary underline">Try again</button>}
-    </div>
   );
 }

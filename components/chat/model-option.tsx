@@ -1,20 +1,8 @@
 // One model in the picker: name, the default mark, capability badges and prices per million tokens.
 import type { AppModel } from '@/lib/app/wire.ts';
 import { formatPrice } from './format.ts';
+import { CapabilityBadges } from './capability-badges.tsx';
 import { CheckIcon } from './icons.tsx';
-
-export function CapabilityBadges({ model }: { model: AppModel }) {
-  const badges = [model.capabilities.vision && 'Vision', model.capabilities.reasoning && 'Reasoning', model.capabilities.webSearch && 'Web search'].filter(Boolean) as string[];
-  return (
-    <span className="flex flex-wrap gap-1">
-      {badges.map((b) => (
-        <span key={b} className="rounded bg-muted px-1.5 py-0.5 text-[11px] font-medium text-muted-foreground">
-          {b}
-        </span>
-      ))}
-    </span>
-  );
-}
 
 interface Props {
   model: AppModel;

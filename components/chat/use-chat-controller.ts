@@ -21,8 +21,6 @@ export interface ControllerOptions {
   modelId: string | null;
   characterSlug: string | null;
   settings: ChatSettings;
-  /** The last message of the branch on screen: a new message answers it. */
-  lastMessageId: string | null;
   setLeaf: (id: string) => void;
   /** Called when the reader did something that should bring the end of the chat into view. */
   onFollow: () => void;

@@ -1,0 +1,17 @@
+// The polite screen-reader status of the answer: announced while generating and when it ends — only for what
+// happens while the chat is open, not for the state of an answer that was finished before.
+import { useEffect, useState } from 'react';
+import type { AppMessageStatus } from '@/lib/app/wire.ts';
+
+export function GenerationStatus({ generating, outcome }: { generating: boolean; outcome: AppMessageStatus | undefined }) {
+  const [watched, setWatched] = useState(false);
+  useEffect(() => {
+    if (generating) setWatched(true);
+  }, [generating]);
+  const ended = outcome === 'stopped' ? 'Answer stopped.' : outcome === 'error' ? 'The answer failed.' : 'Answer complete.';
+  return (
+    <p role="status" aria-live="polite" className="sr-only">
+      {generating ? 'Generating an answer…' : watched ? ended : ''}
+    </p>
+  );
+}
