@@ -7,11 +7,11 @@ interface Props {
   initial: string;
   onCancel: () => void;
   onSave: (text: string) => Promise<boolean>;
-  /** The original had attachments, which an edit does not carry over. */
-  droppedAttachments: number;
+  /** How many files of the original go with the edited version. */
+  keptAttachments: number;
 }
 
-export function MessageEditor({ initial, onCancel, onSave, droppedAttachments }: Props) {
+export function MessageEditor({ initial, onCancel, onSave, keptAttachments }: Props) {
   const [text, setText] = useState(initial);
   const [saving, setSaving] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -51,8 +51,10 @@ export function MessageEditor({ initial, onCancel, onSave, droppedAttachments }:
         rows={2}
         className="block w-full resize-none bg-transparent px-2 py-1 text-base text-foreground outline-none"
       />
-      {droppedAttachments > 0 && (
-        <p className="px-2 text-xs text-muted-foreground">Attachments are not resent with an edited message.</p>
+      {keptAttachments > 0 && (
+        <p className="px-2 text-xs text-muted-foreground">
+          {keptAttachments === 1 ? 'The attached file is sent again with your edit.' : `The ${keptAttachments} attached files are sent again with your edit.`}
+        </p>
       )}
       <div className="mt-1 flex justify-end gap-2">
         <Button variant="ghost" size="sm" onClick={onCancel}>

@@ -41,7 +41,7 @@ export function useChatController(options: ControllerOptions) {
   const [failure, setFailure] = useState<Failure | null>(null);
 
   const send = useCallback(
-    async (content: string, files: DraftAttachment[], parentId: string | null, showPending = true): Promise<boolean> => {
+    async (content: string, files: DraftAttachment[], parentId: string | null, showPending = true, attachmentsFrom?: string): Promise<boolean> => {
       const o = opts.current;
       setFailure(null);
       if (showPending) {
@@ -60,7 +60,7 @@ export function useChatController(options: ControllerOptions) {
         }
         const res = await api<SendMessageResponse>(`/conversations/${encodeURIComponent(id)}/messages`, {
           method: 'POST',
-          body: { parentId, content, ...(uploads.length ? { attachments: uploads } : {}) },
+          body: { parentId, content, ...(uploads.length ? { attachments: uploads } : {}), ...(attachmentsFrom ? { attachmentsFrom } : {}) },
         });
         upsertMessages(qc, id, [res.user, res.assistant]);
         mergeConversation(qc, res.conversation);
@@ -71,7 +71,7 @@ export function useChatController(options: ControllerOptions) {
         return true;
       } catch (e) {
         setPending((p) => p && { ...p, failed: true });
-        setFailure(asFailure(e, () => void send(content, files, parentId, showPending)));
+        setFailure(asFailure(e, () => void send(content, files, parentId, showPending, attachmentsFrom)));
         return false;
       }
     },
@@ -114,7 +114,11 @@ export function useChatController(options: ControllerOptions) {
     [qc],
   );
 
-  const edit = useCallback((message: AppMessage, content: string) => send(content, [], message.parentId, false), [send]);
+  // The edited version keeps the original's files (the server copies them from the stored message).
+  const edit = useCallback(
+    (message: AppMessage, content: string) => send(content, [], message.parentId, false, message.attachments.length ? message.id : undefined),
+    [send],
+  );
 
   const update = useCallback(
     async (patch: { modelId?: string; settings?: Record<string, unknown> }) => {

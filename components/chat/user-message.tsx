@@ -32,7 +32,7 @@ export const UserMessage = memo(function UserMessage({ message, siblingIndex, si
       {editing ? (
         <MessageEditor
           initial={message.content}
-          droppedAttachments={message.attachments.length}
+          keptAttachments={message.attachments.length}
           onCancel={() => setEditing(false)}
           onSave={async (text) => {
             const ok = await actions.edit(message, text);

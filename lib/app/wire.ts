@@ -173,6 +173,8 @@ export interface SendMessageRequest {
   attachments?: UploadAttachment[];
   /** Overrides the conversation's model for this turn (and becomes the conversation's model). */
   modelId?: string;
+  /** Edit-and-resend: a user message of this conversation whose stored attachments go with this one too. */
+  attachmentsFrom?: string;
 }
 
 export interface SendMessageResponse {

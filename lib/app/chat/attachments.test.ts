@@ -156,6 +156,27 @@ describe('attachments through the chat routes', () => {
     for (const word of ['NARWHAL', 'QUOKKA', 'PANGOLIN']) assert.ok(again.content.includes(word), word);
   });
 
+  test('an edited message keeps the original files (attachmentsFrom); another chat\'s message is 404', async () => {
+    const ops = userConversations(h.svc.store, alice.user.id);
+    const c = await ops.create();
+    const first = await send(c.id, { content: 'Read this [[echo_request]]', attachments: [txt('tides.txt', 'OCELOT tide tables')] });
+    assert.equal(first.res.status, 201, first.text);
+    await finish(first.json.assistant.id);
+    const edited = await send(c.id, { content: 'Read this again, edited [[echo_request]]', attachmentsFrom: first.json.user.id });
+    assert.equal(edited.res.status, 201, edited.text);
+    assert.deepEqual(edited.json.user.attachments.map((a) => a.name), ['tides.txt']);
+    assert.notEqual(edited.json.user.attachments[0].id, first.json.user.attachments[0].id);
+    const answer = await finish(edited.json.assistant.id);
+    assert.ok(answer.content.includes('OCELOT'), 'the kept file reached the model');
+    assert.ok(answer.content.includes('edited'), 'with the new text');
+
+    const other = await ops.create();
+    const stray = await send(other.id, { content: 'x', attachmentsFrom: first.json.user.id });
+    assert.equal(stray.res.status, 404, stray.text);
+    const notUser = await send(c.id, { content: 'x', attachmentsFrom: first.json.assistant.id });
+    assert.equal(notUser.res.status, 404, notUser.text);
+  });
+
   test('an image goes to a vision model as an image; a non-vision model refuses it and stores nothing', async () => {
     const ops = userConversations(h.svc.store, alice.user.id);
     const c = await ops.create({ modelId: 'vision-model' });

@@ -193,3 +193,16 @@ export function storedAttachment(a: Record<string, unknown>): StoredAttachment |
     dataUrl: a.dataUrl,
   };
 }
+
+/**
+ * Edit-and-resend: the files of the message being edited go with the new version. They were checked when first
+ * sent; only what depends on this turn is checked again (the model's vision, the file count with new uploads).
+ */
+export function recheckKept(kept: StoredAttachment[], model: { id: string; vision: boolean }, newUploads: number): StoredAttachment[] {
+  if (kept.length + newUploads > MAX_FILES) throw new ApiError('INVALID_REQUEST', `At most ${MAX_FILES} files can be attached to one message`, { param: 'attachments' });
+  const image = kept.find((a) => a.kind === 'image');
+  if (image && !model.vision) {
+    throw new ApiError('UNSUPPORTED_CONTENT', `Model ${model.id} does not support image input: choose a model with vision to resend "${image.name}"`, { param: 'attachmentsFrom' });
+  }
+  return kept.map((a) => ({ ...a, id: randomUUID() }));
+}

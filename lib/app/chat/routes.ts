@@ -10,7 +10,7 @@ import { catalogueSource } from '../routes/catalogues.ts';
 import { toAppConversation } from '../routes/present.ts';
 import type { User } from '../../users/users.ts';
 import type { SendMessageResponse } from '../wire.ts';
-import { attachmentLimits, checkAttachments, SEND_BODY_LIMIT } from './attachments.ts';
+import { attachmentLimits, checkAttachments, recheckKept, SEND_BODY_LIMIT, storedAttachment, type StoredAttachment } from './attachments.ts';
 import { Generations } from './generations.ts';
 import type { InferenceClient } from './inference.ts';
 import { localClient } from './local-client.ts';
@@ -31,6 +31,7 @@ const sendSchema = z.strictObject({
     .max(100)
     .optional(),
   modelId: idSchema.optional(),
+  attachmentsFrom: idSchema.optional(),
 });
 
 const regenerateSchema = z.strictObject({ modelId: idSchema.optional() });
@@ -77,6 +78,13 @@ export function chatRoutes(deps: AppDeps) {
     return interrupt(ops, m);
   }
 
+  /** The stored files of a user message in this conversation (edit-and-resend); 404 for anything else. */
+  async function keptAttachments(ops: ConversationOps, conversationId: string, messageId: string): Promise<StoredAttachment[]> {
+    const m = await ops.message(messageId);
+    if (m.conversationId !== conversationId || m.role !== 'user') throw new ApiError('NOT_FOUND', 'The message whose files should be kept was not found', { param: 'attachmentsFrom' });
+    return m.attachments.map((a) => storedAttachment(a)).filter((a): a is StoredAttachment => a !== undefined);
+  }
+
   async function ownedAssistant(ops: ConversationOps, id: string): Promise<Message> {
     const m = await ops.message(id);
     if (m.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'Only an answer can be regenerated, stopped or streamed', { param: 'id' });
@@ -87,8 +95,9 @@ export function chatRoutes(deps: AppDeps) {
     const { user } = await requireSession(deps, req);
     const input = parse(sendSchema, await readJson(req, SEND_BODY_LIMIT));
     const uploads = input.attachments ?? [];
-    if (!input.content.trim() && !uploads.length) throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
     const ops = userConversations(svc.store, user.id);
+    const kept = input.attachmentsFrom ? await keptAttachments(ops, params.id ?? '', input.attachmentsFrom) : [];
+    if (!input.content.trim() && !uploads.length && !kept.length) throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
     // The branch being answered: the path to the parent (empty for a first message, or an edit of the first one).
     const c = await ops.withPath(params.id ?? '', input.parentId ?? undefined);
     const isFirst = input.parentId === null && c.messages.length === 0;
@@ -97,7 +106,7 @@ export function chatRoutes(deps: AppDeps) {
     if (parent) history[history.length - 1] = await notWriting(ops, user, parent, 'The previous answer is still being written: stop it or wait for it', 'parentId');
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, history);
     client.checkSettings(c.settings);
-    const { attachments } = checkAttachments(uploads, model);
+    const attachments = [...recheckKept(kept, model, uploads.length), ...checkAttachments(uploads, model).attachments];
 
     // Everything is checked: from here on the turn is stored.
     const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
