@@ -28,10 +28,11 @@ else describe('browser: wallet users', () => {
 
   before(async () => {
     anvil = await startAnvil();
-    run = await startApp({ env: { LAGOON_X402_BASE_RPC_URL: anvil.rpcUrl, LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY } });
-    // The harness listens on a random port, so sign-in messages are bound to its origin once known (the wallet
-    // settings are read on every call); in production LAGOON_PUBLIC_URL names the origin.
-    run.h.svc.config.wallet.publicOrigin = run.h.origin;
+    run = await startApp({
+      env: { LAGOON_X402_BASE_RPC_URL: anvil.rpcUrl, LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY },
+      // Sign-in texts are bound to the origin the browser reaches (a random port here; LAGOON_PUBLIC_URL in production).
+      publicUrl: (origin) => origin,
+    });
     const opened = await run.newPage();
     page = opened.page;
     wallets = await injectTestWallets(opened.rec.context, privateKeyToAccount(generatePrivateKey()));

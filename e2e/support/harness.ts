@@ -35,6 +35,12 @@ export interface HarnessOptions {
    * scripts/serve.ts does. See hasNextBuild().
    */
   app?: boolean | { next?: boolean };
+  /**
+   * LAGOON_PUBLIC_URL from the harness's own origin (e.g. `(o) => o`), which is known only once it listens. Wallet
+   * sign-in texts are bound to this origin, so browser and client tests that sign them need the real one. Applied
+   * here, before startHarness returns, so tests never change the configuration of a running server themselves.
+   */
+  publicUrl?: (origin: string) => string;
 }
 
 export interface Harness {
@@ -117,6 +123,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const { server } = createHttpServer(svc, fallback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  // The configuration's only reader of LAGOON_PUBLIC_URL (lib/wallet/config.ts), normalised the same way.
+  if (opts.publicUrl) svc.config.wallet.publicOrigin = new URL(opts.publicUrl(`http://127.0.0.1:${port}`)).origin;
   if (withNext) {
     nextApp = startNext(port);
     await nextApp;

@@ -3,14 +3,15 @@
 // server never grants) and refuse a foreign Origin or a cross-site Sec-Fetch-Site.
 import { ApiError, isApiError } from '../../api/errors.ts';
 import { checkOrigin } from '../../users/csrf.ts';
-import { clearSessionCookie, createSession, endSession, parseCookies, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie } from '../../users/sessions.ts';
-import { signIn, signUp, type User } from '../../users/users.ts';
+import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../../users/sessions.ts';
+import { signIn, signUp } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
 import { isHttps, json, noContent, optionalSession, readJson, requireSession, route } from '../http.ts';
 import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
 import { clientIp } from './client-ip.ts';
 import { toAppUser } from './present.ts';
+import { startSession } from './wallet-session.ts';
 import { applyStartingCredit, startingCredit } from './starting-credit.ts';
 
 // Credentials are small; a larger body is not a sign-in.
@@ -26,14 +27,6 @@ export function authRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   const limits = authLimits(deps);
   const credit = startingCredit(deps.env);
-
-  /** A new session for the user: the MeResponse and its Set-Cookie. An earlier session of this browser is ended (no fixation). */
-  async function startSession(req: Request, user: User, status: number): Promise<Response> {
-    await endSession(store, sessionToken(req));
-    const s = await createSession(store, user.id);
-    const body: MeResponse = { user: toAppUser(user), csrfToken: s.csrfToken };
-    return json(body, status, { 'set-cookie': sessionCookie(s.token, { secure: isHttps(req), maxAgeSeconds: SESSION_TTL_MS / 1000 }) });
-  }
 
   return {
     me: route(async (req) => {
@@ -61,7 +54,7 @@ export function authRoutes(deps: AppDeps) {
         throw e;
       }
       await applyStartingCredit(store, created.accountId, credit);
-      return startSession(req, created.user, 201);
+      return startSession(deps, req, created.user, 201);
     }),
 
     signIn: route(async (req) => {
@@ -72,7 +65,7 @@ export function authRoutes(deps: AppDeps) {
       await limits.attempt(ip, email);
       const user = await signIn(store, { email: body.email, password: body.password });
       await limits.succeeded(ip, email);
-      return startSession(req, user, 200);
+      return startSession(deps, req, user, 200);
     }),
 
     signOut: route(async (req) => {

@@ -1,16 +1,25 @@
 // Catalogue routes: the chat models, the characters, and the signed-in user's credit.
 import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 import type { User } from '../../users/users.ts';
+import type { WalletConfig } from '../../wallet/config.ts';
 import type { AppDeps } from '../deps.ts';
 import { json, requireSession, route } from '../http.ts';
 import type { AccountSummary, AppCharacter, AppModel } from '../wire.ts';
 import { catalogueSource, isRemote } from './catalogues.ts';
 
-/** How credit is added in this deployment, in words the user can act on. Wallet top-up (with a url) comes later. */
-function topUpHowTo(user: User, diemDaily: number, remote: boolean): string {
+/**
+ * How credit is added in this deployment, in words the user can act on. A wallet user pays from the wallet it signed
+ * in with (the server refuses any other payer), so only that wallet's chain is named, and only when it is enabled.
+ */
+function topUpHowTo(user: User, diemDaily: number, remote: boolean, rails: WalletConfig['rails']): string {
   const grant = `npx lagoon credit grant --account ${user.accountId} --usd 10`;
   const allowance = diemDaily > 0 ? `Your free allowance of ${diemDaily} DIEM refills every day at 00:00 UTC. ` : '';
   if (remote) return `${allowance}Chats on this server are billed to its operator's account with the inference provider; ask the operator if you run out.`;
+  if (user.wallet) {
+    const evm = user.wallet.namespace === 'eip155';
+    if (evm ? rails.evm : rails.solana) return `${allowance}Top up with USDC on ${evm ? 'Base' : 'Solana'} from this page: sign the payment in your wallet, and the credit is yours once it settles.`;
+    return `${allowance}This server takes no USDC top-ups on ${evm ? 'Base' : 'Solana'} at the moment; ask its operator for credit.`;
+  }
   if (user.isAdmin) return `${allowance}You are this server's operator: add USD credit on the server with \`${grant}\` (any amount).`;
   return `${allowance}USD credit is added by this server's operator. Ask them to run \`${grant}\` (any amount) for your account.`;
 }
@@ -42,7 +51,7 @@ export function catalogueRoutes(deps: AppDeps) {
         balances: { usd: fromMicros(Math.max(0, b.usd - b.usdHeld)), diem: fromMicros(Math.max(0, b.diem - b.diemHeld)) },
         diemDailyAllowance: fromMicros(b.diemDaily),
         diemResetsAt: new Date(nextEpochStart(now)).toISOString(),
-        topUp: { howTo: topUpHowTo(user, fromMicros(b.diemDaily), remote), url: null },
+        topUp: { howTo: topUpHowTo(user, fromMicros(b.diemDaily), remote, svc.wallet.settings.rails), url: null },
       };
       return json(body);
     }),

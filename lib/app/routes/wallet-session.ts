@@ -1,5 +1,6 @@
-// Starting a browser session for a user who just proved who they are (as email sign-in does in auth.ts): the
-// MeResponse and its Set-Cookie, with any earlier session of this browser ended first (no fixation).
+// Starting a browser session for a user who just proved who they are, by password (auth.ts) or by wallet signature
+// (wallet.ts): the one place sessions and their cookies are made. The MeResponse and its Set-Cookie, with any earlier
+// session of this browser ended first (no fixation).
 import { createSession, endSession, parseCookies, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie } from '../../users/sessions.ts';
 import type { User } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
