@@ -250,6 +250,11 @@ export interface WalletTopUpRequirements {
   accepts: WalletPaymentRequirement[];
   minimumUsd: number;
   maximumUsd: number;
+  /**
+   * Solana only: the payment transaction the server built for the signed-in wallet (base64 wire format, its own and
+   * the fee payer's signatures still empty). The wallet signs it as it stands: the browser reads no chain state.
+   */
+  transaction?: string;
 }
 
 export interface WalletTopUpRequest {

@@ -1,10 +1,11 @@
 // The app's wallet routes on a real service with local chains (anvil for Base, LiteSVM for Solana): Sign-In-With-X
 // into a browser session (EVM and Solana), the refusals (replay, expired, other domain), top-ups that settle on chain
-// and credit exactly once, a payer other than the session's wallet refused before settlement, and chat through the
-// wallet's own key. Every response is scanned for key material.
+// and credit exactly once, a payer other than the session's wallet refused before settlement, a Solana payment the
+// server builds for the browser (the wallet only signs it), and chat through the wallet's own key. Every response is
+// scanned for key material.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit';
+import { createKeyPairSignerFromPrivateKeyBytes, getTransactionDecoder, getTransactionEncoder, type KeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -276,5 +277,39 @@ describe('top-up', () => {
     assert.equal((await postTopUp(b, payment)).status, 409);
     const account = await call(catalogue.account, '/account', { browser: b });
     assert.match(account.json.topUp.howTo, /^Top up with USDC on Solana from this page/);
+  });
+
+  test('Solana in the browser: the server builds the transaction for the session wallet, the wallet only signs it', async () => {
+    const s = await solSigner();
+    await solana.fund(addressOf(s), 20_000_000n);
+    const b = await signIn(s);
+    const r = await requirements(b, 'solana', '7');
+    assert.equal(r.status, 200, r.text);
+    const unsigned = getTransactionDecoder().decode(Buffer.from(r.json.transaction, 'base64'));
+    // Two signers, both still empty: the fee payer (the facilitator) and the signed-in wallet.
+    assert.deepEqual(Object.keys(unsigned.signatures).sort(), [solana.feePayer.address, addressOf(s)].sort());
+    assert.ok(Object.values(unsigned.signatures).every((sig) => sig === null || sig.every((x) => x === 0)));
+
+    // What a wallet's solana:signTransaction does: its signature over the message, the rest untouched.
+    const signTx = async (wire: string) => {
+      const tx = getTransactionDecoder().decode(Buffer.from(wire, 'base64'));
+      const [sigs] = await (s as Extract<Signer, { kind: 'solana' }>).signer.signTransactions([tx as never]);
+      return Buffer.from(getTransactionEncoder().encode({ ...tx, signatures: { ...tx.signatures, ...sigs } })).toString('base64');
+    };
+    const accepted = r.json.accepts[0];
+    const payment = { x402Version: 2, resource: r.json.resource, accepted, payload: { transaction: await signTx(r.json.transaction) } };
+    // Claiming more than the signed transfer moves is refused by verification: nothing settles, nothing is credited.
+    const inflated = await postTopUp(b, { ...payment, accepted: { ...accepted, amount: '9000000' } });
+    assert.equal(inflated.status, 402, inflated.text);
+    assert.equal(inflated.json.code, 'PAYMENT_VERIFICATION_FAILED');
+    const before = await solana.usdcBalance(SOL_PAY_TO);
+    const ok = await postTopUp(b, payment);
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual([ok.json.amountCreditedUsd, ok.json.balanceUsd, ok.json.network], [7, 7, accepted.network]);
+    assert.equal((await solana.usdcBalance(SOL_PAY_TO)) - before, 7_000_000n);
+
+    // Only the session's own chain is offered: an EVM session gets no Solana transaction, and the reverse.
+    assert.equal((await requirements(await signIn(evmSigner()), 'solana', '5')).json.code, 'X402_WALLET_MISMATCH');
+    assert.equal((await requirements(b, 'evm', '5')).json.code, 'X402_WALLET_MISMATCH');
   });
 });

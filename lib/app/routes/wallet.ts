@@ -10,6 +10,7 @@ import { checkOrigin } from '../../users/csrf.ts';
 import { ensureWalletUser } from '../../users/wallet-users.ts';
 import { readPayment } from '../../wallet/payment.ts';
 import { formatSignInMessage } from '../../wallet/siwx-message.ts';
+import { unsignedSolanaPayment } from '../../wallet/solana-transaction.ts';
 import { EVM_ADDRESS, SOLANA_ADDRESS } from '../../wallet/networks.ts';
 import type { AppDeps } from '../deps.ts';
 import { json, readJson, requireSession, route } from '../http.ts';
@@ -82,9 +83,11 @@ export function walletRoutes(deps: AppDeps) {
     }),
 
     walletTopUpRequirements: route(async (req) => {
-      await requireWalletUser(req);
+      const { wallet } = await requireWalletUser(req);
       const q = new URL(req.url).searchParams;
       const chain = chainOf(q.get('chain'));
+      // Only the signed-in wallet may pay (see walletTopUp), so only its own chain is offered.
+      if ((chain === 'evm') !== (wallet.namespace === 'eip155')) throw new ApiError('X402_WALLET_MISMATCH', `You signed in with a ${wallet.namespace === 'eip155' ? 'Base (EVM)' : 'Solana'} wallet: top up from that wallet`);
       const amount = requestedAmount(q.get('amount'), wallets.settings);
       const network = chain === 'evm' ? wallets.settings.evm.network : wallets.settings.solana.network;
       const accepts = (await wallets.offers(amount)).filter((a) => a.network === network);
@@ -96,6 +99,8 @@ export function walletRoutes(deps: AppDeps) {
         accepts: accepts as WalletTopUpRequirements['accepts'],
         minimumUsd: fromMicros(minTopUp),
         maximumUsd: fromMicros(maxTopUp),
+        // The browser reads no chain state, so a Solana wallet gets the transaction to sign ready-made.
+        ...(chain === 'solana' ? { transaction: await unsignedSolanaPayment(wallets.settings, accepts[0], wallet.address) } : {}),
       };
       return json(body);
     }),
