@@ -30,19 +30,6 @@ export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['w
     topUp.mutate({ amountUsd: amount.trim(), option, address: wallet.address });
   };
 
-  if (wallet.chain === 'solana') {
-    return (
-      <section id="add-credit" aria-labelledby="add-credit-heading" className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground" data-testid="wallet-top-up">
-        <h2 id="add-credit-heading" className="text-lg font-semibold">
-          Add credit with USDC
-        </h2>
-        <p className="mt-2 text-sm text-muted-foreground">
-          Top-ups from Solana wallets are not available in the browser yet. Any x402 client can add credit to this wallet with USDC on Solana through{' '}
-          <code className="rounded bg-muted px-1.5 py-0.5 font-mono text-[0.85em] text-foreground">POST /api/v1/x402/top-up</code>; it shows here at once.
-        </p>
-      </section>
-    );
-  }
   return (
     <section id="add-credit" aria-labelledby="add-credit-heading" className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground" data-testid="wallet-top-up">
       <h2 id="add-credit-heading" className="text-lg font-semibold">

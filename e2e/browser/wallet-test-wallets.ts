@@ -1,7 +1,9 @@
 // Test wallets injected into the page, with their keys kept in the test process: an EIP-1193 provider announced over
 // EIP-6963 (what wagmi discovers) and a wallet-standard Solana wallet (what Solana apps discover). Signing crosses
 // to Node through context.exposeBinding; `reject` makes the next signature fail as a user's "Reject" does (4001).
+// The Solana wallet signs messages (sign-in) and transactions (top-up: its signature added, nothing else changed).
 import type { BrowserContext } from 'playwright-core';
+import { getTransactionDecoder, getTransactionEncoder, type SignatureBytes } from '@solana/kit';
 import type { Hex, LocalAccount } from 'viem';
 import nacl from 'tweetnacl';
 import { base58 } from '@scure/base';
@@ -39,6 +41,13 @@ export async function injectTestWallets(context: BrowserContext, evm: LocalAccou
     if (refused()) return { rejected: true };
     return { result: Array.from(nacl.sign.detached(Uint8Array.from(bytes), sol.secretKey)) };
   });
+  await context.exposeBinding('__e2eSolSignTx', async (_src, bytes: number[]) => {
+    if (refused()) return { rejected: true };
+    const tx = getTransactionDecoder().decode(Uint8Array.from(bytes));
+    if (!(wallets.solana.address in tx.signatures)) throw new Error('the transaction does not ask this wallet to sign');
+    const signature = nacl.sign.detached(new Uint8Array(tx.messageBytes), sol.secretKey) as SignatureBytes;
+    return { result: Array.from(getTransactionEncoder().encode({ ...tx, signatures: { ...tx.signatures, [wallets.solana.address]: signature } })) };
+  });
   await context.addInitScript(
     ({ evmAddr, solAddr, solPk }) => {
       const w = window as unknown as Record<string, (...a: unknown[]) => Promise<{ result?: unknown; rejected?: boolean }>>;
@@ -64,7 +73,7 @@ export async function injectTestWallets(context: BrowserContext, evm: LocalAccou
       window.addEventListener('eip6963:requestProvider', announce);
       announce();
 
-      const account = { address: solAddr, publicKey: Uint8Array.from(solPk), chains: ['solana:mainnet'], features: ['solana:signMessage'] };
+      const account = { address: solAddr, publicKey: Uint8Array.from(solPk), chains: ['solana:mainnet'], features: ['solana:signMessage', 'solana:signTransaction'] };
       const wallet = {
         version: '1.0.0',
         name: 'E2E Solana Wallet',
@@ -83,6 +92,18 @@ export async function injectTestWallets(context: BrowserContext, evm: LocalAccou
                   const r = await w.__e2eSolSign(Array.from(i.message));
                   if (r.rejected) throw reject();
                   return { signedMessage: i.message, signature: Uint8Array.from(r.result as number[]) };
+                }),
+              ),
+          },
+          'solana:signTransaction': {
+            version: '1.0.0',
+            supportedTransactionVersions: ['legacy', 0],
+            signTransaction: async (...inputs: { transaction: Uint8Array }[]) =>
+              Promise.all(
+                inputs.map(async (i) => {
+                  const r = await w.__e2eSolSignTx(Array.from(i.transaction));
+                  if (r.rejected) throw reject();
+                  return { signedTransaction: Uint8Array.from(r.result as number[]) };
                 }),
               ),
           },

@@ -1,12 +1,15 @@
 // Wallet users in Chromium, against local chains: a test EVM wallet (EIP-6963) and a test Solana wallet
 // (wallet-standard) are injected into the page with their keys in this process. Sign in with the EVM wallet, top up
-// $10 in USDC (settled on anvil), a refused signature shows its error, chat, and the balance goes down; sign in with
-// the Solana wallet too. Ends with the key-material scan over everything the browser received.
+// $10 in USDC (settled on anvil), a refused signature shows its error, chat, and the balance goes down; the same with
+// the Solana wallet (the server builds the transfer, the wallet signs it, settled on LiteSVM through the RPC shim).
+// Ends with the key-material scan over everything the browser received.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { base58 } from '@scure/base';
 import { type Anvil, FACILITATOR_KEY, startAnvil } from '../support/chains/anvil.ts';
+import { type Solana, solanaKeyPair, startSolana } from '../support/chains/solana.ts';
 import { screenshot } from '../support/browser.ts';
 import { type AppRun, browserSkip, startApp } from './support/app.ts';
 import { ask } from './support/chat.ts';
@@ -16,20 +19,30 @@ import { injectTestWallets, type TestWallets } from './wallet-test-wallets.ts';
 
 const skip = browserSkip();
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
+const SOL_PAY_TO = solanaKeyPair().address;
 const path = (page: Page) => new URL(page.url()).pathname;
 const accountUsd = (page: Page) => page.evaluate(async () => (await (await fetch('/api/app/account')).json()).balances.usd as number);
 
 if (skip) test('browser: wallet users', { skip }, () => {});
 else describe('browser: wallet users', () => {
   let anvil: Anvil;
+  let solana: Solana;
   let run: AppRun;
   let page: Page;
   let wallets: TestWallets;
 
   before(async () => {
-    anvil = await startAnvil();
+    [anvil, solana] = await Promise.all([startAnvil(), startSolana()]);
+    await solana.fund(SOL_PAY_TO, 0n);
     run = await startApp({
-      env: { LAGOON_X402_BASE_RPC_URL: anvil.rpcUrl, LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY },
+      env: {
+        LAGOON_X402_BASE_RPC_URL: anvil.rpcUrl,
+        LAGOON_X402_BASE_PAY_TO: PAY_TO,
+        LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY,
+        LAGOON_X402_SOLANA_RPC_URL: solana.rpcUrl,
+        LAGOON_X402_SOLANA_PAY_TO: SOL_PAY_TO,
+        LAGOON_X402_SOLANA_FEE_PAYER_KEY: base58.encode(solana.feePayer.secret),
+      },
       // Sign-in texts are bound to the origin the browser reaches (a random port here; LAGOON_PUBLIC_URL in production).
       publicUrl: (origin) => origin,
     });
@@ -40,7 +53,7 @@ else describe('browser: wallet users', () => {
   });
   after(async () => {
     await run?.close();
-    await anvil?.close();
+    await Promise.all([anvil?.close(), solana?.close()]);
   });
 
   test('sign in with an EVM wallet: discovered over EIP-6963, a refused signature is explained, then signed', async () => {
@@ -90,17 +103,30 @@ else describe('browser: wallet users', () => {
     await until(async () => (await accountUsd(page)) < 10, 'the wallet balance to go down after the chat');
   });
 
-  test('sign in with a Solana wallet (wallet-standard)', async () => {
+  test('a Solana wallet (wallet-standard): sign in, top up $5 settled on the Solana VM, chat, the balance goes down', async () => {
     const { page: sol, rec } = await run.newPage();
     const injected = await injectTestWallets(rec.context, privateKeyToAccount(generatePrivateKey()));
+    await solana.fund(injected.solana.address, 20_000_000n);
     await sol.goto('/sign-in');
     await sol.getByTestId('wallet-continue').click();
     await sol.getByTestId('wallet-option').filter({ hasText: 'E2E Solana Wallet' }).click();
     await until(() => path(sol) === '/', 'the chat page after signing in with Solana');
     const me = await sol.evaluate(async () => (await (await fetch('/api/app/auth/me')).json()).user);
     assert.deepEqual(me.wallet, { address: injected.solana.address, chain: 'solana' });
+
     await sol.goto('/account');
-    await waitForText(sol.getByTestId('wallet-top-up'), /not available in the browser yet/);
+    await waitForText(sol.getByTestId('wallet-top-up'), /on Solana/);
+    await sol.getByRole('button', { name: '$5', exact: true }).click();
+    await sol.getByTestId('top-up-submit').click();
+    await waitForText(sol.getByTestId('top-up-done'), /Added \$5\.00/, 30_000);
+    await waitForText(sol.getByTestId('balance-usd'), /^\$5\.00$/);
+    assert.equal(await solana.usdcBalance(SOL_PAY_TO), 5_000_000n);
+    assert.equal(await solana.usdcBalance(injected.solana.address), 15_000_000n);
+    await screenshot(sol, 'wallet-top-up-solana');
+
+    await sol.goto('/');
+    assert.ok((await ask(sol, 'Hello from a Solana wallet')).length > 0);
+    await until(async () => (await accountUsd(sol)) < 5, 'the Solana wallet balance to go down after the chat');
   });
 
   test('no key material reached the browser', async () => {

@@ -104,6 +104,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     PORT: '0',
     HOST: '127.0.0.1',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    // Until the port is known (below): the same host, so the service does not warn about an unset public URL.
+    ...(opts.publicUrl ? { LAGOON_PUBLIC_URL: opts.publicUrl('http://127.0.0.1') } : {}),
     ...opts.env,
   });
   const env = { ...process.env, ...opts.env };
