@@ -176,18 +176,24 @@ else describe('browser: chat', () => {
 
   test('history: search by title and by message text, rename (kept after reload), delete', async () => {
     await newChat();
-    await ask(page, 'Planning a trip to Reykjavik [[reply:Pack a warm puffin sweater.]]');
+    // The automatic title is the first sentence, so "puffin" is only in the answer's text.
+    await ask(page, 'Planning a trip to Reykjavik. What should I pack? [[reply:Pack a warm puffin sweater.]]');
     const id = await conversationId(page);
+    assert.equal((await userConversations(run.h.svc.store, user.user.id).conversation(id)).title, 'Planning a trip to Reykjavik');
     const item = page.locator(`[data-testid="conversation-item"][data-id="${id}"]`);
     await item.waitFor();
 
     const search = page.getByTestId('sidebar-search');
     await search.fill('Reykjavik');
     await waitForText(page.getByTestId('search-hit').first(), 'Planning a trip to Reykjavik');
+    // "puffin" is in the messages, not the title.
     await search.fill('puffin');
     const hit = page.getByTestId('search-hit').first();
-    await waitForText(hit, 'puffin sweater');
-    assert.match(await textOf(hit), /Planning a trip to Reykjavik/);
+    await until(
+      async () => (await page.getByTestId('search-results').getAttribute('aria-busy')) === 'false' && (await hit.locator('mark').first().innerText()) === 'puffin',
+      'the results for "puffin", the match highlighted',
+    );
+    assert.match(await textOf(hit), /^Planning a trip to Reykjavik\n[\s\S]*puffin sweater/, 'the hit names its chat, then shows the matching text');
     assert.equal(await page.getByTestId('search-hit').count(), 1);
     await search.fill('');
     await item.waitFor();
