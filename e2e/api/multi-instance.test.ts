@@ -2,10 +2,9 @@
 // With a limit of N requests per window, 3N requests spread over both servers admit exactly N; with credit for
 // N requests, exactly N succeed and the balance ends at zero.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,22 +12,16 @@ import { getBalances } from '../../lib/billing/ledger.ts';
 import { openStore } from '../../lib/db/open.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
+import { type ServerProcess, startServers, stopServers } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
 const N = 6;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-multi-'));
 let engine: ScriptedEngine;
 let db: { url: string; drop(): Promise<void> };
-let servers: { proc: ChildProcess; base: string }[] = [];
+let servers: ServerProcess[] = [];
 let env: Record<string, string>;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 const cli = (...args: string[]) => execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' }).trim().split('\n').at(-1)!;
 
 before(async () => {
@@ -41,19 +34,10 @@ before(async () => {
   const limits = path.join(dir, 'limits.json');
   fs.writeFileSync(limits, JSON.stringify({ windowSeconds: 30, text: { default: { L: { rpm: N, tpm: 1_000_000 } } } }));
   env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', LAGOON_REDIS_PREFIX: `lagoon-test-${randomUUID()}`, LAGOON_MODELS: models, LAGOON_RATE_LIMITS: limits, LAGOON_NO_APP: '1', LAGOON_DATA_DIR: dir };
-  for (let i = 0; i < 2; i++) {
-    const port = await freePort();
-    const proc = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      proc.stdout!.on('data', (b: Buffer) => /listening/.test(String(b)) && resolve());
-      proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-    });
-    servers.push({ proc, base: `http://127.0.0.1:${port}/api/v1` });
-  }
+  servers = await startServers(2, env);
 });
 after(async () => {
-  for (const s of servers) s.proc.kill('SIGTERM');
-  await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)))));
+  await stopServers(servers);
   servers = [];
   await engine.close();
   await db.drop();

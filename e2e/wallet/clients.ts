@@ -115,6 +115,11 @@ export async function walletChat(h: Harness, header: string, body: Record<string
     headers: { 'content-type': 'application/json', [headerName]: header },
     body: JSON.stringify({ model: 'scripted-model', messages: [{ role: 'user', content: '[[tokens:5]]' }], ...body }),
   });
+  return readResult(res);
+}
+
+/** A response's status, headers, text and (when it parses) JSON. */
+async function readResult(res: Response) {
   const text = await res.text();
   let json: any;
   try {
@@ -144,14 +149,7 @@ export async function topUpRequirements(h: Harness, amountUsd?: number): Promise
 /** POST /x402/top-up with a payment header (PAYMENT-SIGNATURE unless another name is given). */
 export async function postTopUp(h: Harness, header: string, name = 'PAYMENT-SIGNATURE') {
   const res = await fetch(`${h.base}/x402/top-up`, { method: 'POST', headers: { [name]: header } });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return readResult(res);
 }
 
 /** Signs a payment for (possibly altered) requirements with a published client; the PAYMENT-SIGNATURE value. */

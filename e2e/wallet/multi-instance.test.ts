@@ -1,15 +1,14 @@
 // Two server processes sharing one PostgreSQL database: one payment replayed against both (at once, and one after
 // the other) is settled and credited once, and one sign-in header is accepted by one of them only.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { scriptedModel } from '../support/harness.ts';
 import { type Anvil, startAnvil } from '../support/chains/anvil.ts';
 import { createTestDatabase } from '../support/pg.ts';
+import { type ServerProcess, startServers, stopServers } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 import { BASE_PAY_TO, evmPayer, evmWallet, signInHeader, signPayment, walletEnv } from './clients.ts';
 
@@ -17,35 +16,18 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-wallet-multi-'));
 let anvil: Anvil;
 let engine: ScriptedEngine;
 let db: { url: string; drop(): Promise<void> };
-let servers: { proc: ChildProcess; base: string }[] = [];
+let servers: ServerProcess[] = [];
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 before(async () => {
   [anvil, engine, db] = await Promise.all([startAnvil(), startScriptedEngine(), createTestDatabase()]);
   const models = path.join(dir, 'models.json');
   fs.writeFileSync(models, JSON.stringify({ models: [scriptedModel('shared', engine.url)] }));
   const env = { ...walletEnv({ anvil }), DATABASE_URL: db.url, LAGOON_MODELS: models, LAGOON_NO_APP: '1', LAGOON_DATA_DIR: dir };
-  // One after the other: the first applies the migrations, the second finds them done.
-  for (let i = 0; i < 2; i++) {
-    const port = await freePort();
-    const proc = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      proc.stdout!.on('data', (b: Buffer) => /listening/.test(String(b)) && resolve());
-      proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-    });
-    servers.push({ proc, base: `http://127.0.0.1:${port}/api/v1` });
-  }
+  servers = await startServers(2, env);
 });
 after(async () => {
-  for (const s of servers) s.proc.kill('SIGTERM');
-  await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)))));
+  await stopServers(servers);
   servers = [];
   await Promise.all([anvil?.close(), engine?.close()]);
   await db?.drop();

@@ -1,0 +1,38 @@
+// Real server processes (scripts/serve.ts) for the tests that need several instances sharing one database.
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+
+export interface ServerProcess {
+  proc: ChildProcess;
+  /** http://127.0.0.1:PORT/api/v1 */
+  base: string;
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts `n` servers one after the other (the first applies the migrations, the next find them done). */
+export async function startServers(n: number, env: Record<string, string>): Promise<ServerProcess[]> {
+  const servers: ServerProcess[] = [];
+  for (let i = 0; i < n; i++) {
+    const port = await freePort();
+    const proc = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (b: Buffer) => /listening/.test(String(b)) && resolve());
+      proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+    });
+    servers.push({ proc, base: `http://127.0.0.1:${port}/api/v1` });
+  }
+  return servers;
+}
+
+/** SIGTERM to each, and waits until all have exited. */
+export async function stopServers(servers: ServerProcess[]): Promise<void> {
+  for (const s of servers) s.proc.kill('SIGTERM');
+  await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)))));
+}
