@@ -7,6 +7,9 @@ import { chatRoutes } from './chat/routes.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
 import { walletRoutes } from './routes/wallet.ts';
+import { usageRoutes } from './routes/usage.ts';
+import { rateLimitRoutes } from './routes/rate-limits.ts';
+import { keyRoutes } from './routes/keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteHandler } from './http.ts';
 
@@ -20,6 +23,9 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof conversationRoutes> &
   ReturnType<typeof catalogueRoutes> &
   ReturnType<typeof walletRoutes> &
+  ReturnType<typeof usageRoutes> &
+  ReturnType<typeof rateLimitRoutes> &
+  ReturnType<typeof keyRoutes> &
   Omit<ReturnType<typeof chatRoutes>, 'close'> &
   Record<string, RouteHandler>;
 
@@ -28,7 +34,7 @@ export function createAppBackend(svc: Service, env: Env = process.env): AppBacke
   const chat = chatRoutes(deps);
   const { close, ...chatHandlers } = chat;
   return {
-    routes: { ...authRoutes(deps), ...conversationRoutes(deps), ...catalogueRoutes(deps), ...walletRoutes(deps), ...chatHandlers },
+    routes: { ...authRoutes(deps), ...conversationRoutes(deps), ...catalogueRoutes(deps), ...walletRoutes(deps), ...usageRoutes(deps), ...rateLimitRoutes(deps), ...keyRoutes(deps), ...chatHandlers },
     close,
   };
 }

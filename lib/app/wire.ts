@@ -26,6 +26,9 @@
 //   POST   /api/app/wallet/sign-in  WalletSignInRequest   → MeResponse + Set-Cookie (no CSRF token yet: Origin-checked)
 //   GET    /api/app/wallet/top-up/requirements?amount=&chain= → WalletTopUpRequirements (wallet users only)
 //   POST   /api/app/wallet/top-up   WalletTopUpRequest    → WalletTopUpResponse (wallet users only; payer = the user's wallet)
+//   GET    /api/app/usage?days=7|30|90                   → UsageReport (the session user's own account only)
+//   GET    /api/app/rate-limits                          → RateLimitsReport (read without consuming anything)
+//   GET    /api/app/keys                                 → { keys: AppApiKey[] } (metadata only: never a secret, hash or last characters)
 
 export type WebSearchMode = 'off' | 'on' | 'auto';
 
@@ -268,4 +271,103 @@ export interface WalletTopUpResponse {
   balanceUsd: number;
   network: string;
   transaction: string;
+}
+
+/** The periods the usage dashboard offers, in days (ending now). */
+export const USAGE_PERIODS = [7, 30, 90] as const;
+export type UsagePeriod = (typeof USAGE_PERIODS)[number];
+
+/** Requests, tokens and spend over some span (USD and DIEM; 1 DIEM buys 1 USD of inference). */
+export interface UsageTotals {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  usd: number;
+  diem: number;
+}
+
+export interface UsageDay extends UsageTotals {
+  /** UTC day, YYYY-MM-DD. */
+  date: string;
+}
+
+export interface UsageModel extends UsageTotals {
+  modelId: string;
+}
+
+/** One request: what it used and cost; never its content. */
+export interface UsageRequest {
+  /** Unix ms. */
+  at: number;
+  modelId: string;
+  promptTokens: number;
+  completionTokens: number;
+  usd: number;
+  diem: number;
+  /** The description of the API key that made it ('browser app' for chats here); null when unknown. */
+  via: string | null;
+}
+
+export interface UsageReport {
+  days: UsagePeriod;
+  /** The span reported, Unix ms: [from, to). Days are UTC days. */
+  from: number;
+  to: number;
+  /**
+   * 'billing': this server's ledger for the account (browser chats and every API key of the account).
+   * 'chats': remote inference mode, where the provider bills the operator: the usage it reported for this user's chats.
+   */
+  source: 'billing' | 'chats';
+  totals: UsageTotals;
+  /** Every UTC day of the span, oldest first, zeros included. */
+  byDay: UsageDay[];
+  /** By spend, highest first. */
+  byModel: UsageModel[];
+  /** The latest requests of the span, newest first (at most 50). */
+  recent: UsageRequest[];
+}
+
+/** One limit's budget now: the figure, what is left of it, and when the window refills (Unix ms). */
+export interface RateMeter {
+  limit: number;
+  remaining: number;
+  resetsAt: number;
+}
+
+export interface ModelRateLimits {
+  modelId: string;
+  name: string;
+  /** The model's size class, which picks its figures. */
+  sizeTier: string;
+  requestsPerMinute: RateMeter;
+  tokensPerMinute?: RateMeter;
+  /** Requests per day, when the tier has a daily figure. */
+  requestsPerDay?: number;
+}
+
+export interface RateLimitsReport {
+  /** 'remote': limits are the external provider's, on the operator's key, and are not known here (models is empty). */
+  mode: 'local' | 'remote';
+  /** The account's rate-limit tier. */
+  tier: 'default' | 'partner';
+  /** The length of the "minute" window in seconds (60 in production). */
+  windowSeconds: number;
+  models: ModelRateLimits[];
+}
+
+/** An API key of the account as the browser may see it: metadata and spend only. */
+export interface AppApiKey {
+  id: string;
+  description: string;
+  type: 'INFERENCE' | 'ADMIN';
+  /** The server-held key the browser app chats with. */
+  browserApp: boolean;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  /** What requests with this key cost over the last 7 days. */
+  lastSevenDays: { usd: number; diem: number };
+  /** The key's spending cap and what it has spent in the cap's current period; null when uncapped. */
+  cap: { usd: number | null; diem: number | null; period: 'EPOCH' | 'MONTH' | 'LIFETIME'; spentUsd: number; spentDiem: number } | null;
 }
