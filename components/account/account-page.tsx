@@ -1,6 +1,6 @@
 'use client';
 // The account page: who is signed in, the balances chats are paid from, and how to add credit.
-// data-testid: account-page, balance-usd, balance-diem, top-up-how-to.
+// data-testid: account-page, balance-usd, balance-diem, top-up-how-to, account-usage-link.
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
 import { useMe } from '@/components/session/use-me.ts';
@@ -12,6 +12,7 @@ import { AddCredit } from '@/components/account/add-credit.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';
 import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
 import dynamic from 'next/dynamic';
+import Link from 'next/link';
 
 // Wallet code (wagmi, viem, the x402 client) is downloaded only by users who signed in with a wallet.
 const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), { ssr: false, loading: () => <Spinner label="Loading top-up" className="size-5" /> });
@@ -72,7 +73,12 @@ export function AccountPage() {
                 <BalanceCard label="USD" value={formatUsd(account.data.balances.usd)} note="Paid credit, used once the DIEM allowance is spent." testId="balance-usd" />
                 <BalanceCard label="DIEM" value={formatDiem(account.data.balances.diem)} note={diemNote(account.data)} testId="balance-diem" />
               </dl>
-              <p className="mt-3 text-sm text-muted-foreground">Each answer in a chat shows its tokens and what it cost.</p>
+              <p className="mt-3 text-sm text-muted-foreground">
+                Each answer in a chat shows its tokens and what it cost.{' '}
+                <Link href="/usage" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="account-usage-link">
+                  See your usage, spend and rate limits
+                </Link>
+              </p>
             </section>
             {user?.wallet ? <WalletTopUp wallet={user.wallet} /> : <AddCredit topUp={account.data.topUp} />}
           </>

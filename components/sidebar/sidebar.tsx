@@ -2,7 +2,7 @@
 // The sidebar: brand, New chat, Characters, history search, the chat list and the user menu.
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -16,6 +16,7 @@ import { ConversationList } from '@/components/sidebar/conversation-list.tsx';
 import { SearchResults } from '@/components/sidebar/search-results.tsx';
 import { SidebarSearch } from '@/components/sidebar/sidebar-search.tsx';
 import { UserMenu } from '@/components/sidebar/user-menu.tsx';
+import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 
 export interface SidebarProps {
   /** Closes the drawer (small screens). */
@@ -63,6 +64,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
         >
           <UsersIcon className="size-4" /> Characters
+        </Link>
+        <Link
+          href="/usage"
+          aria-current={pathname === '/usage' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/usage' && 'bg-accent font-medium')}
+          data-testid="usage-link"
+        >
+          <UsageIcon className="size-4" /> Usage
         </Link>
       </div>
       <SidebarSearch value={search} onChange={setSearch} />

@@ -24,6 +24,7 @@ interface KeyMetaRow {
 }
 
 const ms = (v: number | string | null) => (v === null ? null : Number(v));
+const latest = (a: number | null, b: number | undefined) => (b === undefined ? a : a === null ? b : Math.max(a, b));
 const amount = (v: number | string | null) => (v === null ? null : fromMicros(Number(v)));
 
 export function keyRoutes(deps: AppDeps) {
@@ -40,6 +41,13 @@ export function keyRoutes(deps: AppDeps) {
         [accountId, MAX_KEYS],
       );
       const spending = await accountKeys(store, accountId).spending();
+      // last_used_at is stamped when a bearer secret authenticates; the app's own key never does (it runs as the
+      // user's principal), so the key's latest billed request counts as a use too.
+      const billed = await store.all<{ key_id: string; at: number | string }>(
+        'SELECT key_id, MAX(created_at) AS at FROM usage WHERE account_id = $1 AND key_id IS NOT NULL GROUP BY key_id',
+        [accountId],
+      );
+      const lastBilled = new Map(billed.map((b) => [b.key_id, Number(b.at)]));
       // The key the app chats with; a user whose key was revoked still sees the list, just with no key marked.
       const browserKeyId = await principalForUser(store, user).then((p) => p.keyId, () => null);
       const keys: AppApiKey[] = rows.map((r) => {
@@ -51,7 +59,7 @@ export function keyRoutes(deps: AppDeps) {
           type: r.type === 'ADMIN' ? 'ADMIN' : 'INFERENCE',
           browserApp: r.id === browserKeyId,
           createdAt: Number(r.created_at),
-          lastUsedAt: ms(r.last_used_at),
+          lastUsedAt: latest(ms(r.last_used_at), lastBilled.get(r.id)),
           expiresAt: ms(r.expires_at),
           revokedAt: ms(r.revoked_at),
           lastSevenDays: { usd: fromMicros(spent?.week.usd ?? 0), diem: fromMicros(spent?.week.diem ?? 0) },

@@ -239,6 +239,9 @@ describe('GET /api/app/keys', () => {
     assert.equal(browser.description, 'browser app');
     assert.equal(list.filter((k) => k.browserApp).length, 1);
     assert.ok(browser.lastSevenDays.usd > 0, 'the chats’ spend shows on the browser key');
+    const lastChat = await h.svc.store.get<{ at: number }>('SELECT MAX(created_at) AS at FROM usage WHERE key_id = $1', [browser.id]);
+    assert.equal(browser.lastUsedAt, Number(lastChat!.at), 'the app’s key was last used by the latest chat');
+    assert.ok(list.find((k) => k.description === 'my script')!.lastUsedAt! > 0, 'the API key was stamped when it authenticated');
     assert.equal(browser.cap, null);
     const revoked = list.find((k) => k.id === old.id)!;
     assert.ok(revoked.revokedAt !== null && revoked.type === 'ADMIN');

@@ -1,0 +1,88 @@
+'use client';
+// Per-day bars, drawn by hand in SVG (no chart library). The picture is summarised for screen readers, and the same
+// figures are always in a table: read by screen readers, shown on demand to everyone else.
+import { useId, useState } from 'react';
+import { cn } from '@/components/ui/cn.ts';
+import type { UsageDay } from '@/lib/app/wire.ts';
+import { formatCount, formatDay, formatSpend, formatUsd } from '@/components/usage/format.ts';
+import { Segmented } from '@/components/usage/segmented.tsx';
+
+type Metric = 'spend' | 'tokens' | 'requests';
+const METRICS = [
+  { value: 'tokens', label: 'Tokens' },
+  { value: 'spend', label: 'Spend' },
+  { value: 'requests', label: 'Requests' },
+] as const;
+
+const valueOf = (d: UsageDay, m: Metric) => (m === 'spend' ? d.usd + d.diem : m === 'tokens' ? d.promptTokens + d.completionTokens : d.requests);
+const show = (v: number, m: Metric) => (m === 'spend' ? formatUsd(v) : formatCount(v));
+const UNIT: Record<Metric, string> = { spend: 'spend (USD + DIEM)', tokens: 'tokens', requests: 'requests' };
+
+export function DailyChart({ days }: { days: UsageDay[] }) {
+  const [metric, setMetric] = useState<Metric>('tokens');
+  const [tableShown, setTableShown] = useState(false);
+  const tableId = useId();
+  const values = days.map((d) => valueOf(d, metric));
+  const max = Math.max(...values, 0);
+  const peak = days[values.indexOf(max)];
+  const W = days.length * 10;
+  const H = 100;
+  const summary = max > 0 ? `Daily ${UNIT[metric]}, ${formatDay(days[0].date)} to ${formatDay(days.at(-1)!.date)}: highest ${show(max, metric)} on ${formatDay(peak.date)}.` : `No ${UNIT[metric]} in this period.`;
+
+  return (
+    <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4" data-testid="usage-chart">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-muted-foreground">Per UTC day{max > 0 && ` · peak ${show(max, metric)}`}</p>
+        <Segmented legend="Chart shows" name="usage-metric" options={METRICS} value={metric} onChange={setMetric} />
+      </div>
+      <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-label={summary} className="h-40 w-full">
+        {[0.25, 0.5, 0.75].map((f) => (
+          <line key={f} x1={0} x2={W} y1={H * f} y2={H * f} className="stroke-border" strokeWidth={0.4} vectorEffect="non-scaling-stroke" />
+        ))}
+        {days.map((d, i) => {
+          const v = values[i];
+          const h = max > 0 ? Math.max((v / max) * (H - 2), v > 0 ? 1.5 : 0) : 0;
+          return (
+            <rect key={d.date} x={i * 10 + 1.5} width={7} y={H - h} height={h} rx={1} className="fill-primary">
+              <title>{`${formatDay(d.date)}: ${show(v, metric)}`}</title>
+            </rect>
+          );
+        })}
+        <line x1={0} x2={W} y1={H - 0.2} y2={H - 0.2} className="stroke-input" strokeWidth={1} vectorEffect="non-scaling-stroke" />
+      </svg>
+      <div className="flex justify-between text-xs text-muted-foreground" aria-hidden="true">
+        <span>{formatDay(days[0].date)}</span>
+        <span>{formatDay(days.at(-1)!.date)}</span>
+      </div>
+      <div>
+        <button type="button" className="text-sm font-medium text-primary underline-offset-4 hover:underline" aria-expanded={tableShown} aria-controls={tableId} onClick={() => setTableShown((s) => !s)}>
+          {tableShown ? 'Hide the table' : 'Show as a table'}
+        </button>
+        {/* When shown, the table scrolls in its own box: keyboard-reachable and named, like the other tables. */}
+        <div id={tableId} className={cn(tableShown ? 'mt-3 max-h-80 overflow-auto' : 'sr-only')} {...(tableShown ? { role: 'region', 'aria-label': 'Usage per day', tabIndex: 0 } : {})}>
+          <table className="w-full text-sm tabular-nums" data-testid="usage-day-table">
+            <caption className="sr-only">Usage per UTC day</caption>
+            <thead className="text-left text-muted-foreground">
+              <tr>
+                <th scope="col" className="py-1 pr-3 font-medium">Day</th>
+                <th scope="col" className="py-1 pr-3 text-right font-medium">Requests</th>
+                <th scope="col" className="py-1 pr-3 text-right font-medium">Tokens</th>
+                <th scope="col" className="py-1 text-right font-medium">Spent</th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d) => (
+                <tr key={d.date} className="border-t border-border">
+                  <th scope="row" className="py-1 pr-3 text-left font-normal">{formatDay(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}</th>
+                  <td className="py-1 pr-3 text-right">{formatCount(d.requests)}</td>
+                  <td className="py-1 pr-3 text-right">{formatCount(d.promptTokens + d.completionTokens)}</td>
+                  <td className="py-1 text-right">{formatSpend(d.usd, d.diem)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+'use client';
+// Usage per model over the period, by spend; model names from the chat's model list when it has them.
+import { useQuery } from '@tanstack/react-query';
+import { api, qk } from '@/components/api/client.ts';
+import type { AppModel, UsageModel } from '@/lib/app/wire.ts';
+import { formatCount, formatSpend } from '@/components/usage/format.ts';
+import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
+
+export function useModelNames(): (id: string) => string {
+  const models = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => api<{ models: AppModel[] }>('/models', { signal }), staleTime: 5 * 60_000 });
+  const names = new Map((models.data?.models ?? []).map((m) => [m.id, m.name]));
+  return (id) => names.get(id) ?? id;
+}
+
+export function ModelTable({ models }: { models: UsageModel[] }) {
+  const nameOf = useModelNames();
+  return (
+    <TableFrame label="Usage by model">
+      <table className="w-full text-sm tabular-nums">
+        <caption className="sr-only">Usage by model, highest spend first</caption>
+        <thead className="bg-muted text-left text-muted-foreground">
+          <tr>
+            <th scope="col" className={TH}>Model</th>
+            <th scope="col" className={`${TH} text-right`}>Requests</th>
+            <th scope="col" className={`${TH} text-right`}>Tokens in</th>
+            <th scope="col" className={`${TH} text-right`}>Tokens out</th>
+            <th scope="col" className={`${TH} text-right`}>Spent</th>
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((m) => (
+            <tr key={m.modelId} className="border-t border-border" data-testid="usage-model-row" data-model={m.modelId}>
+              <th scope="row" className={`${TD} text-left font-medium`}>
+                {nameOf(m.modelId)}
+                {nameOf(m.modelId) !== m.modelId && <span className="block text-xs font-normal text-muted-foreground">{m.modelId}</span>}
+              </th>
+              <td className={`${TD} text-right`}>{formatCount(m.requests)}</td>
+              <td className={`${TD} text-right`}>{formatCount(m.promptTokens)}</td>
+              <td className={`${TD} text-right`}>{formatCount(m.completionTokens)}</td>
+              <td className={`${TD} text-right`}>{formatSpend(m.usd, m.diem)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
+  );
+}
