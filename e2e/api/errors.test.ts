@@ -94,6 +94,8 @@ test('404: unknown model, unknown character, unknown endpoint; 405 for a wrong m
 });
 
 test('500 when inference fails, with x-service-host-name; nothing is charged', async () => {
+  // Earlier tests' charges settle in the background: commit them first, so only this test's requests count.
+  await h.svc.ledger.drain();
   const before = await h.svc.store.get<any>('SELECT usd FROM accounts WHERE id = $1', [accountId]);
   const r = await chat('[[status:500]]');
   assertError(r, 500, 'INFERENCE_FAILED');

@@ -109,7 +109,8 @@ for (const backend of ['sqlite', 'postgres'] as const) describe(`chat routes (lo
 
   test('reasoning streams as reasoning deltas and is stored apart from the answer', async () => {
     const c = await newChat(alice);
-    const { json } = await send(alice, c.id, { content: 'Why? [[reasoning]] [[reply:Because.]]' });
+    // Paced, so the stream attaches before the reasoning ends and some of it arrives as deltas.
+    const { json } = await send(alice, c.id, { content: 'Why? [[reasoning]] [[slow:40]] [[reply:Because.]]' });
     const { events, message } = await finish(alice, json.assistant.id);
     assert.ok(events.some((e) => e.type === 'delta' && e.reasoning));
     assert.equal(message.reasoning, 'The user wants a scripted answer, so I will give one.');
