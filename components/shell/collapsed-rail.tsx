@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { PanelLeftIcon, PlusIcon, UsersIcon } from '@/components/ui/icons.tsx';
+import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 
 const RAIL_LINK = 'inline-flex size-10 items-center justify-center rounded-lg text-muted-foreground hover:bg-accent hover:text-foreground';
 
@@ -16,6 +17,9 @@ export function CollapsedRail({ onExpand }: { onExpand: () => void }) {
       </Link>
       <Link href="/characters" aria-label="Characters" title="Characters" className={RAIL_LINK}>
         <UsersIcon />
+      </Link>
+      <Link href="/usage" aria-label="Usage" title="Usage" className={RAIL_LINK}>
+        <UsageIcon />
       </Link>
     </nav>
   );
