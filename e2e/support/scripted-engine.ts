@@ -37,6 +37,13 @@
 // Parameters honoured: stream, stream_options.include_usage, n, max_tokens / max_completion_tokens (→ length),
 // stop (→ stop), logprobs / top_logprobs (logprob of token i is -0.1 × (i+1)); seed is ignored.
 //
+// Embeddings (POST /v1/embeddings): `input` is a string or an array of strings. Each input's vector is
+// deterministic: mulberry32 seeded with the FNV-1a hash of the text, EMBEDDING_DIMENSIONS (16) components, or
+// `dimensions` when the request sets it, L2-normalised; so equal texts get equal vectors and different texts differ.
+// usage.prompt_tokens = total_tokens = whitespace-separated words over all inputs. `encoding_format: "base64"` is
+// honoured (little-endian float32). Markers in any input: [[status:CODE]], [[context]] (400 context_length_exceeded),
+// [[delay:MS]]; token-id arrays get 400 as on our own API. Requests are recorded in embeddingRequests.
+//
 // CLI: node e2e/support/scripted-engine.ts --port 8765 [--host 127.0.0.1] [--delay-ms 20] [--name scripted]
 
 import http from 'node:http';
@@ -58,6 +65,8 @@ export interface ScriptedEngine {
   name: string;
   /** Every chat request received (the most recent MAX_RECORDED, so long benchmarks do not grow without bound). */
   requests: RecordedRequest[];
+  /** Every embeddings request received (the most recent MAX_RECORDED). */
+  embeddingRequests: RecordedRequest[];
   /** Streams whose client disconnected before the end. */
   abortedStreams: number;
   /** Streams currently in progress. */
@@ -175,6 +184,25 @@ function promptTokens(messages: any[]): number {
   let n = 0;
   for (const m of messages) n += countWords(textOf(m?.content)) + 1;
   return n;
+}
+
+const EMBEDDING_DIMENSIONS = 16;
+
+/** The text's deterministic unit vector: mulberry32 seeded by the FNV-1a hash of its UTF-8 bytes. */
+export function hashVector(text: string, dims: number): number[] {
+  let h = 2166136261;
+  for (const b of Buffer.from(text, 'utf8')) h = Math.imul(h ^ b, 16777619) >>> 0;
+  let a = h;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const v = Array.from({ length: dims }, () => next() * 2 - 1);
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
 }
 
 function parseScript(text: string): Script {
@@ -298,6 +326,42 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s), 'x-replica': name });
     res.end(s);
   };
+
+  async function embed(req: IncomingMessage, res: ServerResponse, raw: Buffer) {
+    let body: any;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return sendJson(res, 400, errorBody('Request body is not valid JSON', 'invalid_request_error'));
+    }
+    const inputs: unknown[] = typeof body?.input === 'string' ? [body.input] : Array.isArray(body?.input) ? body.input : [];
+    if (inputs.length === 0 || !inputs.every((t) => typeof t === 'string' && t.length > 0)) {
+      return sendJson(res, 400, errorBody('input must be a non-empty string or array of non-empty strings', 'invalid_request_error', 'input'));
+    }
+    engine.embeddingRequests.push({ body, headers: req.headers, at: Date.now() });
+    if (engine.embeddingRequests.length > 2 * MAX_RECORDED) engine.embeddingRequests.splice(0, engine.embeddingRequests.length - MAX_RECORDED);
+    const texts = inputs as string[];
+    const script = parseScript(texts.join('\n'));
+    if (globalDelay > 0) await sleep(globalDelay);
+    if (script.delayMs > 0) await sleep(script.delayMs);
+    if (script.context) {
+      return sendJson(res, 400, errorBody("This model's maximum context length is 512 tokens.", 'invalid_request_error', 'input', 'context_length_exceeded'));
+    }
+    if (script.status) return sendJson(res, script.status, statusError(script.status));
+    const dims = Number.isInteger(body.dimensions) && body.dimensions > 0 ? body.dimensions : EMBEDDING_DIMENSIONS;
+    const data = texts.map((text, index) => {
+      const v = hashVector(text, dims);
+      let embedding: number[] | string = v;
+      if (body.encoding_format === 'base64') {
+        const buf = Buffer.alloc(v.length * 4);
+        v.forEach((x, i) => buf.writeFloatLE(x, i * 4));
+        embedding = buf.toString('base64');
+      }
+      return { object: 'embedding', index, embedding };
+    });
+    const words = texts.reduce((n, t) => n + countWords(t), 0);
+    sendJson(res, 200, { object: 'list', model: body.model ?? 'scripted', data, usage: { prompt_tokens: words, total_tokens: words } });
+  }
 
   async function chat(req: IncomingMessage, res: ServerResponse, raw: Buffer) {
     let body: any;
@@ -470,6 +534,17 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
         data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'scripted', max_model_len: 4096 }],
       });
     }
+    if (req.method === 'POST' && route === '/v1/embeddings') {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        embed(req, res, Buffer.concat(parts)).catch((err) => {
+          if (!res.headersSent) sendJson(res, 500, errorBody(`scripted engine error: ${err?.message}`, 'server_error'));
+          else res.destroy();
+        });
+      });
+      return;
+    }
     if (req.method === 'POST' && route === '/v1/chat/completions') {
       const parts: Buffer[] = [];
       req.on('data', (c: Buffer) => parts.push(c));
@@ -501,10 +576,12 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     url: `http://${shownHost}:${port}/v1`,
     name,
     requests: [],
+    embeddingRequests: [],
     abortedStreams: 0,
     openStreams: 0,
     reset() {
       engine.requests.length = 0;
+      engine.embeddingRequests.length = 0;
       engine.abortedStreams = 0;
       engine.openStreams = 0;
       toolSeq = 0;

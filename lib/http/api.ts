@@ -3,6 +3,7 @@ import { createKey, deleteKey, getKey, listKeys, updateKey } from './routes/api-
 import { billingBalance, usageAnalytics, usageHistory } from './routes/billing.ts';
 import { augmentScrape, augmentSearch, augmentTextParser } from './routes/augment.ts';
 import { chatCompletions } from './routes/chat.ts';
+import { embeddings } from './routes/embeddings.ts';
 import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
 import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
 import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
@@ -12,6 +13,7 @@ import { siwxChallenge, topUp, walletBalance, walletTransactions } from './route
 export function apiRouter(): Router {
   return new Router()
     .on('POST', '/chat/completions', chatCompletions)
+    .on('POST', '/embeddings', embeddings)
     .on('POST', '/augment/search', augmentSearch)
     .on('POST', '/augment/scrape', augmentScrape)
     .on('POST', '/augment/text-parser', augmentTextParser)

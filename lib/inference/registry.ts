@@ -4,13 +4,23 @@ import type { Env } from '../config.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { createOpenAIEngine } from './engines/openai.ts';
 import { AdmissionQueue } from './queue.ts';
-import type { Engine, EngineRequest } from './types.ts';
+import type { EmbedOptions, Engine, EngineRequest } from './types.ts';
 
 function queued(engine: Engine, queue: AdmissionQueue): Engine {
   return {
     router: engine.router,
     countTokens: engine.countTokens?.bind(engine),
     close: engine.close?.bind(engine),
+    embed: engine.embed
+      ? async (inputs: string[], opts: EmbedOptions) => {
+          const release = await queue.acquire(opts.signal);
+          try {
+            return await engine.embed!(inputs, opts);
+          } finally {
+            release();
+          }
+        }
+      : undefined,
     async complete(req: EngineRequest) {
       const release = await queue.acquire(req.signal);
       try {

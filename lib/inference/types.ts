@@ -118,6 +118,22 @@ export class EngineError extends Error {
   }
 }
 
+export interface EmbedOptions {
+  requestId: string;
+  /** The model name the engine knows (the upstream's served name, or the catalogue id). */
+  model: string;
+  /** Asked of engines that can shorten vectors themselves; the pipeline truncates whatever comes back longer. */
+  dimensions?: number;
+  signal: AbortSignal;
+}
+
+export interface EmbedResult {
+  /** One vector per input, in input order. */
+  vectors: number[][];
+  /** Input tokens, when the engine reports them. */
+  promptTokens?: number;
+}
+
 export interface Engine {
   /** Names the backend that served a request (the `x-service-model-router` header). */
   readonly router: string;
@@ -126,5 +142,7 @@ export interface Engine {
   stream(req: EngineRequest): AsyncIterable<EngineChunk>;
   /** Count prompt tokens exactly when the engine can (used for the credit estimate); undefined when it cannot. */
   countTokens?(messages: EngineMessage[]): Promise<number | undefined>;
+  /** Embeds each input (embedding models only). An input beyond the model's context → EngineError 'context_length'. */
+  embed?(inputs: string[], opts: EmbedOptions): Promise<EmbedResult>;
   close?(): Promise<void>;
 }

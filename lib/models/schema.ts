@@ -77,6 +77,15 @@ export const modelEntrySchema = z.strictObject({
     })
     .default({}),
   traits: z.array(z.string()).default([]),
+  /** Embedding models: the vector size, the longest input, and whether `dimensions` may shorten the vectors. */
+  embedding: z
+    .strictObject({
+      dimensions: z.number().int().positive(),
+      max_input_tokens: z.number().int().positive().optional(),
+      /** Matryoshka-trained models keep their meaning when truncated; others must not offer `dimensions`. */
+      custom_dimensions: z.boolean().default(false),
+    })
+    .optional(),
   deprecation: z.strictObject({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), replacement: z.string().optional() }).optional(),
   engine: z.discriminatedUnion('kind', [llamaEngine, openaiEngine]),
 });

@@ -29,6 +29,13 @@ export function modelRecord(m: ModelEntry, created: number, webSearchAvailable: 
       beta: false,
       offline: false,
       traits: m.traits,
+      ...(m.type === 'embedding'
+        ? {
+            embeddingDimensions: m.embedding?.dimensions ?? null,
+            maxInputTokens: m.embedding?.max_input_tokens ?? m.context_length,
+            supportsCustomDimensions: m.embedding?.custom_dimensions ?? false,
+          }
+        : {}),
       ...(m.deprecation ? { deprecation: { date: m.deprecation.date, replacementModelId: m.deprecation.replacement ?? null } } : {}),
       capabilities: {
         optimizedForCode: c.code,

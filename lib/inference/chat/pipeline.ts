@@ -87,15 +87,15 @@ const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 const withFees = (a: Amount, fees: number): Amount => ({ usd: a.usd + fees, diem: a.diem + fees });
 
 /** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
-async function admit(deps: ChatDeps, ctx: ChatContext, plan: ChatPlan, tokens: number): Promise<Admission> {
+export async function admit(deps: Pick<ChatDeps, 'limiter' | 'store'>, ctx: ChatContext, model: ModelEntry, tokens: number): Promise<Admission> {
   const p = ctx.principal;
   const tier = p.accountTier === 'partner' ? 'partner' : 'default';
   try {
-    return await deps.limiter.admit({ credential: p.keyId, modelId: plan.model.id, model: plan.model, tier }, tokens);
+    return await deps.limiter.admit({ credential: p.keyId, modelId: model.id, model, tier }, tokens);
   } catch (e) {
     const type = rateLimitTypeOf(e);
     if (type) {
-      recordBreach(deps.store, { accountId: p.accountId, keyId: p.keyId, modelId: plan.model.id, type, tier }).catch((err) =>
+      recordBreach(deps.store, { accountId: p.accountId, keyId: p.keyId, modelId: model.id, type, tier }).catch((err) =>
         console.error('could not record a rate-limit breach:', err),
       );
     }
@@ -103,7 +103,7 @@ async function admit(deps: ChatDeps, ctx: ChatContext, plan: ChatPlan, tokens: n
   }
 }
 
-async function startEngine(deps: ChatDeps, model: ModelEntry): Promise<Engine> {
+export async function startEngine(deps: Pick<ChatDeps, 'engines'>, model: ModelEntry): Promise<Engine> {
   try {
     return await deps.engines.get(model);
   } catch (e) {
@@ -124,7 +124,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   const engine = await startEngine(deps, plan.model);
   const promptTokens = (await engine.countTokens?.(plan.messages).catch(() => undefined)) ?? estimatePromptTokens(plan.messages);
   const augmentPlan = planAugmentation(plan.params, plan.messages, deps.searchAvailable);
-  const admission = await admit(deps, ctx, plan, promptTokens + augmentPlan.allowanceTokens + plan.engineParams.max_tokens * plan.engineParams.n);
+  const admission = await admit(deps, ctx, plan.model, promptTokens + augmentPlan.allowanceTokens + plan.engineParams.max_tokens * plan.engineParams.n);
   Object.assign(ctx.responseHeaders, admission.headers);
   const reserved = deps.ledger.reserve({
     requestId: ctx.requestId,

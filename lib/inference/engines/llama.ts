@@ -21,6 +21,9 @@
 // - Not supported: tools (the pipeline offers tools only for models whose catalogue entry says so; tool results
 //   in the history are passed as user text), response_format, reasoning segments. A wrapper stop trigger made of
 //   several special tokens is ignored (single-token triggers and plain-text triggers are honoured).
+// - Embeddings (embed): a separate embedding context on the same loaded model, created on first use (a model served
+//   only for embeddings never allocates a chat context). Inputs run one at a time in request order; vectors are
+//   L2-normalised; an input longer than the context → 'context_length' naming its index, before any is evaluated.
 import path from 'node:path';
 import { randomInt } from 'node:crypto';
 import {
@@ -30,12 +33,15 @@ import {
   type Llama,
   type LlamaContext,
   type LlamaContextSequence,
+  type LlamaEmbeddingContext,
   type LlamaModel,
   type Token,
 } from 'node-llama-cpp';
 import {
   EngineError,
   type ChoiceLogprobs,
+  type EmbedOptions,
+  type EmbedResult,
   type Engine,
   type EngineChoice,
   type EngineChunk,
@@ -50,6 +56,7 @@ import { AsyncQueue } from './llama/async-queue.ts';
 import { toChatHistory } from './llama/chat-history.ts';
 import { PoolClosedError, QueueFullError, SlotPool } from './llama/sequence-pool.ts';
 import { StopText } from './llama/stop-text.ts';
+import { l2Normalise } from '../embeddings/vectors.ts';
 
 export interface LlamaEngineOptions {
   /** The GGUF file. */
@@ -130,6 +137,11 @@ class LlamaEngine implements Engine {
   readonly router: string;
   private readonly opts: LlamaEngineOptions;
   private loading: Promise<Loaded> | null = null;
+  private modelLoading: Promise<LlamaModel> | null = null;
+  private embedding: Promise<LlamaEmbeddingContext> | null = null;
+  /** Embedding requests run one after another on the one embedding context. */
+  private embedTail: Promise<unknown> = Promise.resolve();
+  private embedWaiting = 0;
   private closed = false;
 
   constructor(opts: LlamaEngineOptions) {
@@ -177,21 +189,72 @@ class LlamaEngine implements Engine {
     return this.render(loaded, messages).tokens.length;
   }
 
+  async embed(inputs: string[], opts: EmbedOptions): Promise<EmbedResult> {
+    if (this.embedWaiting >= (this.opts.maxQueue ?? 16) + 1) throw new EngineError('capacity', `${this.router} is at capacity: too many embedding requests waiting`);
+    const context = await this.loadEmbedding();
+    const contextSize = this.contextSizeFor(context.model);
+    // Checked before anything runs, so an over-long input costs nothing and the error names the input to fix.
+    const lengths = inputs.map((text) => context.calculateInputLength(text));
+    const tooLong = lengths.findIndex((n) => n > contextSize);
+    if (tooLong >= 0) {
+      throw new EngineError('context_length', `Input ${tooLong} has ${lengths[tooLong]} tokens; this model embeds at most ${contextSize} tokens per input.`);
+    }
+    this.embedWaiting++;
+    const run = this.embedTail.then(async () => {
+      this.embedWaiting--;
+      const vectors: number[][] = [];
+      for (const text of inputs) {
+        opts.signal.throwIfAborted();
+        try {
+          vectors.push(l2Normalise((await context.getEmbeddingFor(text)).vector));
+        } catch (err) {
+          throw new EngineError('failed', `${this.router}: embedding failed: ${message(err)}`);
+        }
+      }
+      return { vectors, promptTokens: lengths.reduce((a, b) => a + b, 0) };
+    });
+    this.embedTail = run.catch(() => undefined);
+    return run;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const loading = this.loading;
-    this.loading = null;
-    if (!loading) return;
-    let loaded: Loaded;
-    try {
-      loaded = await loading;
-    } catch {
-      return;
+    const [loading, embedding, modelLoading] = [this.loading, this.embedding, this.modelLoading];
+    this.loading = this.embedding = this.modelLoading = null;
+    const loaded = await loading?.catch(() => undefined);
+    if (loaded) {
+      loaded.pool.close(new PoolClosedError('engine closed'));
+      await loaded.context.dispose();
     }
-    loaded.pool.close(new PoolClosedError('engine closed'));
-    await loaded.context.dispose();
-    await loaded.model.dispose();
+    await (await embedding?.catch(() => undefined))?.dispose();
+    await (await modelLoading?.catch(() => undefined))?.dispose();
+  }
+
+  /** The model file, loaded once for both the chat and the embedding context. */
+  private getModel(): Promise<LlamaModel> {
+    this.modelLoading ??= getSharedLlama()
+      .then((llama) => llama.loadModel({ modelPath: this.opts.path }))
+      .catch((err: unknown) => {
+        this.modelLoading = null;
+        throw err;
+      });
+    return this.modelLoading;
+  }
+
+  private loadEmbedding(): Promise<LlamaEmbeddingContext> {
+    if (this.closed) return Promise.reject(new EngineError('failed', `${this.router} is closed`));
+    this.embedding ??= this.getModel()
+      .then((model) => {
+        const contextSize = this.contextSizeFor(model);
+        // The whole input is one batch: embeddings pool over every token at once.
+        return model.createEmbeddingContext({ contextSize, batchSize: contextSize, threads: this.opts.threads ?? 1 });
+      })
+      .catch((err: unknown) => {
+        this.embedding = null;
+        throw new EngineError('failed', `${this.router}: could not load the model for embeddings: ${message(err)}`);
+      });
+    return this.embedding;
   }
 
   private load(): Promise<Loaded> {
@@ -204,22 +267,20 @@ class LlamaEngine implements Engine {
   }
 
   private async loadModel(): Promise<Loaded> {
-    const llama = await getSharedLlama();
-    const model = await llama.loadModel({ modelPath: this.opts.path });
-    try {
-      const seqs = this.opts.seqs ?? 1;
-      const context = await model.createContext({
-        contextSize: this.opts.contextSize ?? Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT),
-        sequences: seqs,
-        threads: this.opts.threads ?? 1,
-      });
-      const sequences = Array.from({ length: seqs }, () => context.getSequence());
-      const wrapper = chatWrapperFor(model);
-      return { model, context, wrapper, pool: new SlotPool(sequences, this.opts.maxQueue ?? 16) };
-    } catch (err) {
-      await model.dispose();
-      throw err;
-    }
+    const model = await this.getModel();
+    const seqs = this.opts.seqs ?? 1;
+    const context = await model.createContext({
+      contextSize: this.contextSizeFor(model),
+      sequences: seqs,
+      threads: this.opts.threads ?? 1,
+    });
+    const sequences = Array.from({ length: seqs }, () => context.getSequence());
+    const wrapper = chatWrapperFor(model);
+    return { model, context, wrapper, pool: new SlotPool(sequences, this.opts.maxQueue ?? 16) };
+  }
+
+  private contextSizeFor(model: LlamaModel): number {
+    return this.opts.contextSize ?? Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
   }
 
   private render(loaded: Loaded, messages: readonly EngineMessage[]): Prompt {

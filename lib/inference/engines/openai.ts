@@ -2,9 +2,23 @@
 // by chunk; usage is requested with stream_options.include_usage; the caller's AbortSignal aborts the upstream
 // request, so an engine like vLLM stops generating when our client goes away.
 import { Agent, errors as undiciErrors, request } from 'undici';
-import type { Engine, EngineChunk, EngineCompletion, EngineRequest, EngineUsage } from '../types.ts';
+import type { EmbedOptions, EmbedResult, Engine, EngineChunk, EngineCompletion, EngineRequest, EngineUsage } from '../types.ts';
 import { EngineError } from '../types.ts';
 import { sseData } from './sse.ts';
+import { fromBase64 } from '../embeddings/vectors.ts';
+
+/** Vectors in input order from an OpenAI embeddings body; floats, or base64 from an upstream that ignores the ask. */
+function vectorsFrom(j: Record<string, any>, count: number): number[][] {
+  if (!Array.isArray(j.data) || j.data.length !== count) throw new EngineError('failed', `the upstream answered ${Array.isArray(j.data) ? j.data.length : 'no'} embeddings for ${count} inputs`);
+  const out: number[][] = new Array(count);
+  for (const [pos, item] of (j.data as Record<string, any>[]).entries()) {
+    const i = typeof item?.index === 'number' ? item.index : pos;
+    const v = typeof item?.embedding === 'string' ? fromBase64(item.embedding) : item?.embedding;
+    if (!Array.isArray(v) || !(i >= 0 && i < count) || out[i]) throw new EngineError('failed', 'the upstream sent a malformed embedding');
+    out[i] = v;
+  }
+  return out;
+}
 
 export interface OpenAIEngineOptions {
   baseUrls: string[];
@@ -116,7 +130,45 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     return res;
   }
 
+  /** A non-streamed POST with the total timeout; the caller's signal aborts the upstream request. */
+  async function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, opts.totalTimeoutMs ?? 300_000);
+    const onAbort = () => controller.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const base = pickReplica(opts.baseUrls, undefined, counter++);
+      const res = await request(`${base.replace(/\/$/, '')}${path}`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' },
+        body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+      });
+      if (res.statusCode !== 200) throw await failureFrom(res.statusCode, res.body);
+      return (await res.body.json()) as Record<string, any>;
+    } catch (e) {
+      throw transportFailure(e, signal, timedOut);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
   return {
+    async embed(inputs: string[], o: EmbedOptions): Promise<EmbedResult> {
+      // Floats on the upstream leg: every OpenAI-compatible server speaks them; base64 is made here when asked for.
+      const body = JSON.stringify({ model: opts.model, input: inputs, encoding_format: 'float', dimensions: o.dimensions });
+      const j = await postJson('/embeddings', body, o.requestId, o.signal);
+      const promptTokens = typeof j.usage?.prompt_tokens === 'number' ? j.usage.prompt_tokens : undefined;
+      return { vectors: vectorsFrom(j, inputs.length), promptTokens };
+    },
+
     router: `openai:${opts.baseUrls.length > 1 ? `${opts.baseUrls.length} replicas` : new URL(opts.baseUrls[0]).host}`,
 
     async complete(req) {
