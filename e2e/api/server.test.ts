@@ -80,6 +80,23 @@ test('chat with the demo model (llama.cpp in process) answers in readable words,
   assert.ok(text.length > 0 && readable(text), text);
 });
 
+test('embeddings with the demo embedding model (llama.cpp in process): unit vectors, same text → same vector', async () => {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const input = ['a story about a fox', 'the sea', 'a story about a fox'];
+  const res = await fetch(`${base}/api/v1/embeddings`, { method: 'POST', headers, body: JSON.stringify({ model: 'text-embedding-3-small', input }) });
+  assert.equal(res.status, 200, output);
+  const body = await res.json();
+  assert.equal(body.model, 'lagoon-demo-embed');
+  assert.match(res.headers.get('x-service-model-router')!, /^llama:lagoon-demo\.gguf$/);
+  const vectors: number[][] = body.data.map((d: any) => d.embedding);
+  for (const v of vectors) assert.ok(v.length === 64 && Math.abs(Math.hypot(...v) - 1) < 1e-9);
+  assert.deepEqual(vectors[0], vectors[2]);
+  assert.notDeepEqual(vectors[0], vectors[1]);
+  assert.ok(body.usage.prompt_tokens > 0 && body.usage.total_tokens === body.usage.prompt_tokens);
+  const listed = await (await fetch(`${base}/api/v1/models?type=embedding`)).json();
+  assert.deepEqual(listed.data.map((m: any) => [m.id, m.model_spec.embeddingDimensions]), [['lagoon-demo-embed', 64]]);
+});
+
 test('a second server on the same data dir refuses to start', async () => {
   const port = await freePort();
   const second = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir, LAGOON_NO_APP: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -98,7 +115,7 @@ test('SIGTERM stops it gracefully, with every usage row written', async () => {
   const store = await openStore({ dataDir });
   try {
     const rows = await store.all('SELECT * FROM usage');
-    assert.equal(rows.length, 2);
+    assert.equal(rows.length, 3);
   } finally {
     await store.close();
   }
