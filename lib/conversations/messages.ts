@@ -1,0 +1,141 @@
+// The message operations of userConversations: adding, reading and updating messages, and walking their branches.
+// Every statement filters by the scope's user: messages are reached only through a conversation the user owns.
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../api/errors.ts';
+import type { Param } from '../db/store.ts';
+import { notFound, parse } from './input.ts';
+import { owned, stamp } from './rows.ts';
+import type { UserScope } from './scope.ts';
+import { latestUnder } from './tree.ts';
+import { addMessageSchema, type ConversationOps, type Message, type UpdateMessageOptions, type UpdateMessagePatch, updateMessageSchema } from './types.ts';
+
+export type MessageOps = Pick<ConversationOps, 'addMessage' | 'message' | 'updateMessage' | 'path' | 'siblings' | 'branchLeaf'>;
+
+export function messageOps(scope: UserScope): MessageOps {
+  const { store, userId, getConversation, messagesOf, getMessage, touch, pathIn } = scope;
+
+  return {
+    async addMessage(conversationId, input) {
+      const v = parse(addMessageSchema, input);
+      return store.tx(async (q) => {
+        await getConversation(q, conversationId, true);
+        if (v.parentId !== null) {
+          const parent = await q.get(`SELECT m.id FROM messages m WHERE m.id = $1 AND m.conversation_id = $2 AND ${owned(3)}`, [
+            v.parentId,
+            conversationId,
+            userId,
+          ]);
+          if (!parent) throw new ApiError('INVALID_REQUEST', 'parentId is not a message of this conversation', { param: 'parentId' });
+        }
+        const last = await q.get<{ at: number | string | null }>(
+          `SELECT MAX(m.created_at) AS at FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)}`,
+          [conversationId, userId],
+        );
+        const at = stamp(last?.at == null ? 0 : Number(last.at) + 1);
+        const m: Message = {
+          id: randomUUID(),
+          conversationId,
+          parentId: v.parentId,
+          role: v.role,
+          content: v.content,
+          reasoning: v.reasoning ?? null,
+          attachments: v.attachments ?? [],
+          citations: v.citations ?? [],
+          modelId: v.modelId ?? null,
+          status: v.status ?? 'complete',
+          usage: v.usage ?? null,
+          error: v.error ?? null,
+          createdAt: at,
+          updatedAt: at,
+        };
+        // INSERT … SELECT from the user's own conversation row: nothing is written unless the user owns it.
+        const n = await q.run(
+          `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, error, created_at, updated_at)
+           SELECT CAST($1 AS TEXT), c.id, CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS TEXT),
+                  CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS TEXT), CAST($12 AS BIGINT), CAST($12 AS BIGINT)
+           FROM conversations c WHERE c.id = $13 AND c.user_id = $14`,
+          [
+            m.id,
+            m.parentId,
+            m.role,
+            m.content,
+            m.reasoning,
+            JSON.stringify(m.attachments),
+            JSON.stringify(m.citations),
+            m.modelId,
+            m.status,
+            m.usage === null ? null : JSON.stringify(m.usage),
+            m.error === null ? null : JSON.stringify(m.error),
+            at,
+            conversationId,
+            userId,
+          ],
+        );
+        if (n === 0) throw notFound('Conversation');
+        await touch(q, conversationId, at);
+        return m;
+      });
+    },
+
+    async message(id) {
+      return getMessage(store, id);
+    },
+
+    // Overloads on an object literal: the implementation's signature covers both.
+    updateMessage: (async (id: string, patch: UpdateMessagePatch, opts: UpdateMessageOptions = {}) => {
+      const p = parse(updateMessageSchema, patch);
+      return store.tx(async (q) => {
+        const existing = await getMessage(q, id);
+        if (existing.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'only assistant messages can be updated', { param: 'id' });
+        if (opts.ifStatus !== undefined && existing.status !== opts.ifStatus) return undefined;
+        const sets: string[] = [];
+        const params: Param[] = [];
+        const set = (col: string, value: Param) => {
+          params.push(value);
+          sets.push(`${col} = $${params.length}`);
+        };
+        if (p.content !== undefined) set('content', p.content);
+        if (p.reasoning !== undefined) set('reasoning', p.reasoning);
+        if (p.status !== undefined) set('status', p.status);
+        if (p.usage !== undefined) set('usage', p.usage === null ? null : JSON.stringify(p.usage));
+        if (p.citations !== undefined) set('citations', JSON.stringify(p.citations));
+        if (p.error !== undefined) set('error', p.error === null ? null : JSON.stringify(p.error));
+        if (p.modelId !== undefined) set('model_id', p.modelId);
+        set('updated_at', stamp());
+        params.push(id, userId);
+        let where = `id = $${params.length - 1} AND role = 'assistant' AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $${params.length})`;
+        if (opts.ifStatus !== undefined) {
+          params.push(opts.ifStatus);
+          where += ` AND status = $${params.length}`;
+        }
+        const n = await q.run(`UPDATE messages SET ${sets.join(', ')} WHERE ${where}`, params);
+        if (n === 0) {
+          if (opts.ifStatus !== undefined) return undefined;
+          throw notFound('Message');
+        }
+        if (!opts.quiet) await touch(q, existing.conversationId);
+        return getMessage(q, id);
+      });
+    }) as ConversationOps['updateMessage'],
+
+    async path(conversationId, leafId) {
+      return pathIn(store, conversationId, leafId);
+    },
+
+    async siblings(messageId) {
+      const m = await getMessage(store, messageId);
+      const rows = await store.all<{ id: string }>(
+        `SELECT m.id FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)} AND ${m.parentId === null ? 'm.parent_id IS NULL' : 'm.parent_id = $3'}
+         ORDER BY m.created_at, m.id`,
+        m.parentId === null ? [m.conversationId, userId] : [m.conversationId, userId, m.parentId],
+      );
+      const ids = rows.map((r) => r.id);
+      return { ids, index: ids.indexOf(messageId) };
+    },
+
+    async branchLeaf(messageId) {
+      const m = await getMessage(store, messageId);
+      return latestUnder(await messagesOf(store, m.conversationId), m.id);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Row <-> object mapping for the conversations and messages tables, the column lists and ownership filter the queries
+// share, and the process-wide timestamp clock.
+import type { Attachment, ChatSettings, Citation, Conversation, Message, MessageError, MessageRole, MessageStatus, Usage } from './types.ts';
+
+let lastStamp = 0;
+/** Milliseconds, strictly increasing within this process, so creation order survives same-millisecond writes. */
+export function stamp(atLeast = 0): number {
+  lastStamp = Math.max(Date.now(), lastStamp + 1, atLeast);
+  return lastStamp;
+}
+
+function json<T>(text: unknown, fallback: T): T {
+  if (typeof text !== 'string' || !text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export interface ConversationRow {
+  id: string;
+  title: string;
+  model_id: string | null;
+  character_slug: string | null;
+  settings: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+export interface MessageRow {
+  id: string;
+  conversation_id: string;
+  parent_id: string | null;
+  role: string;
+  content: string;
+  reasoning: string | null;
+  attachments: string;
+  citations: string;
+  model_id: string | null;
+  status: string;
+  usage: string | null;
+  error: string | null;
+  created_at: number | string;
+  updated_at: number | string | null;
+}
+
+export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at';
+export const M_COLS =
+  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.created_at, m.updated_at';
+/** Restricts `m` to messages of conversations owned by the user in parameter $N. */
+export const owned = (n: number) => `m.conversation_id IN (SELECT id FROM conversations WHERE user_id = $${n})`;
+
+export const toConversation = (r: ConversationRow): Conversation => ({
+  id: r.id,
+  title: r.title,
+  modelId: r.model_id,
+  characterSlug: r.character_slug,
+  settings: json<ChatSettings>(r.settings, {}),
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export const toMessage = (r: MessageRow): Message => ({
+  id: r.id,
+  conversationId: r.conversation_id,
+  parentId: r.parent_id,
+  role: r.role as MessageRole,
+  content: r.content,
+  reasoning: r.reasoning,
+  attachments: json<Attachment[]>(r.attachments, []),
+  citations: json<Citation[]>(r.citations, []),
+  modelId: r.model_id,
+  status: r.status as MessageStatus,
+  usage: json<Usage | null>(r.usage, null),
+  error: json<MessageError | null>(r.error, null),
+  createdAt: Number(r.created_at),
+  updatedAt: r.updated_at == null ? null : Number(r.updated_at),
+});

@@ -1,0 +1,34 @@
+// Walks over a conversation's message tree (every message, in creation order), done in memory.
+import type { Message } from './types.ts';
+
+/** The path from the root to `leafId`, given every message of the conversation in creation order. */
+export function pathTo(messages: Message[], leafId: string): Message[] {
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const out: Message[] = [];
+  let cur = byId.get(leafId);
+  while (cur && out.length <= messages.length) {
+    out.push(cur);
+    cur = cur.parentId === null ? undefined : byId.get(cur.parentId);
+  }
+  return out.reverse();
+}
+
+/** The latest-created message under `rootId` (itself included), which is always a leaf: children follow parents. */
+export function latestUnder(messages: Message[], rootId: string): Message {
+  const children = new Map<string, Message[]>();
+  for (const m of messages) {
+    if (m.parentId === null) continue;
+    const list = children.get(m.parentId);
+    if (list) list.push(m);
+    else children.set(m.parentId, [m]);
+  }
+  const root = messages.find((m) => m.id === rootId) as Message;
+  let best = root;
+  const stack = [root];
+  while (stack.length) {
+    const m = stack.pop() as Message;
+    if (m.createdAt > best.createdAt || (m.createdAt === best.createdAt && m.id > best.id)) best = m;
+    for (const c of children.get(m.id) ?? []) stack.push(c);
+  }
+  return best;
+}
