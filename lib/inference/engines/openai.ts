@@ -130,8 +130,11 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     return res;
   }
 
-  /** A non-streamed POST with the total timeout; the caller's signal aborts the upstream request. */
-  async function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
+  /**
+   * Runs a non-streamed upstream call under the total timeout; the caller's signal aborts it too. One controller and
+   * a plain timer: AbortSignal.any/timeout cost tens of microseconds per request.
+   */
+  async function withDeadline<T>(signal: AbortSignal, run: (s: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -141,23 +144,30 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const base = pickReplica(opts.baseUrls, undefined, counter++);
-      const res = await request(`${base.replace(/\/$/, '')}${path}`, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' },
-        body,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-      });
-      if (res.statusCode !== 200) throw await failureFrom(res.statusCode, res.body);
-      return (await res.body.json()) as Record<string, any>;
+      return await run(controller.signal);
     } catch (e) {
       throw transportFailure(e, signal, timedOut);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** A non-streamed JSON POST to `path` on one replica, under the total timeout. */
+  function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
+    return withDeadline(signal, async (s) => {
+      const base = pickReplica(opts.baseUrls, undefined, counter++);
+      const res = await request(`${base.replace(/\/$/, '')}${path}`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' },
+        body,
+        signal: s,
+        headersTimeout: timeoutMs,
+      });
+      if (res.statusCode !== 200) throw await failureFrom(res.statusCode, res.body);
+      return (await res.body.json()) as Record<string, any>;
+    });
   }
 
   return {
@@ -171,27 +181,13 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
 
     router: `openai:${opts.baseUrls.length > 1 ? `${opts.baseUrls.length} replicas` : new URL(opts.baseUrls[0]).host}`,
 
-    async complete(req) {
-      // One controller and a plain timer: AbortSignal.any/timeout cost tens of microseconds per request.
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, opts.totalTimeoutMs ?? 300_000);
-      const onAbort = () => controller.abort();
-      req.signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        const res = await post(req, false, controller.signal);
+    complete(req) {
+      return withDeadline(req.signal, async (s) => {
+        const res = await post(req, false, s);
         const j = (await res.body.json()) as Record<string, any>;
         if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
         return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
-      } catch (e) {
-        throw transportFailure(e, req.signal, timedOut);
-      } finally {
-        clearTimeout(timer);
-        req.signal.removeEventListener('abort', onAbort);
-      }
+      });
     },
 
     async *stream(req) {
