@@ -20,9 +20,8 @@ const solanaPayTo = solanaKeyPair().address;
 before(async () => {
   [anvil, solana] = await Promise.all([startAnvil(), startSolana()]);
   await solana.fund(solanaPayTo, 0n);
-  h = await startHarness({ env: walletEnv({ anvil, solana, solanaPayTo }) });
-  // The SDK binds a sign-in challenge to the origin it fetched it from; the harness's port is only known now.
-  h.svc.config.wallet.publicOrigin = new URL(h.base).origin;
+  // The SDK binds a sign-in challenge to the origin it fetched it from: the harness's own.
+  h = await startHarness({ env: walletEnv({ anvil, solana, solanaPayTo }), publicUrl: (origin) => origin });
 });
 after(async () => {
   await h?.close();
