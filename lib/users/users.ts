@@ -173,7 +173,8 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
 
 // Verified against when the email is unknown, so the response time does not tell unknown emails from wrong passwords.
 let dummyHash: Promise<string> | undefined;
-const getDummyHash = () => (dummyHash ??= hash('lagoon-dummy-password-for-timing'));
+/** The hash an unknown email's password is verified against: made by the same hash() as real passwords. */
+export const dummyPasswordHash = (): Promise<string> => (dummyHash ??= hash('lagoon-dummy-password-for-timing'));
 
 /** The user for this email and password, or 401 (the same error for an unknown email and a wrong password). */
 export async function signIn(store: Store, input: { email: unknown; password: unknown }): Promise<User> {
@@ -182,7 +183,7 @@ export async function signIn(store: Store, input: { email: unknown; password: un
   const row = email ? await store.get<UserRow & { password_hash: string }>(`SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE u.email = $1`, [email]) : undefined;
   let ok = false;
   try {
-    ok = await verify(row ? row.password_hash : await getDummyHash(), password.length > PASSWORD_MAX * 4 ? '' : password);
+    ok = await verify(row ? row.password_hash : await dummyPasswordHash(), password.length > PASSWORD_MAX * 4 ? '' : password);
   } catch {
     ok = false;
   }

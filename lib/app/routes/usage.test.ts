@@ -234,6 +234,8 @@ for (const backend of ['sqlite', 'postgres'] as const) describe(`usage dashboard
       const { key: old, secret } = await keys.create({ type: 'ADMIN', description: 'old admin key', limitUsd: 5_000_000, limitPeriod: 'MONTH' });
       secrets.push(secret);
       await keys.revoke(old.id);
+      // The latest chat's usage row is committed after its answer is done: wait for it, as the assertion reads it.
+      await h.svc.ledger.drain();
       const r = await call(local.keys, '/keys', { browser: browserOf(alice) });
       assert.equal(r.status, 200, r.text);
       const list = r.json.keys as AppApiKey[];
