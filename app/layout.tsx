@@ -29,6 +29,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en" suppressHydrationWarning>
       <head>
         {/* The app's only inline script: a constant that applies the saved theme before first paint. */}
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: THEME_SCRIPT is a constant of ours, no user input */}
         <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
       </head>
       <body>

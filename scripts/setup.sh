@@ -24,11 +24,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# npm checks every package's `engines` against the Node that runs it, and the project runs on the Node 24 it
+# installs from npm (the `node` package), so npm runs on that same Node: when the system's is older, npx fetches the
+# locked version once and npm's own CLI runs under it.
+node_version=$(sed -n '/"node_modules\/node"/,/"version"/s/.*"version": "\(.*\)".*/\1/p' package-lock.json)
+run_npm() {
+  if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 24 ]; then npm "$@"
+  else npm exec --yes --package="node@$node_version" -- sh -c 'exec node "$npm_execpath" "$@"' npm "$@"; fi
+}
+
 # node-llama-cpp lists ~600 MB of CUDA, Vulkan and other-platform builds as optional dependencies; the CPU build
-# we use (and Next's compiler) are direct dependencies, so optional ones are left out. `npm install` (not `npm ci`):
-# npm 11's ci check wants other platforms' optional packages in the lockfile, which npm itself does not record.
-echo "setup: npm install (versions from package-lock.json)"
-npm install --no-audit --no-fund --omit=optional
+# we use (and Next's, Tailwind's, Biome's native builds) are direct dependencies, so optional ones are left out.
+# Other platforms' builds a registry mirror lacks are still recorded in the lockfile (scripts/lock-platforms.ts),
+# which is what lets `npm ci` check it.
+echo "setup: npm ci (package-lock.json) on Node $node_version"
+run_npm ci --no-audit --no-fund --omit=optional
 
 echo "setup: building the app"
 NEXT_TELEMETRY_DISABLED=1 npm run build

@@ -27,7 +27,7 @@ export function CharacterAvatar({ slug, name, photoUrl, className }: { slug: str
       // A plain <img>: photos may live on any host, and next/image would need every host configured.
       <img
         src={photoUrl}
-        alt={`Photo of ${name}`}
+        alt={name}
         loading="lazy"
         decoding="async"
         onError={() => setFailed(true)}

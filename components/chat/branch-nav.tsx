@@ -16,9 +16,10 @@ export function BranchNav({ index, count, onStep, disabled }: Props) {
       <IconButton size="sm" label="Previous version" data-testid="branch-prev" disabled={disabled || index <= 1} onClick={() => onStep(-1)}>
         <ChevronLeftIcon />
       </IconButton>
-      <span data-testid="branch-label" className="min-w-8 text-center tabular-nums" aria-label={`Version ${index} of ${count}`}>
+      <span data-testid="branch-label" className="min-w-8 text-center tabular-nums" aria-hidden="true">
         {index}/{count}
       </span>
+      <span className="sr-only">{`Version ${index} of ${count}`}</span>
       <IconButton size="sm" label="Next version" data-testid="branch-next" disabled={disabled || index >= count} onClick={() => onStep(1)}>
         <ChevronRightIcon />
       </IconButton>

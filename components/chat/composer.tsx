@@ -30,6 +30,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
   const hintId = useId();
   const canSend = text.trim().length > 0 && !sending && !generating && !blocked;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the textarea is resized whenever its text changes
   useEffect(() => {
     const el = inputRef.current;
     if (!el) return;

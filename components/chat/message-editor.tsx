@@ -22,6 +22,7 @@ export function MessageEditor({ initial, onCancel, onSave, keptAttachments }: Pr
     el.focus();
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the textarea is resized whenever its text changes
   useEffect(() => {
     const el = ref.current;
     if (!el) return;

@@ -57,7 +57,7 @@ export function newestLeafUnder(tree: MessageTree, id: string): string {
 export function branchRows(tree: MessageTree, leafId: string | null): BranchRow[] {
   let leaf = (leafId && tree.byId.get(leafId)) || tree.newest;
   if (!leaf) return [];
-  for (let kids = tree.children.get(leaf.id); kids && kids.length; kids = tree.children.get(leaf.id)) {
+  for (let kids = tree.children.get(leaf.id); kids?.length; kids = tree.children.get(leaf.id)) {
     leaf = kids.reduce((a, b) => (b.createdAt >= a.createdAt ? b : a));
   }
   const path: AppMessage[] = [];

@@ -49,7 +49,10 @@ export function finishAnswer(qc: QueryClient, message: AppMessage): void {
 
 function apply(qc: QueryClient, id: string, ev: GenerationEvent): void {
   const now = Date.now();
-  if (ev.type === 'done') return finishAnswer(qc, ev.message);
+  if (ev.type === 'done') {
+    finishAnswer(qc, ev.message);
+    return;
+  }
   updateLive(id, (d) => {
     d.reconnecting = false;
     if (ev.type === 'snapshot') {

@@ -24,6 +24,7 @@ export function useShellLayout() {
     return () => mq.removeEventListener('change', onChange);
   }, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: navigating (a new pathname) closes the drawer
   useEffect(() => setDrawerOpen(false), [pathname]);
 
   useEffect(() => {

@@ -53,6 +53,7 @@ export function Menu({ label, labelledByContent, trigger, triggerClassName, alig
 
   // Focus the first item once the popup is placed (a hidden element cannot take focus).
   const placed = pos !== null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: items() reads the DOM; focus moves only when the popup is placed
   useEffect(() => {
     if (placed) items()[0]?.focus();
   }, [placed]);

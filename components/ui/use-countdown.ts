@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 export function useCountdown(deadline: number | null): number {
   const left = () => (deadline ? Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) : 0);
   const [seconds, setSeconds] = useState(left);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: left() depends on deadline only
   useEffect(() => {
     setSeconds(left());
     if (!deadline) return;

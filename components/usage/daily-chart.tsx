@@ -14,7 +14,7 @@ const METRICS = [
   { value: 'requests', label: 'Requests' },
 ] as const;
 
-const valueOf = (d: UsageDay, m: Metric) => (m === 'spend' ? d.usd + d.diem : m === 'tokens' ? d.promptTokens + d.completionTokens : d.requests);
+const metricValue = (d: UsageDay, m: Metric) => (m === 'spend' ? d.usd + d.diem : m === 'tokens' ? d.promptTokens + d.completionTokens : d.requests);
 const show = (v: number, m: Metric) => (m === 'spend' ? formatUsd(v) : formatCount(v));
 const UNIT: Record<Metric, string> = { spend: 'spend (USD + DIEM)', tokens: 'tokens', requests: 'requests' };
 
@@ -22,7 +22,7 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
   const [metric, setMetric] = useState<Metric>('tokens');
   const [tableShown, setTableShown] = useState(false);
   const tableId = useId();
-  const values = days.map((d) => valueOf(d, metric));
+  const values = days.map((d) => metricValue(d, metric));
   const max = Math.max(...values, 0);
   const peak = days[values.indexOf(max)];
   const W = days.length * 10;

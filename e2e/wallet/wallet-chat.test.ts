@@ -8,7 +8,7 @@ import { ensureWallet } from '../../lib/wallet/wallets.ts';
 import { type Anvil, startAnvil } from '../support/chains/anvil.ts';
 import { type Solana, solanaKeyPair, startSolana } from '../support/chains/solana.ts';
 import { type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
-import { BASE_PAY_TO, evmPayer, evmWallet, postTopUp, signInHeader, signPayment, topUpRequirements, walletChat, walletEnv } from './clients.ts';
+import { BASE_PAY_TO, evmPayer, evmWallet, postTopUp, signInHeader, signPayment, walletChat, walletEnv } from './clients.ts';
 
 let anvil: Anvil;
 let solana: Solana;

@@ -1,5 +1,5 @@
 // Export of one conversation path (from userConversations(...).withPath) as Markdown or as a stable JSON document.
-import type { ConversationWithMessages, Message } from './conversations.ts';
+import type { ConversationWithMessages, Message } from './types.ts';
 
 const ROLE_HEADING: Record<Message['role'], string> = { user: 'User', assistant: 'Assistant', system: 'System' };
 const STATUS_NOTE: Partial<Record<Message['status'], string>> = {
@@ -20,7 +20,7 @@ export function exportMarkdown(c: ConversationWithMessages): string {
   out.push(`_${meta.join(' · ')}_`, '');
   for (const m of c.messages) {
     out.push(`## ${ROLE_HEADING[m.role]}${m.role === 'assistant' && m.modelId ? ` (${m.modelId})` : ''}`, '');
-    if (m.reasoning && m.reasoning.trim()) {
+    if (m.reasoning?.trim()) {
       out.push('<details>', '<summary>Reasoning</summary>', '', m.reasoning.trim(), '', '</details>', '');
     }
     if (m.content.trim()) out.push(m.content.trim(), '');

@@ -77,6 +77,7 @@ describe('session cookies', () => {
       d: '%E0%A4%A',
     });
     const p = parseCookies('__proto__=x; toString=y');
+    // biome-ignore lint/suspicious/noProto: the test is that a cookie named __proto__ stays a plain own property
     assert.equal(p.__proto__, 'x');
     assert.equal(p.toString, 'y');
   });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.ts';
 import type { Store } from '../db/store.ts';
 import { walletPrincipal, type Wallet } from '../wallet/wallets.ts';
-import { toUser, type User, USER_COLUMNS, type UserRow, type UserWallet } from './users.ts';
+import { toUser, type User, USER_COLUMNS, type UserRow, type UserWallet } from './rows.ts';
 
 /**
  * The users.email of a wallet user. It is never shown (AppUser.email is null for wallet users) and can never be

@@ -1,5 +1,5 @@
 // Redis helpers for the limits tests: the server tests use, and removal of a test's keys.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 export const TEST_REDIS_URL = process.env.LAGOON_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
