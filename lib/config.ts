@@ -1,11 +1,68 @@
-// Every setting the service reads from its environment, typed and defaulted in one place.
+// Every setting the service reads from its environment, in one table: name, default, parser and a one-line doc.
+// loadConfig parses them all at start, reports every bad value in one error, and returns the typed Config that the
+// rest of the code is given. No other file of the server reads process.env (lib/config.test.ts checks it, and that
+// the README's configuration table lists exactly these settings: `node scripts/config-table.ts --write` rewrites it).
 import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
 import { type LimitConfig, loadLimitConfig } from './limits/config.ts';
-import { loadWalletConfig, type WalletConfig } from './wallet/config.ts';
+import { parseAllowHosts } from './net/allow-hosts.ts';
+import {
+  parseEvmAddress,
+  parseEvmKey,
+  parseEvmNetwork,
+  parseMaxTopUpUsd,
+  parseSolanaAddress,
+  parseSolanaNetwork,
+  parseSolanaSecretKey,
+  type WalletConfig,
+  walletConfigOf,
+} from './wallet/config.ts';
 
 /** An environment: process.env, or a plain object in tests. */
 export type Env = Record<string, string | undefined>;
+
+/** The web search provider (LAGOON_SEARCH_PROVIDER) and its settings. */
+export type SearchConfig = { timeoutMs: number; maxResults: number } & (
+  | { provider: 'searxng'; baseUrl: string }
+  | { provider: 'brave'; apiKey: string; baseUrl: string | undefined }
+);
+
+/** The browser app's answers from an external OpenAI-compatible API instead of this server's own service. */
+export interface RemoteConfig {
+  /** Without trailing slashes. */
+  baseUrl: string;
+  /** Held by the server: sent upstream only, never to a browser. */
+  apiKey: string;
+  wire: WireNames;
+}
+
+/** What a new browser-app user starts with. */
+export interface StartingCredit {
+  /** Micro-USD granted once. */
+  usd: number;
+  /** Micro-DIEM per day. */
+  diemDaily: number;
+}
+
+/** Brute-force and sign-up limits of the app's account routes. */
+export interface AuthLimitConfig {
+  failuresPerEmail: number;
+  failuresPerIp: number;
+  failureWindowSeconds: number;
+  signUpsPerIpPerHour: number;
+}
+
+/** The browser app's settings. */
+export interface AppConfig {
+  /** Serve the browser app next to the API (LAGOON_NO_APP=1 turns it off). */
+  enabled: boolean;
+  /** The client IP is the last X-Forwarded-For entry (behind one reverse proxy) rather than the socket's peer. */
+  trustProxy: boolean;
+  /** Remote mode (INFERENCE_BASE_URL); undefined: this server's own engines. */
+  remote: RemoteConfig | undefined;
+  startingCredit: StartingCredit;
+  authLimits: AuthLimitConfig;
+}
 
 export interface Config {
   host: string;
@@ -21,6 +78,10 @@ export interface Config {
   limits: LimitConfig;
   /** Web augmentation prices in micro-USD (DIEM is priced the same: 1 DIEM = 1 USD of inference). */
   augmentPrices: { search: number; scrapedUrl: number; textParser: number };
+  /** The web search provider; undefined: no web search. */
+  search: SearchConfig | undefined;
+  /** Hosts that safeFetch may reach although they resolve to private addresses (canonical form). */
+  fetchAllowHosts: string[];
   modelsFile: string | undefined;
   wire: WireNames;
   /** `<yyyymmdd>.<hhmmss>` sent as x-<word>-version. */
@@ -34,24 +95,159 @@ export interface Config {
   timestampHeader: boolean;
   /** Wallet users: SIWX binding (LAGOON_PUBLIC_URL) and the x402 top-up rails (LAGOON_X402_*). */
   wallet: WalletConfig;
+  /** The browser app (Next) and its routes. */
+  app: AppConfig;
   dev: boolean;
+  /**
+   * A variable the model catalogue names (an upstream's `apiKeyEnv`, `${VAR}` in an engine path), from the
+   * environment captured at start; `LAGOON_DATA_DIR` is the resolved data directory.
+   */
+  catalogueVar(name: string): string | undefined;
 }
 
-function intEnv(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+// Parsers: each gets the trimmed, non-empty raw value (or the default) and throws a reason that reads after the
+// variable's name ("… must be …").
+
+const text = (raw: string): string => raw;
+
+function int(min: 0 | 1) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) throw new Error(`must be a ${min ? 'positive ' : ''}whole number, got "${raw}"`);
+    return n;
+  };
+}
+
+/** A non-negative amount (USD or DIEM) as micro-units. */
+function micros(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
+  if (!Number.isFinite(n) || n < 0) throw new Error(`must be a non-negative number, got "${raw}"`);
+  return Math.round(n * 1_000_000);
 }
 
-/** A price in USD from the environment, as micro-units. */
-function priceEnv(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  const usd = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isFinite(usd) || usd < 0) throw new Error(`${name} must be a non-negative number of USD, got "${raw}"`);
-  return Math.round(usd * 1_000_000);
+const ON = new Set(['1', 'true', 'yes', 'on']);
+const OFF = new Set(['0', 'false', 'no', 'off']);
+function flag(raw: string): boolean {
+  const v = raw.toLowerCase();
+  if (ON.has(v)) return true;
+  if (OFF.has(v)) return false;
+  throw new Error(`must be 1 or 0, got "${raw}"`);
 }
+
+function httpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`is not a valid URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`must be an http or https URL, got "${raw}"`);
+  return raw;
+}
+
+function oneOf<const T extends string>(...values: T[]) {
+  return (raw: string): T => {
+    const v = raw.toLowerCase();
+    if (!(values as string[]).includes(v)) throw new Error(`must be ${values.map((x) => `"${x}"`).join(' or ')}, got "${raw}"`);
+    return v as T;
+  };
+}
+
+function wireWord(raw: string): WireNames {
+  try {
+    return wireNames(raw);
+  } catch {
+    throw new Error(`must be a lowercase word (a letter, then up to 31 letters or digits), got "${raw}"`);
+  }
+}
+
+const hostList = (raw: string): string[] => parseAllowHosts(raw.split(','), 'has a bad entry');
+
+interface Setting {
+  /** The value used when the variable is unset or empty, as it would be written; none: the setting is optional. */
+  default?: string;
+  /** The README's default column when the default is not a literal (derived at start); otherwise `default`. */
+  shown?: string;
+  parse(raw: string): unknown;
+  /** One line for the README's configuration table (Markdown). */
+  doc: string;
+}
+
+/** The settings, in the README's order. */
+export const SETTINGS = {
+  PORT: { default: '3000', parse: int(0), doc: 'the port the server listens on (API, app and `/healthz` on one port)' },
+  HOST: { default: '0.0.0.0', parse: text, doc: 'the address the server listens on' },
+  LAGOON_DATA_DIR: { default: './data', parse: (raw: string) => path.resolve(raw), doc: 'all embedded state: `lagoon.db` (SQLite), `models/lagoon-demo.gguf`, `server.lock`' },
+  DATABASE_URL: { parse: text, doc: 'PostgreSQL instead of SQLite. Needed for several server instances. Same schema and migrations, applied at start.' },
+  LAGOON_MODELS: { shown: '`lib/models/default-catalogue.json`', parse: text, doc: 'the model catalogue file' },
+  LAGOON_WIRE_NAME: {
+    default: 'service',
+    parse: wireWord,
+    doc: 'the word in wire names: `service_parameters`, `include_service_system_prompt`, `x-service-*`. Set `venice` to serve the exact names of the public API the spec mirrors.',
+  },
+  REDIS_URL: {
+    parse: text,
+    doc: 'rate-limit and abuse-block counters in Redis, so several instances share one budget. Without it they live in process memory. If Redis becomes unreachable, each instance limits on its own (fail-open, logged) rather than refusing inference.',
+  },
+  LAGOON_REDIS_PREFIX: { default: 'lagoon', parse: text, doc: "namespace of Lagoon's Redis keys" },
+  LAGOON_RATE_LIMITS: {
+    parse: text,
+    doc: 'a JSON file merged over the default rate limits (see [Rate limits](#rate-limits)); a bad field stops the server with its path',
+  },
+  LAGOON_SEARCH_PROVIDER: { parse: oneOf('searxng', 'brave'), doc: 'web search: `searxng` (with `LAGOON_SEARXNG_URL`) or `brave` (with `LAGOON_BRAVE_API_KEY`); unset: no web search' },
+  LAGOON_SEARXNG_URL: { parse: httpUrl, doc: 'base URL of the SearXNG instance (its JSON API)' },
+  LAGOON_BRAVE_API_KEY: { parse: text, doc: 'Brave Search subscription token' },
+  LAGOON_BRAVE_URL: { shown: '`https://api.search.brave.com`', parse: httpUrl, doc: 'Brave Search API base URL (tests, proxies)' },
+  LAGOON_SEARCH_RESULTS: { default: '5', parse: int(1), doc: 'the most results a search returns (a larger count asked for is cut to it)' },
+  LAGOON_SEARCH_TIMEOUT_MS: { default: '5000', parse: int(1), doc: 'time limit of one web search' },
+  LAGOON_SEARCH_PRICE_USD: { default: '0.01', parse: micros, doc: 'fee per web search' },
+  LAGOON_SCRAPE_PRICE_USD: { default: '0.01', parse: micros, doc: 'fee per scraped URL' },
+  LAGOON_TEXT_PARSER_PRICE_USD: { default: '0.01', parse: micros, doc: 'fee per `/augment/text-parser` call' },
+  LAGOON_FETCH_ALLOW_HOSTS: { parse: hostList, doc: 'comma-separated hosts that may be fetched even though they resolve to private addresses (intranet files)' },
+  LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
+  LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
+  LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
+  LAGOON_SSE_KEEPALIVE_MS: { default: '15000', parse: int(0), doc: 'a stream silent this long gets an SSE comment (`: keep-alive`), so idle-timeout proxies keep it open' },
+  LAGOON_TIMESTAMP_HEADER: { default: '1', parse: flag, doc: '`0` turns off `x-service-timestamp`' },
+  LAGOON_NO_APP: { default: '0', parse: flag, doc: '`1` serves the API without the browser app (headless deployments, benchmarks)' },
+  LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
+  LAGOON_NEW_USER_USD: { default: '0', parse: micros, doc: "a browser-app user's one-off starting grant in USD" },
+  LAGOON_NEW_USER_DIEM: { default: '1', parse: micros, doc: "a browser-app user's daily DIEM allowance" },
+  INFERENCE_BASE_URL: {
+    parse: httpUrl,
+    doc: "the browser app's answers come from this OpenAI-compatible API (with `INFERENCE_API_KEY`) instead of this server's own service",
+  },
+  INFERENCE_API_KEY: { parse: text, doc: 'the server-held key for `INFERENCE_BASE_URL` (sent upstream only)' },
+  INFERENCE_WIRE_NAME: { shown: '`LAGOON_WIRE_NAME`', parse: wireWord, doc: 'the wire word of `INFERENCE_BASE_URL`\'s extensions (`venice` for Venice)' },
+  LAGOON_SIGNIN_MAX_FAILURES: { default: '10', parse: int(1), doc: 'failed browser-app sign-ins per email within the window' },
+  LAGOON_SIGNIN_MAX_FAILURES_PER_IP: { default: '30', parse: int(1), doc: 'failed browser-app sign-ins per client IP within the window' },
+  LAGOON_SIGNIN_WINDOW_SECONDS: { default: '900', parse: int(1), doc: 'the window of the sign-in failure limits (shared through Redis when `REDIS_URL` is set)' },
+  LAGOON_SIGNUPS_PER_IP_PER_HOUR: { default: '20', parse: int(1), doc: 'browser-app sign-ups per client IP per hour' },
+  LAGOON_TRUST_PROXY: { default: '0', parse: flag, doc: '`1` takes the client IP from the proxy-appended `X-Forwarded-For` (only behind a proxy you run)' },
+  LAGOON_PUBLIC_URL: {
+    shown: '`http://localhost:$PORT`',
+    parse: httpUrl,
+    doc: 'the origin wallet users reach the service at; Sign-In-With-X messages must name it (see [docs/WALLETS.md](docs/WALLETS.md))',
+  },
+  LAGOON_SIWX_MAX_AGE_SECONDS: { default: '300', parse: int(1), doc: 'how old a Sign-In-With-X message may be (and how long its nonce lives)' },
+  LAGOON_SIWX_STATEMENT: { default: 'Sign in to Lagoon', parse: text, doc: 'the statement of Sign-In-With-X messages' },
+  LAGOON_X402_BASE_NETWORK: { default: 'base', parse: parseEvmNetwork, doc: 'the EVM chain of USDC top-ups: `base` or `base-sepolia`' },
+  LAGOON_X402_BASE_PAY_TO: { parse: parseEvmAddress, doc: 'the address Base USDC top-ups are paid to (offers the Base rail)' },
+  LAGOON_X402_BASE_RPC_URL: { parse: httpUrl, doc: 'Base RPC: in-process settlement and smart-wallet (ERC-1271 / ERC-6492) sign-in' },
+  LAGOON_X402_BASE_FACILITATOR_KEY: { parse: parseEvmKey, doc: "the in-process facilitator's hot wallet on Base (pays the gas of settlement)" },
+  LAGOON_X402_SOLANA_NETWORK: { default: 'mainnet', parse: parseSolanaNetwork, doc: 'the Solana cluster of USDC top-ups: `mainnet` or `devnet`' },
+  LAGOON_X402_SOLANA_PAY_TO: { parse: parseSolanaAddress, doc: 'the address Solana USDC top-ups are paid to (offers the Solana rail)' },
+  LAGOON_X402_SOLANA_RPC_URL: { parse: httpUrl, doc: 'Solana RPC for in-process settlement' },
+  LAGOON_X402_SOLANA_FEE_PAYER_KEY: { parse: parseSolanaSecretKey, doc: "the in-process facilitator's Solana fee payer: a 64-byte secret key, base58 or a JSON array" },
+  LAGOON_X402_FACILITATOR_URL: { parse: httpUrl, doc: 'a remote x402 facilitator (verify/settle over HTTP) instead of the in-process one' },
+  LAGOON_X402_MAX_TOPUP_USD: { default: '10000', parse: parseMaxTopUpUsd, doc: 'the largest single top-up, in USD (at least 5)' },
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+type Parsed<S> = S extends { parse: (raw: string) => infer T } ? (S extends { default: string } ? T : T | undefined) : never;
+/** Every setting parsed on its own, by name. */
+export type Settings = { [K in SettingName]: Parsed<(typeof SETTINGS)[K]> };
 
 /** Revision string: LAGOON_REVISION, else derived from the start time (UTC). */
 export function revisionOf(date: Date): string {
@@ -59,30 +255,132 @@ export function revisionOf(date: Date): string {
   return `${iso.slice(0, 10).replaceAll('-', '')}.${iso.slice(11, 19).replaceAll(':', '')}`;
 }
 
+function invalid(problems: string[]): Error {
+  return new Error(problems.length === 1 ? `Invalid configuration: ${problems[0]}` : `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+}
+
+/** Parses every setting; all bad values are reported together in one error naming each variable. */
+export function parseSettings(env: Env): Settings {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(SETTINGS) as [string, Setting][]) {
+    const raw = env[name]?.trim() || s.default;
+    try {
+      out[name] = raw === undefined ? undefined : s.parse(raw);
+    } catch (e) {
+      problems.push(`${name} ${(e as Error).message}`);
+    }
+  }
+  if (problems.length) throw invalid(problems);
+  return out as Settings;
+}
+
+function searchOf(v: Settings): SearchConfig | undefined {
+  const common = { timeoutMs: v.LAGOON_SEARCH_TIMEOUT_MS, maxResults: v.LAGOON_SEARCH_RESULTS };
+  if (v.LAGOON_SEARCH_PROVIDER === 'searxng') {
+    if (!v.LAGOON_SEARXNG_URL) throw new Error('LAGOON_SEARCH_PROVIDER=searxng needs LAGOON_SEARXNG_URL');
+    return { provider: 'searxng', baseUrl: v.LAGOON_SEARXNG_URL, ...common };
+  }
+  if (v.LAGOON_SEARCH_PROVIDER === 'brave') {
+    if (!v.LAGOON_BRAVE_API_KEY) throw new Error('LAGOON_SEARCH_PROVIDER=brave needs LAGOON_BRAVE_API_KEY');
+    return { provider: 'brave', apiKey: v.LAGOON_BRAVE_API_KEY, baseUrl: v.LAGOON_BRAVE_URL, ...common };
+  }
+  return undefined;
+}
+
+function remoteOf(v: Settings): RemoteConfig | undefined {
+  if (!v.INFERENCE_BASE_URL) return undefined;
+  if (!v.INFERENCE_API_KEY) throw new Error('INFERENCE_BASE_URL is set but INFERENCE_API_KEY is not: the app needs a key for the inference API');
+  return { baseUrl: v.INFERENCE_BASE_URL.replace(/\/+$/, ''), apiKey: v.INFERENCE_API_KEY, wire: v.INFERENCE_WIRE_NAME ?? v.LAGOON_WIRE_NAME };
+}
+
+/** The configuration from an environment (process.env by default); throws one error listing every bad setting. */
 export function loadConfig(env: Env = process.env): Config {
-  const dataDir = path.resolve(env.LAGOON_DATA_DIR || './data');
-  const port = intEnv(env, 'PORT', 3000);
-  return {
-    host: env.HOST || '0.0.0.0',
-    port,
-    dataDir,
-    databaseUrl: env.DATABASE_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
-    redisPrefix: env.LAGOON_REDIS_PREFIX || 'lagoon',
-    limits: loadLimitConfig(env),
-    augmentPrices: {
-      search: priceEnv(env, 'LAGOON_SEARCH_PRICE_USD', 0.01),
-      scrapedUrl: priceEnv(env, 'LAGOON_SCRAPE_PRICE_USD', 0.01),
-      textParser: priceEnv(env, 'LAGOON_TEXT_PARSER_PRICE_USD', 0.01),
-    },
-    modelsFile: env.LAGOON_MODELS || undefined,
-    wire: wireNames(env.LAGOON_WIRE_NAME || 'service'),
-    revision: env.LAGOON_REVISION || revisionOf(new Date()),
-    hostName: env.LAGOON_HOST_NAME || (env.HOSTNAME ?? 'lagoon'),
-    maxBodyBytes: intEnv(env, 'LAGOON_MAX_BODY_BYTES', 35 * 1024 * 1024),
-    timestampHeader: env.LAGOON_TIMESTAMP_HEADER !== '0',
-    sseKeepAliveMs: intEnv(env, 'LAGOON_SSE_KEEPALIVE_MS', 15_000),
-    wallet: loadWalletConfig(env, port),
-    dev: env.LAGOON_DEV === '1',
+  const v = parseSettings(env);
+  const problems: string[] = [];
+  const check = <T>(build: () => T): T => {
+    try {
+      return build();
+    } catch (e) {
+      problems.push((e as Error).message);
+      return undefined as T;
+    }
   };
+  const limits = check(() => {
+    try {
+      return loadLimitConfig(v.LAGOON_RATE_LIMITS);
+    } catch (e) {
+      throw new Error(`LAGOON_RATE_LIMITS ${(e as Error).message}`);
+    }
+  });
+  const search = check(() => searchOf(v));
+  const remote = check(() => remoteOf(v));
+  const wallet = check(() =>
+    walletConfigOf(
+      {
+        publicUrl: v.LAGOON_PUBLIC_URL,
+        evmNetwork: v.LAGOON_X402_BASE_NETWORK,
+        solanaNetwork: v.LAGOON_X402_SOLANA_NETWORK,
+        evmPayTo: v.LAGOON_X402_BASE_PAY_TO,
+        evmRpcUrl: v.LAGOON_X402_BASE_RPC_URL,
+        evmFacilitatorKey: v.LAGOON_X402_BASE_FACILITATOR_KEY,
+        solanaPayTo: v.LAGOON_X402_SOLANA_PAY_TO,
+        solanaRpcUrl: v.LAGOON_X402_SOLANA_RPC_URL,
+        solanaFeePayerKey: v.LAGOON_X402_SOLANA_FEE_PAYER_KEY,
+        facilitatorUrl: v.LAGOON_X402_FACILITATOR_URL,
+        maxTopUpUsd: v.LAGOON_X402_MAX_TOPUP_USD,
+        siwxMaxAgeSeconds: v.LAGOON_SIWX_MAX_AGE_SECONDS,
+        siwxStatement: v.LAGOON_SIWX_STATEMENT,
+      },
+      v.PORT,
+    ),
+  );
+  if (problems.length) throw invalid(problems);
+
+  // The catalogue may name any variable; it sees the environment as it was at start.
+  const captured: Env = { ...env };
+  const dataDir = v.LAGOON_DATA_DIR;
+  return {
+    host: v.HOST,
+    port: v.PORT,
+    dataDir,
+    databaseUrl: v.DATABASE_URL,
+    redisUrl: v.REDIS_URL,
+    redisPrefix: v.LAGOON_REDIS_PREFIX,
+    limits,
+    augmentPrices: { search: v.LAGOON_SEARCH_PRICE_USD, scrapedUrl: v.LAGOON_SCRAPE_PRICE_USD, textParser: v.LAGOON_TEXT_PARSER_PRICE_USD },
+    search,
+    fetchAllowHosts: v.LAGOON_FETCH_ALLOW_HOSTS ?? [],
+    modelsFile: v.LAGOON_MODELS,
+    wire: v.LAGOON_WIRE_NAME,
+    revision: v.LAGOON_REVISION ?? revisionOf(new Date()),
+    hostName: v.LAGOON_HOST_NAME ?? (env.HOSTNAME?.trim() || 'lagoon'),
+    maxBodyBytes: v.LAGOON_MAX_BODY_BYTES,
+    timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
+    sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
+    wallet,
+    app: {
+      enabled: !v.LAGOON_NO_APP,
+      trustProxy: v.LAGOON_TRUST_PROXY,
+      remote,
+      startingCredit: { usd: v.LAGOON_NEW_USER_USD, diemDaily: v.LAGOON_NEW_USER_DIEM },
+      authLimits: {
+        failuresPerEmail: v.LAGOON_SIGNIN_MAX_FAILURES,
+        failuresPerIp: v.LAGOON_SIGNIN_MAX_FAILURES_PER_IP,
+        failureWindowSeconds: v.LAGOON_SIGNIN_WINDOW_SECONDS,
+        signUpsPerIpPerHour: v.LAGOON_SIGNUPS_PER_IP_PER_HOUR,
+      },
+    },
+    dev: v.LAGOON_DEV,
+    catalogueVar: (name) => (name === 'LAGOON_DATA_DIR' ? dataDir : captured[name]),
+  };
+}
+
+/** The README's configuration table (between its markers), generated from SETTINGS. */
+export function configTable(): string {
+  const rows = (Object.entries(SETTINGS) as [string, Setting][]).map(([name, s]) => {
+    const shown = s.shown ?? (s.default === undefined ? 'unset' : `\`${s.default}\``);
+    return `| \`${name}\` | ${shown} | ${s.doc.replaceAll('|', '\\|')} |`;
+  });
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

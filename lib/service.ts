@@ -1,6 +1,6 @@
 // The composition root: everything a request handler needs, built once from the configuration. The API layer, the
 // browser app's route handlers and the operator CLI all open the service through here.
-import { searchProviderFromEnv } from './augment/search/from-env.ts';
+import { searchProviderFrom } from './augment/search/from-env.ts';
 import type { SearchProvider } from './augment/types.ts';
 import { clearAllHolds, releaseStaleHolds } from './billing/ledger.ts';
 import { Ledger } from './billing/ledger-service.ts';
@@ -41,9 +41,9 @@ export interface Service {
 // No request runs longer than this, so older holds belong to a process that died mid-request.
 const STALE_HOLD_MS = 60 * 60 * 1000;
 
-export async function createService(config: Config, opts: { seed?: boolean; env?: Record<string, string | undefined> } = {}): Promise<Service> {
-  const searchProvider = searchProviderFromEnv(opts.env ?? process.env);
-  const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE);
+export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
+  const searchProvider = searchProviderFrom(config.search);
+  const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE, config.catalogueVar);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const soleWriter = store.kind === 'sqlite';
   const unlock = soleWriter ? lockDataDir(config.dataDir) : () => {};
@@ -51,7 +51,7 @@ export async function createService(config: Config, opts: { seed?: boolean; env?
   if (soleWriter) await clearAllHolds(store);
   else await releaseStaleHolds(store, STALE_HOLD_MS);
   if (opts.seed !== false) await seedCharacters(store);
-  const engines = new EngineRegistry();
+  const engines = new EngineRegistry(config.catalogueVar);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const keyPrefix = `${config.redisPrefix}:rl`;
   const limiter = new RateLimiter(config.limits, { redis, keyPrefix });
@@ -79,6 +79,7 @@ export async function createService(config: Config, opts: { seed?: boolean; env?
       searchAvailable: searchProvider !== undefined,
       searchProvider,
       augmentPrices: config.augmentPrices,
+      fetchAllowHosts: config.fetchAllowHosts,
     },
     async close() {
       await ledger.drain();

@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// Starts Lagoon: the API layer and the browser app (Next.js) in one process on one port (PORT, HOST).
+// Starts Lagoon: the API layer (/api/v1 and the app's /api/app) and the browser app's pages (Next.js) in one process
+// on one port (PORT, HOST).
 // LAGOON_NO_APP=1 serves the API alone (tests, benchmarks, headless deployments).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppBackend } from '../lib/app/backend.ts';
-import { stampClientIp } from '../lib/app/routes/client-ip.ts';
-import { publishAppBackend } from '../lib/app/runtime.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createHttpServer, type FallbackHandler } from '../lib/http/server.ts';
 import { createService } from '../lib/service.ts';
@@ -14,28 +13,23 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
 const svc = await createService(config);
 
-let fallback: FallbackHandler | undefined;
+let pages: FallbackHandler | undefined;
 let backend: AppBackend | undefined;
-if (process.env.LAGOON_NO_APP !== '1') {
-  // The app's route handlers reach this process's backend through globalThis, so it is published before Next starts.
+if (config.app.enabled) {
+  // The app's API is served by the lean layer (one module graph); Next serves only the pages and static assets.
   const { createAppBackend } = await import('../lib/app/backend.ts');
   backend = createAppBackend(svc);
-  publishAppBackend(backend);
   const { default: next } = await import('next');
   const app = next({ dev: config.dev, dir: root, hostname: config.host, port: config.port });
   await app.prepare();
-  const handle = app.getRequestHandler();
-  fallback = (req, res) => {
-    stampClientIp(req);
-    return handle(req, res);
-  };
+  pages = app.getRequestHandler();
 }
 
 // Warm the default model's engine so the first chat does not pay for loading it.
 const warm = svc.catalogue.models.find((m) => m.traits.includes('default'));
 if (warm) svc.engines.get(warm).catch((e) => console.error(`could not start the engine of ${warm.id}:`, e));
 
-const { server, inFlight } = createHttpServer(svc, fallback);
+const { server, inFlight } = createHttpServer(svc, { app: backend, pages, trustProxy: config.app.trustProxy });
 server.listen(config.port, config.host, () => {
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -7,7 +7,7 @@ import { getBalances } from '../../lib/billing/ledger.ts';
 import { get, type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
 
 const DAY = 86_400_000;
-const FIELDS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem'];
+const FIELDS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem', 'unit', 'quantity'];
 
 let h: Harness;
 let accountId: string;
@@ -175,8 +175,8 @@ describe('GET /billing/usage-history', () => {
       const m = made.find((x) => x.requestId === row.requestId)!;
       assert.deepEqual(Object.keys(row), FIELDS);
       assert.deepEqual(
-        { apiKeyId: row.apiKeyId, modelId: row.modelId, endpoint: row.endpoint, promptTokens: row.promptTokens, completionTokens: row.completionTokens, cachedTokens: row.cachedTokens, usd: row.usd, diem: row.diem },
-        { apiKeyId: m.keyId, modelId: m.model, endpoint: '/chat/completions', promptTokens: m.promptTokens, completionTokens: m.completionTokens, cachedTokens: 0, usd: m.usd, diem: m.diem },
+        { apiKeyId: row.apiKeyId, modelId: row.modelId, endpoint: row.endpoint, promptTokens: row.promptTokens, completionTokens: row.completionTokens, cachedTokens: row.cachedTokens, usd: row.usd, diem: row.diem, unit: row.unit, quantity: row.quantity },
+        { apiKeyId: m.keyId, modelId: m.model, endpoint: '/chat/completions', promptTokens: m.promptTokens, completionTokens: m.completionTokens, cachedTokens: 0, usd: m.usd, diem: m.diem, unit: 'token', quantity: m.promptTokens + m.completionTokens },
       );
       assert.match(row.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
@@ -288,7 +288,7 @@ describe('GET /billing/usage-analytics', () => {
     assert.equal(r.headers.get('x-service-beta'), 'true');
     assert.equal(r.json.beta, true);
     const { data } = r.json;
-    assert.deepEqual(Object.keys(data), ['startDate', 'endDate', 'byDay', 'byModel', 'byKey']);
+    assert.deepEqual(Object.keys(data), ['startDate', 'endDate', 'byDay', 'byModel', 'byKey', 'byUnit']);
     assert.equal(data.startDate, startDate);
     assert.equal(data.endDate, lastDay);
     // Every day of the range, ascending, the two days before the usage present with zeros.
@@ -306,10 +306,15 @@ describe('GET /billing/usage-analytics', () => {
     for (const m of data.byModel) {
       const of = rows.filter((x) => x.modelId === m.modelId);
       assert.deepEqual(
-        [micros(m.usd), micros(m.diem), m.requests, m.promptTokens, m.completionTokens],
-        [sum(of.map((x) => micros(x.usd))), sum(of.map((x) => micros(x.diem))), of.length, sum(of.map((x) => x.promptTokens)), sum(of.map((x) => x.completionTokens))],
+        [micros(m.usd), micros(m.diem), m.requests, m.promptTokens, m.completionTokens, m.unit, m.quantity],
+        [sum(of.map((x) => micros(x.usd))), sum(of.map((x) => micros(x.diem))), of.length, sum(of.map((x) => x.promptTokens)), sum(of.map((x) => x.completionTokens)), 'token', sum(of.map((x) => x.quantity))],
       );
     }
+    // Chat bills tokens only: one unit, its quantity every prompt and completion token.
+    assert.deepEqual(
+      data.byUnit.map((u: any) => [u.unit, u.quantity, u.requests, micros(u.usd), micros(u.diem)]),
+      [['token', sum(rows.map((x) => x.promptTokens + x.completionTokens)), rows.length, sum(rows.map((x) => micros(x.usd))), sum(rows.map((x) => micros(x.diem)))]],
+    );
     assert.equal(data.byKey.length, 2);
     for (const k of data.byKey) {
       const of = rows.filter((x) => x.apiKeyId === k.apiKeyId);

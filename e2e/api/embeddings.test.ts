@@ -77,7 +77,10 @@ describe('POST /embeddings', () => {
 
     const rows = await usageRows(accountId);
     assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0].endpoint, rows[0].model_id, Number(rows[0].prompt_tokens), Number(rows[0].completion_tokens)], ['/embeddings', 'embed-model', 10, 0]);
+    assert.deepEqual(
+      [rows[0].endpoint, rows[0].model_id, Number(rows[0].prompt_tokens), Number(rows[0].completion_tokens), rows[0].unit, Number(rows[0].quantity)],
+      ['/embeddings', 'embed-model', 10, 0, 'token', 10],
+    );
     assert.equal(Number(rows[0].usd), 1000, '10 tokens at 100 USD per 1M tokens');
     assert.equal(rows[0].request_id, r.headers.get('cf-ray'));
     const balance = await h.svc.ledger.balances(accountId);

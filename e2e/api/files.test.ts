@@ -18,10 +18,12 @@ before(async () => {
   fileUrl = `http://127.0.0.1:${(fileServer.address() as AddressInfo).port}/weather.csv`;
 });
 after(async () => {
-  delete process.env.LAGOON_FETCH_ALLOW_HOSTS;
   fileServer.close();
   await h.close();
 });
+
+/** Sets the running service's LAGOON_FETCH_ALLOW_HOSTS list (read once at start; the chat pipeline shares it). */
+const allowHosts = (...hosts: string[]) => void h.svc.chatDeps.fetchAllowHosts?.splice(0, Infinity, ...hosts);
 
 const withFile = (file: Record<string, unknown>) =>
   post(h, '/chat/completions', key, {
@@ -65,7 +67,7 @@ test('a file URL on loopback is refused unless allowlisted', async () => {
   const refused = await withFile({ filename: 'weather.csv', file_data: fileUrl });
   assert.equal(refused.status, 400);
   assert.match(refused.json.error, /private|loopback|not allowed/i);
-  process.env.LAGOON_FETCH_ALLOW_HOSTS = '127.0.0.1';
+  allowHosts('127.0.0.1');
   const ok = await withFile({ filename: 'weather.csv', file_data: fileUrl });
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   assert.match(userText(ok), /Oslo,-3/);
@@ -79,11 +81,11 @@ test('image URLs are fetched safely by Lagoon and sent to the model inline', asy
   const send = (url: string) =>
     post(h, '/chat/completions', key, { model: 'vision-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
   try {
-    delete process.env.LAGOON_FETCH_ALLOW_HOSTS;
+    allowHosts();
     const refused = await send(`${base}/pic.png`);
     assert.equal(refused.status, 400, 'a loopback image is refused');
     assert.equal((await send('http://169.254.169.254/latest/meta-data/')).status, 400, 'cloud metadata is refused');
-    process.env.LAGOON_FETCH_ALLOW_HOSTS = '127.0.0.1';
+    allowHosts('127.0.0.1');
     const ok = await send(`${base}/pic.png`);
     assert.equal(ok.status, 200, JSON.stringify(ok.json));
     const sent = h.engine.requests.at(-1)!.body.messages.at(-1).content[1];

@@ -43,10 +43,8 @@ before(async () => {
   });
   await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
   pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
-  process.env.LAGOON_FETCH_ALLOW_HOSTS = '127.0.0.1';
 });
 after(() => {
-  delete process.env.LAGOON_FETCH_ALLOW_HOSTS;
   searx.close();
   pages.close();
 });
@@ -57,7 +55,7 @@ describe('with a search provider', () => {
   let accountId: string;
   before(async () => {
     h = await startHarness({
-      env: { LAGOON_SEARCH_PROVIDER: 'searxng', LAGOON_SEARXNG_URL: searxUrl },
+      env: { LAGOON_SEARCH_PROVIDER: 'searxng', LAGOON_SEARXNG_URL: searxUrl, LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1' },
       models: (url) => [scriptedModel('grok-like', url, { capabilities: { x_search: true, web_search: true } })],
     });
     ({ key, accountId } = await h.newAccount({ usd: 5 }));
@@ -182,12 +180,14 @@ describe('with a search provider', () => {
     assert.equal(s.status, 200, JSON.stringify(s.json));
     assert.equal(s.json.query, 'lagoons');
     assert.equal(s.json.results.length, 2);
-    assert.equal((await lastUsage()).endpoint, '/augment/search');
+    const searched = await lastUsage();
+    assert.deepEqual([searched.endpoint, searched.unit, Number(searched.quantity), Number(searched.searches)], ['/augment/search', 'call', 1, 1]);
     const sc = await post(h, '/augment/scrape', key, { url: `${pagesUrl}/article` });
     assert.equal(sc.status, 200, JSON.stringify(sc.json));
     assert.equal(sc.json.title, 'The Quiet Lagoon');
     assert.match(sc.json.content, /salinity weekly/);
-    assert.equal((await lastUsage()).endpoint, '/augment/scrape');
+    const scraped = await lastUsage();
+    assert.deepEqual([scraped.endpoint, scraped.unit, Number(scraped.quantity), Number(scraped.scraped_urls)], ['/augment/scrape', 'call', 1, 1]);
     const form = new FormData();
     form.append('file', new Blob(['Meeting notes: the lagoon survey starts Monday.'], { type: 'text/plain' }), 'notes.txt');
     const tp = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
@@ -198,6 +198,7 @@ describe('with a search provider', () => {
     const row = await lastUsage();
     assert.equal(row.endpoint, '/augment/text-parser');
     assert.equal(Number(row.usd), 10_000);
+    assert.deepEqual([row.unit, Number(row.quantity)], ['call', 1]);
   });
 
   test('/augment errors: bad input is a 4xx with our error body and nothing is billed', async () => {

@@ -1,6 +1,6 @@
-// The app API through the real Next route files, served on the harness port exactly as scripts/serve.ts serves it:
-// cookies and CSRF over real HTTP, the client IP stamped by the server (a forged X-Forwarded-For is ignored), JSON
-// 404s and Next's 405s, and no key material in any response. Needs a Next build (`npm run build`; LAGOON_NEXT_DIST
+// The app API through the real server with the Next pages attached, on the harness port exactly as scripts/serve.ts
+// serves it: cookies and CSRF over real HTTP, the client address read by the server (a forged X-Forwarded-For is
+// ignored), JSON 404s and 405s from the front door rather than Next, and no key material in any response. Needs a Next build (`npm run build`; LAGOON_NEXT_DIST
 // picks another folder) and is skipped with a message without one.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -50,7 +50,7 @@ class Browser {
 
 // Skipped as one test (counted in the run's summary), not as a silent suite.
 if (skip) test('the app API through Next', { skip }, () => {});
-else describe('the app API through Next', () => {
+else describe('the app API through the server, with the Next pages attached', () => {
   before(async () => {
     h = await startHarness({ app: { next: true }, env: { LAGOON_SIGNIN_MAX_FAILURES_PER_IP: '3' } });
     apiKey = (await h.newAccount()).key;
@@ -128,9 +128,11 @@ else describe('the app API through Next', () => {
     const b = new Browser();
     const missing = await b.send('GET', '/no-such-route');
     assert.equal(missing.status, 404);
-    assert.deepEqual(missing.json, { error: 'No such app API route', code: 'NOT_FOUND' });
+    assert.deepEqual(missing.json, { error: 'No such endpoint: GET /api/app/no-such-route', code: 'NOT_FOUND' });
+    assert.match(missing.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/, 'app answers carry the request id');
     const wrongMethod = await b.send('DELETE', '/auth/me');
     assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.json.code, 'METHOD_NOT_ALLOWED');
     const signedOut = await b.send('GET', '/conversations');
     assert.equal(signedOut.status, 401);
     assert.equal(signedOut.json.code, 'AUTHENTICATION_FAILED');

@@ -7,8 +7,6 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../lib/accounts/accounts.ts';
 import type { AppBackend } from '../../lib/app/backend.ts';
-import { stampClientIp } from '../../lib/app/routes/client-ip.ts';
-import { publishAppBackend } from '../../lib/app/runtime.ts';
 import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../../lib/billing/ledger.ts';
 import { toMicros } from '../../lib/billing/money.ts';
@@ -30,9 +28,9 @@ export interface HarnessOptions {
   databaseUrl?: string;
   replicas?: number;
   /**
-   * The browser app: `true` builds and publishes the app backend (`harness.app`) for route handlers called directly;
-   * `{ next: true }` also serves the built Next app (LAGOON_NEXT_DIST, default .next) on the harness port, as
-   * scripts/serve.ts does. See hasNextBuild().
+   * The browser app: `true` builds the app backend (`harness.app`), whose API the server answers under /api/app and
+   * whose route handlers tests may also call directly; `{ next: true }` also serves the built Next pages
+   * (LAGOON_NEXT_DIST, default .next) on the harness port, as scripts/serve.ts does. See hasNextBuild().
    */
   app?: boolean | { next?: boolean };
   /**
@@ -46,7 +44,7 @@ export interface HarnessOptions {
 export interface Harness {
   base: string; // http://127.0.0.1:PORT/api/v1
   origin: string; // http://127.0.0.1:PORT
-  /** The published app backend, with the `app` option. */
+  /** The app backend, with the `app` option. */
   app: AppBackend | undefined;
   svc: Service;
   engine: ScriptedEngine;
@@ -108,21 +106,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.publicUrl ? { LAGOON_PUBLIC_URL: opts.publicUrl('http://127.0.0.1') } : {}),
     ...opts.env,
   });
-  const env = { ...process.env, ...opts.env };
-  const svc = await createService(config, { env });
+  const svc = await createService(config);
   // Imported on demand: the API tests do not load the app's code.
-  const app = opts.app ? (await import('../../lib/app/backend.ts')).createAppBackend(svc, env) : undefined;
-  if (app) publishAppBackend(app);
+  const app = opts.app ? (await import('../../lib/app/backend.ts')).createAppBackend(svc) : undefined;
   const withNext = typeof opts.app === 'object' && opts.app.next === true;
   // Next needs the port before it prepares; requests that arrive before it is ready wait for it.
   let nextApp: Promise<NextApp> | undefined;
-  const fallback: FallbackHandler | undefined = withNext
-    ? async (req, res) => {
-        stampClientIp(req, env);
-        return (await (nextApp as Promise<NextApp>)).handle(req, res);
-      }
-    : undefined;
-  const { server } = createHttpServer(svc, fallback);
+  const pages: FallbackHandler | undefined = withNext ? async (req, res) => (await (nextApp as Promise<NextApp>)).handle(req, res) : undefined;
+  const { server } = createHttpServer(svc, { app, pages, trustProxy: config.app.trustProxy });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   // The configuration's only reader of LAGOON_PUBLIC_URL (lib/wallet/config.ts), normalised the same way.
@@ -150,10 +141,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       if (nextApp) await (await nextApp).close();
-      if (app) {
-        await app.close();
-        publishAppBackend(undefined);
-      }
+      if (app) await app.close();
       await svc.close();
       await Promise.all(replicas.map((r) => r.close()));
       fs.rmSync(dataDir, { recursive: true, force: true });

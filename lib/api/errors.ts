@@ -70,12 +70,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** Extra fields merged into the body (e.g. `details`, `issues`, `param`). */
 export type ErrorExtra = Record<string, unknown>;
 
-// A brand instead of `instanceof` alone: Next bundles its own copy of this module for the app's route handlers, and
-// errors thrown by the server's copy must still be recognised there.
-const BRAND = Symbol.for('lagoon.ApiError');
-
 export class ApiError extends Error {
-  readonly [BRAND] = true;
   readonly code: ErrorCode;
   readonly status: number;
   readonly extra: ErrorExtra | undefined;
@@ -96,8 +91,7 @@ export class ApiError extends Error {
   }
 }
 
-export const isApiError = (e: unknown): e is ApiError =>
-  e instanceof ApiError || (typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true);
+export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 
 /** Any thrown value as an ApiError; unknown failures become a 500 without leaking internals. */
 export function toApiError(e: unknown): ApiError {

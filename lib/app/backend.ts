@@ -1,6 +1,6 @@
 // The browser app's backend: one object per server process holding every app route handler and the live
-// generations. scripts/serve.ts builds it and publishes it (runtime.ts) for Next's route files, which only forward.
-import type { Env } from '../config.ts';
+// generations. The lean HTTP layer serves its routes under /api/app (lib/http/app.ts has the table).
+import type { AppConfig } from '../config.ts';
 import type { Service } from '../service.ts';
 import { authRoutes } from './routes/auth.ts';
 import { chatRoutes } from './chat/routes.ts';
@@ -11,7 +11,6 @@ import { usageRoutes } from './routes/usage.ts';
 import { rateLimitRoutes } from './routes/rate-limits.ts';
 import { keyRoutes } from './routes/keys.ts';
 import type { AppDeps } from './deps.ts';
-import type { RouteHandler } from './http.ts';
 
 export interface AppBackend {
   routes: AppRoutes;
@@ -26,11 +25,10 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof usageRoutes> &
   ReturnType<typeof rateLimitRoutes> &
   ReturnType<typeof keyRoutes> &
-  Omit<ReturnType<typeof chatRoutes>, 'close'> &
-  Record<string, RouteHandler>;
+  Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
-export function createAppBackend(svc: Service, env: Env = process.env): AppBackend {
-  const deps: AppDeps = { svc, env };
+export function createAppBackend(svc: Service, app: AppConfig = svc.config.app): AppBackend {
+  const deps: AppDeps = { svc, app };
   const chat = chatRoutes(deps);
   const { close, ...chatHandlers } = chat;
   return {

@@ -1,9 +1,11 @@
 // What the browser app's backend is built from: the service (store, ledger, catalogue, engines, limits) and the
-// environment that chooses where inference runs (this server, or INFERENCE_BASE_URL with INFERENCE_API_KEY).
-import type { Env } from '../config.ts';
+// app's settings (Config.app), among them where inference runs (this server, or INFERENCE_BASE_URL with
+// INFERENCE_API_KEY).
+import type { AppConfig } from '../config.ts';
 import type { Service } from '../service.ts';
 
 export interface AppDeps {
   svc: Service;
-  env: Env;
+  /** The app's settings: svc.config.app, or another configuration's in tests. */
+  app: AppConfig;
 }

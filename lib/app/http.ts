@@ -1,13 +1,50 @@
-// Web-standard (Request → Response) plumbing for the browser app's route handlers: the session from the cookie, the
-// CSRF check, JSON bodies with a size cap, and the service's one error body. Next's route files only forward here.
+// The browser app's routes as declarations: each says what it needs (no session, a same-site Origin, a session, a
+// session and the CSRF token), and appRoute() enforces that in one order before the handler runs: the session from
+// the cookie, the CSRF check, then the handler with JSON bodies read by the shared reader and errors in the one error
+// body. Handlers are Web-standard (Request → Response); the lean HTTP layer (lib/http/app.ts) serves them under
+// /api/app, and tests call them directly with the same checks.
 import { ApiError, toApiError } from '../api/errors.ts';
-import { checkCsrf, CSRF_HEADER } from '../users/csrf.ts';
+import { isJsonContentType, parseJsonText, tooLarge } from '../http/body.ts';
+import { checkCsrf, checkOrigin, CSRF_HEADER } from '../users/csrf.ts';
 import { parseCookies, readSession, SESSION_COOKIE } from '../users/sessions.ts';
 import type { User } from '../users/users.ts';
 import type { AppDeps } from './deps.ts';
 
 export type Params = Record<string, string>;
-export type RouteHandler = (req: Request, params: Params) => Promise<Response>;
+
+/** What only the server knows of a request: the client's address (the trusted-proxy rule applied) and its id. */
+export interface RequestInfo {
+  ip: string;
+  requestId?: string;
+}
+
+export type RouteHandler = (req: Request, params: Params, info?: RequestInfo) => Promise<Response>;
+
+/**
+ * - `none`: anyone (the handler may read an optional session itself);
+ * - `origin`: anyone, but a foreign Origin or a cross-site Sec-Fetch-Site is refused (sign-up, sign-in: no session
+ *   exists yet, so no CSRF token);
+ * - `session`: a signed-in user, for safe methods;
+ * - `session+csrf`: a signed-in user whose request carries the session's CSRF token from this site.
+ */
+export type AppAuth = 'none' | 'origin' | 'session' | 'session+csrf';
+
+/** A declared app route: a RouteHandler that carries its declaration, so the route table can check it. */
+export interface AppRouteHandler extends RouteHandler {
+  readonly auth: AppAuth;
+}
+
+export interface AppCall {
+  req: Request;
+  params: Params;
+  /** The client's address ('unknown' when the caller did not say, as in a test calling a handler directly). */
+  ip: string;
+}
+export interface SessionCall extends AppCall {
+  session: SessionCtx;
+}
+
+const UNKNOWN_INFO: RequestInfo = { ip: 'unknown' };
 
 export interface SessionCtx {
   user: User;
@@ -28,19 +65,14 @@ export function errorResponse(e: unknown): Response {
   return json(err.toBody(), err.status, err.headers ?? {});
 }
 
-/** Reads a JSON object body: 415 unless JSON, 413 over `limit` bytes, 400 when it does not parse. */
+/** Reads a JSON object body with the API's reader rules: 415 unless JSON, 413 over `limit` bytes, 400 when it does not parse. */
 export async function readJson(req: Request, limit = 1_000_000): Promise<Record<string, unknown>> {
-  const type = req.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type)) throw new ApiError('INVALID_CONTENT_TYPE', 'Send the body as application/json');
-  const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > limit) throw new ApiError('PAYLOAD_TOO_LARGE');
-  const text = await readCapped(req, limit);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ApiError('INVALID_JSON');
+  if (!isJsonContentType(req.headers.get('content-type') ?? undefined)) {
+    throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected application/json, got ${req.headers.get('content-type') ?? 'none'}`);
   }
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > limit) throw tooLarge(limit);
+  const body = parseJsonText(await readCapped(req, limit));
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object');
   return body as Record<string, unknown>;
 }
@@ -56,7 +88,7 @@ async function readCapped(req: Request, limit: number): Promise<string> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw new ApiError('PAYLOAD_TOO_LARGE');
+      throw tooLarge(limit);
     }
     chunks.push(value);
   }
@@ -70,18 +102,44 @@ export async function optionalSession(deps: AppDeps, req: Request): Promise<Sess
   return s && { user: s.user, csrfToken: s.csrfToken };
 }
 
-/** The signed-in user (401 otherwise); state-changing methods must also pass the CSRF check (403). */
-export async function requireSession(deps: AppDeps, req: Request): Promise<SessionCtx> {
+/** The signed-in user (401 otherwise); with `csrf`, the request must also pass the CSRF check (403). */
+async function requireSession(deps: AppDeps, req: Request, csrf: boolean): Promise<SessionCtx> {
   const s = await optionalSession(deps, req);
   if (!s) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
-  checkCsrf({
-    method: req.method,
-    origin: req.headers.get('origin'),
-    host: req.headers.get('x-forwarded-host') ?? req.headers.get('host'),
-    headerToken: req.headers.get(CSRF_HEADER),
-    sessionCsrf: s.csrfToken,
-  });
+  if (csrf) {
+    checkCsrf({
+      method: req.method === 'GET' || req.method === 'HEAD' ? 'POST' : req.method, // declared: checked whatever the method
+      origin: req.headers.get('origin'),
+      host: requestHost(req),
+      headerToken: req.headers.get(CSRF_HEADER),
+      sessionCsrf: s.csrfToken,
+    });
+  }
   return s;
+}
+
+const requestHost = (req: Request) => req.headers.get('x-forwarded-host') ?? req.headers.get('host');
+
+/** Refuses a foreign Origin or a cross-site Sec-Fetch-Site (the routes that run before any session exists). */
+export function refuseForeignOrigin(req: Request): void {
+  checkOrigin(req.headers.get('origin'), requestHost(req), req.headers.get('sec-fetch-site'));
+}
+
+/** Declares a route: its checks run in order (origin or session, then CSRF), then the handler; failures become the one error body. */
+export function appRoute(deps: AppDeps, auth: 'session' | 'session+csrf', fn: (call: SessionCall) => Promise<Response>): AppRouteHandler;
+export function appRoute(deps: AppDeps, auth: 'none' | 'origin', fn: (call: AppCall) => Promise<Response>): AppRouteHandler;
+export function appRoute(deps: AppDeps, auth: AppAuth, fn: (call: SessionCall) => Promise<Response>): AppRouteHandler {
+  const handler = async (req: Request, params: Params, info: RequestInfo = UNKNOWN_INFO): Promise<Response> => {
+    try {
+      const call = { req, params, ip: info.ip } as SessionCall;
+      if (auth === 'origin') refuseForeignOrigin(req);
+      else if (auth === 'session' || auth === 'session+csrf') call.session = await requireSession(deps, req, auth === 'session+csrf');
+      return await fn(call);
+    } catch (e) {
+      return errorResponse(e);
+    }
+  };
+  return Object.assign(handler, { auth });
 }
 
 /** True when the browser reached us over https (directly or through a proxy), so cookies get `Secure`. */
@@ -89,14 +147,3 @@ export function isHttps(req: Request): boolean {
   const proto = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
   return proto ? proto === 'https' : new URL(req.url).protocol === 'https:';
 }
-
-/** Wraps a handler so every failure becomes the one error body. */
-export const route =
-  (fn: RouteHandler): RouteHandler =>
-  async (req, params) => {
-    try {
-      return await fn(req, params);
-    } catch (e) {
-      return errorResponse(e);
-    }
-  };

@@ -13,7 +13,7 @@ import { capText } from '../files/cap-text.ts';
 
 export interface ScrapeOptions {
   signal?: AbortSignal;
-  /** Hosts exempt from the private-address check; defaults to LAGOON_FETCH_ALLOW_HOSTS. */
+  /** Hosts exempt from the private-address check (Config.fetchAllowHosts); default none. */
   allowHosts?: string[];
   /** Longest text kept per page (default 20,000 characters); the rest is cut with a note saying so. */
   maxChars?: number;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createBrave } from './search/brave.ts';
 import { normaliseDate } from './search/clean.ts';
-import { searchProviderFromEnv } from './search/from-env.ts';
+import { loadConfig } from '../config.ts';
+import { searchProviderFrom } from './search/from-env.ts';
 import { createSearxng } from './search/searxng.ts';
 
 let server: http.Server;
@@ -148,7 +149,10 @@ describe('Brave', () => {
   });
 });
 
-describe('searchProviderFromEnv', () => {
+// The provider the configuration (LAGOON_SEARCH_* and friends) gives.
+const searchProviderFromEnv = (env: Record<string, string>) => searchProviderFrom(loadConfig(env).search);
+
+describe('search provider from the configuration', () => {
   it('is undefined when no provider is set', () => {
     assert.equal(searchProviderFromEnv({}), undefined);
     assert.equal(searchProviderFromEnv({ LAGOON_SEARCH_PROVIDER: ' ' }), undefined);

@@ -8,6 +8,7 @@ import type { Queryable, Store } from '../db/store.ts';
 import { type HeldAmount, type HoldBook, tableHolds } from './holds.ts';
 import { addKeySpend, type KeyLimit, keySpent, limitMessage } from './key-limits.ts';
 import { type Amount, diemEpoch } from './money.ts';
+import type { Unit } from './pricing.ts';
 
 export interface Hold {
   requestId: string;
@@ -140,6 +141,9 @@ export interface UsageRecord {
   /** Web searches and successfully scraped URLs billed with the request. */
   searches?: number;
   scrapedUrls?: number;
+  /** The unit the request was billed in and how many (default: tokens, prompt and completion together). */
+  unit?: Unit;
+  quantity?: number;
 }
 
 /**
@@ -176,11 +180,12 @@ export async function settleIn(
   await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
   if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
   await q.run(
-    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, usd, diem, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     [
       hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens,
-      usage.searches ?? 0, usage.scrapedUrls ?? 0, charged.usd, charged.diem, now,
+      usage.searches ?? 0, usage.scrapedUrls ?? 0, usage.unit ?? 'token', usage.quantity ?? usage.promptTokens + usage.completionTokens,
+      charged.usd, charged.diem, now,
     ],
   );
   return charged;

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { freshStore } from '../../e2e/support/stores.ts';
 import { createAccount } from '../accounts/accounts.ts';
 import { accountKeys } from '../auth/keys.ts';
+import { MIGRATIONS } from '../db/migrations.ts';
 import type { Store } from '../db/store.ts';
 import { csvField, toCsv } from './csv.ts';
 import { usageAnalytics, usageHistory } from './usage-query.ts';
@@ -89,6 +90,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         scrapedUrls: 0,
         usd: 1.234567,
         diem: 0,
+        unit: 'token',
+        quantity: 0,
       });
       assert.equal(rows.find((r) => r.requestId === 'a-06')!.apiKeyId, null);
       assert.equal(rows.find((r) => r.requestId === 'a-02')!.diem, 0.000025);
@@ -136,9 +139,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         { date: '2026-03-13', usd: 0.000012, diem: 0, requests: 2, promptTokens: 3, completionTokens: 3 },
       ]);
       assert.deepEqual(r.byModel, [
-        { modelId: 'gamma', usd: 1.234567, diem: 0, requests: 1, promptTokens: 40, completionTokens: 11 },
-        { modelId: 'beta', usd: 0.00005, diem: 0.000725, requests: 2, promptTokens: 50, completionTokens: 16 },
-        { modelId: 'alpha', usd: 0.000113, diem: 0.000002, requests: 4, promptTokens: 16, completionTokens: 12 },
+        { modelId: 'gamma', usd: 1.234567, diem: 0, requests: 1, promptTokens: 40, completionTokens: 11, unit: 'token', quantity: 0 },
+        { modelId: 'beta', usd: 0.00005, diem: 0.000725, requests: 2, promptTokens: 50, completionTokens: 16, unit: 'token', quantity: 0 },
+        { modelId: 'alpha', usd: 0.000113, diem: 0.000002, requests: 4, promptTokens: 16, completionTokens: 12, unit: 'token', quantity: 0 },
       ]);
       assert.deepEqual(r.byKey, [
         { apiKeyId: keyA1, description: 'primary', usd: 1.234668, diem: 0.000002, requests: 3 },
@@ -166,7 +169,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(other.byModel.map((m) => m.modelId), ['delta', 'alpha']);
       assert.deepEqual(other.byKey, [{ apiKeyId: keyB, description: 'other account', usd: 0.012, diem: 0.000003, requests: 2 }]);
       const empty = await usageAnalytics(store, a, { from: T0 + 10 * DAY, to: T0 + 11 * DAY });
-      assert.deepEqual(empty, { byDay: [{ date: '2026-03-20', usd: 0, diem: 0, requests: 0, promptTokens: 0, completionTokens: 0 }], byModel: [], byKey: [] });
+      assert.deepEqual(empty, { byDay: [{ date: '2026-03-20', usd: 0, diem: 0, requests: 0, promptTokens: 0, completionTokens: 0 }], byModel: [], byKey: [], byUnit: [] });
     });
 
     test('bad arguments are refused before any query', async () => {
@@ -175,6 +178,56 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await assert.rejects(usageHistory(store, a, { page: 1.5, limit: 10 }), RangeError);
       await assert.rejects(usageAnalytics(store, a, { from: T0, to: T0 }), RangeError);
       await assert.rejects(usageAnalytics(store, a, { from: T0 + 1, to: T0 }), RangeError);
+    });
+  });
+}
+
+for (const backend of ['sqlite', 'postgres'] as const) {
+  describe(`usage units on ${backend}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    before(async () => ({ store, dispose: cleanup } = await freshStore(backend)));
+    after(() => cleanup());
+
+    const row = (store: Store, id: string, account: string, model: string, endpoint: string, unit: string, quantity: number, usd: number) =>
+      store.run(
+        `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, unit, quantity, usd, diem, created_at)
+         VALUES ($1, $2, NULL, $3, $4, 0, 0, 0, $5, $6, $7, 0, $8)`,
+        [id, account, model, endpoint, unit, quantity, usd, T0],
+      );
+
+    test('history shows each row’s unit and quantity; analytics totals them by model and by unit', async () => {
+      const c = (await createAccount(store, 'usage-units')).id;
+      await row(store, 'u-1', c, 'flux', '/image/generate', 'image', 2, 40_000);
+      await row(store, 'u-2', c, 'flux', '/image/generate', 'image', 1, 20_000);
+      await row(store, 'u-3', c, 'kokoro', '/audio/speech', 'character', 1_500, 30);
+      await row(store, 'u-4', c, 'augment:scrape', '/augment/scrape', 'call', 1, 5_000);
+      const { rows } = await usageHistory(store, c, { page: 1, limit: 10 });
+      assert.deepEqual(rows.map((r) => [r.requestId, r.unit, r.quantity]), [['u-4', 'call', 1], ['u-3', 'character', 1_500], ['u-2', 'image', 1], ['u-1', 'image', 2]]);
+      const r = await usageAnalytics(store, c, { from: T0, to: T0 + DAY });
+      assert.deepEqual(r.byModel.map((m) => [m.modelId, m.unit, m.quantity, m.requests]), [['flux', 'image', 3, 2], ['augment:scrape', 'call', 1, 1], ['kokoro', 'character', 1_500, 1]]);
+      assert.deepEqual(r.byUnit, [
+        { unit: 'image', quantity: 3, usd: 0.06, diem: 0, requests: 2 },
+        { unit: 'call', quantity: 1, usd: 0.005, diem: 0, requests: 1 },
+        { unit: 'character', quantity: 1_500, usd: 0.00003, diem: 0, requests: 1 },
+      ]);
+    });
+
+    test('migration 8 counts earlier rows in tokens, the augment endpoints’ in calls', async () => {
+      const c = (await createAccount(store, 'usage-migrated')).id;
+      // Rows as written before the migration: no unit or quantity given (the column defaults).
+      for (const [id, endpoint] of [['m-1', '/chat/completions'], ['m-2', '/augment/search']]) {
+        await store.run(
+          `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
+           VALUES ($1, $2, NULL, 'm', $3, 12, 30, 0, 1, 0, $4)`,
+          [id, c, endpoint, T0],
+        );
+      }
+      const backfill = MIGRATIONS.find((m) => m.version === 8)!.sql.filter((sql) => sql.startsWith('UPDATE'));
+      assert.equal(backfill.length, 2);
+      for (const sql of backfill) await store.run(`${sql}${sql.includes('WHERE') ? ' AND' : ' WHERE'} account_id = $1`, [c]);
+      const { rows } = await usageHistory(store, c, { page: 1, limit: 10 });
+      assert.deepEqual(rows.map((r) => [r.requestId, r.unit, r.quantity]), [['m-2', 'call', 1], ['m-1', 'token', 42]]);
     });
   });
 }

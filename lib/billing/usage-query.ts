@@ -5,6 +5,7 @@
 // Amounts are summed in integer micro-units by the database and converted to USD/DIEM numbers once, at the end.
 import type { Param, Store } from '../db/store.ts';
 import { fromMicros } from './money.ts';
+import type { Unit } from './pricing.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -24,6 +25,9 @@ export interface UsageRow {
   scrapedUrls: number;
   usd: number;
   diem: number;
+  /** The unit the request was billed in (token, image, character, second, rpc_credit, call) and how many. */
+  unit: Unit;
+  quantity: number;
 }
 
 export interface HistoryQuery {
@@ -48,6 +52,8 @@ interface UsageDbRow {
   cached_tokens: number;
   searches: number;
   scraped_urls: number;
+  unit: Unit;
+  quantity: number;
   usd: number;
   diem: number;
   created_at: number;
@@ -66,6 +72,8 @@ const toUsageRow = (r: UsageDbRow): UsageRow => ({
   scrapedUrls: Number(r.scraped_urls),
   usd: fromMicros(Number(r.usd)),
   diem: fromMicros(Number(r.diem)),
+  unit: r.unit,
+  quantity: Number(r.quantity),
 });
 
 /** The WHERE clause of a history query; the account is always `$1`. */
@@ -94,7 +102,7 @@ export async function usageHistory(store: Store, accountId: string, q: HistoryQu
   if (offset >= total) return { rows: [], total };
   // request_id breaks ties between rows of the same millisecond, so pages never overlap or skip a row.
   const rows = await store.all<UsageDbRow>(
-    `SELECT request_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, usd, diem, created_at
+    `SELECT request_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at
      FROM usage WHERE ${where}
      ORDER BY created_at DESC, request_id DESC
      LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
@@ -120,6 +128,17 @@ export interface ModelTotals {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  /** The unit the model's requests were billed in, and how many (a model billed in two units has a row for each). */
+  unit: Unit;
+  quantity: number;
+}
+
+export interface UnitTotals {
+  unit: Unit;
+  quantity: number;
+  usd: number;
+  diem: number;
+  requests: number;
 }
 
 export interface KeyTotals {
@@ -135,6 +154,8 @@ export interface UsageAnalytics {
   byDay: DayTotals[];
   byModel: ModelTotals[];
   byKey: KeyTotals[];
+  /** Totals by billing unit (by spend). */
+  byUnit: UnitTotals[];
 }
 
 interface SumsRow {
@@ -175,8 +196,12 @@ export async function usageAnalytics(store: Store, accountId: string, range: { f
      GROUP BY CAST(u.created_at / ${DAY_MS} AS BIGINT)`,
     params,
   );
-  const modelRows = await store.all<SumsRow & { model_id: string }>(
-    `SELECT u.model_id, ${SUMS} FROM usage u WHERE ${where} GROUP BY u.model_id`,
+  const modelRows = await store.all<SumsRow & { model_id: string; unit: Unit; quantity: number }>(
+    `SELECT u.model_id, u.unit, SUM(u.quantity) AS quantity, ${SUMS} FROM usage u WHERE ${where} GROUP BY u.model_id, u.unit`,
+    params,
+  );
+  const unitRows = await store.all<SumsRow & { unit: Unit; quantity: number }>(
+    `SELECT u.unit, SUM(u.quantity) AS quantity, ${SUMS} FROM usage u WHERE ${where} GROUP BY u.unit`,
     params,
   );
   // The join repeats the account condition so a key id can only ever resolve to this account's key.
@@ -196,8 +221,8 @@ export async function usageAnalytics(store: Store, accountId: string, range: { f
   }
 
   const byModel: ModelTotals[] = modelRows
-    .map((r) => ({ modelId: r.model_id, ...sums(r) }))
-    .sort(bySpend((t) => t.modelId))
+    .map((r) => ({ modelId: r.model_id, ...sums(r), unit: r.unit, quantity: Number(r.quantity) }))
+    .sort(bySpend((t) => `${t.modelId}\u0000${t.unit}`))
     .map((t) => ({ ...t, usd: fromMicros(t.usd), diem: fromMicros(t.diem) }));
 
   const byKey: KeyTotals[] = keyRows
@@ -205,5 +230,10 @@ export async function usageAnalytics(store: Store, accountId: string, range: { f
     .sort(bySpend((t) => t.apiKeyId ?? ''))
     .map((t) => ({ ...t, usd: fromMicros(t.usd), diem: fromMicros(t.diem) }));
 
-  return { byDay, byModel, byKey };
+  const byUnit: UnitTotals[] = unitRows
+    .map((r) => ({ unit: r.unit, quantity: Number(r.quantity), usd: Number(r.usd), diem: Number(r.diem), requests: Number(r.requests) }))
+    .sort(bySpend((t) => t.unit))
+    .map((t) => ({ ...t, usd: fromMicros(t.usd), diem: fromMicros(t.diem) }));
+
+  return { byDay, byModel, byKey, byUnit };
 }

@@ -231,4 +231,16 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `CREATE UNIQUE INDEX users_wallet ON users(wallet_id)`,
     ],
   },
+  {
+    version: 8,
+    name: 'billing units on usage rows',
+    sql: [
+      // The unit a request was billed in (token, image, character, second, rpc_credit, call) and how many; tokens
+      // count prompt and completion together. Earlier rows were tokens, except the per-call augment endpoints.
+      `ALTER TABLE usage ADD COLUMN unit TEXT NOT NULL DEFAULT 'token'`,
+      `ALTER TABLE usage ADD COLUMN quantity BIGINT NOT NULL DEFAULT 0`,
+      `UPDATE usage SET quantity = prompt_tokens + completion_tokens`,
+      `UPDATE usage SET unit = 'call', quantity = 1 WHERE endpoint LIKE '/augment/%'`,
+    ],
+  },
 ];

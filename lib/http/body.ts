@@ -1,4 +1,4 @@
-// Request body reading for the API layer: JSON only (415 otherwise), bounded in size, parse errors as 400.
+// Request body reading for both APIs: JSON only (415 otherwise), bounded in size, parse errors as 400.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../api/errors.ts';
 
@@ -13,8 +13,12 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
     throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected application/json, got ${req.headers['content-type'] ?? 'none'}`);
   }
   const declared = Number(req.headers['content-length']);
-  if (declared > maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`);
-  const text = await readText(req, maxBytes);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  return parseJsonText(await readText(req, maxBytes));
+}
+
+/** The body text as JSON: an empty body and a syntax error are 400s that say which. Shared by both APIs. */
+export function parseJsonText(text: string): unknown {
   if (!text.trim()) throw new ApiError('INVALID_JSON', 'The request body is empty');
   try {
     return JSON.parse(text);
@@ -22,6 +26,9 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
     throw new ApiError('INVALID_JSON', `The request body is not valid JSON: ${(e as Error).message}`);
   }
 }
+
+export const tooLarge = (maxBytes: number) => new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${sizeText(maxBytes)}`);
+const sizeText = (bytes: number) => (bytes >= 1048576 ? `${Math.floor(bytes / 1048576)} MB` : `${Math.floor(bytes / 1024)} KB`);
 
 // Plain 'data'/'end' events: measurably cheaper per request than the stream's async iterator.
 async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
@@ -38,7 +45,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       if (size > maxBytes) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(maxBytes / 1048576)} MB`));
+        reject(tooLarge(maxBytes));
       } else chunks.push(chunk);
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));

@@ -30,9 +30,11 @@ export interface RequestCtx {
   principal?: Principal;
   /** Set when the caller signed in with a wallet (SIGN-IN-WITH-X); principal is then the wallet's. */
   wallet?: Wallet;
+  /** The client's address (the socket's peer, or the trusted proxy's X-Forwarded-For entry). */
+  ip: string;
 }
 
-export const clientIp = (ctx: RequestCtx): string => ctx.req.socket.remoteAddress ?? 'unknown';
+export const clientIp = (ctx: RequestCtx): string => ctx.ip;
 export const abuseId = (ctx: RequestCtx): string => (ctx.principal ? `key:${ctx.principal.keyId}` : `ip:${clientIp(ctx)}`);
 
 /**
@@ -64,10 +66,22 @@ async function takeApiBudget(ctx: RequestCtx, principal: Principal): Promise<voi
   }
 }
 
-export async function requireAdmin(ctx: RequestCtx): Promise<Principal> {
-  const p = await requireKey(ctx);
+export async function requireAdmin(ctx: RequestCtx, opts: { limit?: 'api' | 'none' } = {}): Promise<Principal> {
+  const p = await requireKey(ctx, opts);
   if (p.keyType !== 'ADMIN') throw new ApiError('ADMIN_KEY_REQUIRED');
   return p;
+}
+
+/** The caller the route's declared auth established (lib/http/route.ts ran before the handler). */
+export function principalOf(ctx: RequestCtx): Principal {
+  if (!ctx.principal) throw new Error(`${ctx.url.pathname}: the route declares no authentication but its handler needs a caller`);
+  return ctx.principal;
+}
+
+/** The signed-in wallet of a route declared `auth: 'wallet'`. */
+export function walletOf(ctx: RequestCtx): Wallet {
+  if (!ctx.wallet) throw new Error(`${ctx.url.pathname}: the route declares no wallet sign-in but its handler needs one`);
+  return ctx.wallet;
 }
 
 export const tierOf = (p: Principal): 'default' | 'partner' => (p.accountTier === 'partner' ? 'partner' : 'default');

@@ -1,31 +1,40 @@
-// A small exact-or-parameter router: the API has a few dozen routes, so a linear match over compiled patterns is
-// both simplest and fast enough (a handful of string comparisons per request).
+// A small exact-or-parameter router, one per API (`/api/v1`, `/api/app`): each has a few dozen routes, so a linear
+// match over compiled patterns is both simplest and fast enough (a handful of string comparisons per request).
 import { ApiError } from '../api/errors.ts';
-import type { RequestCtx } from './context.ts';
 
-export type Handler = (ctx: RequestCtx) => Promise<void>;
-
-interface Route {
+interface Entry<R> {
   method: string;
   parts: string[];
-  handler: Handler;
+  route: R;
 }
 
-export class Router {
-  private readonly routes: Route[] = [];
+export class Router<R> {
+  private readonly entries: Entry<R>[] = [];
+  private readonly prefix: string;
 
-  on(method: string, path: string, handler: Handler): this {
-    this.routes.push({ method, parts: path.split('/').filter(Boolean), handler });
+  /** `prefix` is only for messages: the path the routes are mounted under. */
+  constructor(prefix: string) {
+    this.prefix = prefix;
+  }
+
+  add(method: string, path: string, route: R): this {
+    this.entries.push({ method, parts: path.split('/').filter(Boolean), route });
     return this;
   }
 
-  /** The handler and path parameters for a request, or a 404 / 405 ApiError. */
-  match(method: string, path: string): { handler: Handler; params: Record<string, string> } {
+  /** Every route, for tables that check their own declarations. */
+  all(): { method: string; path: string; route: R }[] {
+    return this.entries.map((e) => ({ method: e.method, path: `/${e.parts.join('/')}`, route: e.route }));
+  }
+
+  /** The route and path parameters for a request, or a 404 / 405 ApiError. */
+  match(method: string, path: string): { route: R; params: Record<string, string> } {
     const segs = path.split('/').filter(Boolean);
     let pathMatched = false;
-    for (const r of this.routes) {
+    for (const r of this.entries) {
       if (r.parts.length !== segs.length) continue;
-      const params: Record<string, string> = {};
+      // Path parameters by name: a null-prototype object, so no segment can reach Object.prototype.
+      const params: Record<string, string> = Object.create(null);
       let ok = true;
       for (let i = 0; i < segs.length && ok; i++) {
         if (r.parts[i].startsWith(':')) {
@@ -38,9 +47,9 @@ export class Router {
       }
       if (!ok) continue;
       pathMatched = true;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { handler: r.handler, params };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { route: r.route, params };
     }
-    if (pathMatched) throw new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${path}`);
-    throw new ApiError('NOT_FOUND', `No such endpoint: ${method} /api/v1${path}`);
+    if (pathMatched) throw new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.prefix}${path}`);
+    throw new ApiError('NOT_FOUND', `No such endpoint: ${method} ${this.prefix}${path}`);
   }
 }

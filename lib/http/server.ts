@@ -1,25 +1,38 @@
-// One process, one port: /api/v1/* and /healthz are answered here by the lean layer; every other request goes to
-// the Next.js handler (the browser app), when one is attached.
+// One process, one port, one front door: /api/v1/* (the inference service) and /api/app/* (the browser app's API)
+// are answered by this layer from route tables of the same kind, /healthz here too; every other request goes to the
+// page handler (Next.js: pages and static assets only), when one is attached.
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError, toApiError } from '../api/errors.ts';
-import type { HeaderContext } from '../api/headers.ts';
+import { baseHeaders, type HeaderContext } from '../api/headers.ts';
+import type { AppBackend } from '../app/backend.ts';
 import type { Service } from '../service.ts';
-import { apiRouter } from './api.ts';
+import { API_PREFIX, apiRouter } from './api.ts';
+import { APP_PREFIX, appRouter, toWebRequest, writeWebResponse } from './app.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
+import { authorize } from './route.ts';
 import { fail } from './send.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
-const API_PREFIX = '/api/v1';
+export interface ServerOptions {
+  /** The browser app's backend: its API is served under /api/app. */
+  app?: AppBackend;
+  /** Pages and static assets (the Next.js request handler). */
+  pages?: FallbackHandler;
+  /** Behind one reverse proxy that appends to X-Forwarded-For: its last entry is the client. */
+  trustProxy?: boolean;
+}
 
 // Request ids: a ms-time prefix (so usage rows keyed by them append to their index rather than land on random
 // pages), a per-process counter, and a random per-process suffix that keeps instances apart. 24 hex characters.
 const PROCESS_SUFFIX = randomUUID().replaceAll('-', '').slice(0, 7);
 let counter = 0;
-const newRequestId = () =>
+export const newRequestId = () =>
   Date.now().toString(16).padStart(11, '0') + ((counter = (counter + 1) & 0xffffff).toString(16).padStart(6, '0')) + PROCESS_SUFFIX;
+
+const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 export interface LagoonServer {
   server: http.Server;
@@ -27,36 +40,64 @@ export interface LagoonServer {
   inFlight(): number;
 }
 
-export function createHttpServer(svc: Service, fallback?: FallbackHandler): LagoonServer {
-  const router = apiRouter();
+export function createHttpServer(svc: Service, opts: ServerOptions = {}): LagoonServer {
+  const api = apiRouter();
+  const app = opts.app && appRouter(opts.app.routes);
   let inFlight = 0;
   const { wire, revision, hostName, timestampHeader } = svc.config;
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
+  /** The client's address: the socket's peer, or behind a trusted proxy the last X-Forwarded-For entry. */
+  function clientAddress(req: IncomingMessage): string {
+    if (opts.trustProxy) {
+      const xff = req.headers['x-forwarded-for'];
+      const last = (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',').pop()?.trim();
+      if (last) return last;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
+  }
+
+  function newCtx(req: IncomingMessage, res: ServerResponse, url: URL): RequestCtx {
     const requestId = newRequestId();
     const headerCtx: HeaderContext = { wire, requestId, revision, hostName, timestamp: timestampHeader };
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    const ctx: RequestCtx = { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal };
+    return { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal, ip: clientAddress(req) };
+  }
+
+  async function serve(ctx: RequestCtx, run: () => Promise<void>) {
     inFlight++;
     try {
       // A caller without a key is known only by its IP: a blocked one is refused before anything else runs.
-      if (!req.headers.authorization) await svc.abuse.check(abuseId(ctx));
-      const { handler, params } = router.match(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length) || '/');
-      ctx.params = params;
-      await handler(ctx);
+      if (!ctx.req.headers.authorization) await svc.abuse.check(abuseId(ctx));
+      await run();
     } catch (e) {
       const err = toApiError(e);
-      if (!(e instanceof ApiError)) console.error(`[${requestId}] ${req.method} ${url.pathname} failed:`, e);
-      if (!res.headersSent) fail(ctx, err);
-      else res.destroy();
+      if (!(e instanceof ApiError)) console.error(`[${ctx.requestId}] ${ctx.req.method} ${ctx.url.pathname} failed:`, e);
+      if (!ctx.res.headersSent) fail(ctx, err);
+      else ctx.res.destroy();
     } finally {
       inFlight--;
       countOutcome(ctx);
     }
   }
+
+  const handleApi = (ctx: RequestCtx) =>
+    serve(ctx, async () => {
+      const { route, params } = api.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(API_PREFIX.length) || '/');
+      ctx.params = params;
+      await authorize(ctx, route);
+      await route.handler(ctx);
+    });
+
+  const handleApp = (ctx: RequestCtx) =>
+    serve(ctx, async () => {
+      if (!app) throw new ApiError('NOT_FOUND', 'The browser app is not served by this server');
+      const { route, params } = app.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(APP_PREFIX.length) || '/');
+      const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal), params, { ip: ctx.ip, requestId: ctx.requestId });
+      await writeWebResponse(ctx.res, response, baseHeaders(ctx.headerCtx));
+    });
 
   /** Counts a failed response towards the abuse block; the failure that starts a block is logged once. */
   function countOutcome(ctx: RequestCtx) {
@@ -79,13 +120,21 @@ export function createHttpServer(svc: Service, fallback?: FallbackHandler): Lago
   }
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
-      void handleApi(req, res, url);
-    } else if (url.pathname === '/healthz') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-    } else if (fallback) {
-      Promise.resolve(fallback(req, res)).catch((e) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      // A request target no URL parser accepts (`GET http://[ HTTP/1.1`) still gets an answer in our error body.
+      const body = JSON.stringify(new ApiError('INVALID_REQUEST', 'The request target is not a valid URL').toBody());
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+      return;
+    }
+    const path = url.pathname;
+    if (underPrefix(path, API_PREFIX)) void handleApi(newCtx(req, res, url));
+    else if (underPrefix(path, APP_PREFIX)) void handleApp(newCtx(req, res, url));
+    else if (path === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    else if (opts.pages) {
+      Promise.resolve(opts.pages(req, res)).catch((e) => {
         console.error('page handler failed:', e);
         if (!res.headersSent) res.writeHead(500).end();
       });

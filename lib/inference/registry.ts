@@ -1,6 +1,5 @@
 // One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
 // the llama engine queues for its own sequences.
-import type { Env } from '../config.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { createOpenAIEngine } from './engines/openai.ts';
 import { AdmissionQueue } from './queue.ts';
@@ -42,10 +41,11 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
 
 export class EngineRegistry {
   private readonly engines = new Map<string, Promise<Engine>>();
-  private readonly env: Env;
+  /** Looks up the variable an upstream's `apiKeyEnv` names (Config.catalogueVar: the environment captured at start). */
+  private readonly variable: (name: string) => string | undefined;
 
-  constructor(env: Env = process.env) {
-    this.env = env;
+  constructor(variable: (name: string) => string | undefined = () => undefined) {
+    this.variable = variable;
   }
 
   get(model: ModelEntry): Promise<Engine> {
@@ -61,7 +61,7 @@ export class EngineRegistry {
   private async create(model: ModelEntry): Promise<Engine> {
     const spec = model.engine;
     if (spec.kind === 'openai') {
-      const apiKey = spec.apiKeyEnv ? this.env[spec.apiKeyEnv] : undefined;
+      const apiKey = spec.apiKeyEnv ? this.variable(spec.apiKeyEnv) : undefined;
       if (spec.apiKeyEnv && !apiKey) throw new Error(`model ${model.id}: environment variable ${spec.apiKeyEnv} is not set`);
       const engine = createOpenAIEngine({
         baseUrls: Array.isArray(spec.baseUrl) ? spec.baseUrl : [spec.baseUrl],

@@ -1,10 +1,13 @@
-// loadLimitConfig: the spec's defaults, a file deep-merged over them, and clear errors for bad files.
+// The rate limits of the configuration: the spec's defaults, a file deep-merged over them, and clear errors for bad files.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { DEFAULT_LIMITS, loadLimitConfig } from './config.ts';
+import { loadConfig } from '../config.ts';
+import { DEFAULT_LIMITS } from './config.ts';
+
+const loadLimitConfig = (env: Record<string, string>) => loadConfig(env).limits;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-limits-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +50,7 @@ describe('loadLimitConfig', () => {
   test('a bad value is refused with the field it is in', () => {
     const p = file('bad-value.json', JSON.stringify({ text: { default: { M: { tpm: -5 } } } }));
     assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: p }), (e: Error) => {
-      assert.match(e.message, /invalid rate-limit file .*bad-value\.json/);
+      assert.match(e.message, /Invalid configuration: LAGOON_RATE_LIMITS names .*bad-value\.json, which is not a valid rate-limit file/);
       assert.match(e.message, /text\.default\.M\.tpm/);
       return true;
     });
@@ -64,8 +67,8 @@ describe('loadLimitConfig', () => {
   });
 
   test('a file that is not JSON, not an object, or missing is named in the error', () => {
-    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file('broken.json', '{ "text": ') }), /broken\.json is not valid JSON/);
-    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file('array.json', '[1]') }), /array\.json must hold a JSON object/);
-    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: path.join(dir, 'missing.json') }), /LAGOON_RATE_LIMITS: cannot read .*missing\.json/);
+    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file('broken.json', '{ "text": ') }), /broken\.json, which is not valid JSON/);
+    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file('array.json', '[1]') }), /array\.json, which must hold a JSON object/);
+    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: path.join(dir, 'missing.json') }), /LAGOON_RATE_LIMITS names .*missing\.json, which cannot be read/);
   });
 });

@@ -1,9 +1,8 @@
-// Rate-limit figures: the spec's defaults, optionally overridden by a JSON file (LAGOON_RATE_LIMITS) that is
-// deep-merged over them and validated at start, so a typo fails loudly instead of silently unlimiting a class.
+// Rate-limit figures: the spec's defaults, optionally overridden by a JSON file (LAGOON_RATE_LIMITS, read by
+// lib/config.ts) that is deep-merged over them and validated at start, so a typo fails loudly instead of silently unlimiting a class.
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Env } from '../config.ts';
 
 const count = z.number().int().positive();
 
@@ -77,23 +76,27 @@ export function parseLimitConfig(raw: unknown, source = 'rate-limit configuratio
   return parsed.data;
 }
 
-/** The defaults, with the JSON file named by LAGOON_RATE_LIMITS (if any) merged over them. */
-export function loadLimitConfig(env: Env = process.env): LimitConfig {
-  const file = env.LAGOON_RATE_LIMITS;
+/**
+ * The defaults, with the JSON file (LAGOON_RATE_LIMITS) merged over them when one is named. Errors read after the
+ * variable's name: "… names <file>, which …".
+ */
+export function loadLimitConfig(file: string | undefined): LimitConfig {
   if (!file) return structuredClone(DEFAULT_LIMITS);
   const abs = path.resolve(file);
   let text: string;
   try {
     text = fs.readFileSync(abs, 'utf8');
   } catch (e) {
-    throw new Error(`LAGOON_RATE_LIMITS: cannot read ${abs}: ${(e as Error).message}`);
+    throw new Error(`names ${abs}, which cannot be read: ${(e as Error).message}`);
   }
   let override: unknown;
   try {
     override = JSON.parse(text);
   } catch (e) {
-    throw new Error(`rate-limit file ${abs} is not valid JSON: ${(e as Error).message}`);
+    throw new Error(`names ${abs}, which is not valid JSON: ${(e as Error).message}`);
   }
-  if (!isPlainObject(override)) throw new Error(`rate-limit file ${abs} must hold a JSON object`);
-  return parseLimitConfig(deepMerge(DEFAULT_LIMITS, override), `rate-limit file ${abs}`);
+  if (!isPlainObject(override)) throw new Error(`names ${abs}, which must hold a JSON object`);
+  const parsed = limitConfigSchema.safeParse(deepMerge(DEFAULT_LIMITS, override));
+  if (!parsed.success) throw new Error(`names ${abs}, which is not a valid rate-limit file:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }

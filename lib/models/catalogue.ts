@@ -1,6 +1,5 @@
 // The loaded model catalogue: lookup by id, trait or compatibility alias, and the shapes GET /models serves.
 import fs from 'node:fs';
-import type { Env } from '../config.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -18,24 +17,29 @@ export interface Catalogue {
   createdAt: number;
 }
 
-/** `${VAR}` in engine paths comes from the environment; relative paths are relative to the catalogue file. */
-function expandPath(p: string, baseDir: string, env: Env): string {
+/** Looks up a variable the catalogue names (Config.catalogueVar: the environment captured at start). */
+export type CatalogueVars = (name: string) => string | undefined;
+
+const noVars: CatalogueVars = () => undefined;
+
+/** `${VAR}` in engine paths comes from `vars`; relative paths are relative to the catalogue file. */
+function expandPath(p: string, baseDir: string, vars: CatalogueVars): string {
   const expanded = p.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
-    const v = name === 'LAGOON_DATA_DIR' ? path.resolve(env.LAGOON_DATA_DIR || './data') : env[name];
+    const v = vars(name);
     if (v === undefined) throw new Error(`catalogue path uses \${${name}}, which is not set`);
     return v;
   });
   return path.resolve(baseDir, expanded);
 }
 
-export function parseCatalogue(raw: unknown, baseDir: string, env: Env = process.env): Omit<Catalogue, 'createdAt'> {
+export function parseCatalogue(raw: unknown, baseDir: string, vars: CatalogueVars = noVars): Omit<Catalogue, 'createdAt'> {
   const parsed = catalogueSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`invalid model catalogue:\n${z.prettifyError(parsed.error)}`);
   const file = parsed.data;
   const byId = new Map<string, ModelEntry>();
   for (const m of file.models) {
     if (byId.has(m.id)) throw new Error(`invalid model catalogue: duplicate model id "${m.id}"`);
-    if (m.engine.kind === 'llama') m.engine.path = expandPath(m.engine.path, baseDir, env);
+    if (m.engine.kind === 'llama') m.engine.path = expandPath(m.engine.path, baseDir, vars);
     byId.set(m.id, m);
   }
   for (const [alias, target] of Object.entries(file.compatibility_mapping)) {
@@ -44,7 +48,7 @@ export function parseCatalogue(raw: unknown, baseDir: string, env: Env = process
   return { file, models: file.models, byId, systemPrompts: file.system_prompts };
 }
 
-export function loadCatalogue(file = DEFAULT_CATALOGUE, env: Env = process.env): Catalogue {
+export function loadCatalogue(file: string, vars: CatalogueVars): Catalogue {
   const abs = path.resolve(file);
   const text = fs.readFileSync(abs, 'utf8');
   let raw: unknown;
@@ -53,7 +57,7 @@ export function loadCatalogue(file = DEFAULT_CATALOGUE, env: Env = process.env):
   } catch (e) {
     throw new Error(`model catalogue ${abs} is not valid JSON: ${(e as Error).message}`);
   }
-  return { ...parseCatalogue(raw, path.dirname(abs), env), createdAt: Math.floor(fs.statSync(abs).mtimeMs / 1000) };
+  return { ...parseCatalogue(raw, path.dirname(abs), vars), createdAt: Math.floor(fs.statSync(abs).mtimeMs / 1000) };
 }
 
 // Lookup tolerates case, and dots/underscores/spaces for dashes, as clients often write ids loosely.

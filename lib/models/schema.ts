@@ -52,6 +52,28 @@ export const modelEntrySchema = z.strictObject({
     output_diem: price,
     cached_input_usd: price.optional(),
     cached_input_diem: price.optional(),
+    // Prices in other units, in USD/DIEM per unit (a *_diem left out is the *_usd price). lib/billing/pricing.ts
+    // turns them into micro-units per unit; a model's type names the unit it must price (see the refinement below).
+    /** Per image generated. */
+    per_image_usd: price.optional(),
+    per_image_diem: price.optional(),
+    /** Per image at a given size ("1024x1024"), instead of per_image_*. */
+    per_image_by_size: z.record(z.string().regex(/^\d+x\d+$/, 'sizes are WIDTHxHEIGHT'), z.strictObject({ usd: price, diem: price.optional() })).optional(),
+    /** Per inference step of each image, on top of the per-image price. */
+    per_image_step_usd: price.optional(),
+    per_image_step_diem: price.optional(),
+    /** Per 1,000 characters of speech synthesised. */
+    per_1k_characters_usd: price.optional(),
+    per_1k_characters_diem: price.optional(),
+    /** Per second of audio transcribed or video generated. */
+    per_second_usd: price.optional(),
+    per_second_diem: price.optional(),
+    /** Per RPC credit. */
+    per_rpc_credit_usd: price.optional(),
+    per_rpc_credit_diem: price.optional(),
+    /** Per call (a flat price per request). */
+    per_call_usd: price.optional(),
+    per_call_diem: price.optional(),
   }),
   context_length: z.number().int().positive(),
   max_completion_tokens: z.number().int().positive().optional(),
@@ -90,12 +112,27 @@ export const modelEntrySchema = z.strictObject({
   engine: z.discriminatedUnion('kind', [llamaEngine, openaiEngine]),
 });
 
+/** The unit price a media model's type requires, when its pricing leaves it out. */
+function missingUnitPrice(m: z.infer<typeof modelEntrySchema>): string | undefined {
+  const p = m.pricing;
+  if (m.type === 'image' && p.per_image_usd === undefined && p.per_image_by_size === undefined) return 'per_image_usd (or per_image_by_size)';
+  if (m.type === 'tts' && p.per_1k_characters_usd === undefined) return 'per_1k_characters_usd';
+  if ((m.type === 'asr' || m.type === 'video') && p.per_second_usd === undefined) return 'per_second_usd';
+  return undefined;
+}
+
 export const catalogueSchema = z.strictObject({
   /** The operator's default system prompts, placed before the caller's unless the request opts out. */
   system_prompts: z.array(z.string()).default([]),
   models: z.array(modelEntrySchema).min(1),
   compatibility_mapping: z.record(z.string(), z.string()).default({}),
   image_styles: z.array(z.string()).default([]),
+}).superRefine((file, c) => {
+  // A media model bills in its own unit; a catalogue that left its price out would serve it for free.
+  file.models.forEach((m, i) => {
+    const missing = missingUnitPrice(m);
+    if (missing) c.addIssue({ code: 'custom', path: ['models', i, 'pricing'], message: `a model of type ${m.type} must declare pricing.${missing}` });
+  });
 });
 
 export type ModelEntry = z.infer<typeof modelEntrySchema>;

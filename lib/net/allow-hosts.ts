@@ -1,10 +1,8 @@
 // The operator's list of hosts that safeFetch may reach even though they resolve to private addresses (intranet
-// deployments, tests). Matching is exact on the URL's host: no wildcards, no matching on resolved addresses, so a
+// deployments, tests; LAGOON_FETCH_ALLOW_HOSTS, parsed by lib/config.ts into Config.fetchAllowHosts). Matching is exact on the URL's host: no wildcards, no matching on resolved addresses, so a
 // redirect to another name for the same machine is still checked.
 
 import { isIP } from 'node:net';
-
-export const ALLOW_HOSTS_ENV = 'LAGOON_FETCH_ALLOW_HOSTS';
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
@@ -40,9 +38,4 @@ export function parseAllowHosts(entries: readonly string[], source = 'allowHosts
       if (!host) throw new Error(`${source}: "${entry}" is not a hostname or IP address (no schemes, ports or paths)`);
       return host;
     });
-}
-
-/** The allowlist from LAGOON_FETCH_ALLOW_HOSTS (comma-separated hostnames or IPs); empty when unset. */
-export function fetchAllowHostsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
-  return parseAllowHosts((env[ALLOW_HOSTS_ENV] ?? '').split(','), ALLOW_HOSTS_ENV);
 }

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { ApiError } from '../api/errors.ts';
-import { ALLOW_HOSTS_ENV, fetchAllowHostsFromEnv, safeFetch } from './safe-fetch.ts';
+import { loadConfig } from '../config.ts';
+import { safeFetch } from './safe-fetch.ts';
 import type { ResolvedAddress } from './safe-fetch.ts';
 
 let server: http.Server;
@@ -226,26 +227,20 @@ describe('safeFetch: responses and network errors', () => {
 
 describe('allowlist', () => {
   it('parses LAGOON_FETCH_ALLOW_HOSTS into canonical hosts', () => {
-    const env = { [ALLOW_HOSTS_ENV]: ' Intranet.Example. , 10.0.0.5,[::1], 0:0::2 ,127.1,, bücher.example ' };
-    assert.deepEqual(fetchAllowHostsFromEnv(env), ['intranet.example', '10.0.0.5', '::1', '::2', '127.0.0.1', 'xn--bcher-kva.example']);
-    assert.deepEqual(fetchAllowHostsFromEnv({}), []);
+    const env = { LAGOON_FETCH_ALLOW_HOSTS: ' Intranet.Example. , 10.0.0.5,[::1], 0:0::2 ,127.1,, bücher.example ' };
+    assert.deepEqual(loadConfig(env).fetchAllowHosts, ['intranet.example', '10.0.0.5', '::1', '::2', '127.0.0.1', 'xn--bcher-kva.example']);
+    assert.deepEqual(loadConfig({}).fetchAllowHosts, []);
   });
 
   it('rejects wildcards, ports, schemes and paths', () => {
     for (const bad of ['*', '*.example.com', 'host:8080', 'http://host', 'host/path', 'user@host', 'a b']) {
-      assert.throws(() => fetchAllowHostsFromEnv({ [ALLOW_HOSTS_ENV]: bad }), new RegExp(ALLOW_HOSTS_ENV), bad);
+      assert.throws(() => loadConfig({ LAGOON_FETCH_ALLOW_HOSTS: bad }), /Invalid configuration: LAGOON_FETCH_ALLOW_HOSTS has a bad entry/, bad);
     }
   });
 
-  it('is read from the environment when no allowHosts option is given', async (t) => {
-    const saved = process.env[ALLOW_HOSTS_ENV];
-    t.after(() => {
-      if (saved === undefined) delete process.env[ALLOW_HOSTS_ENV];
-      else process.env[ALLOW_HOSTS_ENV] = saved;
-    });
-    process.env[ALLOW_HOSTS_ENV] = '127.0.0.1';
-    assert.equal((await safeFetch(`${base}/hello`)).body.toString(), 'hello world');
-    process.env[ALLOW_HOSTS_ENV] = '';
+  it('allows nothing private unless the caller passes the configured list', async () => {
+    const allowHosts = loadConfig({ LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1' }).fetchAllowHosts;
+    assert.equal((await safeFetch(`${base}/hello`, { allowHosts })).body.toString(), 'hello world');
     await refused(safeFetch(`${base}/hello`), /\(loopback\)/);
   });
 });

@@ -12,10 +12,8 @@ import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { ApiError } from '../api/errors.ts';
-import { fetchAllowHostsFromEnv, hostOf, parseAllowHosts } from './allow-hosts.ts';
+import { hostOf, parseAllowHosts } from './allow-hosts.ts';
 import { classifyIp } from './ip-ranges.ts';
-
-export { ALLOW_HOSTS_ENV, fetchAllowHostsFromEnv } from './allow-hosts.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -29,7 +27,7 @@ export interface SafeFetchOptions {
   timeoutMs?: number;
   /** Redirects followed before giving up (default 3). */
   maxRedirects?: number;
-  /** Hosts exempt from the private-address check; defaults to LAGOON_FETCH_ALLOW_HOSTS. */
+  /** Hosts exempt from the private-address check (the operator's Config.fetchAllowHosts); default none. */
   allowHosts?: string[];
   /** The Accept header (default any). */
   accept?: string;
@@ -66,7 +64,7 @@ export async function safeFetch(url: string, opts: SafeFetchOptions = {}): Promi
   const maxBytes = opts.maxBytes ?? SAFE_FETCH_DEFAULTS.maxBytes;
   const timeoutMs = opts.timeoutMs ?? SAFE_FETCH_DEFAULTS.timeoutMs;
   const maxRedirects = opts.maxRedirects ?? SAFE_FETCH_DEFAULTS.maxRedirects;
-  const allowHosts = new Set(opts.allowHosts ? parseAllowHosts(opts.allowHosts) : fetchAllowHostsFromEnv());
+  const allowHosts = new Set(parseAllowHosts(opts.allowHosts ?? []));
   const resolve = opts.lookup ?? systemLookup;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;

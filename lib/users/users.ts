@@ -8,6 +8,7 @@ import { createAccount, getAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys, type Principal } from '../auth/keys.ts';
 import type { Queryable, Store } from '../db/store.ts';
+import { toUser, type User, USER_COLUMNS, type UserRow } from './rows.ts';
 import { walletUserPrincipal } from './wallet-users.ts';
 
 /** The description of the server-held key each user's account is used through. */
@@ -18,67 +19,8 @@ export const PASSWORD_MAX = 200;
 export const DISPLAY_NAME_MAX = 80;
 export const EMAIL_MAX = 254;
 
-/** A user as the server sees it (never the password hash). */
-export interface User {
-  id: string;
-  email: string;
-  displayName: string;
-  isAdmin: boolean;
-  accountId: string;
-  createdAt: number;
-  /** Set for a user who signs in with a wallet (lib/users/wallet-users.ts): its account and key are the wallet's. */
-  wallet: UserWallet | null;
-}
-
-export interface UserWallet {
-  id: string;
-  namespace: 'eip155' | 'solana';
-  /** Normalised: lowercase hex for EVM, base58 for Solana. */
-  address: string;
-}
-
-/** What may be sent to the browser. */
-export interface PublicUser {
-  id: string;
-  email: string;
-  displayName: string;
-  isAdmin: boolean;
-  createdAt: number;
-}
-
-export interface UserRow {
-  id: string;
-  email: string;
-  display_name: string;
-  is_admin: boolean | number;
-  account_id: string;
-  created_at: number;
-  wallet_id: string | null;
-  wallet_namespace: string | null;
-  wallet_address: string | null;
-}
-
-// The wallet columns come from correlated lookups by primary key, so every query selecting users (sessions too)
-// reads them without a join of its own.
-export const USER_COLUMNS =
-  'u.id, u.email, u.display_name, u.is_admin, u.account_id, u.created_at, u.wallet_id, ' +
-  '(SELECT w.namespace FROM wallets w WHERE w.id = u.wallet_id) AS wallet_namespace, ' +
-  '(SELECT w.address FROM wallets w WHERE w.id = u.wallet_id) AS wallet_address';
-
-export const toUser = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  displayName: r.display_name,
-  isAdmin: Boolean(r.is_admin),
-  accountId: r.account_id,
-  createdAt: Number(r.created_at),
-  wallet:
-    r.wallet_id && r.wallet_address
-      ? { id: r.wallet_id, namespace: r.wallet_namespace === 'solana' ? 'solana' : 'eip155', address: r.wallet_address }
-      : null,
-});
-
-export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, displayName: u.displayName, isAdmin: u.isAdmin, createdAt: u.createdAt });
+export { publicUser, toUser, USER_COLUMNS } from './rows.ts';
+export type { PublicUser, User, UserRow, UserWallet } from './rows.ts';
 
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 

@@ -1,10 +1,10 @@
-// Wallet settings from the environment: where SIWX messages must be bound (the public origin), and the x402 rails
-// (Base, Solana) with their recipients, RPC endpoints and facilitator. A rail is offered only when it is fully
-// configured; payment requirements are built from these values alone, never from anything a client sends.
+// Wallet settings: where SIWX messages must be bound (the public origin), and the x402 rails (Base, Solana) with
+// their recipients, RPC endpoints and facilitator. lib/config.ts reads the variables with the parsers below; a rail
+// is offered only when it is fully configured; payment requirements are built from these values alone, never from
+// anything a client sends.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { isAddress } from 'viem';
-import type { Env } from '../config.ts';
 import { EVM_NETWORKS, SOLANA_ADDRESS, SOLANA_NETWORKS } from './networks.ts';
 
 export interface EvmRail {
@@ -52,112 +52,114 @@ export interface WalletConfig {
 
 const MIN_TOP_UP_USD = 5;
 
-function fail(name: string, why: string): never {
-  throw new Error(`${name}: ${why}`);
+// Parsers of single settings. Each takes the trimmed, non-empty raw value and throws a reason that reads after the
+// variable's name ("… must be …"); lib/config.ts names the variable.
+
+export function parseEvmNetwork(raw: string): (typeof EVM_NETWORKS)[keyof typeof EVM_NETWORKS] {
+  const preset = EVM_NETWORKS[raw as keyof typeof EVM_NETWORKS];
+  if (!preset) throw new Error(`must be one of ${Object.keys(EVM_NETWORKS).join(', ')}, got "${raw}"`);
+  return preset;
 }
 
-function urlEnv(env: Env, name: string): string | undefined {
-  const raw = env[name]?.trim();
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail(name, `not a URL: "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(name, 'must be an http(s) URL');
+export function parseSolanaNetwork(raw: string): (typeof SOLANA_NETWORKS)[keyof typeof SOLANA_NETWORKS] {
+  const preset = SOLANA_NETWORKS[raw as keyof typeof SOLANA_NETWORKS];
+  if (!preset) throw new Error(`must be one of ${Object.keys(SOLANA_NETWORKS).join(', ')}, got "${raw}"`);
+  return preset;
+}
+
+export function parseEvmAddress(raw: string): string {
+  if (!isAddress(raw)) throw new Error('must be an EVM address (0x + 40 hex digits, valid checksum if mixed case)');
   return raw;
 }
 
-function publicOriginOf(env: Env, port: number): string {
-  const raw = env.LAGOON_PUBLIC_URL?.trim();
-  if (!raw) return `http://localhost:${port}`;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail('LAGOON_PUBLIC_URL', `not a URL: "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('LAGOON_PUBLIC_URL', 'must be an http(s) URL');
-  return url.origin;
+export function parseEvmKey(raw: string): `0x${string}` {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw new Error('must be a 32-byte private key in hex (0x + 64 hex digits)');
+  return raw as `0x${string}`;
 }
 
-function solanaSecretKey(name: string, raw: string | undefined): Uint8Array | undefined {
-  if (!raw?.trim()) return undefined;
-  const text = raw.trim();
+export function parseSolanaAddress(raw: string): string {
+  let ok = SOLANA_ADDRESS.test(raw);
+  if (ok) ok = base58.decode(raw).length === 32;
+  if (!ok) throw new Error('must be a base58 Solana address');
+  return raw;
+}
+
+export function parseSolanaSecretKey(raw: string): Uint8Array {
   let bytes: Uint8Array;
   try {
     // The Solana CLI's keypair file format (a JSON array of 64 numbers), or the same bytes in base58.
-    bytes = text.startsWith('[') ? Uint8Array.from(JSON.parse(text) as number[]) : base58.decode(text);
+    bytes = raw.startsWith('[') ? Uint8Array.from(JSON.parse(raw) as number[]) : base58.decode(raw);
   } catch {
-    fail(name, 'must be a 64-byte secret key as base58 or a JSON array');
+    throw new Error('must be a 64-byte secret key as base58 or a JSON array');
   }
-  if (bytes.length !== 64) fail(name, `must be 64 bytes, got ${bytes.length}`);
+  if (bytes.length !== 64) throw new Error(`must be 64 bytes, got ${bytes.length}`);
   // The second half is the public key of the first: a mismatch is a corrupted key, not a key to sign with.
   const derived = ed25519.getPublicKey(bytes.slice(0, 32));
-  if (!derived.every((b, i) => b === bytes[32 + i])) fail(name, 'its public half does not belong to its secret half');
+  if (!derived.every((b, i) => b === bytes[32 + i])) throw new Error('has a public half that does not belong to its secret half');
   return bytes;
 }
 
-function secondsEnv(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) fail(name, `must be a positive whole number of seconds, got "${raw}"`);
-  return n;
+/** The most a single top-up may credit, in USD. */
+export function parseMaxTopUpUsd(raw: string): number {
+  const usd = Number(raw);
+  // The upper bound keeps every amount an exact integer of micro-USD in a JavaScript number.
+  if (!Number.isFinite(usd) || usd < MIN_TOP_UP_USD || usd > 1e9) throw new Error(`must be a number of USD from ${MIN_TOP_UP_USD} to 1e9, got "${raw}"`);
+  return usd;
 }
 
-export function loadWalletConfig(env: Env, port: number): WalletConfig {
-  const evmName = env.LAGOON_X402_BASE_NETWORK || 'base';
-  const evmPreset = EVM_NETWORKS[evmName as keyof typeof EVM_NETWORKS] ?? fail('LAGOON_X402_BASE_NETWORK', `must be one of ${Object.keys(EVM_NETWORKS).join(', ')}`);
-  const solName = env.LAGOON_X402_SOLANA_NETWORK || 'mainnet';
-  const solPreset = SOLANA_NETWORKS[solName as keyof typeof SOLANA_NETWORKS] ?? fail('LAGOON_X402_SOLANA_NETWORK', `must be one of ${Object.keys(SOLANA_NETWORKS).join(', ')}`);
+/** The wallet settings, each parsed on its own (lib/config.ts). */
+export interface WalletSettings {
+  /** An http(s) URL; undefined: http://localhost:<port>. */
+  publicUrl: string | undefined;
+  evmNetwork: (typeof EVM_NETWORKS)[keyof typeof EVM_NETWORKS];
+  solanaNetwork: (typeof SOLANA_NETWORKS)[keyof typeof SOLANA_NETWORKS];
+  evmPayTo: string | undefined;
+  evmRpcUrl: string | undefined;
+  evmFacilitatorKey: `0x${string}` | undefined;
+  solanaPayTo: string | undefined;
+  solanaRpcUrl: string | undefined;
+  solanaFeePayerKey: Uint8Array | undefined;
+  facilitatorUrl: string | undefined;
+  maxTopUpUsd: number;
+  siwxMaxAgeSeconds: number;
+  siwxStatement: string;
+}
 
-  const evmPayTo = env.LAGOON_X402_BASE_PAY_TO?.trim() || undefined;
-  if (evmPayTo && !isAddress(evmPayTo)) fail('LAGOON_X402_BASE_PAY_TO', 'must be an EVM address (0x + 40 hex digits, valid checksum if mixed case)');
-  const evmKey = env.LAGOON_X402_BASE_FACILITATOR_KEY?.trim() || undefined;
-  if (evmKey && !/^0x[0-9a-fA-F]{64}$/.test(evmKey)) fail('LAGOON_X402_BASE_FACILITATOR_KEY', 'must be a 32-byte private key in hex (0x + 64 hex digits)');
-  const solPayTo = env.LAGOON_X402_SOLANA_PAY_TO?.trim() || undefined;
-  if (solPayTo && (!SOLANA_ADDRESS.test(solPayTo) || base58.decode(solPayTo).length !== 32)) fail('LAGOON_X402_SOLANA_PAY_TO', 'must be a base58 Solana address');
-
-  const facilitatorUrl = urlEnv(env, 'LAGOON_X402_FACILITATOR_URL');
+/** The wallet configuration from its parsed settings; a half-configured rail throws, naming the variable. */
+export function walletConfigOf(s: WalletSettings, port: number): WalletConfig {
   const evm: EvmRail = {
-    network: evmPreset.network,
-    chainId: evmPreset.chainId,
-    asset: evmPreset.usdc,
-    assetName: evmPreset.usdcName,
-    assetVersion: evmPreset.usdcVersion,
-    payTo: evmPayTo ?? '',
-    rpcUrl: urlEnv(env, 'LAGOON_X402_BASE_RPC_URL'),
-    facilitatorKey: evmKey as `0x${string}` | undefined,
+    network: s.evmNetwork.network,
+    chainId: s.evmNetwork.chainId,
+    asset: s.evmNetwork.usdc,
+    assetName: s.evmNetwork.usdcName,
+    assetVersion: s.evmNetwork.usdcVersion,
+    payTo: s.evmPayTo ?? '',
+    rpcUrl: s.evmRpcUrl,
+    facilitatorKey: s.evmFacilitatorKey,
   };
   const solana: SolanaRail = {
-    network: solPreset.network,
-    asset: solPreset.usdc,
-    payTo: solPayTo ?? '',
-    rpcUrl: urlEnv(env, 'LAGOON_X402_SOLANA_RPC_URL'),
-    feePayerKey: solanaSecretKey('LAGOON_X402_SOLANA_FEE_PAYER_KEY', env.LAGOON_X402_SOLANA_FEE_PAYER_KEY),
+    network: s.solanaNetwork.network,
+    asset: s.solanaNetwork.usdc,
+    payTo: s.solanaPayTo ?? '',
+    rpcUrl: s.solanaRpcUrl,
+    feePayerKey: s.solanaFeePayerKey,
   };
   // A recipient without a way to settle is a half-configured rail: refuse to start rather than offer it.
-  const evmSettles = facilitatorUrl !== undefined || (evm.facilitatorKey !== undefined && evm.rpcUrl !== undefined);
-  const solSettles = facilitatorUrl !== undefined || (solana.feePayerKey !== undefined && solana.rpcUrl !== undefined);
-  if (evmPayTo && !evmSettles) fail('LAGOON_X402_BASE_PAY_TO', 'needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_BASE_RPC_URL and LAGOON_X402_BASE_FACILITATOR_KEY');
-  if (solPayTo && !solSettles) fail('LAGOON_X402_SOLANA_PAY_TO', 'needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_SOLANA_RPC_URL and LAGOON_X402_SOLANA_FEE_PAYER_KEY');
+  const evmSettles = s.facilitatorUrl !== undefined || (evm.facilitatorKey !== undefined && evm.rpcUrl !== undefined);
+  const solSettles = s.facilitatorUrl !== undefined || (solana.feePayerKey !== undefined && solana.rpcUrl !== undefined);
+  if (s.evmPayTo && !evmSettles) throw new Error('LAGOON_X402_BASE_PAY_TO needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_BASE_RPC_URL and LAGOON_X402_BASE_FACILITATOR_KEY');
+  if (s.solanaPayTo && !solSettles) throw new Error('LAGOON_X402_SOLANA_PAY_TO needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_SOLANA_RPC_URL and LAGOON_X402_SOLANA_FEE_PAYER_KEY');
 
-  const maxUsd = Number(env.LAGOON_X402_MAX_TOPUP_USD || 10_000);
-  // The upper bound keeps every amount an exact integer of micro-USD in a JavaScript number.
-  if (!Number.isFinite(maxUsd) || maxUsd < MIN_TOP_UP_USD || maxUsd > 1e9) fail('LAGOON_X402_MAX_TOPUP_USD', `must be a number of USD from ${MIN_TOP_UP_USD} to 1e9`);
-  const maxAgeS = secondsEnv(env, 'LAGOON_SIWX_MAX_AGE_SECONDS', 300);
   return {
-    publicOrigin: publicOriginOf(env, port),
-    siwx: { maxAgeMs: maxAgeS * 1000, nonceTtlMs: maxAgeS * 1000, statement: env.LAGOON_SIWX_STATEMENT?.trim() || 'Sign in to Lagoon' },
+    publicOrigin: s.publicUrl ? new URL(s.publicUrl).origin : `http://localhost:${port}`,
+    siwx: { maxAgeMs: s.siwxMaxAgeSeconds * 1000, nonceTtlMs: s.siwxMaxAgeSeconds * 1000, statement: s.siwxStatement },
     evm,
     solana,
-    facilitatorUrl,
+    facilitatorUrl: s.facilitatorUrl,
     minTopUp: MIN_TOP_UP_USD * 1_000_000,
-    maxTopUp: Math.round(maxUsd * 1_000_000),
-    suggestedTopUp: Math.min(10_000_000, Math.round(maxUsd * 1_000_000)),
+    maxTopUp: Math.round(s.maxTopUpUsd * 1_000_000),
+    suggestedTopUp: Math.min(10_000_000, Math.round(s.maxTopUpUsd * 1_000_000)),
     maxTimeoutSeconds: 300,
-    rails: { evm: Boolean(evmPayTo), solana: Boolean(solPayTo) },
+    rails: { evm: Boolean(s.evmPayTo), solana: Boolean(s.solanaPayTo) },
   };
 }

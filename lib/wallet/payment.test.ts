@@ -2,11 +2,11 @@
 // key depends only on what the chain allows once (never on signature bytes).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadWalletConfig } from './config.ts';
+import { loadConfig } from '../config.ts';
 import { readPayment } from './payment.ts';
 
 const PAY_TO = '0x2670B922ef37C7Df47158725C0CC407b5382293F';
-const cfg = loadWalletConfig({ LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_FACILITATOR_URL: 'https://facilitator.internal', LAGOON_X402_MAX_TOPUP_USD: '50' }, 3000);
+const cfg = loadConfig({ LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_FACILITATOR_URL: 'https://facilitator.internal', LAGOON_X402_MAX_TOPUP_USD: '50' }).wallet;
 const noFeePayer = async () => undefined;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
 const FROM = '0x3Ad8B7D8e6f2f1aC0a8b5e0C2A7D54d1A08b0E4f';

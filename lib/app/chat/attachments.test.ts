@@ -107,7 +107,7 @@ describe('attachments through the chat routes', () => {
 
   before(async () => {
     h = await startHarness();
-    chat = chatRoutes({ svc: h.svc, env: {} });
+    chat = chatRoutes({ svc: h.svc, app: h.svc.config.app });
     alice = await testUser(h.svc.store);
   });
   after(async () => {

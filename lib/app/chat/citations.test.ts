@@ -24,14 +24,14 @@ describe('citations from web search', () => {
   let searches = 0;
 
   before(async () => {
-    searx = http.createServer((req, res) => {
+    searx = http.createServer((_req, res) => {
       searches++;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: 'q', results: RESULTS }));
     });
     await new Promise<void>((r) => searx.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(searx.address() as AddressInfo).port}`;
     h = await startHarness({ env: { LAGOON_SEARCH_PROVIDER: 'searxng', LAGOON_SEARXNG_URL: url } });
-    chat = chatRoutes({ svc: h.svc, env: {} });
+    chat = chatRoutes({ svc: h.svc, app: h.svc.config.app });
     alice = await testUser(h.svc.store);
   });
   after(async () => {
@@ -80,7 +80,7 @@ describe('citations from web search', () => {
 
   test('web search forced on where no provider is configured is refused before anything is stored', async () => {
     const bare = await startHarness();
-    const routes = chatRoutes({ svc: bare.svc, env: {} });
+    const routes = chatRoutes({ svc: bare.svc, app: bare.svc.config.app });
     try {
       const bob = await testUser(bare.svc.store);
       const ops = userConversations(bare.svc.store, bob.user.id);

@@ -1,6 +1,6 @@
-// Where the chat app's answers come from: one interface, served in process by this server's own pipeline (local)
-// or by an external OpenAI-compatible API with a server-held key (remote). Both stream the same SSE chunks, parsed
-// here into the few events a generation needs.
+// Where the chat app's answers come from: one interface, served in process by this server's own pipeline (local:
+// its typed stream events, no SSE text) or by an external OpenAI-compatible API with a server-held key (remote: its
+// SSE chunks). Both become the few events a generation needs.
 import { isApiError } from '../../api/errors.ts';
 import type { WireNames } from '../../api/wire.ts';
 import type { User } from '../../users/users.ts';
@@ -65,30 +65,6 @@ export function retryAfterSeconds(v: string | null | undefined): number | undefi
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
-/** SSE text (arbitrarily split) → the payload of each `data:` event; comments and other fields are skipped. */
-export async function* sseData(chunks: AsyncIterable<string>): AsyncGenerator<string> {
-  let buf = '';
-  for await (const chunk of chunks) {
-    buf += chunk;
-    for (let end = eventEnd(buf); end; end = eventEnd(buf)) {
-      const block = buf.slice(0, end.at);
-      buf = buf.slice(end.at + end.len);
-      const data = block
-        .split(/\r?\n|\r/)
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
-      if (data.length) yield data.join('\n');
-    }
-  }
-  const tail = buf.trim();
-  if (tail.startsWith('data:')) yield tail.slice(5).trim();
-}
-
-function eventEnd(buf: string): { at: number; len: number } | undefined {
-  const m = /\r?\n\r?\n|\r\r/.exec(buf);
-  return m ? { at: m.index, len: m[0].length } : undefined;
-}
-
 const SAFE_URL = /^https?:\/\//i;
 
 /** Search results (`{title,url,content,date}`) → citations. A URL that is not http(s) is blanked, not dropped, so caret numbers still match. */
@@ -106,7 +82,7 @@ export function toCitations(results: unknown): AppCitation[] {
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** One parsed chunk → events. Only choice 0 is read: the app asks for one answer. */
+/** One parsed chunk of an upstream's stream → events. Only choice 0 is read: the app asks for one answer. */
 export function chunkEvents(chunk: Record<string, unknown>, wire: WireNames): InferenceEvent[] {
   const out: InferenceEvent[] = [];
   if (chunk.error) {
@@ -138,18 +114,4 @@ export function chunkEvents(chunk: Record<string, unknown>, wire: WireNames): In
     });
   }
   return out;
-}
-
-/** A backend's SSE text → inference events, ending at `[DONE]`. */
-export async function* parseStream(chunks: AsyncIterable<string>, wire: WireNames): AsyncGenerator<InferenceEvent> {
-  for await (const data of sseData(chunks)) {
-    if (data.trim() === '[DONE]') return;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      continue; // a stray non-JSON line is not an answer
-    }
-    if (chunk && typeof chunk === 'object') yield* chunkEvents(chunk as Record<string, unknown>, wire);
-  }
 }

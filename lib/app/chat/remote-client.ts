@@ -1,30 +1,13 @@
 // Inference from an external OpenAI-compatible API (INFERENCE_BASE_URL), with one key held in the server's
-// environment (INFERENCE_API_KEY). The key is sent upstream only; nothing the browser receives is built from it.
-import { wireNames, type WireNames } from '../../api/wire.ts';
+// environment (INFERENCE_API_KEY), both read by lib/config.ts (Config.app.remote). The key is sent upstream only;
+// nothing the browser receives is built from it.
+import type { WireNames } from '../../api/wire.ts';
+import type { RemoteConfig } from '../../config.ts';
+import { sseData } from '../../inference/engines/sse.ts';
 import type { AppError } from '../wire.ts';
-import { type InferenceClient, InferenceError, parseStream, retryAfterSeconds } from './inference.ts';
+import { chunkEvents, type InferenceClient, InferenceError, type InferenceEvent, retryAfterSeconds } from './inference.ts';
 
-export interface RemoteConfig {
-  baseUrl: string;
-  apiKey: string;
-  wire: WireNames;
-}
-
-/** The remote backend named by the environment, or undefined for local inference. */
-export function remoteConfigFrom(env: Record<string, string | undefined>, ownWireWord: string): RemoteConfig | undefined {
-  const base = env.INFERENCE_BASE_URL?.trim();
-  if (!base) return undefined;
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw new Error(`INFERENCE_BASE_URL is not a URL: ${base}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('INFERENCE_BASE_URL must be an http(s) URL');
-  const apiKey = env.INFERENCE_API_KEY?.trim();
-  if (!apiKey) throw new Error('INFERENCE_BASE_URL is set but INFERENCE_API_KEY is not: the app needs a key for the inference API');
-  return { baseUrl: base.replace(/\/+$/, ''), apiKey, wire: wireNames(env.INFERENCE_WIRE_NAME?.trim() || ownWireWord) };
-}
+export type { RemoteConfig };
 
 /** Error codes for upstream statuses whose body names none. */
 const STATUS_CODES: Record<number, string> = {
@@ -65,11 +48,18 @@ export function remoteError(status: number, text: string, retryAfter: string | n
   return out;
 }
 
-async function* decode(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) yield decoder.decode(chunk, { stream: true });
-  const rest = decoder.decode();
-  if (rest) yield rest;
+/** An upstream's SSE body → inference events, ending at `[DONE]` (the SSE parser is the engines' own). */
+export async function* upstreamEvents(body: AsyncIterable<Uint8Array | string>, wire: WireNames): AsyncGenerator<InferenceEvent> {
+  for await (const data of sseData(body)) {
+    if (data.trim() === '[DONE]') return;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      continue; // a stray non-JSON line is not an answer
+    }
+    if (chunk && typeof chunk === 'object') yield* chunkEvents(chunk as Record<string, unknown>, wire);
+  }
 }
 
 export function remoteClient(cfg: RemoteConfig): InferenceClient {
@@ -100,7 +90,7 @@ export function remoteClient(cfg: RemoteConfig): InferenceClient {
         const text = await res.text().catch(() => '');
         throw new InferenceError(remoteError(res.status, text.slice(0, 65_536), res.headers.get('retry-after')));
       }
-      return { events: parseStream(decode(res.body), cfg.wire) };
+      return { events: upstreamEvents(res.body as unknown as AsyncIterable<Uint8Array>, cfg.wire) };
     },
 
     async usageOf() {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Harness, startHarness } from '../../../e2e/support/harness.ts';
+import { loadConfig } from '../../config.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import type { RouteHandler } from '../http.ts';
 import type { AppMessage, GenerationEvent, SendMessageResponse } from '../wire.ts';
@@ -34,7 +35,7 @@ describe('remote inference (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   before(async () => {
     h = await startHarness();
     ({ key, accountId: keyAccount } = await h.newAccount({ usd: 5 }));
-    chat = chatRoutes({ svc: h.svc, env: { INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: key } });
+    chat = chatRoutes({ svc: h.svc, app: loadConfig({ INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: key }).app });
     // The browser user has no credit of their own: the server's key pays upstream.
     alice = await testUser(h.svc.store, 0);
   });
@@ -95,7 +96,7 @@ describe('remote inference (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
 
   test('upstream errors are stored on the answer: 402 from a key without credit', async () => {
     const { key: brokeKey } = await h.newAccount({ usd: 0 });
-    const broke = chatRoutes({ svc: h.svc, env: { INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: brokeKey } });
+    const broke = chatRoutes({ svc: h.svc, app: loadConfig({ INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: brokeKey }).app });
     try {
       const c = await userConversations(h.svc.store, alice.user.id).create();
       const { json } = await send(broke, alice, c.id, { content: 'hello' });

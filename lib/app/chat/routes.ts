@@ -5,7 +5,7 @@ import { ApiError } from '../../api/errors.ts';
 import { autoTitle, type Conversation, type ConversationOps, type Message, userConversations } from '../../conversations/conversations.ts';
 import { DEFAULT_TITLE } from '../../conversations/text.ts';
 import type { AppDeps } from '../deps.ts';
-import { json, type Params, readJson, requireSession, route, type RouteHandler } from '../http.ts';
+import { appRoute, json, readJson, type SessionCall } from '../http.ts';
 import { catalogueSource } from '../routes/catalogues.ts';
 import { toAppConversation } from '../routes/present.ts';
 import type { User } from '../../users/users.ts';
@@ -17,7 +17,7 @@ import { localClient } from './local-client.ts';
 import { toAppMessage } from './message.ts';
 import { modelForTurn } from './models.ts';
 import { chatRequestBody } from './prompt.ts';
-import { remoteClient, remoteConfigFrom } from './remote-client.ts';
+import { remoteClient } from './remote-client.ts';
 import { finishedStream, interrupt, isStale, liveStream, pollingStream, SSE_HEADERS } from './stream.ts';
 
 const MAX_TEXT = 200_000;
@@ -52,8 +52,8 @@ async function optionalJson(req: Request): Promise<Record<string, unknown>> {
 }
 
 export function chatRoutes(deps: AppDeps) {
-  const { svc, env } = deps;
-  const remote = remoteConfigFrom(env, svc.config.wire.word);
+  const { svc } = deps;
+  const { remote } = deps.app;
   const client: InferenceClient = remote ? remoteClient(remote) : localClient(svc);
   const generations = new Generations(client);
   const heartbeatMs = svc.config.sseKeepAliveMs;
@@ -91,8 +91,7 @@ export function chatRoutes(deps: AppDeps) {
     return m;
   }
 
-  const sendMessage: RouteHandler = async (req, params: Params) => {
-    const { user } = await requireSession(deps, req);
+  const sendMessage = async ({ req, params, session: { user } }: SessionCall) => {
     const input = parse(sendSchema, await readJson(req, SEND_BODY_LIMIT));
     const uploads = input.attachments ?? [];
     const ops = userConversations(svc.store, user.id);
@@ -125,8 +124,7 @@ export function chatRoutes(deps: AppDeps) {
     return json(out, 201);
   };
 
-  const regenerate: RouteHandler = async (req, params) => {
-    const { user } = await requireSession(deps, req);
+  const regenerate = async ({ req, params, session: { user } }: SessionCall) => {
     const input = parse(regenerateSchema, await optionalJson(req));
     const ops = userConversations(svc.store, user.id);
     const original = await ownedAssistant(ops, params.id ?? '');
@@ -141,8 +139,7 @@ export function chatRoutes(deps: AppDeps) {
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 
-  const stopMessage: RouteHandler = async (req, params) => {
-    const { user } = await requireSession(deps, req);
+  const stopMessage = async ({ params, session: { user } }: SessionCall) => {
     const ops = userConversations(svc.store, user.id);
     const id = params.id ?? '';
     const live = generations.get(id, user.id);
@@ -159,8 +156,7 @@ export function chatRoutes(deps: AppDeps) {
     return json({ message: toAppMessage(stopped ?? (await ops.message(id))) });
   };
 
-  const streamMessage: RouteHandler = async (req, params) => {
-    const { user } = await requireSession(deps, req);
+  const streamMessage = async ({ params, session: { user } }: SessionCall) => {
     const id = params.id ?? '';
     const respond = (body: ReadableStream<Uint8Array>) => new Response(body, { status: 200, headers: SSE_HEADERS });
     const live = generations.get(id, user.id);
@@ -177,17 +173,16 @@ export function chatRoutes(deps: AppDeps) {
     return respond(finishedStream(m, heartbeatMs));
   };
 
-  const limits: RouteHandler = async (req) => {
-    await requireSession(deps, req);
+  const limits = async () => {
     return json(attachmentLimits(), 200, { 'cache-control': 'private, max-age=300' });
   };
 
   return {
-    sendMessage: route(sendMessage),
-    regenerate: route(regenerate),
-    stopMessage: route(stopMessage),
-    streamMessage: route(streamMessage),
-    limits: route(limits),
+    sendMessage: appRoute(deps, 'session+csrf', sendMessage),
+    regenerate: appRoute(deps, 'session+csrf', regenerate),
+    stopMessage: appRoute(deps, 'session+csrf', stopMessage),
+    streamMessage: appRoute(deps, 'session', streamMessage),
+    limits: appRoute(deps, 'session', limits),
     /** Stops every live generation, keeping what each produced ('stopped'); for shutdown. */
     close: () => generations.close(),
   };

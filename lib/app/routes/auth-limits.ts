@@ -4,36 +4,13 @@
 //     checked and given back when it succeeds, so concurrent guesses cannot slip past the limit);
 //   - sign-ups per client IP per hour (each new account gets a daily DIEM allowance worth farming).
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { ApiError } from '../../api/errors.ts';
-import type { Env } from '../../config.ts';
+import type { AuthLimitConfig } from '../../config.ts';
 import { consume, type Counter, makeCounter, refund } from '../../limits/counters.ts';
 import { secondsUntil } from '../../limits/headers.ts';
 import type { AppDeps } from '../deps.ts';
 
-export interface AuthLimitConfig {
-  failuresPerEmail: number;
-  failuresPerIp: number;
-  failureWindowSeconds: number;
-  signUpsPerIpPerHour: number;
-}
-
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
-
-export function authLimitConfig(env: Env): AuthLimitConfig {
-  return {
-    failuresPerEmail: positiveInt(env, 'LAGOON_SIGNIN_MAX_FAILURES', 10),
-    failuresPerIp: positiveInt(env, 'LAGOON_SIGNIN_MAX_FAILURES_PER_IP', 30),
-    failureWindowSeconds: positiveInt(env, 'LAGOON_SIGNIN_WINDOW_SECONDS', 900),
-    signUpsPerIpPerHour: positiveInt(env, 'LAGOON_SIGNUPS_PER_IP_PER_HOUR', 20),
-  };
-}
+export type { AuthLimitConfig };
 
 // Emails are hashed before they become counter keys, so Redis never holds a list of addresses.
 const emailKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
@@ -51,7 +28,7 @@ export interface AuthLimits {
   signUpRefused(ip: string): Promise<void>;
 }
 
-export function authLimits(deps: AppDeps, config = authLimitConfig(deps.env)): AuthLimits {
+export function authLimits(deps: AppDeps, config: AuthLimitConfig = deps.app.authLimits): AuthLimits {
   // The service keeps its Redis client private to the rate limiter; use it when the service exposes one.
   const redis = deps.svc.redis;
   const prefix = `${deps.svc.config.redisPrefix}:app`;

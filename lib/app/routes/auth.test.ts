@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Harness, startHarness } from '../../../e2e/support/harness.ts';
+import { loadConfig } from '../../config.ts';
 import type { AppDeps } from '../deps.ts';
 import { authRoutes } from './auth.ts';
 import { catalogueRoutes } from './catalogue.ts';
@@ -11,7 +12,7 @@ import { type Browser, caller, cookieFrom, ORIGIN } from './test-support.ts';
 
 let h: Harness;
 let call: ReturnType<typeof caller>;
-const deps = (env: Record<string, string> = {}): AppDeps => ({ svc: h.svc, env });
+const deps = (env: Record<string, string> = {}): AppDeps => ({ svc: h.svc, app: loadConfig(env).app });
 let auth: ReturnType<typeof authRoutes>;
 
 const password = 'correct horse battery';

@@ -1,35 +1,30 @@
 // Account routes: who am I, sign up, sign in, sign out. Sign-up and sign-in run before any session (so before any
 // CSRF token) exists: they take JSON only (a cross-site form cannot send it without a CORS preflight, which this
 // server never grants) and refuse a foreign Origin or a cross-site Sec-Fetch-Site.
-import { ApiError, isApiError } from '../../api/errors.ts';
-import { checkOrigin } from '../../users/csrf.ts';
+import { ApiError } from '../../api/errors.ts';
+import { checkCsrf, CSRF_HEADER } from '../../users/csrf.ts';
 import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../../users/sessions.ts';
 import { signIn, signUp } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
-import { isHttps, json, noContent, optionalSession, readJson, requireSession, route } from '../http.ts';
+import { appRoute, isHttps, json, noContent, optionalSession, readJson } from '../http.ts';
 import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
-import { clientIp } from './client-ip.ts';
 import { toAppUser } from './present.ts';
 import { startSession } from './wallet-session.ts';
-import { applyStartingCredit, startingCredit } from './starting-credit.ts';
+import { applyStartingCredit } from './starting-credit.ts';
 
 // Credentials are small; a larger body is not a sign-in.
 const AUTH_BODY_LIMIT = 16 * 1024;
 
 const sessionToken = (req: Request): string | undefined => parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
 
-function refuseForeignOrigin(req: Request): void {
-  checkOrigin(req.headers.get('origin'), req.headers.get('x-forwarded-host') ?? req.headers.get('host'), req.headers.get('sec-fetch-site'));
-}
-
 export function authRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   const limits = authLimits(deps);
-  const credit = startingCredit(deps.env);
+  const credit = deps.app.startingCredit;
 
   return {
-    me: route(async (req) => {
+    me: appRoute(deps, 'none', async ({ req }) => {
       const s = await optionalSession(deps, req);
       if (!s) {
         // A stale cookie is removed, so the browser stops sending it.
@@ -40,10 +35,8 @@ export function authRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    signUp: route(async (req) => {
-      refuseForeignOrigin(req);
+    signUp: appRoute(deps, 'origin', async ({ req, ip }) => {
       const body = await readJson(req, AUTH_BODY_LIMIT);
-      const ip = clientIp(req);
       await limits.signUp(ip);
       let created: Awaited<ReturnType<typeof signUp>>;
       try {
@@ -57,25 +50,20 @@ export function authRoutes(deps: AppDeps) {
       return startSession(deps, req, created.user, 201);
     }),
 
-    signIn: route(async (req) => {
-      refuseForeignOrigin(req);
+    signIn: appRoute(deps, 'origin', async ({ req, ip }) => {
       const body = await readJson(req, AUTH_BODY_LIMIT);
       const email = typeof body.email === 'string' ? body.email : '';
-      const ip = clientIp(req);
       await limits.attempt(ip, email);
       const user = await signIn(store, { email: body.email, password: body.password });
       await limits.succeeded(ip, email);
       return startSession(deps, req, user, 200);
     }),
 
-    signOut: route(async (req) => {
-      try {
-        await requireSession(deps, req);
-      } catch (e) {
-        // Signing out without a (valid) session has nothing to protect: clear the cookie all the same.
-        if (!isApiError(e) || e.code !== 'AUTHENTICATION_FAILED') throw e;
-        refuseForeignOrigin(req);
-      }
+    // Declared 'origin': signing out without a (valid) session has nothing to protect, so the cookie is cleared all
+    // the same; with a session, its CSRF token is checked too.
+    signOut: appRoute(deps, 'origin', async ({ req }) => {
+      const s = await optionalSession(deps, req);
+      if (s) checkCsrf({ method: 'POST', origin: req.headers.get('origin'), host: req.headers.get('x-forwarded-host') ?? req.headers.get('host'), headerToken: req.headers.get(CSRF_HEADER), sessionCsrf: s.csrfToken });
       await endSession(store, sessionToken(req));
       return noContent({ 'set-cookie': clearSessionCookie(isHttps(req)) });
     }),

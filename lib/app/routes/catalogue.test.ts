@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Harness, scriptedModel, startHarness } from '../../../e2e/support/harness.ts';
 import { grantUsd } from '../../billing/ledger.ts';
 import { toMicros } from '../../billing/money.ts';
+import { loadConfig } from '../../config.ts';
 import type { AppDeps } from '../deps.ts';
 import { authRoutes } from './auth.ts';
 import { catalogueRoutes } from './catalogue.ts';
@@ -36,7 +37,7 @@ before(async () => {
   });
   remoteKey = (await h.newAccount()).key;
   call = caller(h.svc.store, () => [remoteKey]);
-  const deps: AppDeps = { svc: h.svc, env: {} };
+  const deps: AppDeps = { svc: h.svc, app: h.svc.config.app };
   auth = authRoutes(deps);
   cat = catalogueRoutes(deps);
   admin = await newUser();
@@ -130,7 +131,7 @@ describe('account', () => {
 
 describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   test('models and characters come from the remote API with the server-held key; the key never reaches a response', async () => {
-    const deps: AppDeps = { svc: h.svc, env: { INFERENCE_BASE_URL: `${h.base}/`, INFERENCE_API_KEY: remoteKey } };
+    const deps: AppDeps = { svc: h.svc, app: loadConfig({ INFERENCE_BASE_URL: `${h.base}/`, INFERENCE_API_KEY: remoteKey }).app };
     const remote = catalogueRoutes(deps);
     const u = await newUser();
     const models = await call(remote.models, '/models', { browser: u });
@@ -157,7 +158,7 @@ describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   });
 
   test('an unreachable remote API is a clear 503 with retry-after, without upstream details', async () => {
-    const remote = catalogueRoutes({ svc: h.svc, env: { INFERENCE_BASE_URL: 'http://127.0.0.1:9/api/v1', INFERENCE_API_KEY: remoteKey } });
+    const remote = catalogueRoutes({ svc: h.svc, app: loadConfig({ INFERENCE_BASE_URL: 'http://127.0.0.1:9/api/v1', INFERENCE_API_KEY: remoteKey }).app });
     const u = await newUser();
     const r = await call(remote.models, '/models', { browser: u });
     assert.equal(r.status, 503);
@@ -167,7 +168,7 @@ describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   });
 
   test('a refused key is a 503 too (the operator’s problem, not the user’s); the key is not echoed', async () => {
-    const remote = catalogueRoutes({ svc: h.svc, env: { INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: 'lgn_inf_wrongwrongwrongwrongwrongwrongwrongwron' } });
+    const remote = catalogueRoutes({ svc: h.svc, app: loadConfig({ INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: 'lgn_inf_wrongwrongwrongwrongwrongwrongwrongwron' }).app });
     const u = await newUser();
     const r = await call(remote.characters, '/characters', { browser: u });
     assert.equal(r.status, 503);

@@ -3,7 +3,7 @@ import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 import type { User } from '../../users/users.ts';
 import type { WalletConfig } from '../../wallet/config.ts';
 import type { AppDeps } from '../deps.ts';
-import { json, requireSession, route } from '../http.ts';
+import { appRoute, json } from '../http.ts';
 import type { AccountSummary, AppCharacter, AppModel } from '../wire.ts';
 import { catalogueSource, isRemote } from './catalogues.ts';
 
@@ -27,23 +27,20 @@ function topUpHowTo(user: User, diemDaily: number, remote: boolean, rails: Walle
 export function catalogueRoutes(deps: AppDeps) {
   const { svc } = deps;
   const catalogue = catalogueSource(deps);
-  const remote = isRemote(deps.env);
+  const remote = isRemote(deps);
 
   return {
-    models: route(async (req) => {
-      await requireSession(deps, req);
+    models: appRoute(deps, 'session', async () => {
       const body: { models: AppModel[] } = { models: await catalogue.models() };
       return json(body);
     }),
 
-    characters: route(async (req) => {
-      await requireSession(deps, req);
+    characters: appRoute(deps, 'session', async ({ req }) => {
       const body: { characters: AppCharacter[] } = { characters: await catalogue.characters(new URL(req.url).searchParams.get('q')) };
       return json(body);
     }),
 
-    account: route(async (req) => {
-      const { user } = await requireSession(deps, req);
+    account: appRoute(deps, 'session', async ({ session: { user } }) => {
       const now = Date.now();
       const b = await svc.ledger.balances(user.accountId, now);
       // Spendable: what in-flight requests have not reserved (as the service's GET /billing/balance reports it).

@@ -1,14 +1,13 @@
 // Where the app's model and character lists come from: this server's own catalogue, or — in remote mode
 // (INFERENCE_BASE_URL, with INFERENCE_API_KEY) — the remote API's, fetched on the server with the server-held key.
 // Both answer "does this model / character exist" for the conversation routes too.
-import type { Env } from '../../config.ts';
 import type { AppDeps } from '../deps.ts';
 import type { CatalogueSource } from './catalogue-source.ts';
 import { localCatalogue } from './local-catalogue.ts';
 import { remoteCatalogue } from './remote-catalogue.ts';
 
 /** True when chats go to an external API (INFERENCE_BASE_URL) rather than this server's own engines. */
-export const isRemote = (env: Env): boolean => Boolean(env.INFERENCE_BASE_URL?.trim());
+export const isRemote = (deps: AppDeps): boolean => deps.app.remote !== undefined;
 
 // One source per backend: the conversation and catalogue routes share its remote cache.
 const sources = new WeakMap<AppDeps, CatalogueSource>();
@@ -16,7 +15,8 @@ const sources = new WeakMap<AppDeps, CatalogueSource>();
 export function catalogueSource(deps: AppDeps): CatalogueSource {
   let s = sources.get(deps);
   if (!s) {
-    s = isRemote(deps.env) ? remoteCatalogue(deps.env) : localCatalogue(deps);
+    const { remote } = deps.app;
+    s = remote ? remoteCatalogue(remote) : localCatalogue(deps);
     sources.set(deps, s);
   }
   return s;

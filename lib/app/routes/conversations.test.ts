@@ -36,7 +36,7 @@ const list = (u: Browser, query = '') => call(conv.listConversations, `/conversa
 before(async () => {
   h = await startHarness();
   call = caller(h.svc.store);
-  const deps: AppDeps = { svc: h.svc, env: {} };
+  const deps: AppDeps = { svc: h.svc, app: h.svc.config.app };
   auth = authRoutes(deps);
   conv = conversationRoutes(deps);
 });

@@ -6,7 +6,7 @@ import { type ChatSettingsPatch, type CreateConversationInput, exportJson, expor
 import { cleanLine, TITLE_MAX } from '../../conversations/text.ts';
 import { toAppMessage } from '../chat/message.ts';
 import type { AppDeps } from '../deps.ts';
-import { json, noContent, readJson, requireSession, route } from '../http.ts';
+import { appRoute, json, noContent, readJson, type SessionCtx } from '../http.ts';
 import type { AppConversation, AppConversationWithMessages, AppSearchHit } from '../wire.ts';
 import { catalogueSource } from './catalogues.ts';
 import { contentDisposition, fileStem } from './download.ts';
@@ -58,22 +58,20 @@ export function conversationRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   const catalogue = catalogueSource(deps);
 
-  async function session(req: Request) {
-    const s = await requireSession(deps, req);
-    return { user: s.user, ops: userConversations(store, s.user.id) };
-  }
+  // Every call is scoped to the session user by construction.
+  const opsOf = (s: SessionCtx) => userConversations(store, s.user.id);
 
   return {
-    listConversations: route(async (req) => {
-      const { ops } = await session(req);
+    listConversations: appRoute(deps, 'session', async ({ req, session }) => {
+      const ops = opsOf(session);
       const url = new URL(req.url);
       const page = await ops.list({ limit: intParam(url, 'limit'), cursor: url.searchParams.get('cursor') || null });
       const body: { items: AppConversation[]; nextCursor: string | null } = { items: page.items.map(toAppConversation), nextCursor: page.nextCursor };
       return json(body);
     }),
 
-    createConversation: route(async (req) => {
-      const { ops } = await session(req);
+    createConversation: appRoute(deps, 'session+csrf', async ({ req, session }) => {
+      const ops = opsOf(session);
       const b = parseBody(createBody, await readJson(req));
       const character = b.characterSlug ? await catalogue.character(b.characterSlug) : null;
       // The model: the one asked for (404 when unknown), else the character's own when this server has it, else the default.
@@ -85,15 +83,15 @@ export function conversationRoutes(deps: AppDeps) {
       return json(toAppConversation(c), 201);
     }),
 
-    getConversation: route(async (req, params) => {
-      const { ops } = await session(req);
+    getConversation: appRoute(deps, 'session', async ({ params, session }) => {
+      const ops = opsOf(session);
       const c = await ops.get(params.id);
       const body: AppConversationWithMessages = { ...toAppConversation(c), messages: c.messages.map(toAppMessage) };
       return json(body);
     }),
 
-    updateConversation: route(async (req, params) => {
-      const { ops } = await session(req);
+    updateConversation: appRoute(deps, 'session+csrf', async ({ req, params, session }) => {
+      const ops = opsOf(session);
       const b = parseBody(updateBody, await readJson(req));
       // Everything that can be refused is checked before the first write, so a bad field changes nothing.
       const model = b.modelId ? (await catalogue.model(b.modelId)).id : b.modelId;
@@ -104,14 +102,14 @@ export function conversationRoutes(deps: AppDeps) {
       return json(toAppConversation(c ?? (await ops.conversation(params.id))));
     }),
 
-    deleteConversation: route(async (req, params) => {
-      const { ops } = await session(req);
+    deleteConversation: appRoute(deps, 'session+csrf', async ({ params, session }) => {
+      const ops = opsOf(session);
       await ops.remove(params.id);
       return noContent();
     }),
 
-    exportConversation: route(async (req, params) => {
-      const { ops } = await session(req);
+    exportConversation: appRoute(deps, 'session', async ({ req, params, session }) => {
+      const ops = opsOf(session);
       const url = new URL(req.url);
       const format = url.searchParams.get('format') || 'md';
       if (format !== 'md' && format !== 'json') throw new ApiError('INVALID_REQUEST', 'format must be md or json', { param: 'format' });
@@ -126,8 +124,8 @@ export function conversationRoutes(deps: AppDeps) {
       });
     }),
 
-    search: route(async (req) => {
-      const { ops } = await session(req);
+    search: appRoute(deps, 'session', async ({ req, session }) => {
+      const ops = opsOf(session);
       const url = new URL(req.url);
       const q = cleanLine(url.searchParams.get('q') ?? '');
       // An empty box is no search: nothing matches, rather than a 400 while the user is still typing.

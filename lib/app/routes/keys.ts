@@ -4,7 +4,7 @@ import { accountKeys } from '../../auth/keys.ts';
 import { fromMicros } from '../../billing/money.ts';
 import { principalForUser } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
-import { json, requireSession, route } from '../http.ts';
+import { appRoute, json } from '../http.ts';
 import type { AppApiKey } from '../wire.ts';
 
 // Enough for any account a person manages by hand; live keys sort first, so the cut only ever drops old revoked ones.
@@ -30,8 +30,7 @@ const amount = (v: number | string | null) => (v === null ? null : fromMicros(Nu
 export function keyRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   return {
-    keys: route(async (req) => {
-      const { user } = await requireSession(deps, req);
+    keys: appRoute(deps, 'session', async ({ session: { user } }) => {
       const accountId = user.accountId;
       const rows = await store.all<KeyMetaRow>(
         `SELECT id, type, description, created_at, expires_at, revoked_at, last_used_at, limit_usd, limit_diem, limit_period

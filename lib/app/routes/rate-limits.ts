@@ -4,7 +4,7 @@
 import type { ModelEntry } from '../../models/schema.ts';
 import { principalForUser } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
-import { json, requireSession, route } from '../http.ts';
+import { appRoute, json } from '../http.ts';
 import type { ModelRateLimits, RateLimitsReport, RateMeter } from '../wire.ts';
 import { isRemote } from './catalogues.ts';
 
@@ -19,10 +19,9 @@ export function metersOf(h: Record<string, string>, now: number): { requests: Ra
 
 export function rateLimitRoutes(deps: AppDeps) {
   const { svc } = deps;
-  const remote = isRemote(deps.env);
+  const remote = isRemote(deps);
   return {
-    rateLimits: route(async (req) => {
-      const { user } = await requireSession(deps, req);
+    rateLimits: appRoute(deps, 'session', async ({ session: { user } }) => {
       const principal = await principalForUser(svc.store, user);
       const tier = principal.accountTier === 'partner' ? 'partner' : 'default';
       const windowSeconds = svc.limiter.config.windowSeconds;

@@ -3,7 +3,7 @@
 // remote API fails, the last good list is served, and with none a 503 says what is wrong without upstream details.
 import { z } from 'zod';
 import { ApiError } from '../../api/errors.ts';
-import type { Env } from '../../config.ts';
+import type { RemoteConfig } from '../../config.ts';
 import type { AppCharacter, AppModel } from '../wire.ts';
 import { type CatalogueSource, checkCharacterQuery, safePhotoUrl } from './catalogue-source.ts';
 
@@ -85,14 +85,9 @@ interface Cached<T> {
   at: number;
 }
 
-export function remoteCatalogue(env: Env, fetchImpl: typeof fetch = fetch): CatalogueSource {
-  const base = (env.INFERENCE_BASE_URL ?? '').trim().replace(/\/+$/, '');
-  const key = env.INFERENCE_API_KEY?.trim();
-  try {
-    new URL(base);
-  } catch {
-    throw new Error(`INFERENCE_BASE_URL is not a URL: "${base}"`);
-  }
+export function remoteCatalogue(remote: Pick<RemoteConfig, 'baseUrl' | 'apiKey'>, fetchImpl: typeof fetch = fetch): CatalogueSource {
+  const base = remote.baseUrl.replace(/\/+$/, '');
+  const key = remote.apiKey;
 
   async function getList(path: string): Promise<unknown[]> {
     let res: Response;

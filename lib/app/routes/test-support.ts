@@ -1,9 +1,8 @@
 // Test helpers for the app's route handlers: Requests as a browser on this site sends them (cookie, CSRF header,
-// Origin, the stamped client IP), and a scan of every response for key material.
+// Origin; the client address as the server passes it), and a scan of every response for key material.
 import assert from 'node:assert/strict';
 import type { Store } from '../../db/store.ts';
 import type { RouteHandler } from '../http.ts';
-import { CLIENT_IP_HEADER } from './client-ip.ts';
 
 export const HOST = 'chat.test';
 export const ORIGIN = `http://${HOST}`;
@@ -26,7 +25,7 @@ export interface CallOptions {
 
 export function appRequest(path: string, o: CallOptions = {}): Request {
   const method = o.method ?? 'GET';
-  const headers: Record<string, string> = { host: HOST, [CLIENT_IP_HEADER]: o.browser?.ip ?? '192.0.2.1' };
+  const headers: Record<string, string> = { host: HOST };
   if (method !== 'GET') headers.origin = ORIGIN;
   if (o.body !== undefined) headers['content-type'] = 'application/json';
   if (o.browser?.cookie) headers.cookie = o.browser.cookie;
@@ -68,7 +67,7 @@ export function assertNoKeyMaterial(text: string, secrets: string[], where: stri
 export function caller(store: Store, extraSecrets: () => string[] = () => []) {
   return async function call(handler: RouteHandler, path: string, o: CallOptions = {}, params: Record<string, string> = {}): Promise<Result> {
     const req = appRequest(path, o);
-    const res = await handler(req, params);
+    const res = await handler(req, params, { ip: o.browser?.ip ?? '192.0.2.1' });
     const text = await res.text();
     const where = `${o.method ?? 'GET'} ${path}`;
     assertNoKeyMaterial(`${JSON.stringify([...res.headers])}\n${text}`, [...(await storedSecrets(store)), ...extraSecrets()], where);

@@ -9,6 +9,7 @@ import { post, type Harness, startHarness } from '../../../e2e/support/harness.t
 import { createTestDatabase } from '../../../e2e/support/pg.ts';
 import { accountKeys } from '../../auth/keys.ts';
 import { fromMicros } from '../../billing/money.ts';
+import { loadConfig } from '../../config.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import { chatRoutes } from '../chat/routes.ts';
 import { call as chatCall, EventReader, testUser, type TestUser } from '../chat/test-support.ts';
@@ -29,8 +30,8 @@ const secrets: string[] = [];
 let alice: TestUser;
 let bob: TestUser;
 
-function appFor(env: AppDeps['env']) {
-  const deps: AppDeps = { svc: h.svc, env };
+function appFor(env: Record<string, string>) {
+  const deps: AppDeps = { svc: h.svc, app: loadConfig(env).app };
   return { chat: chatRoutes(deps), ...usageRoutes(deps), ...rateLimitRoutes(deps), ...keyRoutes(deps) };
 }
 let local: ReturnType<typeof appFor>;

@@ -52,7 +52,7 @@ before(async () => {
       LAGOON_X402_MAX_TOPUP_USD: '100',
     },
   });
-  const deps: AppDeps = { svc: h.svc, env: {} };
+  const deps: AppDeps = { svc: h.svc, app: h.svc.config.app };
   call = caller(h.svc.store);
   routes = walletRoutes(deps);
   auth = authRoutes(deps);

@@ -6,14 +6,13 @@ import type { PaymentPayload } from '@x402/core/types';
 import { getAddress } from 'viem';
 import { ApiError } from '../../api/errors.ts';
 import { fromMicros } from '../../billing/money.ts';
-import { checkOrigin } from '../../users/csrf.ts';
 import { ensureWalletUser } from '../../users/wallet-users.ts';
 import { readPayment } from '../../wallet/payment.ts';
 import { formatSignInMessage } from '../../wallet/siwx-message.ts';
 import { unsignedSolanaPayment } from '../../wallet/solana-transaction.ts';
 import { EVM_ADDRESS, SOLANA_ADDRESS } from '../../wallet/networks.ts';
 import type { AppDeps } from '../deps.ts';
-import { json, readJson, requireSession, route } from '../http.ts';
+import { appRoute, json, readJson, type SessionCtx } from '../http.ts';
 import type { WalletChain, WalletChallenge, WalletSignInFields, WalletTopUpRequirements, WalletTopUpResponse } from '../wire.ts';
 import { startSession } from './wallet-session.ts';
 import { requestedAmount, solanaSigners } from './wallet-payment.ts';
@@ -28,25 +27,20 @@ function chainOf(raw: string | null): WalletChain {
   throw new ApiError('INVALID_REQUEST', 'chain must be "evm" or "solana"', { param: 'chain' });
 }
 
-function refuseForeignOrigin(req: Request): void {
-  checkOrigin(req.headers.get('origin'), req.headers.get('x-forwarded-host') ?? req.headers.get('host'), req.headers.get('sec-fetch-site'));
-}
-
 const FIELD_NAMES = ['domain', 'address', 'statement', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'expirationTime', 'signature'] as const;
 
 export function walletRoutes(deps: AppDeps) {
   const { svc } = deps;
   const wallets = svc.wallet;
 
-  /** The session's wallet user (401 without a session, 403 for an email user), CSRF-checked for POST. */
-  async function requireWalletUser(req: Request) {
-    const s = await requireSession(deps, req);
+  /** The session's wallet (403 for an email user). */
+  function walletUser(s: SessionCtx) {
     if (!s.user.wallet) throw new ApiError('FORBIDDEN', 'Top-ups are for users signed in with a wallet');
     return { ...s, wallet: s.user.wallet };
   }
 
   return {
-    walletChallenge: route(async (req) => {
+    walletChallenge: appRoute(deps, 'none', async ({ req }) => {
       const q = new URL(req.url).searchParams;
       const chain = chainOf(q.get('chain'));
       const raw = q.get('address') ?? '';
@@ -68,8 +62,7 @@ export function walletRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    walletSignIn: route(async (req) => {
-      refuseForeignOrigin(req);
+    walletSignIn: appRoute(deps, 'origin', async ({ req }) => {
       const body = await readJson(req, BODY_LIMIT);
       const p = body.payload;
       if (!p || typeof p !== 'object' || Array.isArray(p)) throw new ApiError('INVALID_REQUEST', 'payload must be the signed challenge', { param: 'payload' });
@@ -82,8 +75,8 @@ export function walletRoutes(deps: AppDeps) {
       return startSession(deps, req, user, 200);
     }),
 
-    walletTopUpRequirements: route(async (req) => {
-      const { wallet } = await requireWalletUser(req);
+    walletTopUpRequirements: appRoute(deps, 'session', async ({ req, session }) => {
+      const { wallet } = walletUser(session);
       const q = new URL(req.url).searchParams;
       const chain = chainOf(q.get('chain'));
       // Only the signed-in wallet may pay (see walletTopUp), so only its own chain is offered.
@@ -105,8 +98,8 @@ export function walletRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    walletTopUp: route(async (req) => {
-      const { wallet } = await requireWalletUser(req);
+    walletTopUp: appRoute(deps, 'session+csrf', async ({ req, session }) => {
+      const { wallet } = walletUser(session);
       const body = await readJson(req, BODY_LIMIT);
       const payment = body.payment;
       if (!payment || typeof payment !== 'object' || Array.isArray(payment)) throw new ApiError('INVALID_REQUEST', 'payment must be the signed x402 payment', { param: 'payment' });

@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { type ApiKey, accountKeys, type KeySpending } from '../../auth/keys.ts';
 import { microsToString, toMicros } from '../../billing/money.ts';
-import { jsonBody, requireAdmin, type RequestCtx } from '../context.ts';
+import { jsonBody, principalOf, type RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
 
 const MAX_ACTIVE_KEYS = 500;
@@ -70,14 +70,14 @@ const patchBody = z.strictObject({
 const limitMicros = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMicros(v));
 
 export async function listKeys(ctx: RequestCtx): Promise<void> {
-  const p = await requireAdmin(ctx);
+  const p = principalOf(ctx);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const [list, spending] = await Promise.all([keys.listActive(), keys.spending()]);
   ok(ctx, { object: 'list', data: list.map((k) => keyRecord(k, spending.get(k.id))) });
 }
 
 export async function getKey(ctx: RequestCtx): Promise<void> {
-  const p = await requireAdmin(ctx);
+  const p = principalOf(ctx);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const key = await keys.get(ctx.params.id);
   if (!key || key.revokedAt !== null) throw new ApiError('NOT_FOUND', `API key ${ctx.params.id} not found`);
@@ -85,7 +85,7 @@ export async function getKey(ctx: RequestCtx): Promise<void> {
 }
 
 export async function createKey(ctx: RequestCtx): Promise<void> {
-  const p = await requireAdmin(ctx);
+  const p = principalOf(ctx);
   const body = parseOrThrow(createBody, await jsonBody(ctx), ctx.svc.config.wire);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   if ((await keys.countActive()) >= MAX_ACTIVE_KEYS) throw new ApiError('INVALID_REQUEST', `An account may have at most ${MAX_ACTIVE_KEYS} active API keys`);
@@ -112,7 +112,7 @@ export async function createKey(ctx: RequestCtx): Promise<void> {
 }
 
 export async function updateKey(ctx: RequestCtx): Promise<void> {
-  const p = await requireAdmin(ctx);
+  const p = principalOf(ctx);
   const body = parseOrThrow(patchBody, await jsonBody(ctx), ctx.svc.config.wire);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const limits = body.consumptionLimit;
@@ -129,7 +129,7 @@ export async function updateKey(ctx: RequestCtx): Promise<void> {
 }
 
 export async function deleteKey(ctx: RequestCtx): Promise<void> {
-  const p = await requireAdmin(ctx);
+  const p = principalOf(ctx);
   let id = ctx.url.searchParams.get('id');
   if (!id && ctx.req.headers['content-length'] && ctx.req.headers['content-length'] !== '0') {
     const body = parseOrThrow(z.strictObject({ id: z.string().min(1) }), await jsonBody(ctx), ctx.svc.config.wire);

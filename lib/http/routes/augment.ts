@@ -5,27 +5,27 @@ import { ApiError } from '../../api/errors.ts';
 import { baseHeaders } from '../../api/headers.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { scrapeUrl } from '../../augment/scrape.ts';
-import { keyLimitOf, type Principal } from '../../auth/keys.ts';
-import type { UsageRecord } from '../../billing/ledger.ts';
+import type { Principal } from '../../auth/keys.ts';
+import { perCallPrices } from '../../billing/pricing.ts';
 import { fileToText } from '../../files/to-text.ts';
 import { estimateTextTokens } from '../../inference/chat/estimate.ts';
+import { metered } from '../../inference/metered.ts';
 import { readBody } from '../body.ts';
-import { jsonBody, requireKey, type RequestCtx } from '../context.ts';
+import { jsonBody, principalOf, type RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
 
-/** Reserves the price, runs the work, and bills it only when the work succeeded. */
-async function billed<T>(ctx: RequestCtx, p: Principal, price: number, usage: Omit<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedTokens'>, work: () => Promise<T>): Promise<T> {
-  const { hold } = await ctx.svc.ledger.reserve({ requestId: ctx.requestId, accountId: p.accountId, keyId: p.keyId, keyLimit: keyLimitOf(p.key), estimate: { usd: price, diem: price } });
-  let value: T;
-  try {
-    value = await work();
-  } catch (e) {
-    void ctx.svc.ledger.release(hold);
-    throw e;
-  }
-  const cost = { usd: price, diem: price };
-  void ctx.svc.ledger.settle(hold, cost, { ...usage, promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
-  return value;
+/**
+ * A metered call at the configured price per call (not rate-limited: no model runs): reserves the price, runs the
+ * work, and bills one call only when the work succeeded. The usage row counts the search or scraped page too.
+ */
+async function billed<T>(ctx: RequestCtx, p: Principal, price: number, usage: { modelId: string; endpoint: string; searches?: number; scrapedUrls?: number }, work: () => Promise<T>): Promise<T> {
+  const used = { calls: 1, searches: usage.searches, scrapedUrls: usage.scrapedUrls };
+  const call = { modelId: usage.modelId, endpoint: usage.endpoint, prices: perCallPrices(price), unit: 'call' as const, estimate: used };
+  return metered(ctx.svc, { principal: p, requestId: ctx.requestId, responseHeaders: ctx.extraHeaders }, call, async (meter) => {
+    const value = await work();
+    meter.settle(used);
+    return value;
+  });
 }
 
 const searchBody = z.strictObject({
@@ -35,7 +35,7 @@ const searchBody = z.strictObject({
 });
 
 export async function augmentSearch(ctx: RequestCtx): Promise<void> {
-  const p = await requireKey(ctx);
+  const p = principalOf(ctx);
   const body = parseOrThrow(searchBody, await jsonBody(ctx), ctx.svc.config.wire);
   const provider = ctx.svc.searchProvider;
   if (!provider) throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server');
@@ -56,17 +56,17 @@ export async function augmentSearch(ctx: RequestCtx): Promise<void> {
 const scrapeBody = z.strictObject({ url: z.string().url().max(2048) });
 
 export async function augmentScrape(ctx: RequestCtx): Promise<void> {
-  const p = await requireKey(ctx);
+  const p = principalOf(ctx);
   const body = parseOrThrow(scrapeBody, await jsonBody(ctx), ctx.svc.config.wire);
   const page = await billed(ctx, p, ctx.svc.config.augmentPrices.scrapedUrl, { modelId: 'augment:scrape', endpoint: '/augment/scrape', scrapedUrls: 1 }, () =>
-    scrapeUrl(body.url, { signal: ctx.signal }),
+    scrapeUrl(body.url, { signal: ctx.signal, allowHosts: ctx.svc.config.fetchAllowHosts }),
   );
   ok(ctx, { url: page.url, title: page.title, content: page.content, format: 'text' });
 }
 
 /** multipart/form-data with a `file` field (and optional `response_format`: json or text). */
 export async function augmentTextParser(ctx: RequestCtx): Promise<void> {
-  const p = await requireKey(ctx);
+  const p = principalOf(ctx);
   const type = ctx.req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
     throw new ApiError('INVALID_CONTENT_TYPE', 'Send the document as multipart/form-data with a "file" field');

@@ -9,33 +9,19 @@ import { toCsv } from '../../billing/csv.ts';
 import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 // Aliased: the handlers carry the route names, which are the same words.
 import { type UsageRow, usageAnalytics as queryAnalytics, usageHistory as queryHistory } from '../../billing/usage-query.ts';
-import { type RequestCtx, requireAdmin } from '../context.ts';
+import { principalOf, type RequestCtx } from '../context.ts';
+import { queryObject } from '../../api/query.ts';
 import { ok } from '../send.ts';
 
 const DAY_MS = 86_400_000;
 const ANALYTICS_DEFAULT_DAYS = 7;
 const ANALYTICS_MAX_DAYS = 90;
 
-async function beginBeta(ctx: RequestCtx) {
-  ctx.extraHeaders[`${ctx.headerCtx.wire.headerPrefix}beta`] = 'true';
-  return requireAdmin(ctx);
-}
-
-/** The query string as an object for strict validation; a parameter given twice is ambiguous, so it is refused. */
-function queryObject(ctx: RequestCtx): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of ctx.url.searchParams) {
-    if (Object.hasOwn(out, name)) throw new ApiError('INVALID_REQUEST', `Query parameter ${name} is given more than once`, { param: name });
-    out[name] = value;
-  }
-  return out;
-}
-
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export async function billingBalance(ctx: RequestCtx): Promise<void> {
-  const { accountId } = await beginBeta(ctx);
-  parseOrThrow(z.strictObject({}), queryObject(ctx), ctx.headerCtx.wire);
+  const { accountId } = principalOf(ctx);
+  parseOrThrow(z.strictObject({}), queryObject(ctx.url), ctx.headerCtx.wire);
   const now = Date.now();
   const b = await ctx.svc.ledger.balances(accountId, now);
   // Spendable: what in-flight requests have not reserved. DIEM is spent before USD, so it is the currency in use.
@@ -82,7 +68,12 @@ const historyQuery = z
     }
   });
 
-const CSV_COLUMNS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem'] as const satisfies readonly (keyof UsageRow)[];
+// unit and quantity came later: they follow the original columns, so a reader of the earlier file finds its columns
+// where they were.
+const CSV_COLUMNS = [
+  'timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem',
+  'unit', 'quantity',
+] as const satisfies readonly (keyof UsageRow)[];
 
 /** Whether the client asked for CSV: text/csv accepted (q > 0) and preferred at least as much as JSON. */
 function wantsCsv(accept: string | undefined): boolean {
@@ -97,8 +88,8 @@ function wantsCsv(accept: string | undefined): boolean {
 }
 
 export async function usageHistory(ctx: RequestCtx): Promise<void> {
-  const { accountId } = await beginBeta(ctx);
-  const q = parseOrThrow(historyQuery, queryObject(ctx), ctx.headerCtx.wire);
+  const { accountId } = principalOf(ctx);
+  const q = parseOrThrow(historyQuery, queryObject(ctx.url), ctx.headerCtx.wire);
   const { rows, total } = await queryHistory(ctx.svc.store, accountId, {
     from: q.startDate,
     to: q.endDate,
@@ -134,8 +125,8 @@ const analyticsQuery = z.strictObject({
 const dayStart = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
 export async function usageAnalytics(ctx: RequestCtx): Promise<void> {
-  const { accountId } = await beginBeta(ctx);
-  const q = parseOrThrow(analyticsQuery, queryObject(ctx), ctx.headerCtx.wire);
+  const { accountId } = principalOf(ctx);
+  const q = parseOrThrow(analyticsQuery, queryObject(ctx.url), ctx.headerCtx.wire);
   // Whole UTC days, endDate included. Without endDate the range ends today; without startDate it spans 7 days.
   const end = q.endDate ? dayStart(q.endDate) : dayStart(utcDay(Date.now()));
   const start = q.startDate ? dayStart(q.startDate) : end - (ANALYTICS_DEFAULT_DAYS - 1) * DAY_MS;

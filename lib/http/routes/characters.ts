@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../api/errors.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { characterRecord, getCharacter, listCharacters } from '../../characters/characters.ts';
-import { requireKey, type RequestCtx } from '../context.ts';
+import type { RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
 
 const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -16,7 +16,6 @@ const query = z.strictObject({
 });
 
 export async function listCharactersRoute(ctx: RequestCtx): Promise<void> {
-  await requireKey(ctx);
   const sp = ctx.url.searchParams;
   const raw: Record<string, unknown> = {};
   for (const key of new Set(sp.keys())) {
@@ -29,7 +28,6 @@ export async function listCharactersRoute(ctx: RequestCtx): Promise<void> {
 }
 
 export async function getCharacterRoute(ctx: RequestCtx): Promise<void> {
-  await requireKey(ctx);
   const c = await getCharacter(ctx.svc.store, ctx.params.slug);
   if (!c) throw new ApiError('CHARACTER_NOT_FOUND', `Character "${ctx.params.slug}" not found`);
   ok(ctx, { object: 'character', data: characterRecord(c) });

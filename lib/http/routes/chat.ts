@@ -1,12 +1,13 @@
-// POST /chat/completions: parse, run the pipeline, write JSON or SSE.
+// POST /chat/completions: parse, run the pipeline, write JSON or the stream's events as SSE (sse-chat.ts).
 import { balanceHeaders, baseHeaders, modelHeaders } from '../../api/headers.ts';
 import { runChat } from '../../inference/chat/pipeline.ts';
-import { jsonBody, requireCaller, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../context.ts';
+import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../context.ts';
 import { startSse, writeEvent } from '../respond.ts';
+import { chatSseEvent } from '../sse-chat.ts';
 import { ok } from '../send.ts';
 
 export async function chatCompletions(ctx: RequestCtx): Promise<void> {
-  const principal = await requireCaller(ctx);
+  const principal = principalOf(ctx);
   const body = await jsonBody(ctx);
   const { svc } = ctx;
   const result = await withWalletCredit(ctx, () =>
@@ -32,9 +33,10 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
     lastWrite = Date.now();
   }, Math.max(10, Math.floor(keepAliveMs / 3)));
   try {
-    for await (const event of result.events) {
+    const { head } = result;
+    for await (const step of result.events) {
       if (ctx.res.destroyed) break;
-      const drained = writeEvent(ctx.res, event);
+      const drained = writeEvent(ctx.res, chatSseEvent(head, step));
       lastWrite = Date.now();
       if (drained) await drained;
     }

@@ -1,11 +1,11 @@
 // POST /embeddings: a key or a signed-in wallet, like chat; the JSON answer is compressed when the client accepts it.
 import { balanceHeaders, modelHeaders } from '../../api/headers.ts';
 import { runEmbeddings } from '../../inference/embeddings/pipeline.ts';
-import { jsonBody, requireCaller, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../context.ts';
+import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../context.ts';
 import { ok } from '../send.ts';
 
 export async function embeddings(ctx: RequestCtx): Promise<void> {
-  const principal = await requireCaller(ctx);
+  const principal = principalOf(ctx);
   const body = await jsonBody(ctx);
   const result = await withWalletCredit(ctx, () =>
     runEmbeddings(ctx.svc.chatDeps, { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders }, body),

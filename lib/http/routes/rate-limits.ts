@@ -3,11 +3,11 @@ import { keySpent } from '../../billing/key-limits.ts';
 import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 import { keyLimitOf } from '../../auth/keys.ts';
 import { listBreaches } from '../../limits/breach-log.ts';
-import { requireAdmin, requireKey, type RequestCtx, tierOf } from '../context.ts';
+import { principalOf, type RequestCtx, tierOf } from '../context.ts';
 import { ok } from '../send.ts';
 
 export async function rateLimitStatus(ctx: RequestCtx): Promise<void> {
-  const p = await requireKey(ctx);
+  const p = principalOf(ctx);
   const { store, catalogue, limiter } = ctx.svc;
   const now = Date.now();
   const tier = tierOf(p);
@@ -43,6 +43,6 @@ export async function rateLimitStatus(ctx: RequestCtx): Promise<void> {
 }
 
 export async function rateLimitLog(ctx: RequestCtx): Promise<void> {
-  const p = await requireAdmin(ctx);
+  const p = principalOf(ctx);
   ok(ctx, { object: 'list', data: await listBreaches(ctx.svc.store, p.accountId, 50) });
 }

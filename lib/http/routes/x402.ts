@@ -7,7 +7,7 @@ import { fromMicros } from '../../billing/money.ts';
 import { namespaceOfAddress, normaliseAddress } from '../../wallet/networks.ts';
 import { API_BASE, PAYMENT_HEADERS } from '../../wallet/service.ts';
 import type { Wallet } from '../../wallet/wallets.ts';
-import { limitByIp, type RequestCtx, requireWallet } from '../context.ts';
+import { type RequestCtx, walletOf } from '../context.ts';
 import { ok } from '../send.ts';
 
 function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
@@ -32,7 +32,6 @@ function requestedAmount(ctx: RequestCtx): number | undefined {
 }
 
 export async function topUp(ctx: RequestCtx): Promise<void> {
-  await limitByIp(ctx);
   const header = paymentHeader(ctx);
   if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx));
   let result;
@@ -63,17 +62,17 @@ export async function topUp(ctx: RequestCtx): Promise<void> {
 }
 
 /** The signed-in wallet, which must be the one named in the path. */
-async function ownWallet(ctx: RequestCtx): Promise<Wallet> {
+function ownWallet(ctx: RequestCtx): Wallet {
   const raw = ctx.params.walletAddress ?? '';
   const namespace = namespaceOfAddress(raw);
   if (!namespace) throw new ApiError('INVALID_REQUEST', 'walletAddress must be an EVM (0x…) or Solana (base58) address', { param: 'walletAddress' });
-  const { wallet } = await requireWallet(ctx);
+  const wallet = walletOf(ctx);
   if (wallet.namespace !== namespace || wallet.address !== normaliseAddress(namespace, raw)) throw new ApiError('X402_WALLET_MISMATCH');
   return wallet;
 }
 
 export async function walletBalance(ctx: RequestCtx): Promise<void> {
-  const wallet = await ownWallet(ctx);
+  const wallet = ownWallet(ctx);
   const { usd, held } = await ctx.svc.wallet.spendable(wallet);
   const s = ctx.svc.wallet.settings;
   ok(ctx, {
@@ -100,7 +99,7 @@ function intParam(ctx: RequestCtx, name: string, fallback: number, min: number, 
 export async function walletTransactions(ctx: RequestCtx): Promise<void> {
   const limit = intParam(ctx, 'limit', 50, 1, 100);
   const offset = intParam(ctx, 'offset', 0, 0, 1_000_000);
-  const wallet = await ownWallet(ctx);
+  const wallet = ownWallet(ctx);
   const { balance, entries, hasMore } = await ctx.svc.wallet.statement(wallet, { limit, offset });
   ok(ctx, {
     success: true,
@@ -124,7 +123,6 @@ export async function walletTransactions(ctx: RequestCtx): Promise<void> {
 }
 
 export async function siwxChallenge(ctx: RequestCtx): Promise<void> {
-  await limitByIp(ctx);
   ctx.extraHeaders['cache-control'] = 'no-store';
   ok(ctx, { success: true, data: await ctx.svc.wallet.challenge(API_BASE) });
 }

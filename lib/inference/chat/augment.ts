@@ -74,11 +74,11 @@ function withContext(messages: EngineMessage[], text: string): EngineMessage[] {
 export async function runAugmentation(
   plan: AugmentPlan,
   messages: EngineMessage[],
-  opts: { provider?: SearchProvider; citations: boolean; signal: AbortSignal },
+  opts: { provider?: SearchProvider; citations: boolean; signal: AbortSignal; allowHosts?: string[] },
 ): Promise<{ messages: EngineMessage[]; result: Augmentation }> {
   const result: Augmentation = { citations: [], searches: 0, scrapedUrls: 0 };
   if (plan.urls.length) {
-    const { pages, failed } = await scrapeAll(plan.urls, { signal: opts.signal });
+    const { pages, failed } = await scrapeAll(plan.urls, { signal: opts.signal, allowHosts: opts.allowHosts });
     for (const f of failed) console.warn(`scraping ${f.url} failed: ${f.reason}`);
     result.scrapedUrls = pages.length;
     if (!pages.length) return { messages, result };

@@ -6,7 +6,7 @@ import type { Character } from '../../characters/characters.ts';
 import { parseDataUrl } from '../../files/data-url.ts';
 import { fileToText, formatFileForPrompt } from '../../files/to-text.ts';
 import type { ModelEntry } from '../../models/schema.ts';
-import { fetchAllowHostsFromEnv, safeFetch } from '../../net/safe-fetch.ts';
+import { safeFetch } from '../../net/safe-fetch.ts';
 import type { EngineMessage } from '../types.ts';
 
 /** Per-message caps on non-text parts, as the public API sets them. */
@@ -20,12 +20,12 @@ const GATES: Record<string, { capability: keyof ModelEntry['capabilities']; what
 
 const textOf = (content: string | { text: string }[]): string => (typeof content === 'string' ? content : content.map((p) => p.text).join('\n\n'));
 
-async function fileBytes(part: Extract<UserPart, { type: 'file' }>): Promise<{ data: Buffer; mimeType?: string }> {
+async function fileBytes(part: Extract<UserPart, { type: 'file' }>, allowHosts: string[] | undefined): Promise<{ data: Buffer; mimeType?: string }> {
   const src = part.file.file_data;
   if (!src) throw new ApiError('INVALID_REQUEST', 'file parts need file.file_data (a data: URL or an http(s) URL); file_id is not supported');
   if (src.startsWith('data:')) return parseDataUrl(src);
   if (/^https?:\/\//i.test(src)) {
-    const r = await safeFetch(src, { allowHosts: fetchAllowHostsFromEnv() });
+    const r = await safeFetch(src, { allowHosts });
     if (r.status !== 200) throw new ApiError('INVALID_REQUEST', `Could not fetch file ${src}: HTTP ${r.status}`);
     return { data: r.body, mimeType: r.contentType?.split(';')[0] };
   }
@@ -38,19 +38,19 @@ const IMAGE_MAX_BYTES = 25 * 1024 * 1024;
  * An image URL is fetched here, through the safe fetcher, and sent on inline: left as a URL, the engine would fetch
  * it from inside our network, where a private or metadata address must never be reachable by a user.
  */
-async function inlineImage(url: string): Promise<string> {
+async function inlineImage(url: string, allowHosts: string[] | undefined): Promise<string> {
   if (!/^https?:\/\//i.test(url)) {
     if (url.startsWith('data:image/')) return url;
     throw new ApiError('INVALID_REQUEST', 'image_url.url must be an http(s) URL or a data:image/... URL');
   }
-  const r = await safeFetch(url, { allowHosts: fetchAllowHostsFromEnv(), maxBytes: IMAGE_MAX_BYTES, accept: 'image/*' });
+  const r = await safeFetch(url, { allowHosts, maxBytes: IMAGE_MAX_BYTES, accept: 'image/*' });
   if (r.status !== 200) throw new ApiError('INVALID_REQUEST', `Could not fetch image ${url}: HTTP ${r.status}`);
   const type = r.contentType?.split(';')[0].trim().toLowerCase();
   if (!type?.startsWith('image/')) throw new ApiError('INVALID_REQUEST', `${url} is not an image (content-type ${type ?? 'none'})`);
   return `data:${type};base64,${r.body.toString('base64')}`;
 }
 
-async function userContent(model: ModelEntry, content: string | UserPart[], at: number): Promise<EngineMessage['content']> {
+async function userContent(model: ModelEntry, content: string | UserPart[], at: number, allowHosts: string[] | undefined): Promise<EngineMessage['content']> {
   if (typeof content === 'string') return content;
   const counts: Record<string, number> = {};
   const parts: Record<string, unknown>[] = [];
@@ -66,11 +66,11 @@ async function userContent(model: ModelEntry, content: string | UserPart[], at: 
     }
     if (part.type === 'text') parts.push({ type: 'text', text: part.text });
     else if (part.type === 'file') {
-      const { data, mimeType } = await fileBytes(part);
+      const { data, mimeType } = await fileBytes(part, allowHosts);
       const { kind, text } = await fileToText({ data, filename: part.file.filename, mimeType });
       parts.push({ type: 'text', text: formatFileForPrompt(part.file.filename, kind, text) });
     } else if (part.type === 'image_url') {
-      parts.push({ type: 'image_url', image_url: { ...part.image_url, url: await inlineImage(part.image_url.url) } });
+      parts.push({ type: 'image_url', image_url: { ...part.image_url, url: await inlineImage(part.image_url.url, allowHosts) } });
     } else {
       const { cache_control: _c, ...rest } = part;
       parts.push(rest);
@@ -86,6 +86,8 @@ export interface MessageInputs {
   operatorPrompts: string[];
   includeOperatorPrompts: boolean;
   character?: Character;
+  /** Private hosts that file and image URLs may still be fetched from (Config.fetchAllowHosts). */
+  allowHosts?: string[];
 }
 
 export async function toEngineMessages(input: MessageInputs): Promise<EngineMessage[]> {
@@ -106,7 +108,7 @@ export async function toEngineMessages(input: MessageInputs): Promise<EngineMess
         out.push({ role: 'system', content: textOf(m.content) });
         break;
       case 'user':
-        out.push({ role: 'user', content: await userContent(input.model, m.content, i), ...(m.name ? { name: m.name } : {}) });
+        out.push({ role: 'user', content: await userContent(input.model, m.content, i, input.allowHosts), ...(m.name ? { name: m.name } : {}) });
         break;
       case 'assistant': {
         const msg: EngineMessage = { role: 'assistant', content: m.content == null ? null : textOf(m.content) };

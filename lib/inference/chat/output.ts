@@ -1,8 +1,9 @@
 // Engine output → the service's response shapes: `<think>` blocks moved to reasoning_content (or dropped when the
 // request strips thinking), our ids and model names, usage with details, cost, and the parameters echo.
 import { fromMicros, type Amount } from '../../billing/money.ts';
-import type { EngineChoice, EngineChunk, EngineUsage, FinishReason, ToolCall } from '../types.ts';
+import type { EngineChoice, EngineChunk, EngineUsage, FinishReason } from '../types.ts';
 import { CitationRewriter } from '../../augment/citations.ts';
+import type { ChatEvent, DeltaEvent } from './events.ts';
 import { ThinkSplitter, splitThink } from './think.ts';
 
 export function usageRecord(u: EngineUsage) {
@@ -76,14 +77,15 @@ export class StreamShaper {
     return s;
   }
 
-  /** The chunk's choices in the response shape; empty when nothing is left to send (e.g. a held-back tag). */
-  shape(chunk: EngineChunk) {
+  /**
+   * The chunk's choices as stream events (per choice: delta, tool_calls, finish); empty when nothing is left to
+   * send (e.g. a held-back tag).
+   */
+  shape(chunk: EngineChunk): ChatEvent[] {
     if (chunk.usage) this.usage = chunk.usage;
-    const out = [];
+    const out: ChatEvent[] = [];
     for (const c of chunk.choices) {
       const s = this.state(c.index);
-      const delta: { role?: 'assistant'; content?: string; reasoning_content?: string; tool_calls?: ToolCall[] } = {};
-      if (c.delta.role) delta.role = 'assistant';
       let reasoning = c.delta.reasoning_content ?? '';
       let content = '';
       if (c.delta.content) {
@@ -102,16 +104,21 @@ export class StreamShaper {
         reasoning += rest.reasoning;
       }
       if (s.citations) content = s.citations.push(content) + (c.finish_reason ? s.citations.flush() : '');
-      if (content) delta.content = content;
-      if (reasoning && this.keepReasoning) delta.reasoning_content = reasoning;
+      if (c.delta.role || content || (reasoning && this.keepReasoning) || c.logprobs) {
+        const delta: DeltaEvent = { type: 'delta', index: c.index };
+        if (c.delta.role) delta.role = 'assistant';
+        if (content) delta.content = content;
+        if (reasoning && this.keepReasoning) delta.reasoning = reasoning;
+        if (c.logprobs) delta.logprobs = c.logprobs;
+        out.push(delta);
+      }
       if (c.delta.tool_calls?.length) {
-        delta.tool_calls = this.toolIndexShift ? c.delta.tool_calls.map((t) => ({ ...t, index: (t.index ?? 0) + this.toolIndexShift })) : c.delta.tool_calls;
+        const calls = this.toolIndexShift ? c.delta.tool_calls.map((t) => ({ ...t, index: (t.index ?? 0) + this.toolIndexShift })) : c.delta.tool_calls;
+        out.push({ type: 'tool_calls', index: c.index, calls });
         s.pieces++;
         s.text += JSON.stringify(c.delta.tool_calls);
       }
-      const hasDelta = Object.keys(delta).length > 0;
-      if (!hasDelta && !c.finish_reason && !c.logprobs) continue;
-      out.push({ index: c.index, delta, finish_reason: c.finish_reason ?? null, ...(c.logprobs ? { logprobs: c.logprobs } : {}) });
+      if (c.finish_reason) out.push({ type: 'finish', index: c.index, reason: c.finish_reason });
     }
     return out;
   }

@@ -6,25 +6,25 @@ import { chatRequestSchema } from '../../api/chat-schema.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { bodyToInternal, echoToWire } from '../../api/wire-rename.ts';
 import type { WireNames } from '../../api/wire.ts';
-import { keyLimitOf, type Principal } from '../../auth/keys.ts';
-import { type Balances, chargeFor, type Hold } from '../../billing/ledger.ts';
+import type { Principal } from '../../auth/keys.ts';
+import type { Balances, Hold } from '../../billing/ledger.ts';
 import type { Ledger } from '../../billing/ledger-service.ts';
 import type { Amount } from '../../billing/money.ts';
-import { costOf, estimateOf } from '../../billing/pricing.ts';
 import type { Store } from '../../db/store.ts';
-import { recordBreach } from '../../limits/breach-log.ts';
-import { type Admission, type RateLimiter, rateLimitTypeOf } from '../../limits/rate-limiter.ts';
-import type { SearchProvider } from '../../augment/types.ts';
+import type { RateLimiter } from '../../limits/rate-limiter.ts';
+import type { SearchProvider, SearchResult } from '../../augment/types.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
+import { openMeter } from '../metered.ts';
 import type { EngineRegistry } from '../registry.ts';
 import { type Engine, type EngineChunk, EngineError, type EngineRequest, type EngineUsage } from '../types.ts';
 import { estimatePromptTokens, estimateTextTokens } from './estimate.ts';
+import type { ChatStream, StreamHead } from './events.ts';
 import { costRecord, shapeChoice, StreamShaper, usageRecord } from './output.ts';
-import { type Augmentation, planAugmentation, planFees, runAugmentation } from './augment.ts';
+import { type Augmentation, planAugmentation, runAugmentation } from './augment.ts';
 import { documentsToolCall, normaliseChoiceCitations } from './documents.ts';
 import { paramsEcho } from './params.ts';
-import { type ChatPlan, prepareChat } from './prepare.ts';
+import { prepareChat } from './prepare.ts';
 
 export interface ChatDeps {
   store: Store;
@@ -38,6 +38,8 @@ export interface ChatDeps {
   searchProvider?: SearchProvider;
   /** Fees per search and per scraped URL, in micro-units (USD and DIEM alike). */
   augmentPrices: { search: number; scrapedUrl: number };
+  /** Private hosts that file, image and page URLs may still be fetched from (Config.fetchAllowHosts). */
+  fetchAllowHosts?: string[];
 }
 
 export interface ChatContext {
@@ -60,7 +62,8 @@ export interface ChatMeta {
 
 export type ChatResult =
   | { kind: 'json'; meta: ChatMeta; body: Record<string, unknown>; charged: Amount }
-  | { kind: 'stream'; meta: ChatMeta; events: AsyncGenerator<string, void, undefined> };
+  /** `head` is what every wire chunk repeats; the HTTP layer alone turns the events into SSE text. */
+  | { kind: 'stream'; meta: ChatMeta; head: StreamHead; events: ChatStream };
 
 export function engineFailure(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
@@ -82,26 +85,9 @@ export function engineFailure(e: unknown): ApiError {
 // The completion id carries the request id (the CF-RAY header), so a response found in a client log leads straight
 // to its usage row.
 const completionId = (requestId: string) => `chatcmpl-${requestId}`;
-const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 
-const withFees = (a: Amount, fees: number): Amount => ({ usd: a.usd + fees, diem: a.diem + fees });
-
-/** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
-export async function admit(deps: Pick<ChatDeps, 'limiter' | 'store'>, ctx: ChatContext, model: ModelEntry, tokens: number): Promise<Admission> {
-  const p = ctx.principal;
-  const tier = p.accountTier === 'partner' ? 'partner' : 'default';
-  try {
-    return await deps.limiter.admit({ credential: p.keyId, modelId: model.id, model, tier }, tokens);
-  } catch (e) {
-    const type = rateLimitTypeOf(e);
-    if (type) {
-      recordBreach(deps.store, { accountId: p.accountId, keyId: p.keyId, modelId: model.id, type, tier }).catch((err) =>
-        console.error('could not record a rate-limit breach:', err),
-      );
-    }
-    throw e;
-  }
-}
+/** Admission moved to the metered call (lib/inference/metered.ts); kept here for existing importers. */
+export { admit } from '../metered.ts';
 
 export async function startEngine(deps: Pick<ChatDeps, 'engines'>, model: ModelEntry): Promise<Engine> {
   try {
@@ -120,33 +106,30 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     store: deps.store,
     includeSystemPromptKey: deps.wire.includeSystemPrompt,
     searchAvailable: deps.searchAvailable,
+    fetchAllowHosts: deps.fetchAllowHosts,
   });
   const engine = await startEngine(deps, plan.model);
   const promptTokens = (await engine.countTokens?.(plan.messages).catch(() => undefined)) ?? estimatePromptTokens(plan.messages);
   const augmentPlan = planAugmentation(plan.params, plan.messages, deps.searchAvailable);
-  const admission = await admit(deps, ctx, plan.model, promptTokens + augmentPlan.allowanceTokens + plan.engineParams.max_tokens * plan.engineParams.n);
-  Object.assign(ctx.responseHeaders, admission.headers);
-  const reserved = deps.ledger.reserve({
-    requestId: ctx.requestId,
-    accountId: ctx.principal.accountId,
-    keyId: ctx.principal.keyId,
-    keyLimit: keyLimitOf(ctx.principal.key),
-    estimate: withFees(estimateOf(plan.model, promptTokens + augmentPlan.allowanceTokens, plan.engineParams.max_tokens, plan.engineParams.n), planFees(augmentPlan, deps.augmentPrices)),
+  // Admit and hold the worst case: the whole prompt (with the augmentation's allowance) uncached, every choice at
+  // max_tokens, and every planned search and page.
+  const meter = await openMeter(deps, ctx, {
+    model: plan.model,
+    endpoint: '/chat/completions',
+    fees: deps.augmentPrices,
+    estimate: {
+      promptTokens: promptTokens + augmentPlan.allowanceTokens,
+      completionTokens: plan.engineParams.max_tokens * plan.engineParams.n,
+      searches: augmentPlan.search ? 1 : 0,
+      scrapedUrls: augmentPlan.urls.length,
+    },
   });
-  // A request refused for credit still counted as a request; its tokens go back to the budget.
-  const { hold, before } = await reserved.catch((e) => {
-    void admission.finish(0);
-    throw e;
-  });
-  const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: before, hold };
+  const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: meter.before, hold: meter.hold };
   // Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget.
-  const abandon = () => {
-    void deps.ledger.release(hold);
-    void admission.finish(0);
-  };
+  const abandon = () => meter.release();
   let augmented: { messages: typeof plan.messages; result: Augmentation };
   try {
-    augmented = await runAugmentation(augmentPlan, plan.messages, { provider: deps.searchProvider, citations: plan.params.enable_web_citations, signal: ctx.signal });
+    augmented = await runAugmentation(augmentPlan, plan.messages, { provider: deps.searchProvider, citations: plan.params.enable_web_citations, signal: ctx.signal, allowHosts: deps.fetchAllowHosts });
   } catch (e) {
     abandon();
     throw e;
@@ -161,22 +144,15 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     signal: ctx.signal,
   };
   // The charge is known from the hold at once; the ledger commits it after the response is on its way.
-  const bill = (usage: EngineUsage): Amount => {
-    void admission.finish(usage.prompt_tokens + usage.completion_tokens);
-    const fees = aug.searches * deps.augmentPrices.search + aug.scrapedUrls * deps.augmentPrices.scrapedUrl;
-    const cost = withFees(costOf(plan.model, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens ?? 0 }), fees);
-    void deps.ledger.settle(hold, cost, {
-      modelId: plan.model.id,
-      endpoint: '/chat/completions',
+  const bill = (usage: EngineUsage): Amount =>
+    meter.settle({
       promptTokens: usage.prompt_tokens,
       completionTokens: usage.completion_tokens,
       cachedTokens: usage.cached_tokens ?? 0,
       searches: aug.searches,
       scrapedUrls: aug.scrapedUrls,
     });
-    return chargeFor(cost, hold);
-  };
-  const echo = () => ({ [deps.wire.params]: echoToWire(paramsEcho(plan.params, aug.citations), deps.wire) });
+  const echo = () => echoToWire(paramsEcho(plan.params, aug.citations), deps.wire);
   // Citations are rewritten to the caret form only when the model was asked to cite sources it was given.
   const citing = plan.params.enable_web_citations && aug.citations.length > 0;
   const documents = plan.params.return_search_results_as_documents && aug.citations.length > 0 ? documentsToolCall(aug.citations) : undefined;
@@ -214,7 +190,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
         usage: usageRecord(usage),
         cost: costRecord(charged),
         prompt_logprobs: null,
-        ...echo(),
+        [deps.wire.params]: echo(),
       },
     };
   }
@@ -231,17 +207,16 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   return {
     kind: 'stream',
     meta,
+    head: { id: completionId(ctx.requestId), created: Math.floor(Date.now() / 1000), model: plan.model.id, paramsKey: deps.wire.params },
     events: streamEvents({
-      plan, iterator, first, promptTokens, keepReasoning, bill, abandon, echo, signal: ctx.signal, requestId: ctx.requestId,
+      iterator, first, promptTokens, keepReasoning, bill, abandon, echo, signal: ctx.signal,
       citations: aug.citations, citing, documents,
       citationsFirst: plan.params.include_search_results_in_stream && aug.citations.length > 0,
-      paramsKey: deps.wire.params,
     }),
   };
 }
 
 interface StreamRun {
-  plan: ChatPlan;
   iterator: AsyncIterator<EngineChunk>;
   first: IteratorResult<EngineChunk>;
   promptTokens: number;
@@ -249,23 +224,20 @@ interface StreamRun {
   bill: (u: EngineUsage) => Amount;
   /** Releases the hold and the token estimate when the stream produced nothing. */
   abandon: () => void;
+  /** The service-parameters echo, in the wire's names. */
   echo: () => Record<string, unknown>;
-  citations: unknown[];
+  citations: SearchResult[];
   /** Rewrite bracket citations to the caret form. */
   citing: boolean;
   /** The search-documents tool call, sent before the model's output. */
   documents?: ReturnType<typeof documentsToolCall>;
   /** Send the search results as the first chunk. */
   citationsFirst: boolean;
-  paramsKey: string;
   signal: AbortSignal;
-  requestId: string;
 }
 
-async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undefined> {
-  const { plan, iterator, promptTokens, bill, echo } = run;
-  const id = completionId(run.requestId);
-  const created = Math.floor(Date.now() / 1000);
+async function* streamEvents(run: StreamRun): ChatStream {
+  const { iterator, promptTokens, bill, echo } = run;
   const shaper = new StreamShaper(run.keepReasoning, run.citing ? run.citations.length : undefined, run.documents ? 1 : 0);
   let settled: Amount | undefined;
   const settleOnce = (): Amount => {
@@ -279,18 +251,18 @@ async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undef
     return settled;
   };
   try {
-    if (run.citationsFirst) {
-      yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices: [], [run.paramsKey]: { web_search_citations: run.citations } });
-    }
+    if (run.citationsFirst) yield [{ type: 'citations', results: run.citations }];
     if (run.documents) {
-      const call = { index: 0, ...run.documents };
-      yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call] }, finish_reason: null }] });
+      yield [
+        { type: 'delta', index: 0, role: 'assistant' },
+        { type: 'tool_calls', index: 0, calls: [{ index: 0, ...run.documents }] },
+      ];
     }
     let next = run.first;
     let failure: EngineError | undefined;
     while (!next.done) {
-      const choices = shaper.shape(next.value);
-      if (choices.length) yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices });
+      const events = shaper.shape(next.value);
+      if (events.length) yield events;
       try {
         next = await iterator.next();
       } catch (e) {
@@ -300,15 +272,13 @@ async function* streamEvents(run: StreamRun): AsyncGenerator<string, void, undef
     }
     if (run.signal.aborted) return; // nobody to tell; finally bills what was produced
     if (failure) {
-      yield sse({ error: { message: 'Inference failed mid-stream: the model stopped before finishing.', type: 'server_error', code: 'upstream_error', param: null } });
       settleOnce();
-      yield 'data: [DONE]\n\n';
+      yield [{ type: 'error', message: 'Inference failed mid-stream: the model stopped before finishing.' }];
       return;
     }
     const charged = settleOnce();
     const usage = shaper.usage ?? { prompt_tokens: promptTokens, completion_tokens: shaper.producedPieces };
-    yield sse({ id, object: 'chat.completion.chunk', created, model: plan.model.id, choices: [], usage: usageRecord(usage), cost: costRecord(charged), ...echo() });
-    yield 'data: [DONE]\n\n';
+    yield [{ type: 'usage', usage, cost: charged, params: echo() }];
   } finally {
     await iterator.return?.().catch(() => undefined);
     settleOnce();

@@ -27,6 +27,8 @@ export interface PrepareDeps {
   includeSystemPromptKey: string;
   /** Whether a web search provider is configured. */
   searchAvailable: boolean;
+  /** Private hosts that file and image URLs may still be fetched from (Config.fetchAllowHosts). */
+  fetchAllowHosts?: string[];
 }
 
 function capabilityGate(ok: boolean, model: ModelEntry, what: string, param: string) {
@@ -102,6 +104,7 @@ export async function prepareChat(req: ChatRequest, deps: PrepareDeps): Promise<
     operatorPrompts: deps.catalogue.systemPrompts,
     includeOperatorPrompts: params.include_service_system_prompt,
     character,
+    allowHosts: deps.fetchAllowHosts,
   });
   return { model, character, params, messages, engineParams, stream: req.stream ?? false, cacheKey: req.prompt_cache_key ?? undefined };
 }

@@ -1,16 +1,14 @@
-// POST /embeddings, framework-free, admitted and billed like chat: validate → resolve the embedding model → rate
-// limit → reserve the worst case → embed → shape → settle on the engine's input-token count. A failure before the
-// vectors exist releases the hold, so a refused or failed request costs nothing.
+// POST /embeddings, framework-free, a metered call like chat: validate → resolve the embedding model → rate limit →
+// reserve the worst case → embed → shape → settle on the engine's input-token count. A failure before the vectors
+// exist releases the hold, so a refused or failed request costs nothing.
 import { ApiError } from '../../api/errors.ts';
 import { type EmbeddingsRequest, embeddingsRequestSchema } from '../../api/embeddings-schema.ts';
 import { parseOrThrow } from '../../api/validation.ts';
-import { keyLimitOf } from '../../auth/keys.ts';
-import { chargeFor } from '../../billing/ledger.ts';
 import type { Amount } from '../../billing/money.ts';
-import { costOf, estimateOf } from '../../billing/pricing.ts';
 import { resolveModel } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
-import { admit, type ChatContext, type ChatDeps, type ChatMeta, engineFailure, startEngine } from '../chat/pipeline.ts';
+import { type ChatContext, type ChatDeps, type ChatMeta, engineFailure, startEngine } from '../chat/pipeline.ts';
+import { metered } from '../metered.ts';
 import { EngineError } from '../types.ts';
 import { shorten, toBase64 } from './vectors.ts';
 
@@ -56,56 +54,30 @@ export async function runEmbeddings(deps: EmbeddingsDeps, ctx: ChatContext, rawB
   const engine = await startEngine(deps, model);
   if (!engine.embed) throw new ApiError('INVALID_MODEL', `Model ${model.id} is not served by an engine that can embed`, { param: 'model' });
   const inputs = req.input;
-  const estimate = worstCaseTokens(model, inputs);
-  const admission = await admit(deps, ctx, model, estimate);
-  Object.assign(ctx.responseHeaders, admission.headers);
-  const { hold, before } = await deps.ledger
-    .reserve({
-      requestId: ctx.requestId,
-      accountId: ctx.principal.accountId,
-      keyId: ctx.principal.keyId,
-      keyLimit: keyLimitOf(ctx.principal.key),
-      estimate: estimateOf(model, estimate, 0, 1),
-    })
-    .catch((e) => {
-      void admission.finish(0);
-      throw e;
-    });
-
-  let result;
-  try {
-    result = await engine.embed(inputs, { requestId: ctx.requestId, model: model.id, dimensions: req.dimensions, signal: ctx.signal });
-    if (result.vectors.length !== inputs.length) throw new EngineError('failed', `the engine returned ${result.vectors.length} vectors for ${inputs.length} inputs`);
-  } catch (e) {
-    void deps.ledger.release(hold);
-    void admission.finish(0);
-    if (e instanceof EngineError && e.kind === 'context_length') {
-      throw new ApiError('CONTEXT_LENGTH_EXCEEDED', e.message, { param: 'input' });
+  // The worst case is every input at a token a byte; a failure before the vectors exist releases it (metered).
+  return metered(deps, ctx, { model, endpoint: '/embeddings', estimate: { promptTokens: worstCaseTokens(model, inputs) } }, async (meter) => {
+    let result;
+    try {
+      result = await engine.embed!(inputs, { requestId: ctx.requestId, model: model.id, dimensions: req.dimensions, signal: ctx.signal });
+      if (result.vectors.length !== inputs.length) throw new EngineError('failed', `the engine returned ${result.vectors.length} vectors for ${inputs.length} inputs`);
+    } catch (e) {
+      if (e instanceof EngineError && e.kind === 'context_length') {
+        throw new ApiError('CONTEXT_LENGTH_EXCEEDED', e.message, { param: 'input' });
+      }
+      throw engineFailure(e);
     }
-    throw engineFailure(e);
-  }
 
-  // An engine that does not count bills the estimate's honest half: about four bytes a token, as for chat output.
-  const promptTokens = result.promptTokens ?? inputs.reduce((n, t) => n + Math.max(1, Math.ceil(Buffer.byteLength(t) / 4)), 0);
-  void admission.finish(promptTokens);
-  const cost = costOf(model, { promptTokens, completionTokens: 0, cachedTokens: 0 });
-  void deps.ledger.settle(hold, cost, {
-    modelId: model.id,
-    endpoint: '/embeddings',
-    promptTokens,
-    completionTokens: 0,
-    cachedTokens: 0,
-    searches: 0,
-    scrapedUrls: 0,
+    // An engine that does not count bills the estimate's honest half: about four bytes a token, as for chat output.
+    const promptTokens = result.promptTokens ?? inputs.reduce((n, t) => n + Math.max(1, Math.ceil(Buffer.byteLength(t) / 4)), 0);
+    const charged = meter.settle({ promptTokens });
+    const data = result.vectors.map((v, index) => {
+      const vector = shorten(v, req.dimensions);
+      return { object: 'embedding', index, embedding: req.encoding_format === 'base64' ? toBase64(vector) : vector };
+    });
+    return {
+      meta: { model, router: engine.router, balancesBefore: meter.before, hold: meter.hold },
+      charged,
+      body: { object: 'list', model: model.id, data, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } },
+    };
   });
-  const charged = chargeFor(cost, hold);
-  const data = result.vectors.map((v, index) => {
-    const vector = shorten(v, req.dimensions);
-    return { object: 'embedding', index, embedding: req.encoding_format === 'base64' ? toBase64(vector) : vector };
-  });
-  return {
-    meta: { model, router: engine.router, balancesBefore: before, hold },
-    charged,
-    body: { object: 'list', model: model.id, data, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } },
-  };
 }

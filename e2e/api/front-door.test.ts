@@ -1,0 +1,78 @@
+// One front door: /api/v1 and /api/app are both answered by the lean HTTP layer from declared route tables. Every
+// app route declares its auth, and the declarations match the methods (state changes need CSRF or a same-site
+// Origin); app answers carry the request id; unknown paths and unparseable request targets get our JSON error body.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { apiRouter } from '../../lib/http/api.ts';
+import { appRouter } from '../../lib/http/app.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+/** Sends raw bytes and returns what came back before the server closed the connection (or 2 s passed). */
+function raw(h: Harness, bytes: string): Promise<string> {
+  const { port } = new URL(h.origin);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+    let out = '';
+    socket.on('data', (d) => (out += d.toString()));
+    socket.setTimeout(2000, () => socket.destroy());
+    socket.on('close', () => resolve(out));
+    socket.on('error', reject);
+  });
+}
+
+describe('one front door', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ app: true });
+  });
+  after(async () => h?.close());
+
+  test('every app route declares its auth; state-changing routes need CSRF or a same-site Origin', () => {
+    const routes = appRouter(h.app!.routes).all();
+    assert.ok(routes.length >= 26);
+    for (const { method, path, route } of routes) {
+      assert.ok(['none', 'origin', 'session', 'session+csrf'].includes(route.auth), `${method} ${path} declares ${route.auth}`);
+      if (method !== 'GET') assert.ok(route.auth === 'origin' || route.auth === 'session+csrf', `${method} ${path} changes state with ${route.auth}`);
+      else assert.ok(route.auth !== 'origin', `${method} ${path}`);
+    }
+  });
+
+  test('every /api/v1 route declares who may call it and its budget', () => {
+    for (const { method, path, route } of apiRouter().all()) {
+      assert.ok(['none', 'key', 'admin', 'wallet', 'caller'].includes(route.auth), `${method} ${path}`);
+      assert.ok(['api', 'ip', 'model', 'none'].includes(route.limit), `${method} ${path}`);
+      if (route.auth === 'caller') assert.equal(route.limit, 'model', `${method} ${path}: inference is admitted per model`);
+    }
+  });
+
+  test('app answers come from this layer, with the request id; unknown app paths are our JSON 404', async () => {
+    const me = await fetch(`${h.origin}/api/app/auth/me`);
+    assert.equal(me.status, 401);
+    assert.match(me.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/);
+    assert.equal(((await me.json()) as { code: string }).code, 'AUTHENTICATION_FAILED');
+
+    const missing = await fetch(`${h.origin}/api/app/no/such/route`);
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { code: string }).code, 'NOT_FOUND');
+    const wrongMethod = await fetch(`${h.origin}/api/app/auth/me`, { method: 'DELETE' });
+    assert.equal(wrongMethod.status, 405);
+  });
+
+  test('a sign-up through the server: the cookie and body come back, and a foreign Origin is refused', async () => {
+    const body = JSON.stringify({ email: `door-${Date.now()}@example.test`, password: 'correct horse battery staple' });
+    const foreign = await fetch(`${h.origin}/api/app/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body });
+    assert.equal(foreign.status, 403);
+    const r = await fetch(`${h.origin}/api/app/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin: h.origin }, body });
+    assert.equal(r.status, 201, await r.clone().text());
+    assert.match(r.headers.get('set-cookie') ?? '', /^lagoon_session=/);
+    assert.ok(((await r.json()) as { csrfToken: string }).csrfToken);
+  });
+
+  test('a request target no URL parser accepts gets a 400 in our error body, and the server stays up', async () => {
+    const answer = await raw(h, 'GET http://[ HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    assert.match(answer, /"code":"INVALID_REQUEST"/);
+    assert.equal((await fetch(`${h.origin}/healthz`)).status, 200);
+  });
+});

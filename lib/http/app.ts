@@ -1,0 +1,97 @@
+// The browser app's API under /api/app, served by this layer beside /api/v1: the route table (each handler carries
+// its declared auth, lib/app/http.ts) and the bridge between node:http and the handlers' Web-standard Request and
+// Response. Responses stream with backpressure (the generation event streams), and a client that goes away cancels
+// the body, which ends the handler's stream.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { AppRoutes } from '../app/backend.ts';
+import type { AppRouteHandler, RequestInfo } from '../app/http.ts';
+import { Router } from './router.ts';
+
+export const APP_PREFIX = '/api/app';
+
+export function appRouter(routes: AppRoutes): Router<AppRouteHandler> {
+  const r = new Router<AppRouteHandler>(APP_PREFIX);
+  const on = (method: string, path: string, handler: AppRouteHandler) => r.add(method, path, handler);
+  on('GET', '/auth/me', routes.me);
+  on('POST', '/auth/sign-up', routes.signUp);
+  on('POST', '/auth/sign-in', routes.signIn);
+  on('POST', '/auth/sign-out', routes.signOut);
+  on('GET', '/account', routes.account);
+  on('GET', '/models', routes.models);
+  on('GET', '/characters', routes.characters);
+  on('GET', '/limits', routes.limits);
+  on('GET', '/conversations', routes.listConversations);
+  on('POST', '/conversations', routes.createConversation);
+  on('GET', '/conversations/:id', routes.getConversation);
+  on('PATCH', '/conversations/:id', routes.updateConversation);
+  on('DELETE', '/conversations/:id', routes.deleteConversation);
+  on('GET', '/conversations/:id/export', routes.exportConversation);
+  on('POST', '/conversations/:id/messages', routes.sendMessage);
+  on('POST', '/messages/:id/regenerate', routes.regenerate);
+  on('POST', '/messages/:id/stop', routes.stopMessage);
+  on('GET', '/messages/:id/stream', routes.streamMessage);
+  on('GET', '/search', routes.search);
+  on('GET', '/usage', routes.usage);
+  on('GET', '/rate-limits', routes.rateLimits);
+  on('GET', '/keys', routes.keys);
+  on('GET', '/wallet/challenge', routes.walletChallenge);
+  on('POST', '/wallet/sign-in', routes.walletSignIn);
+  on('GET', '/wallet/top-up/requirements', routes.walletTopUpRequirements);
+  on('POST', '/wallet/top-up', routes.walletTopUp);
+  return r;
+}
+
+/** The node request as a Web Request (the body streamed, not buffered: the handler's reader applies its own cap). */
+export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    signal,
+    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+    ...(hasBody ? { duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+/** Writes a handler's Response, with the layer's own headers (the request id) added. */
+export async function writeWebResponse(res: ServerResponse, response: Response, extra: Record<string, string>): Promise<void> {
+  const headers: Record<string, string | string[]> = { ...extra };
+  for (const [name, value] of response.headers) if (name !== 'set-cookie') headers[name] = value;
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => {
+        const go = () => (res.off('drain', go), res.off('close', go), resolve());
+        res.on('drain', go);
+        res.on('close', go);
+      });
+    }
+  } catch {
+    // The body's source failed or was cancelled: end what was sent.
+  } finally {
+    res.off('close', cancel);
+    if (!res.destroyed) res.end();
+  }
+}
+
+export type { RequestInfo };

@@ -1,0 +1,53 @@
+// What a /api/v1 route declares, and the one place those declarations are enforced, in the same order for every
+// route: the caller is authenticated (a blocked key or IP hears 429 first), then the route's budget is taken.
+import { ApiError } from '../api/errors.ts';
+import { type RequestCtx, limitByIp, requireAdmin, requireCaller, requireKey, requireWallet } from './context.ts';
+
+export type Handler = (ctx: RequestCtx) => Promise<void>;
+
+/**
+ * - `none`: anyone;
+ * - `key`: a bearer key; `admin`: a bearer ADMIN key;
+ * - `wallet`: a SIGN-IN-WITH-X wallet;
+ * - `caller`: a wallet or a key, and with neither the x402 discovery 402 (inference endpoints).
+ */
+export type Auth = 'none' | 'key' | 'admin' | 'wallet' | 'caller';
+
+/**
+ * - `api`: one request from the credential's management-endpoint budget;
+ * - `ip`: the same budget, per client IP (routes open to anyone);
+ * - `model`: admitted per model by the inference pipeline (requests and tokens);
+ * - `none`: public reads.
+ */
+export type LimitClass = 'api' | 'ip' | 'model' | 'none';
+
+export interface ApiRoute {
+  auth: Auth;
+  limit: LimitClass;
+  /** Beta endpoints say so in a header on every answer, errors included. */
+  beta?: boolean;
+  handler: Handler;
+}
+
+export async function authorize(ctx: RequestCtx, route: ApiRoute): Promise<void> {
+  if (route.beta) ctx.extraHeaders[`${ctx.headerCtx.wire.headerPrefix}beta`] = 'true';
+  const limit = route.limit === 'api' ? 'api' : 'none';
+  switch (route.auth) {
+    case 'none':
+      break;
+    case 'key':
+      await requireKey(ctx, { limit });
+      break;
+    case 'admin':
+      await requireAdmin(ctx, { limit });
+      break;
+    case 'wallet':
+      await requireWallet(ctx, { limit });
+      break;
+    case 'caller':
+      if (route.limit === 'api') throw new ApiError('UNKNOWN_ERROR', 'caller routes are admitted per model');
+      await requireCaller(ctx);
+      break;
+  }
+  if (route.limit === 'ip') await limitByIp(ctx);
+}

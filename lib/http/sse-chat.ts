@@ -1,0 +1,54 @@
+// Chat stream events → the OpenAI streaming wire format: one `chat.completion.chunk` per step of events (one
+// JSON.stringify each), the in-band error chunk, and `[DONE]` after the step that ends the stream. The only place
+// our chat SSE text is made.
+import type { ChatEvent, StreamHead } from '../inference/chat/events.ts';
+import type { ChoiceLogprobs, ToolCall } from '../inference/types.ts';
+import { costRecord, usageRecord } from '../inference/chat/output.ts';
+
+interface WireChoice {
+  index: number;
+  delta: { role?: 'assistant'; content?: string; reasoning_content?: string; tool_calls?: ToolCall[] };
+  finish_reason: string | null;
+  logprobs?: ChoiceLogprobs;
+}
+
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+const MID_STREAM_FAILURE = { type: 'server_error', code: 'upstream_error', param: null };
+
+/** One step of a chat stream as its SSE text: `data: {…}\n\n`, followed by `data: [DONE]\n\n` when the step ends the stream (usage or error). */
+export function chatSseEvent(head: StreamHead, events: readonly ChatEvent[]): string {
+  const choices: WireChoice[] = [];
+  const chunk: Record<string, unknown> = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, choices };
+  let choice: WireChoice | undefined;
+  let done = false;
+  for (const ev of events) {
+    switch (ev.type) {
+      case 'delta':
+      case 'tool_calls':
+      case 'finish':
+        if (choice?.index !== ev.index) choices.push((choice = { index: ev.index, delta: {}, finish_reason: null }));
+        if (ev.type === 'delta') {
+          if (ev.role) choice.delta.role = ev.role;
+          if (ev.content) choice.delta.content = ev.content;
+          if (ev.reasoning) choice.delta.reasoning_content = ev.reasoning;
+          if (ev.logprobs) choice.logprobs = ev.logprobs;
+        } else if (ev.type === 'tool_calls') choice.delta.tool_calls = ev.calls;
+        else choice.finish_reason = ev.reason;
+        break;
+      case 'citations':
+        chunk[head.paramsKey] = { web_search_citations: ev.results };
+        break;
+      case 'usage':
+        done = true;
+        chunk.usage = usageRecord(ev.usage);
+        chunk.cost = costRecord(ev.cost);
+        chunk[head.paramsKey] = ev.params;
+        break;
+      case 'error':
+        return `data: ${JSON.stringify({ error: { message: ev.message, ...MID_STREAM_FAILURE } })}\n\n${SSE_DONE}`;
+    }
+  }
+  const text = `data: ${JSON.stringify(chunk)}\n\n`;
+  return done ? text + SSE_DONE : text;
+}

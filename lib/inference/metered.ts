@@ -1,0 +1,176 @@
+// The metered call: every billed inference endpoint goes admit → reserve the worst case → run → settle exactly once.
+// Admission takes the request (and its token estimate; work in other units admits as 0 tokens) from the credential's
+// rate budget for the model; the hold is the quote of the worst case; the settlement bills the quantities actually
+// used, once (a second settle, or a settle after a release, is a no-op); a failure before any output releases the
+// hold and the token estimate. Work that fails or is aborted midway settles what it produced (the chat stream calls
+// `meter.settle` from its `finally`), so partial output is billed and nothing else is.
+//
+// `openMeter` is the two-step form for work whose settlement happens later (a stream settles after the response
+// started); `metered` wraps a run that ends within the call (embeddings, the augment endpoints, media).
+import { keyLimitOf, type Principal } from '../auth/keys.ts';
+import { type Balances, chargeFor, type Hold } from '../billing/ledger.ts';
+import type { Ledger } from '../billing/ledger-service.ts';
+import type { Amount } from '../billing/money.ts';
+import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from '../billing/pricing.ts';
+import type { Store } from '../db/store.ts';
+import { recordBreach } from '../limits/breach-log.ts';
+import { type Admission, type RateLimiter, rateLimitTypeOf } from '../limits/rate-limiter.ts';
+import type { ModelEntry } from '../models/schema.ts';
+
+export interface MeterDeps {
+  ledger: Ledger;
+  limiter: RateLimiter;
+  store: Store;
+}
+
+export interface MeterContext {
+  principal: Principal;
+  /** The usage row's key. */
+  requestId: string;
+  /** Receives the x-ratelimit-* headers from admission on. */
+  responseHeaders: Record<string, string>;
+}
+
+export interface MeteredCall {
+  /**
+   * The model that does the work: its catalogue prices, its rate budget, its id on the usage row. Absent for work the
+   * server prices itself (the augment endpoints), which is not rate-limited.
+   */
+  model?: ModelEntry;
+  /** The usage row's model id when there is no model. */
+  modelId?: string;
+  endpoint: string;
+  /** Default: the model's catalogue prices. */
+  prices?: UnitPrices;
+  /** Per-search and per-scraped-page fees, for `searches` and `scrapedUrls` (chat's web augmentation). */
+  fees?: Fees;
+  /** The unit the usage row counts (default: token). */
+  unit?: Unit;
+  /** The most the work can use: the hold is `quote(prices, estimate, fees)`, the same amount a client is quoted. */
+  estimate: Quantities;
+}
+
+/** An admitted call holding its worst case; settled or released exactly once. */
+export interface Meter {
+  readonly hold: Hold;
+  /** The balances when the hold was taken. */
+  readonly before: Balances;
+  /** Whether the meter was neither settled nor released yet. */
+  readonly open: boolean;
+  /**
+   * Bills what the work used and returns the charge (known from the hold at once; the ledger commits it in the
+   * background). Only the first settle bills; later ones, and a settle after a release, return the first outcome.
+   */
+  settle(actual: Quantities): Amount;
+  /** Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget. */
+  release(): void;
+}
+
+const tokensOf = (q: Quantities) => (q.promptTokens ?? 0) + (q.completionTokens ?? 0);
+
+/** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
+export async function admit(deps: Pick<MeterDeps, 'limiter' | 'store'>, ctx: Pick<MeterContext, 'principal'>, model: ModelEntry, tokens: number): Promise<Admission> {
+  const p = ctx.principal;
+  const tier = p.accountTier === 'partner' ? 'partner' : 'default';
+  try {
+    return await deps.limiter.admit({ credential: p.keyId, modelId: model.id, model, tier }, tokens);
+  } catch (e) {
+    const type = rateLimitTypeOf(e);
+    if (type) {
+      recordBreach(deps.store, { accountId: p.accountId, keyId: p.keyId, modelId: model.id, type, tier }).catch((err) =>
+        console.error('could not record a rate-limit breach:', err),
+      );
+    }
+    throw e;
+  }
+}
+
+class OpenMeter implements Meter {
+  readonly hold: Hold;
+  readonly before: Balances;
+  private readonly ledger: Ledger;
+  private readonly admission: Admission | undefined;
+  private readonly call: MeteredCall;
+  private readonly prices: UnitPrices;
+  /** The charge once settled (zero once released); undefined while open. */
+  private outcome: Amount | undefined;
+
+  constructor(ledger: Ledger, admission: Admission | undefined, call: MeteredCall, prices: UnitPrices, hold: Hold, before: Balances) {
+    this.ledger = ledger;
+    this.admission = admission;
+    this.call = call;
+    this.prices = prices;
+    this.hold = hold;
+    this.before = before;
+    this.outcome = undefined;
+  }
+
+  get open(): boolean {
+    return this.outcome === undefined;
+  }
+
+  settle(actual: Quantities): Amount {
+    if (this.outcome) return this.outcome;
+    const call = this.call;
+    void this.admission?.finish(tokensOf(actual));
+    const cost = costOfUse(this.prices, actual, call.fees);
+    const unit = call.unit ?? 'token';
+    void this.ledger.settle(this.hold, cost, {
+      modelId: call.model?.id ?? call.modelId ?? call.endpoint,
+      endpoint: call.endpoint,
+      promptTokens: actual.promptTokens ?? 0,
+      completionTokens: actual.completionTokens ?? 0,
+      cachedTokens: actual.cachedTokens ?? 0,
+      searches: actual.searches ?? 0,
+      scrapedUrls: actual.scrapedUrls ?? 0,
+      unit,
+      quantity: quantityOf(unit, actual),
+    });
+    return (this.outcome = chargeFor(cost, this.hold));
+  }
+
+  release(): void {
+    if (this.outcome) return;
+    this.outcome = { usd: 0, diem: 0 };
+    void this.ledger.release(this.hold);
+    void this.admission?.finish(0);
+  }
+}
+
+/**
+ * Admits the call and reserves its worst case: 429 when over the rate budget, 402 (or a key-limit error) when the
+ * credit does not cover the quote; either way nothing stays held. The caller settles or releases the meter.
+ */
+export async function openMeter(deps: MeterDeps, ctx: MeterContext, call: MeteredCall): Promise<Meter> {
+  const prices = call.prices ?? unitPrices(call.model!);
+  // Priced before admission: a unit the price list leaves out is refused before it takes any budget.
+  const estimate = quote(prices, call.estimate, call.fees);
+  let admission: Admission | undefined;
+  if (call.model) {
+    admission = await admit(deps, ctx, call.model, tokensOf(call.estimate));
+    Object.assign(ctx.responseHeaders, admission.headers);
+  }
+  const p = ctx.principal;
+  const reserved = deps.ledger.reserve({ requestId: ctx.requestId, accountId: p.accountId, keyId: p.keyId, keyLimit: keyLimitOf(p.key), estimate });
+  // A request refused for credit still counted as a request; its tokens go back to the budget.
+  const { hold, before } = await reserved.catch((e) => {
+    void admission?.finish(0);
+    throw e;
+  });
+  return new OpenMeter(deps.ledger, admission, call, prices, hold, before);
+}
+
+/**
+ * A metered run that ends within the call: `run` settles the meter with what it used (on success, or with the
+ * partial output when it fails midway); a run that throws without settling is released. A run that returns without
+ * settling leaves the meter open for the stream it handed out to settle or release when that ends.
+ */
+export async function metered<T>(deps: MeterDeps, ctx: MeterContext, call: MeteredCall, run: (meter: Meter) => Promise<T>): Promise<T> {
+  const meter = await openMeter(deps, ctx, call);
+  try {
+    return await run(meter);
+  } catch (e) {
+    meter.release();
+    throw e;
+  }
+}
