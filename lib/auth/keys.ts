@@ -23,6 +23,8 @@ export interface ApiKey {
   limitUsd: number | null;
   limitDiem: number | null;
   limitPeriod: LimitPeriod;
+  /** The server-held key the browser app acts through for a user (never shown to anyone as a secret). */
+  browserApp: boolean;
 }
 
 /** The caller of a request, once authenticated. */
@@ -47,9 +49,11 @@ interface KeyRow {
   limit_usd: number | null;
   limit_diem: number | null;
   limit_period: string;
+  browser_app: number | string;
 }
 
-const KEY_COLUMNS = 'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period';
+const KEY_COLUMNS =
+  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.browser_app';
 
 /** A key of account $1 with id $2 that is usable at time $3. */
 const LIVE_KEY = 'k.account_id = $1 AND k.id = $2 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3)';
@@ -67,6 +71,7 @@ const toKey = (r: KeyRow): ApiKey => ({
   limitUsd: r.limit_usd,
   limitDiem: r.limit_diem,
   limitPeriod: r.limit_period as LimitPeriod,
+  browserApp: Number(r.browser_app) === 1,
 });
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -107,6 +112,8 @@ export interface NewKey {
   limitUsd?: number | null;
   limitDiem?: number | null;
   limitPeriod?: LimitPeriod;
+  /** The key the browser app acts through for the account's user (one per user, made at sign-up). */
+  browserApp?: boolean;
 }
 
 /** The key operations of one account: every statement carries its account id. */
@@ -127,11 +134,12 @@ export function accountKeys(store: Store, accountId: string) {
         limitUsd: input.limitUsd ?? null,
         limitDiem: input.limitDiem ?? null,
         limitPeriod: input.limitPeriod ?? 'EPOCH',
+        browserApp: input.browserApp ?? false,
       };
       await store.run(
-        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [key.id, accountId, hashSecret(secret), key.last6, key.type, key.description, key.createdAt, key.expiresAt, key.limitUsd, key.limitDiem, key.limitPeriod],
+        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, browser_app)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [key.id, accountId, hashSecret(secret), key.last6, key.type, key.description, key.createdAt, key.expiresAt, key.limitUsd, key.limitDiem, key.limitPeriod, key.browserApp ? 1 : 0],
       );
       return { key, secret };
     },
@@ -154,6 +162,34 @@ export function accountKeys(store: Store, accountId: string) {
         [accountId, now],
       );
       return rows.map(toKey);
+    },
+    /** Every key, live ones first, then newest first; at most `limit`. */
+    async list(limit: number): Promise<ApiKey[]> {
+      const rows = await store.all<KeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.account_id = $1
+         ORDER BY CASE WHEN k.revoked_at IS NULL THEN 0 ELSE 1 END, k.created_at DESC, k.id
+         LIMIT $2`,
+        [accountId, limit],
+      );
+      return rows.map(toKey);
+    },
+    /** The live key the browser app acts through, when there is one. */
+    async browserKey(now = Date.now()): Promise<ApiKey | undefined> {
+      const row = await store.get<KeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k
+         WHERE k.account_id = $1 AND k.browser_app = 1 AND k.type = 'INFERENCE' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
+         ORDER BY k.created_at, k.id LIMIT 1`,
+        [accountId, now],
+      );
+      return row && toKey(row);
+    },
+    /** When each key last made a billed request (a use even when no bearer secret authenticated it). */
+    async lastBilledAt(): Promise<Map<string, number>> {
+      const rows = await store.all<{ key_id: string; at: number | string }>(
+        'SELECT key_id, MAX(created_at) AS at FROM usage WHERE account_id = $1 AND key_id IS NOT NULL GROUP BY key_id',
+        [accountId],
+      );
+      return new Map(rows.map((r) => [r.key_id, Number(r.at)]));
     },
     /** Changes a live key's description, expiry or limits (never its type); false when no such live key. */
     async update(id: string, patch: KeyPatch, now = Date.now()): Promise<ApiKey | undefined> {

@@ -243,4 +243,15 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `UPDATE usage SET unit = 'call', quantity = 1 WHERE endpoint LIKE '/augment/%'`,
     ],
   },
+  {
+    version: 9,
+    name: 'the browser app key by a column',
+    sql: [
+      // The key the browser app acts through for a user was found by its description, which PATCH /api_keys can
+      // change. A flag marks it instead (1 on at most one live key per user account); existing ones are marked once.
+      `ALTER TABLE api_keys ADD COLUMN browser_app INTEGER NOT NULL DEFAULT 0`,
+      `UPDATE api_keys SET browser_app = 1
+         WHERE type = 'INFERENCE' AND description = 'browser app' AND account_id IN (SELECT account_id FROM users)`,
+    ],
+  },
 ];

@@ -117,8 +117,13 @@ for (const backend of BACKENDS) {
       assert.equal(p.key.accountId, accountId);
       assert.equal(p.key.description, BROWSER_KEY_DESCRIPTION);
       assert.equal(p.keyId, p.key.id);
-      // Another key on the same account with another description is not picked; a revoked browser key means 401.
+      assert.equal(p.key.browserApp, true);
+      // Another key on the same account is not picked, not even one described as the browser key; renaming the
+      // browser key (PATCH /api_keys can) keeps it the browser key; a revoked browser key means 401.
       await accountKeys(store, accountId).create({ type: 'ADMIN', description: 'other' });
+      await accountKeys(store, accountId).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION });
+      assert.equal((await principalForUser(store, user)).keyId, p.keyId);
+      await accountKeys(store, accountId).update(p.keyId, { description: 'renamed by its owner' });
       assert.equal((await principalForUser(store, user)).keyId, p.keyId);
       await accountKeys(store, accountId).revoke(p.keyId);
       await assert.rejects(principalForUser(store, user), { code: 'AUTHENTICATION_FAILED_INACTIVE_KEY', status: 401 });

@@ -11,7 +11,7 @@ import type { Queryable, Store } from '../db/store.ts';
 import { toUser, type User, USER_COLUMNS, type UserRow } from './rows.ts';
 import { walletUserPrincipal } from './wallet-users.ts';
 
-/** The description of the server-held key each user's account is used through. */
+/** The initial description of the server-held key each user's account is used through (the key is found by its browser_app flag; the owner may rename it). */
 export const BROWSER_KEY_DESCRIPTION = 'browser app';
 
 export const PASSWORD_MIN = 10;
@@ -98,7 +98,7 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
       const isAdmin = Number(count?.n ?? 0) === 0;
       const txStore = inTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
-      await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION });
+      await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
       const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now(), wallet: null };
       await q.run(
         'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
@@ -146,7 +146,7 @@ export async function getUser(store: Store, id: string): Promise<User | undefine
 export async function principalForUser(store: Store, user: User, now = Date.now()): Promise<Principal> {
   if (user.wallet) return walletUserPrincipal(store, user.wallet, now);
   const account = await getAccount(store, user.accountId);
-  const key = (await accountKeys(store, user.accountId).listActive(now)).find((k) => k.type === 'INFERENCE' && k.description === BROWSER_KEY_DESCRIPTION);
+  const key = await accountKeys(store, user.accountId).browserKey(now);
   if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");
   return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
 }
