@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from 'next';
+import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers.tsx';
 import { THEME_SCRIPT } from '@/components/theme/theme-script.ts';
@@ -23,14 +24,17 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // The request's CSP nonce (lib/http/security-headers.ts). Reading the headers also renders every page per request,
+  // which a nonce needs: a page prerendered at build time could carry none.
+  const nonce = (await headers()).get('x-nonce') ?? undefined;
   return (
     // The theme script sets the class before React hydrates, hence suppressHydrationWarning on <html> only.
     <html lang="en" suppressHydrationWarning>
       <head>
-        {/* The app's only inline script: a constant that applies the saved theme before first paint. */}
+        {/* The app's only inline script: a constant that applies the saved theme before first paint (nonce: the CSP). */}
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: THEME_SCRIPT is a constant of ours, no user input */}
-        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
       </head>
       <body>
         <Providers>{children}</Providers>

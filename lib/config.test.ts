@@ -61,10 +61,12 @@ describe('loadConfig', () => {
     assert.equal(c.search, undefined);
     assert.deepEqual(c.fetchAllowHosts, []);
     assert.equal(c.timestampHeader, true);
+    assert.deepEqual(c.holdLease, { heartbeatMs: 10_000, leaseMs: 45_000, sweepMs: 15_000 });
     assert.equal(c.dev, false);
     assert.deepEqual(c.app, {
       enabled: true,
       trustProxy: false,
+      imageOrigins: [],
       remote: undefined,
       startingCredit: { usd: 0, diemDaily: 1_000_000 },
       authLimits: { failuresPerEmail: 10, failuresPerIp: 30, failureWindowSeconds: 900, signUpsPerIpPerHour: 20 },
@@ -78,6 +80,7 @@ describe('loadConfig', () => {
       PORT: '8080',
       LAGOON_NO_APP: '1',
       LAGOON_TRUST_PROXY: '1',
+      LAGOON_IMAGE_ORIGINS: 'https://cdn.example/photos/, http://img.example:8080',
       LAGOON_TIMESTAMP_HEADER: '0',
       LAGOON_NEW_USER_USD: '2.5',
       LAGOON_SEARCH_PROVIDER: 'Brave',
@@ -92,6 +95,7 @@ describe('loadConfig', () => {
     assert.equal(c.port, 8080);
     assert.equal(c.app.enabled, false);
     assert.equal(c.app.trustProxy, true);
+    assert.deepEqual(c.app.imageOrigins, ['https://cdn.example', 'http://img.example:8080']);
     assert.equal(c.timestampHeader, false);
     assert.equal(c.app.startingCredit.usd, 2_500_000);
     assert.deepEqual(c.search, { provider: 'brave', apiKey: 'key', baseUrl: undefined, timeoutMs: 5000, maxResults: 3 });
@@ -113,8 +117,11 @@ describe('loadConfig', () => {
   test('an invalid value stops the start with a message naming the variable', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), { message: 'Invalid configuration: PORT must be a whole number, got "eighty"' });
     assert.throws(() => loadConfig({ LAGOON_NO_APP: 'maybe' }), { message: 'Invalid configuration: LAGOON_NO_APP must be 1 or 0, got "maybe"' });
+    assert.throws(() => loadConfig({ LAGOON_IMAGE_ORIGINS: 'https://ok.example, data:x' }), /LAGOON_IMAGE_ORIGINS must be an http or https URL, got "data:x"/);
+    assert.throws(() => loadConfig({ LAGOON_IMAGE_ORIGINS: "https://a;script-src 'unsafe-inline'.example" }), /LAGOON_IMAGE_ORIGINS /);
     assert.throws(() => loadConfig({ LAGOON_SEARCH_PROVIDER: 'bing' }), /Invalid configuration: LAGOON_SEARCH_PROVIDER must be "searxng" or "brave", got "bing"/);
     assert.throws(() => loadConfig({ INFERENCE_BASE_URL: 'https://api.example/v1' }), /Invalid configuration: INFERENCE_BASE_URL is set but INFERENCE_API_KEY is not/);
+    assert.throws(() => loadConfig({ LAGOON_HOLD_LEASE_MS: '15000' }), /Invalid configuration: LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS \(20000\), got 15000/);
     assert.throws(() => loadConfig({ LAGOON_X402_BASE_PAY_TO: '0x2670B922ef37C7Df47158725C0CC407b5382293F' }), /Invalid configuration: LAGOON_X402_BASE_PAY_TO needs LAGOON_X402_FACILITATOR_URL/);
   });
 

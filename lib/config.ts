@@ -58,6 +58,8 @@ export interface AppConfig {
   enabled: boolean;
   /** The client IP is the last X-Forwarded-For entry (behind one reverse proxy) rather than the socket's peer. */
   trustProxy: boolean;
+  /** Origins besides this server's (and the remote API's) the pages may load images from: the CSP's img-src. */
+  imageOrigins: string[];
   /** Remote mode (INFERENCE_BASE_URL); undefined: this server's own engines. */
   remote: RemoteConfig | undefined;
   startingCredit: StartingCredit;
@@ -91,8 +93,15 @@ export interface Config {
   maxBodyBytes: number;
   /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
   sseKeepAliveMs: number;
+  /** Defences against slow and hoarding clients (slowloris): header and request deadlines, connections per address. */
+  connections: { headersTimeoutMs: number; requestTimeoutMs: number; maxPerIp: number };
   /** Timestamps on every response (x-<word>-timestamp). */
   timestampHeader: boolean;
+  /**
+   * Instance leases on a shared database (PostgreSQL): each instance renews its heartbeat every `heartbeatMs`; every
+   * `sweepMs` the live ones release the holds of instances silent for `leaseMs` (lib/billing/instance-lease.ts).
+   */
+  holdLease: { heartbeatMs: number; leaseMs: number; sweepMs: number };
   /** Wallet users: SIWX binding (LAGOON_PUBLIC_URL) and the x402 top-up rails (LAGOON_X402_*). */
   wallet: WalletConfig;
   /** The browser app (Next) and its routes. */
@@ -163,6 +172,19 @@ function wireWord(raw: string): WireNames {
 
 const hostList = (raw: string): string[] => parseAllowHosts(raw.split(','), 'has a bad entry');
 
+/** Comma-separated http(s) URLs, kept as their origins (safe to write into a Content-Security-Policy). */
+function originList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const origin = new URL(httpUrl(s)).origin;
+      if (!/^https?:\/\/[A-Za-z0-9.\-[\]:]+$/.test(origin)) throw new Error(`has a bad origin: "${s}"`);
+      return origin;
+    });
+}
+
 interface Setting {
   /** The value used when the variable is unset or empty, as it would be written; none: the setting is optional. */
   default?: string;
@@ -207,7 +229,17 @@ export const SETTINGS = {
   LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
   LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
   LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
+  LAGOON_HEADERS_TIMEOUT_MS: { default: '10000', parse: int(1), doc: 'a client must send all request headers within this time (slow-header attacks), else 408' },
+  LAGOON_REQUEST_TIMEOUT_MS: { default: '120000', parse: int(1), doc: 'a client must send the whole request (headers and body) within this time, else 408; responses may stream longer' },
+  LAGOON_MAX_CONNECTIONS_PER_IP: { default: '1024', parse: int(1), doc: 'open connections one client address may hold; more are answered 503 and closed' },
   LAGOON_SSE_KEEPALIVE_MS: { default: '15000', parse: int(0), doc: 'a stream silent this long gets an SSE comment (`: keep-alive`), so idle-timeout proxies keep it open' },
+  LAGOON_HEARTBEAT_MS: { default: '10000', parse: int(1), doc: 'with PostgreSQL: how often an instance renews its heartbeat (its lease on the credit it holds)' },
+  LAGOON_HOLD_LEASE_MS: {
+    default: '45000',
+    parse: int(1),
+    doc: 'with PostgreSQL: an instance whose heartbeat is older than this is taken for dead, and the credit its requests held is released (at least twice `LAGOON_HEARTBEAT_MS`)',
+  },
+  LAGOON_HOLD_SWEEP_MS: { default: '15000', parse: int(1), doc: 'with PostgreSQL: how often each instance releases the holds of dead ones (and once at start)' },
   LAGOON_TIMESTAMP_HEADER: { default: '1', parse: flag, doc: '`0` turns off `x-service-timestamp`' },
   LAGOON_NO_APP: { default: '0', parse: flag, doc: '`1` serves the API without the browser app (headless deployments, benchmarks)' },
   LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
@@ -224,6 +256,10 @@ export const SETTINGS = {
   LAGOON_SIGNIN_WINDOW_SECONDS: { default: '900', parse: int(1), doc: 'the window of the sign-in failure limits (shared through Redis when `REDIS_URL` is set)' },
   LAGOON_SIGNUPS_PER_IP_PER_HOUR: { default: '20', parse: int(1), doc: 'browser-app sign-ups per client IP per hour' },
   LAGOON_TRUST_PROXY: { default: '0', parse: flag, doc: '`1` takes the client IP from the proxy-appended `X-Forwarded-For` (only behind a proxy you run)' },
+  LAGOON_IMAGE_ORIGINS: {
+    parse: originList,
+    doc: "comma-separated origins the app's pages may also load images from (character photos on another host); the Content-Security-Policy blocks all others",
+  },
   LAGOON_PUBLIC_URL: {
     shown: '`http://localhost:$PORT`',
     parse: httpUrl,
@@ -314,6 +350,8 @@ export function loadConfig(env: Env = process.env): Config {
     }
   });
   const search = check(() => searchOf(v));
+  // A lease shorter than two heartbeats would let a live instance's holds be taken for a dead one's.
+  if (v.LAGOON_HOLD_LEASE_MS < 2 * v.LAGOON_HEARTBEAT_MS) problems.push(`LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS (${2 * v.LAGOON_HEARTBEAT_MS}), got ${v.LAGOON_HOLD_LEASE_MS}`);
   const remote = check(() => remoteOf(v));
   const wallet = check(() =>
     walletConfigOf(
@@ -358,10 +396,13 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: v.LAGOON_MAX_BODY_BYTES,
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
+    holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },
+    connections: { headersTimeoutMs: v.LAGOON_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.LAGOON_REQUEST_TIMEOUT_MS, maxPerIp: v.LAGOON_MAX_CONNECTIONS_PER_IP },
     wallet,
     app: {
       enabled: !v.LAGOON_NO_APP,
       trustProxy: v.LAGOON_TRUST_PROXY,
+      imageOrigins: v.LAGOON_IMAGE_ORIGINS ?? [],
       remote,
       startingCredit: { usd: v.LAGOON_NEW_USER_USD, diemDaily: v.LAGOON_NEW_USER_DIEM },
       authLimits: {

@@ -2,7 +2,8 @@
 // browser app's route handlers and the operator CLI all open the service through here.
 import { searchProviderFrom } from './augment/search/from-env.ts';
 import type { SearchProvider } from './augment/types.ts';
-import { clearAllHolds, releaseStaleHolds } from './billing/ledger.ts';
+import { InstanceLease } from './billing/instance-lease.ts';
+import { clearAllHolds } from './billing/ledger.ts';
 import { Ledger } from './billing/ledger-service.ts';
 import { seedCharacters } from './characters/seed.ts';
 import type { Config } from './config.ts';
@@ -35,11 +36,10 @@ export interface Service {
   redis: Redis | undefined;
   /** What the chat pipeline runs on, for the API layer and the browser app alike. */
   chatDeps: ChatDeps;
+  /** This instance's lease on a shared database (PostgreSQL): its holds' owner, heartbeat and orphan sweep. */
+  lease: InstanceLease | undefined;
   close(): Promise<void>;
 }
-
-// No request runs longer than this, so older holds belong to a process that died mid-request.
-const STALE_HOLD_MS = 60 * 60 * 1000;
 
 export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
   const searchProvider = searchProviderFrom(config.search);
@@ -49,14 +49,16 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const unlock = soleWriter ? lockDataDir(config.dataDir) : () => {};
   // With the data dir locked no request can be in flight, so every held amount is left over from a previous run.
   if (soleWriter) await clearAllHolds(store);
-  else await releaseStaleHolds(store, STALE_HOLD_MS);
+  // On a shared database: a heartbeat before any hold, and the holds of dead instances released now and every sweep.
+  const lease = soleWriter ? undefined : new InstanceLease(store, config.holdLease);
+  await lease?.start();
   if (opts.seed !== false) await seedCharacters(store);
   const engines = new EngineRegistry(config.catalogueVar);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const keyPrefix = `${config.redisPrefix}:rl`;
   const limiter = new RateLimiter(config.limits, { redis, keyPrefix });
   const abuse = new AbuseGuard(config.limits.abuse, { redis, keyPrefix });
-  const ledger = new Ledger(store, { soleWriter });
+  const ledger = new Ledger(store, { soleWriter, instanceId: lease?.id });
   return {
     config,
     store,
@@ -68,6 +70,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     searchProvider,
     searchAvailable: searchProvider !== undefined,
     redis,
+    lease,
     wallet: new WalletService(store, ledger, config),
     chatDeps: {
       store,
@@ -83,6 +86,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     },
     async close() {
       await ledger.drain();
+      // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.
+      await lease?.stop().catch((e) => console.error('could not remove the instance heartbeat:', e));
       await engines.close();
       await store.close();
       if (redis) await closeRedis(redis);

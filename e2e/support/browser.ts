@@ -26,6 +26,8 @@ export interface RecordingContext {
   received: Received[];
   /** Waits for the bodies still being read. */
   settle(): Promise<void>;
+  /** Every Content-Security-Policy violation any page of the context reported (the app must cause none). */
+  cspViolations: string[];
 }
 
 const TEXT = /json|text|javascript|event-stream|xml|svg|css|html/i;
@@ -38,6 +40,7 @@ export async function recordingContext(
   const context = await browser.newContext({ baseURL: opts.baseURL, viewport: opts.viewport ?? { width: 1280, height: 800 }, colorScheme: opts.colorScheme ?? 'light' });
   const received: Received[] = [];
   const pending = new Set<Promise<void>>();
+  const cspViolations = await recordCspViolations(context);
   context.on('response', (res) => {
     const headers = res.headers();
     const entry: Received = { url: res.url(), headers, body: '' };
@@ -58,7 +61,32 @@ export async function recordingContext(
     async settle() {
       await Promise.race([Promise.all([...pending]), new Promise((r) => setTimeout(r, 3000))]);
     },
+    cspViolations,
   };
+}
+
+/**
+ * Collects the context's CSP violations: each page's securitypolicyviolation events (listened to before any of its
+ * scripts run) and Chromium's console reports of them (which also come from workers).
+ */
+async function recordCspViolations(context: BrowserContext): Promise<string[]> {
+  const seen: string[] = [];
+  await context.exposeBinding('__lagoonCspViolation', ({ page }, what: string) => {
+    seen.push(`${what} on ${page?.url() ?? '?'}`);
+  });
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { __lagoonCspViolation(s: string): void }).__lagoonCspViolation;
+      report(`${e.effectiveDirective} blocked ${e.blockedURI || 'an inline item'} (${e.sourceFile}:${e.lineNumber}) ${e.sample}`);
+    });
+  });
+  context.on('console', (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) seen.push(`console ${msg.type()}: ${msg.text()}`);
+  });
+  context.on('weberror', (err) => {
+    if (/Content Security Policy/i.test(String(err.error()))) seen.push(`page error: ${err.error()}`);
+  });
+  return seen;
 }
 
 /** The secrets (non-empty strings) found anywhere in what the browser received, with where. */

@@ -16,7 +16,8 @@ export interface HeaderContext {
 export type HeaderMap = Record<string, string>;
 
 export function baseHeaders(ctx: HeaderContext): HeaderMap {
-  const h: HeaderMap = { 'CF-RAY': ctx.requestId, [`${ctx.wire.headerPrefix}version`]: ctx.revision };
+  // nosniff: a JSON or text body is never run as a script or rendered as HTML, whatever it contains.
+  const h: HeaderMap = { 'CF-RAY': ctx.requestId, [`${ctx.wire.headerPrefix}version`]: ctx.revision, 'X-Content-Type-Options': 'nosniff' };
   if (ctx.timestamp) h[`${ctx.wire.headerPrefix}timestamp`] = new Date().toISOString();
   return h;
 }

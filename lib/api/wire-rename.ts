@@ -5,26 +5,26 @@ import type { WireNames } from './wire.ts';
 const PARAMS = 'service_parameters';
 const INCLUDE = 'include_service_system_prompt';
 
+// The renamed objects are built with Object.fromEntries: the client's keys become own data properties whatever
+// they are (a `__proto__` key stays a key the strict schema refuses, instead of replacing the object's prototype).
+
 /** Request body (wire names) → internal names. Leaves the body untouched for the default word. */
 export function bodyToInternal(body: Record<string, unknown>, wire: WireNames): Record<string, unknown> {
   if (wire.params === PARAMS) return body;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) {
-    if (k === wire.params) out[PARAMS] = paramsToInternal(v, wire);
-    else if (k === PARAMS) out[`__unknown__${PARAMS}`] = v; // not a field under this word: the strict schema rejects it
-    else out[k] = v;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(body).map(([k, v]): [string, unknown] => {
+      if (k === wire.params) return [PARAMS, paramsToInternal(v, wire)];
+      if (k === PARAMS) return [`__unknown__${PARAMS}`, v]; // not a field under this word: the strict schema rejects it
+      return [k, v];
+    }),
+  );
 }
 
 function paramsToInternal(v: unknown, wire: WireNames): unknown {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(v)) {
-    if (k === wire.includeSystemPrompt) out[INCLUDE] = val;
-    else if (k !== INCLUDE) out[k] = val;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(v).flatMap(([k, val]): [string, unknown][] => (k === wire.includeSystemPrompt ? [[INCLUDE, val]] : k === INCLUDE ? [] : [[k, val]])),
+  );
 }
 
 /** An internal field path → the name the client sent. */

@@ -34,15 +34,19 @@ export interface HoldBook {
   committed(hold: HeldAmount & { accountId: string; keyId: string | null }): void;
 }
 
-export function tableHolds(store: Store): HoldBook {
+/**
+ * Holds as rows. `instanceId` (this process's lease, instance-lease.ts) is written on each row, so the holds of an
+ * instance that died can be told from those of a live one and released by any live instance.
+ */
+export function tableHolds(store: Store, instanceId: string | null = null): HoldBook {
   return {
     inMemory: false,
     totals: () => undefined,
     keyTotals: () => undefined,
     async add(q, h) {
       await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [h.accountId, h.usd, h.diem]);
-      await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        h.requestId, h.accountId, h.keyId, h.usd, h.diem, h.createdAt,
+      await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at, instance_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        h.requestId, h.accountId, h.keyId, h.usd, h.diem, h.createdAt, instanceId,
       ]);
     },
     async take(q, requestId) {

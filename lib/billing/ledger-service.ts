@@ -1,7 +1,8 @@
-// The ledger as the request path uses it. Settlements are group-committed after the response is on its way: until
-// one commits, its request's hold (the estimate, never less than the charge) stays counted, so a pending settlement
-// can only make admission more cautious. Reservations are one read with in-memory holds (the embedded store), or
-// group-committed transactions with table holds (PostgreSQL, several instances).
+// The ledger as the request path uses it. Settlements are group-committed: the metered call waits for its commit
+// before the response's last bytes (what a client received as complete is recorded; see metered.ts), and until one
+// commits its request's hold (the estimate, never less than the charge) stays counted. Reservations are one read
+// with in-memory holds (the embedded store), or group-committed transactions with table holds (PostgreSQL, several
+// instances).
 import { GroupCommit } from '../db/group-commit.ts';
 import type { Store } from '../db/store.ts';
 import { type HoldBook, memoryHolds, tableHolds } from './holds.ts';
@@ -14,11 +15,14 @@ export class Ledger {
   private readonly background = new Set<Promise<unknown>>();
   private readonly holds: HoldBook;
 
-  /** `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory. */
-  constructor(store: Store, opts: { soleWriter: boolean }) {
+  /**
+   * `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory.
+   * Otherwise holds are rows carrying `instanceId`, this process's lease (instance-lease.ts).
+   */
+  constructor(store: Store, opts: { soleWriter: boolean; instanceId?: string }) {
     this.store = store;
     this.group = new GroupCommit(store);
-    this.holds = opts.soleWriter ? memoryHolds() : tableHolds(store);
+    this.holds = opts.soleWriter ? memoryHolds() : tableHolds(store, opts.instanceId ?? null);
   }
 
   reserve(input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
@@ -34,9 +38,12 @@ export class Ledger {
     return b;
   }
 
-  /** Settles in the background; the returned promise is for callers (tests) that want to wait. */
-  settle(hold: Hold, cost: Amount, usage: UsageRecord): Promise<Amount> {
-    const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), true);
+  /**
+   * Settles (group-committed); the promise resolves once the usage row and the charge have committed. `lazy`: nobody
+   * waits for it, so it may wait a few ms to share a commit with others.
+   */
+  settle(hold: Hold, cost: Amount, usage: UsageRecord, opts: { lazy?: boolean } = {}): Promise<Amount> {
+    const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), opts.lazy ?? false);
     return this.track(done.then((charged) => (this.holds.committed(hold), charged)));
   }
 
@@ -57,7 +64,7 @@ export class Ledger {
       () => this.background.delete(p),
       (e) => {
         this.background.delete(p);
-        console.error('ledger: a background settlement failed; its hold stays until the next start or stale-hold sweep', e);
+        console.error('ledger: a settlement or release failed; its hold stays until this instance stops and a sweep releases it', e);
       },
     );
     return p;

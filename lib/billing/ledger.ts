@@ -155,9 +155,14 @@ export function chargeFor(cost: Amount, hold: Hold): Amount {
 }
 
 /**
- * Replaces the hold by the charge and records the usage row, once: a second settle (or a settle after a release) of
- * the same request finds no hold and charges nothing. USD beyond the spendable balance (only possible when the
- * actual cost exceeded the estimate) is not charged, so no balance goes below zero. Returns what was charged.
+ * Replaces the hold by the charge and records the usage row, once: the usage row's key (the request id) decides, so a
+ * second settle of the same request charges nothing. USD beyond the spendable balance (only possible when the actual
+ * cost exceeded the estimate) is not charged, so no balance goes below zero. Returns what was charged.
+ *
+ * The account row is locked before the hold, as a reservation and the orphan sweep lock them, so two transactions
+ * never wait on each other in opposite orders. A settle that finds no hold still bills: its hold was released by the
+ * orphan sweep (another instance took this one for dead, instance-lease.ts) while the work went on, and the client
+ * is about to be told the cost; the release gave the held amount back, the charge takes the cost, each once.
  */
 export async function settleIn(
   store: Store,
@@ -168,26 +173,27 @@ export async function settleIn(
   now = Date.now(),
   holds: HoldBook = tableHolds(store),
 ): Promise<Amount> {
-  const held = await holds.take(q, hold.requestId);
-  if (!held) return { usd: 0, diem: 0 };
   const b = await lockedBalances(store, q, hold.accountId, now);
+  const held = await holds.take(q, hold.requestId);
   // What this request may spend: the balance not held by other requests (its own hold is claimed already).
-  const others = holds.totals(hold.accountId, true) ?? { usd: b.usdHeld, diem: b.diemHeld };
+  const others = holds.totals(hold.accountId, true) ?? (held ? { usd: b.usdHeld - held.usd, diem: b.diemHeld - held.diem } : { usd: b.usdHeld, diem: b.diemHeld });
   const diemFree = b.diem - others.diem;
   const usdFree = b.usd - others.usd;
   const split = chargeFor(cost, hold);
   const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
-  await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
-  if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
-  await q.run(
+  const recorded = await q.run(
     `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (request_id) DO NOTHING`,
     [
       hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens,
       usage.searches ?? 0, usage.scrapedUrls ?? 0, usage.unit ?? 'token', usage.quantity ?? usage.promptTokens + usage.completionTokens,
       charged.usd, charged.diem, now,
     ],
   );
+  // Settled before: the row is there, nothing moves again.
+  if (recorded === 0) return { usd: 0, diem: 0 };
+  await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
+  if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
   return charged;
 }
 
@@ -196,6 +202,8 @@ export const settle = (store: Store, hold: Hold, cost: Amount, usage: UsageRecor
 
 /** Drops a hold without charging (the request failed before producing anything). */
 export async function releaseIn(store: Store, q: Queryable, hold: Hold, holds: HoldBook = tableHolds(store)): Promise<void> {
+  // The account row first, in the order every ledger step locks (see settleIn).
+  if (!holds.inMemory) await q.get(`SELECT id FROM accounts WHERE id = $1${store.forUpdate}`, [hold.accountId]);
   await holds.take(q, hold.requestId);
 }
 
@@ -208,16 +216,6 @@ export async function clearAllHolds(store: Store): Promise<void> {
 }
 
 export const release = (store: Store, hold: Hold) => store.tx((q) => releaseIn(store, q, hold));
-
-/** Releases holds left by a process that died mid-request (older than any request may run). */
-export async function releaseStaleHolds(store: Store, olderThanMs: number, now = Date.now()): Promise<number> {
-  const stale = await store.all<{ request_id: string; account_id: string; key_id: string | null; usd: number; diem: number }>(
-    'SELECT request_id, account_id, key_id, usd, diem FROM holds WHERE created_at < $1',
-    [now - olderThanMs],
-  );
-  for (const h of stale) await release(store, { requestId: h.request_id, accountId: h.account_id, keyId: h.key_id, usd: h.usd, diem: h.diem });
-  return stale.length;
-}
 
 export async function grantUsd(store: Store, accountId: string, micros: number, note = ''): Promise<Balances> {
   if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('grant must be a positive amount');

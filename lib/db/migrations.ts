@@ -244,6 +244,23 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
     ],
   },
   {
+    version: 10,
+    name: 'instance leases: holds carry their owner, instances renew a heartbeat',
+    sql: [
+      // One row per running server on a shared database (PostgreSQL), renewed every few seconds by the database's own
+      // clock; a graceful stop deletes it. A hold whose instance has no fresh heartbeat belongs to a dead process, and
+      // any live instance releases it (lib/billing/instance-lease.ts). Holds from before this migration (no owner)
+      // are released once they are older than any request may run.
+      `CREATE TABLE instances (
+        id TEXT PRIMARY KEY,
+        started_at BIGINT NOT NULL,
+        heartbeat_at BIGINT NOT NULL
+      )`,
+      `ALTER TABLE holds ADD COLUMN instance_id TEXT`,
+      `CREATE INDEX holds_instance ON holds(instance_id)`,
+    ],
+  },
+  {
     version: 9,
     name: 'the browser app key by a column',
     sql: [

@@ -1,5 +1,7 @@
 // A file attached to a chat message → the text the model reads. Every failure is an ApiError a client can act on.
 
+import { inflate, constants as zlibConstants } from 'node:zlib';
+import { promisify } from 'node:util';
 import { ApiError } from '../api/errors.ts';
 import { decodeText } from './decode-text.ts';
 import { detectKind } from './detect-kind.ts';
@@ -14,6 +16,11 @@ export { formatFileForPrompt, sanitizeFilename } from './prompt-format.ts';
 
 /** What a ZIP-based document may unpack to: a 10 MB upload must not become gigabytes of XML. */
 const MAX_UNPACKED_BYTES = 100 * 1024 * 1024;
+/**
+ * What a PDF's compressed streams (images aside) may inflate to before pdf.js reads them. The reader's work grows with
+ * the inflated content, not the upload: a 76 KB file of drawing operators inflating to 50 MB cost seconds of CPU.
+ */
+export const MAX_PDF_INFLATED_BYTES = 32 * 1024 * 1024;
 
 export interface FileInput {
   data: Buffer;
@@ -53,7 +60,13 @@ export async function fileToText(input: FileInput, limits: FileLimits = {}): Pro
     }
     text = kind === 'json' ? prettyJson(decoded, label) : decoded;
   } else {
+    if (kind === 'pdf' && (await pdfInflatedBytes(data, MAX_PDF_INFLATED_BYTES)) > MAX_PDF_INFLATED_BYTES) {
+      // A few KB that inflate to tens of MB of page content is a decompression bomb, not a document to read.
+      throw new ApiError('CORRUPTED_FILE', `${label} unpacks to more than ${formatSize(MAX_PDF_INFLATED_BYTES)} of page content; it may be damaged or malicious`);
+    }
     text = await parseDocument(data, kind, label);
+    // Nothing to read (a scan without OCR, a page of drawing operators, a damaged file): an error, never billed text.
+    if (!text.trim()) throw new ApiError('CORRUPTED_FILE', `${label} has no text that could be read; it may be a scan, empty or damaged`);
   }
   return { kind, text: capText(text.replace(/\r\n?/g, '\n'), maxChars) };
 }
@@ -69,6 +82,44 @@ function prettyJson(text: string, label: string): string {
   } catch (e) {
     throw new ApiError('CORRUPTED_FILE', `${label} is not valid JSON: ${(e as Error).message}`);
   }
+}
+
+const inflateAsync = promisify(inflate);
+
+/**
+ * The bytes a PDF's FlateDecode streams inflate to, image streams left out (text extraction never decodes them),
+ * counting stops just past `budget`. Inflated on libuv's thread pool, each stream only up to what is left of the
+ * budget, so a bomb costs at most `budget` bytes of inflating. A stream zlib cannot read counts as what it yielded.
+ */
+export async function pdfInflatedBytes(data: Buffer, budget: number): Promise<number> {
+  let total = 0;
+  let from = 0;
+  while (total <= budget) {
+    const keyword = data.indexOf('stream', from, 'latin1');
+    if (keyword < 0) break;
+    from = keyword + 6;
+    // `endstream`, or a `stream` keyword not followed by an end of line, is not the start of a stream's data.
+    if (data.toString('latin1', Math.max(0, keyword - 3), keyword) === 'end') continue;
+    let start = from;
+    if (data[start] === 0x0d) start++;
+    if (data[start] !== 0x0a) continue;
+    start++;
+    const end = data.indexOf('endstream', start, 'latin1');
+    if (end < 0) break;
+    from = end + 9;
+    // The stream's dictionary: from its object's header to the keyword.
+    const objAt = data.lastIndexOf(' obj', keyword, 'latin1');
+    const dict = data.toString('latin1', objAt < 0 || keyword - objAt > 4096 ? Math.max(0, keyword - 4096) : objAt, keyword);
+    if (!/\/(FlateDecode|Fl)\b/.test(dict) || /\/Subtype\s*\/Image\b/.test(dict)) continue;
+    const maxOutputLength = budget - total + 1;
+    try {
+      total += (await inflateAsync(data.subarray(start, end), { maxOutputLength, finishFlush: zlibConstants.Z_SYNC_FLUSH })).length;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return budget + 1;
+      // Damaged or not really deflate data: pdf.js will make of it what it can; it does not count here.
+    }
+  }
+  return total;
 }
 
 type OfficeParserModule = typeof import('officeparser');

@@ -13,6 +13,7 @@ import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize } from './route.ts';
 import { fail } from './send.ts';
+import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -99,10 +100,13 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       await writeWebResponse(ctx.res, response, baseHeaders(ctx.headerCtx));
     });
 
-  /** Counts a failed response towards the abuse block; the failure that starts a block is logged once. */
+  /**
+   * Counts a failed response towards the abuse block; the failure that starts a block is logged once. A request its
+   * client abandoned is no failed attempt (editors cancel completions as users type; load tests close connections).
+   */
   function countOutcome(ctx: RequestCtx) {
     const status = ctx.res.statusCode;
-    if (status < 400) return;
+    if (status < 400 || ctx.signal.aborted) return;
     svc.abuse
       .record(abuseId(ctx), status)
       .then((blocked) => {
@@ -119,7 +123,10 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       .catch((e) => console.error('abuse accounting failed:', e));
   }
 
-  const server = http.createServer((req, res) => {
+  const { headersTimeoutMs } = svc.config.connections;
+  // Deadlines are checked this often: well inside the header deadline, so a slow client is cut close to it.
+  const connectionsCheckingInterval = Math.max(250, Math.min(5000, Math.floor(headersTimeoutMs / 4)));
+  const server = http.createServer({ connectionsCheckingInterval }, (req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://localhost');
@@ -134,6 +141,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
     else if (underPrefix(path, APP_PREFIX)) void handleApp(newCtx(req, res, url));
     else if (path === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     else if (opts.pages) {
+      securePageRequest(req, res, path, pageSecurityOptions(svc.config, opts.trustProxy === true));
       Promise.resolve(opts.pages(req, res)).catch((e) => {
         console.error('page handler failed:', e);
         if (!res.headersSent) res.writeHead(500).end();
@@ -143,5 +151,45 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
     }
   });
   server.keepAliveTimeout = 65_000;
+  guardConnections(server, svc.config.connections);
   return { server, inFlight: () => inFlight };
+}
+
+/** A raw HTTP answer in our error body, for sockets no request handler owns (malformed requests, refused connections). */
+function rawError(code: 'INVALID_REQUEST' | 'REQUEST_HEADER_FIELDS_TOO_LARGE' | 'CLIENT_TIMEOUT' | 'TOO_MANY_CONNECTIONS', message: string): string {
+  const err = new ApiError(code, message);
+  const body = JSON.stringify(err.toBody());
+  const reason = http.STATUS_CODES[err.status] ?? 'Error';
+  return `HTTP/1.1 ${err.status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * Slow and hoarding clients: headers must arrive within headersTimeoutMs and the whole request within
+ * requestTimeoutMs (408), one address holds at most maxPerIp connections (503), and requests Node's parser refuses
+ * (oversized headers: 431; malformed: 400) get our error body instead of a bare status line.
+ */
+function guardConnections(server: http.Server, c: { headersTimeoutMs: number; requestTimeoutMs: number; maxPerIp: number }): void {
+  server.headersTimeout = c.headersTimeoutMs;
+  server.requestTimeout = Math.max(c.requestTimeoutMs, c.headersTimeoutMs);
+  const open = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const ip = socket.remoteAddress ?? 'unknown';
+    const n = (open.get(ip) ?? 0) + 1;
+    if (n > c.maxPerIp) {
+      socket.end(rawError('TOO_MANY_CONNECTIONS', `Too many open connections from this address (at most ${c.maxPerIp})`));
+      return;
+    }
+    open.set(ip, n);
+    socket.once('close', () => {
+      const left = (open.get(ip) ?? 1) - 1;
+      if (left > 0) open.set(ip, left);
+      else open.delete(ip);
+    });
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    if (err.code === 'HPE_HEADER_OVERFLOW') socket.end(rawError('REQUEST_HEADER_FIELDS_TOO_LARGE', 'The request headers are too large'));
+    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.end(rawError('CLIENT_TIMEOUT', 'The request was not received in time'));
+    else socket.end(rawError('INVALID_REQUEST', 'The request is not valid HTTP'));
+  });
 }

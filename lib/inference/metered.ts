@@ -6,9 +6,12 @@
 // `meter.settle` from its `finally`), so partial output is billed and nothing else is.
 //
 // `openMeter` is the two-step form for work whose settlement happens later (a stream settles after the response
-// started); `metered` wraps a run that ends within the call (embeddings, the augment endpoints, media).
+// started); `metered` wraps a run that ends within the call (embeddings, the augment endpoints, media). Either way the
+// settlement's commit is awaited before the response's last bytes (`Meter.recorded`): a crash can lose a charge only
+// for an answer the client did not receive in full.
+import { ApiError } from '../api/errors.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
-import { type Balances, chargeFor, type Hold } from '../billing/ledger.ts';
+import { type Balances, chargeFor, type Hold, splitCharge } from '../billing/ledger.ts';
 import type { Ledger } from '../billing/ledger-service.ts';
 import type { Amount } from '../billing/money.ts';
 import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from '../billing/pricing.ts';
@@ -58,10 +61,16 @@ export interface Meter {
   /** Whether the meter was neither settled nor released yet. */
   readonly open: boolean;
   /**
-   * Bills what the work used and returns the charge (known from the hold at once; the ledger commits it in the
-   * background). Only the first settle bills; later ones, and a settle after a release, return the first outcome.
+   * Bills what the work used and returns the charge (known from the hold at once; the ledger commits it:
+   * `recorded`). Only the first settle bills; later ones, and a settle after a release, return the first outcome.
    */
   settle(actual: Quantities): Amount;
+  /**
+   * Resolves once the settlement has committed (the usage row and the charge are in the store); rejects when the
+   * commit failed. Awaited before the last bytes of a response, so a complete answer always has its usage row. Before
+   * a settle, or after a release, it resolves at once.
+   */
+  recorded(): Promise<void>;
   /** Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget. */
   release(): void;
 }
@@ -94,6 +103,8 @@ class OpenMeter implements Meter {
   private readonly prices: UnitPrices;
   /** The charge once settled (zero once released); undefined while open. */
   private outcome: Amount | undefined;
+  /** The settlement's commit. */
+  private commit: Promise<unknown> | undefined;
 
   constructor(ledger: Ledger, admission: Admission | undefined, call: MeteredCall, prices: UnitPrices, hold: Hold, before: Balances) {
     this.ledger = ledger;
@@ -115,7 +126,7 @@ class OpenMeter implements Meter {
     void this.admission?.finish(tokensOf(actual));
     const cost = costOfUse(this.prices, actual, call.fees);
     const unit = call.unit ?? 'token';
-    void this.ledger.settle(this.hold, cost, {
+    this.commit = this.ledger.settle(this.hold, cost, {
       modelId: call.model?.id ?? call.modelId ?? call.endpoint,
       endpoint: call.endpoint,
       promptTokens: actual.promptTokens ?? 0,
@@ -127,6 +138,10 @@ class OpenMeter implements Meter {
       quantity: quantityOf(unit, actual),
     });
     return (this.outcome = chargeFor(cost, this.hold));
+  }
+
+  async recorded(): Promise<void> {
+    await this.commit;
   }
 
   release(): void {
@@ -167,10 +182,28 @@ export async function openMeter(deps: MeterDeps, ctx: MeterContext, call: Metere
  */
 export async function metered<T>(deps: MeterDeps, ctx: MeterContext, call: MeteredCall, run: (meter: Meter) => Promise<T>): Promise<T> {
   const meter = await openMeter(deps, ctx, call);
+  let value: T;
   try {
-    return await run(meter);
+    value = await run(meter);
   } catch (e) {
     meter.release();
     throw e;
   }
+  // The usage row commits before the response is written: a client never holds an answer that was not recorded.
+  await meter.recorded();
+  return value;
+}
+
+/**
+ * A cheap refusal before expensive work (counting a huge prompt): 402 when the account's free balance cannot cover
+ * even the quote of `call.estimate`, a lower bound of what openMeter will reserve. One balance read; nothing is
+ * admitted or held, and passing proves nothing (openMeter still decides). A key with a DIEM cap is left to openMeter,
+ * which names the cap when it is what falls short.
+ */
+export async function refuseUnaffordable(deps: Pick<MeterDeps, 'ledger'>, ctx: Pick<MeterContext, 'principal'>, call: MeteredCall): Promise<void> {
+  const p = ctx.principal;
+  if (keyLimitOf(p.key)?.diem != null) return;
+  const least = quote(call.prices ?? unitPrices(call.model!), call.estimate, call.fees);
+  const b = await deps.ledger.balances(p.accountId);
+  if (splitCharge(least, b.diem - b.diemHeld).usd > b.usd - b.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
 }

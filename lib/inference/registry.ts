@@ -1,8 +1,8 @@
 // One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
 // the llama engine queues for its own sequences.
 import type { ModelEntry } from '../models/schema.ts';
-import { createOpenAIEngine } from './engines/openai.ts';
-import { AdmissionQueue } from './queue.ts';
+import { createOpenAIEngine, DEFAULT_TIMEOUT_MS } from './engines/openai.ts';
+import { AdmissionQueue, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_QUEUE } from './queue.ts';
 import type { EmbedOptions, Engine, EngineRequest } from './types.ts';
 
 function queued(engine: Engine, queue: AdmissionQueue): Engine {
@@ -63,6 +63,9 @@ export class EngineRegistry {
     if (spec.kind === 'openai') {
       const apiKey = spec.apiKeyEnv ? this.variable(spec.apiKeyEnv) : undefined;
       if (spec.apiKeyEnv && !apiKey) throw new Error(`model ${model.id}: environment variable ${spec.apiKeyEnv} is not set`);
+      // The pool and the admission limit agree: every admitted request has its own upstream connection at once (per
+      // replica, since a prompt_cache_key may send them all to one), so the header timeout runs from dispatch.
+      const concurrency = spec.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
       const engine = createOpenAIEngine({
         baseUrls: Array.isArray(spec.baseUrl) ? spec.baseUrl : [spec.baseUrl],
         model: spec.model ?? model.id,
@@ -70,8 +73,10 @@ export class EngineRegistry {
         timeoutMs: spec.timeoutMs,
         totalTimeoutMs: spec.totalTimeoutMs,
         thinkingControl: spec.thinkingControl ?? (model.capabilities.reasoning ? 'chat_template_kwargs' : 'none'),
+        connections: concurrency,
       });
-      return queued(engine, new AdmissionQueue(spec.maxConcurrency ?? 256, spec.maxQueue ?? 1024));
+      const maxWaitMs = spec.queueTimeoutMs ?? spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      return queued(engine, new AdmissionQueue(concurrency, spec.maxQueue ?? DEFAULT_MAX_QUEUE, maxWaitMs));
     }
     // Loaded only when a llama model is served, so deployments without one never load the native addon.
     const { createLlamaEngine } = await import('./engines/llama.ts');
@@ -79,7 +84,14 @@ export class EngineRegistry {
       const { ensureDemoGguf } = await import('./engines/llama/demo-model.ts');
       await ensureDemoGguf(spec.path);
     }
-    return createLlamaEngine({ path: spec.path, contextSize: spec.contextSize ?? model.context_length, maxQueue: spec.maxQueue, threads: spec.threads, seqs: spec.sequences });
+    return createLlamaEngine({
+      path: spec.path,
+      contextSize: spec.contextSize ?? model.context_length,
+      maxQueue: spec.maxQueue,
+      queueTimeoutMs: spec.queueTimeoutMs,
+      threads: spec.threads,
+      seqs: spec.sequences,
+    });
   }
 
   async close(): Promise<void> {

@@ -140,8 +140,12 @@ export interface Engine {
   complete(req: EngineRequest): Promise<EngineCompletion>;
   /** Chunks as the engine produces them; usage (when known) on the last chunk. Aborts with req.signal. */
   stream(req: EngineRequest): AsyncIterable<EngineChunk>;
-  /** Count prompt tokens exactly when the engine can (used for the credit estimate); undefined when it cannot. */
-  countTokens?(messages: EngineMessage[]): Promise<number | undefined>;
+  /**
+   * Count prompt tokens exactly when the engine can (used for the credit estimate); undefined when it cannot. With
+   * `limit`, the engine may stop counting once past it and return any count above it (the prompt cannot fit).
+   * Counting must not hold the event loop for long (a huge prompt is counted in slices).
+   */
+  countTokens?(messages: EngineMessage[], opts?: { limit?: number }): Promise<number | undefined>;
   /** Embeds each input (embedding models only). An input beyond the model's context → EngineError 'context_length'. */
   embed?(inputs: string[], opts: EmbedOptions): Promise<EmbedResult>;
   close?(): Promise<void>;

@@ -61,6 +61,16 @@ describe('loadLimitConfig', () => {
     assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: p }), /image\.default[\s\S]*rmp|rmp[\s\S]*image\.default/);
   });
 
+  test('keys that are Object.prototype member names are unknown fields, never inherited values or a new prototype', () => {
+    for (const [name, text] of [
+      ['proto.json', '{"text":{"__proto__":{"XS":{"rpm":1,"tpm":1}}}}'],
+      ['ctor.json', '{"image":{"constructor":{"rpm":3}}}'],
+      ['tostring.json', '{"toString":{"rpm":3}}'],
+    ]) {
+      assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file(name, text) }), /__proto__|constructor|toString/, name);
+    }
+  });
+
   test('a fractional window is refused', () => {
     const p = file('window.json', JSON.stringify({ windowSeconds: 1.5 }));
     assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: p }), /windowSeconds/);

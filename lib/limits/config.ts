@@ -61,12 +61,16 @@ export const DEFAULT_LIMITS: LimitConfig = {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Objects merge key by key; anything else in the override (numbers, arrays, null) replaces the base value. */
+/**
+ * Objects merge key by key; anything else in the override (numbers, arrays, null) replaces the base value. Keys are
+ * looked up as own properties and written as own data properties, so `constructor` or `__proto__` in the file is
+ * an unknown key the schema names, never an inherited member or a new prototype.
+ */
 export function deepMerge(base: unknown, override: unknown): unknown {
   if (!isPlainObject(base) || !isPlainObject(override)) return override === undefined ? base : override;
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(override)) out[k] = deepMerge(base[k], v);
-  return out;
+  const out = new Map(Object.entries(base));
+  for (const [k, v] of Object.entries(override)) out.set(k, deepMerge(Object.hasOwn(base, k) ? base[k] : undefined, v));
+  return Object.fromEntries(out);
 }
 
 /** Validates a (merged) configuration; the error names each bad field by its path. */

@@ -63,15 +63,20 @@ export function loadCatalogue(file: string, vars: CatalogueVars): Catalogue {
 // Lookup tolerates case, and dots/underscores/spaces for dashes, as clients often write ids loosely.
 const normalise = (id: string) => id.trim().toLowerCase().replace(/[._\s]+/g, '-');
 
-/** Resolves a model name (id, trait, compatibility alias) of the given type, or throws 404 MODEL_NOT_FOUND. */
+/**
+ * Resolves a model name (id, trait, compatibility alias) of the given type, or throws 404 MODEL_NOT_FOUND. The name
+ * is the caller's: it is looked up only in Maps, arrays and own properties, so `constructor` or `__proto__` is just
+ * an unknown name.
+ */
 export function resolveModel(cat: Catalogue, name: string, type: ModelType = 'text'): ModelEntry {
   const exact = cat.byId.get(name);
   if (exact) return exact;
   const ofType = cat.models.filter((m) => m.type === type);
   const byTrait = ofType.find((m) => m.traits.includes(name));
   if (byTrait) return byTrait;
-  const alias = cat.file.compatibility_mapping[name];
-  if (alias) return cat.byId.get(alias)!;
+  const mapping = cat.file.compatibility_mapping;
+  const alias = Object.hasOwn(mapping, name) ? cat.byId.get(mapping[name]) : undefined;
+  if (alias) return alias;
   const wanted = normalise(name);
   const loose = cat.models.find((m) => normalise(m.id) === wanted);
   if (loose) return loose;
@@ -79,14 +84,13 @@ export function resolveModel(cat: Catalogue, name: string, type: ModelType = 'te
   throw new ApiError('MODEL_NOT_FOUND', `Specified model not found: "${name}". Available ${type} models: ${ids || 'none'}.`);
 }
 
+// Built in Maps and turned into objects with Object.fromEntries (own data properties, whatever the names).
 export function traitsOf(cat: Catalogue, type: ModelType): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of cat.models) if (m.type === type) for (const t of m.traits) out[t] ??= m.id;
-  return out;
+  const out = new Map<string, string>();
+  for (const m of cat.models) if (m.type === type) for (const t of m.traits) if (!out.has(t)) out.set(t, m.id);
+  return Object.fromEntries(out);
 }
 
 export function compatibilityMappingOf(cat: Catalogue, type: ModelType): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [alias, id] of Object.entries(cat.file.compatibility_mapping)) if (cat.byId.get(id)?.type === type) out[alias] = id;
-  return out;
+  return Object.fromEntries(Object.entries(cat.file.compatibility_mapping).filter(([, id]) => cat.byId.get(id)?.type === type));
 }

@@ -16,6 +16,8 @@ const llamaEngine = z.strictObject({
   contextSize: z.number().int().positive().optional(),
   sequences: z.number().int().positive().optional(),
   maxQueue: z.number().int().nonnegative().optional(),
+  /** The longest a request waits for a free sequence before it is refused (503 with Retry-After). Default 60 s. */
+  queueTimeoutMs: z.number().int().positive().optional(),
   threads: z.number().int().positive().optional(),
 });
 
@@ -31,8 +33,12 @@ const openaiEngine = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   /** Time allowed for a whole non-streamed completion. */
   totalTimeoutMs: z.number().int().positive().optional(),
+  /** Requests sent at once; also the upstream connections per replica, so every admitted request has one. */
   maxConcurrency: z.number().int().positive().optional(),
+  /** Requests that may wait for a slot; beyond that, 503 at once. */
   maxQueue: z.number().int().nonnegative().optional(),
+  /** The longest a request waits for a slot before it is refused (503 with Retry-After). Default: timeoutMs. */
+  queueTimeoutMs: z.number().int().positive().optional(),
   /** How to ask this upstream not to think: vLLM/SGLang chat_template_kwargs, or not at all. */
   thinkingControl: z.enum(['chat_template_kwargs', 'none']).optional(),
 });

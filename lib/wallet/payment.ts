@@ -54,7 +54,7 @@ function amountOf(raw: unknown, cfg: WalletConfig): number {
 }
 
 function railOf(network: unknown, cfg: WalletConfig): Rail {
-  const caip = typeof network === 'string' ? (V1_NETWORK_NAMES[network] ?? network) : undefined;
+  const caip = typeof network === 'string' ? (Object.hasOwn(V1_NETWORK_NAMES, network) ? V1_NETWORK_NAMES[network] : network) : undefined;
   if (cfg.rails.evm && caip === cfg.evm.network) return 'evm';
   if (cfg.rails.solana && caip === cfg.solana.network) return 'solana';
   const accepted = [cfg.rails.evm ? cfg.evm.network : undefined, cfg.rails.solana ? cfg.solana.network : undefined].filter(Boolean).join(', ');

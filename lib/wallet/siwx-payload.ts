@@ -121,7 +121,7 @@ function legacyClaim(p: Record<string, unknown>): SignInClaim {
   if (!parsed) throw new ApiError('X402_SIGN_IN_INVALID_MESSAGE', 'The signed message is not a well-formed EIP-4361 / Sign-In-With-Solana message');
   const { namespace, fields } = parsed;
   // Wallet-built Solana texts often name the cluster instead of its genesis hash; the text is verified as written.
-  const chainId = `${namespace}:${namespace === 'solana' ? (SOLANA_CLUSTER_REFS[fields.chainReference] ?? fields.chainReference) : fields.chainReference}`;
+  const chainId = `${namespace}:${namespace === 'solana' ? ((Object.hasOwn(SOLANA_CLUSTER_REFS, fields.chainReference) ? SOLANA_CLUSTER_REFS[fields.chainReference] : undefined) ?? fields.chainReference) : fields.chainReference}`;
   if (p.chainId !== undefined) {
     const claimed = splitChainId(p.chainId);
     if (!claimed) throw invalid('chainId must be 8453, "eip155:8453" or a solana: CAIP-2 id');

@@ -1,6 +1,7 @@
 // The key-material check that ends every browser test file: nothing the browser received during the file's run
 // (every recorded response: headers and text bodies, SSE streams included) and no file of the built client bundles
-// contains an API key, a key's SHA-256 hash, or the server's upstream credential.
+// contains an API key, a key's SHA-256 hash, or the server's upstream credential. It also checks that no page of the
+// file's run reported a Content-Security-Policy violation (the pages run under the app's policy).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { clientBundleFiles, findSecrets } from '../../support/browser.ts';
@@ -23,6 +24,7 @@ export interface ScanResult {
 
 /** Asserts no secret appears in any recorded response or client bundle file; returns what was scanned. */
 export async function assertNoKeyMaterial(run: AppRun, extra: string[] = []): Promise<ScanResult> {
+  assertNoCspViolations(run);
   const secrets = await keyMaterial(run, extra);
   for (const c of run.contexts) await c.settle();
   const received = run.contexts.flatMap((c) => c.received);
@@ -40,4 +42,10 @@ export async function assertNoKeyMaterial(run: AppRun, extra: string[] = []): Pr
   }
   assert.deepEqual(bundleHits, [], `key material in the client bundles: ${bundleHits.join('; ')}`);
   return { responses: received.length, bundleFiles: files.length, secrets: secrets.length };
+}
+
+/** Asserts that nothing any page of the run did was blocked by the app's Content-Security-Policy. */
+export function assertNoCspViolations(run: AppRun): void {
+  const violations = run.contexts.flatMap((c) => c.cspViolations);
+  assert.deepEqual(violations, [], `Content-Security-Policy violations: ${violations.join('; ')}`);
 }

@@ -225,3 +225,9 @@ describe('attachments through the chat routes', () => {
     assert.equal(json.conversation.title, '")(img src=x onerror=alert(1)).txt', 'a file-only first message is titled by its file');
   });
 });
+
+test('a declared type that is an Object.prototype member name is an unsupported type (400), not a crash', () => {
+  for (const t of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+    assert.throws(() => checkAttachments([{ name: 'x.bin', type: t, dataUrl: `data:${t};base64,aGVsbG8=` }], PLAIN), code('UNSUPPORTED_FILE'), t);
+  }
+});

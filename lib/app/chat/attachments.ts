@@ -76,7 +76,7 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1)}
 
 function normaliseType(type: string): string {
   const t = type.split(';')[0].trim().toLowerCase();
-  return ALIASES[t] ?? t;
+  return Object.hasOwn(ALIASES, t) ? ALIASES[t] : t;
 }
 
 function typeFromName(name: string): string | undefined {

@@ -17,7 +17,7 @@ const query = z.strictObject({
 
 export async function listCharactersRoute(ctx: RequestCtx): Promise<void> {
   const sp = ctx.url.searchParams;
-  const raw: Record<string, unknown> = {};
+  const raw: Record<string, unknown> = Object.create(null); // the client's parameter names, whatever they are
   for (const key of new Set(sp.keys())) {
     const name = key.replace(/\[\]$/, '');
     raw[name] = name === 'tags' ? sp.getAll(key).flatMap((t) => t.split(',')).filter(Boolean) : sp.get(key);

@@ -15,10 +15,10 @@ import type { RateLimiter } from '../../limits/rate-limiter.ts';
 import type { SearchProvider, SearchResult } from '../../augment/types.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
-import { openMeter } from '../metered.ts';
+import { openMeter, refuseUnaffordable } from '../metered.ts';
 import type { EngineRegistry } from '../registry.ts';
 import { type Engine, type EngineChunk, EngineError, type EngineRequest, type EngineUsage } from '../types.ts';
-import { estimatePromptTokens, estimateTextTokens } from './estimate.ts';
+import { CHEAP_CHECKS_ABOVE_BYTES, estimatePromptTokens, estimateTextTokens, minPromptTokens, promptBytes } from './estimate.ts';
 import type { ChatStream, StreamHead } from './events.ts';
 import { costRecord, shapeChoice, StreamShaper, usageRecord } from './output.ts';
 import { type Augmentation, planAugmentation, runAugmentation } from './augment.ts';
@@ -82,6 +82,13 @@ export function engineFailure(e: unknown): ApiError {
   }
 }
 
+const contextExceeded = (contextLength: number, tokens: string) =>
+  new ApiError(
+    'CONTEXT_LENGTH_EXCEEDED',
+    `This model's maximum context length is ${contextLength} tokens; your messages have ${tokens} tokens. Please reduce your prompt.`,
+    { param: 'messages' },
+  );
+
 // The completion id carries the request id (the CF-RAY header), so a response found in a client log leads straight
 // to its usage row.
 const completionId = (requestId: string) => `chatcmpl-${requestId}`;
@@ -108,8 +115,23 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     searchAvailable: deps.searchAvailable,
     fetchAllowHosts: deps.fetchAllowHosts,
   });
+  // Cheap checks before any expensive work (issue 11): a prompt whose lower bound of tokens (bytes / the most bytes a
+  // token can stand for) already exceeds the context is refused unseen, and a large one is counted only once the
+  // account can pay for that lower bound. The exact count stops once past the context (and never holds the loop).
+  const contextLength = plan.model.context_length;
+  const bytes = promptBytes(plan.messages);
+  if (minPromptTokens(bytes) > contextLength) throw contextExceeded(contextLength, `at least ${minPromptTokens(bytes)}`);
+  if (bytes > CHEAP_CHECKS_ABOVE_BYTES) {
+    await refuseUnaffordable(deps, ctx, {
+      model: plan.model,
+      endpoint: '/chat/completions',
+      estimate: { promptTokens: minPromptTokens(bytes), completionTokens: plan.engineParams.max_tokens * plan.engineParams.n },
+    });
+  }
   const engine = await startEngine(deps, plan.model);
-  const promptTokens = (await engine.countTokens?.(plan.messages).catch(() => undefined)) ?? estimatePromptTokens(plan.messages);
+  const counted = await engine.countTokens?.(plan.messages, { limit: contextLength }).catch(() => undefined);
+  if (counted !== undefined && counted > contextLength) throw contextExceeded(contextLength, `more than ${contextLength}`);
+  const promptTokens = counted ?? estimatePromptTokens(plan.messages);
   const augmentPlan = planAugmentation(plan.params, plan.messages, deps.searchAvailable);
   // Admit and hold the worst case: the whole prompt (with the augmentation's allowance) uncached, every choice at
   // max_tokens, and every planned search and page.
@@ -143,7 +165,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     cacheKey: plan.cacheKey,
     signal: ctx.signal,
   };
-  // The charge is known from the hold at once; the ledger commits it after the response is on its way.
+  // The charge is known from the hold at once; its commit is awaited (meter.recorded) before the answer's last bytes.
   const bill = (usage: EngineUsage): Amount =>
     meter.settle({
       promptTokens: usage.prompt_tokens,
@@ -177,6 +199,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
       completion_tokens: completion.choices.reduce((n, c) => n + estimateTextTokens(c.message.content ?? ''), 0),
     };
     const charged = bill(usage);
+    await meter.recorded();
     return {
       kind: 'json',
       meta,
@@ -209,7 +232,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     meta,
     head: { id: completionId(ctx.requestId), created: Math.floor(Date.now() / 1000), model: plan.model.id, paramsKey: deps.wire.params },
     events: streamEvents({
-      iterator, first, promptTokens, keepReasoning, bill, abandon, echo, signal: ctx.signal,
+      iterator, first, promptTokens, keepReasoning, bill, abandon, echo, recorded: () => meter.recorded(), signal: ctx.signal,
       citations: aug.citations, citing, documents,
       citationsFirst: plan.params.include_search_results_in_stream && aug.citations.length > 0,
     }),
@@ -222,6 +245,8 @@ interface StreamRun {
   promptTokens: number;
   keepReasoning: boolean;
   bill: (u: EngineUsage) => Amount;
+  /** Resolves once the settlement has committed (before the usage chunk and [DONE] go out). */
+  recorded: () => Promise<void>;
   /** Releases the hold and the token estimate when the stream produced nothing. */
   abandon: () => void;
   /** The service-parameters echo, in the wire's names. */
@@ -278,6 +303,8 @@ async function* streamEvents(run: StreamRun): ChatStream {
     }
     const charged = settleOnce();
     const usage = shaper.usage ?? { prompt_tokens: promptTokens, completion_tokens: shaper.producedPieces };
+    // The stream is complete for the client only with its usage chunk and [DONE]: they follow the commit.
+    await run.recorded();
     yield [{ type: 'usage', usage, cost: charged, params: echo() }];
   } finally {
     await iterator.return?.().catch(() => undefined);

@@ -54,4 +54,22 @@ describe('llama engine embeddings on the demo model', () => {
     const serial = await engine.embed!(texts, opts());
     results.forEach((r, i) => assert.deepEqual(r.vectors[0], serial.vectors[i]));
   });
+
+  test('a request that waits past queueTimeoutMs, or whose client leaves, gives up its turn; the rest run in order', async () => {
+    const bounded = createLlamaEngine({ path: path.join(dir, 'demo.gguf'), contextSize: 128, queueTimeoutMs: 5 });
+    try {
+      await bounded.embed!(['warm up'], opts()); // loads the embedding context
+      const long = bounded.embed!(Array.from({ length: 200 }, (_, i) => `text number ${i} about the sea`), opts());
+      const late = bounded.embed!(['late'], opts());
+      const ac = new AbortController();
+      const left = bounded.embed!(['left'], { ...opts(), signal: ac.signal });
+      ac.abort(new Error('client left'));
+      await assert.rejects(left, /client left/);
+      await assert.rejects(late, (e: unknown) => e instanceof EngineError && e.kind === 'capacity');
+      assert.equal((await long).vectors.length, 200);
+      assert.equal((await bounded.embed!(['after'], opts())).vectors.length, 1);
+    } finally {
+      await bounded.close?.();
+    }
+  });
 });

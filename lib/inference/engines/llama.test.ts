@@ -187,6 +187,44 @@ describe('llama engine on the demo model', () => {
     assert.ok(two! > one! + 4);
   });
 
+  // Issue 11: the tokenizer is synchronous native code (about 0.2 s per MB); a large prompt is tokenized in slices.
+  test('a large prompt is counted in slices: the event loop keeps turning, the count matches a whole tokenization', async () => {
+    const words = 'the quick brown fox jumps over the lazy dog\n';
+    const big = words.repeat(Math.ceil((2 * 1024 * 1024) / words.length));
+    const whole = (await engine.countTokens!([{ role: 'user', content: words.repeat(2) }]))!;
+    let worst = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 5);
+    const t0 = performance.now();
+    const counted = (await engine.countTokens!([{ role: 'user', content: big }]))!;
+    const took = performance.now() - t0;
+    clearInterval(ticker);
+    // Each slice of the repeated line tokenizes as the line does: the count is the whole prompt's, within a token
+    // or two per slice boundary.
+    const perLine = (await engine.countTokens!([{ role: 'user', content: words.repeat(3) }]))! - whole;
+    const expected = whole + perLine * (big.length / words.length - 2);
+    assert.ok(Math.abs(counted - expected) <= Math.ceil(big.length / 32_768) * 2, `counted ${counted}, expected about ${expected}`);
+    // Far less than the whole tokenization's time between two turns of the loop (generous for a loaded machine).
+    assert.ok(worst < Math.max(150, took / 4), `the loop stalled ${worst.toFixed(0)} ms (counting took ${took.toFixed(0)} ms)`);
+  });
+
+  test('countTokens with a limit stops once past it; a prompt beyond the context is refused before it is tokenized whole', async () => {
+    const big = 'the quick brown fox jumps over the lazy dog\n'.repeat(200_000); // 8.8 MB, about 2 M tokens
+    const t0 = performance.now();
+    const counted = (await engine.countTokens!([{ role: 'user', content: big }], { limit: 4096 }))!;
+    assert.ok(counted > 4096 && counted < 4096 + 40_000, `counted ${counted}`);
+    await assert.rejects(
+      engine.complete(request({ max_tokens: 10 }, undefined, [{ role: 'user', content: big }])),
+      (err: unknown) => err instanceof EngineError && err.kind === 'context_length' && /more than/.test(err.message),
+    );
+    // A whole tokenization of 8.8 MB takes seconds; stopping at the limit takes a small part of that.
+    assert.ok(performance.now() - t0 < 1500, `took ${(performance.now() - t0).toFixed(0)} ms`);
+  });
+
   test('a model that cannot be loaded fails every request with failed', async () => {
     const missing = createLlamaEngine({ path: path.join(dir, 'missing.gguf') });
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -239,5 +277,24 @@ describe('llama engine on the demo model', () => {
       await small.close?.();
     }
     await assert.rejects(small.complete(request({})), (err: unknown) => err instanceof EngineError && err.kind === 'failed');
+  });
+
+  test('a waiter not given a sequence within queueTimeoutMs is refused with capacity, and leaves the queue', async () => {
+    const small = createLlamaEngine({ path: modelPath, seqs: 1, maxQueue: 1, queueTimeoutMs: 100, contextSize: 512 });
+    try {
+      const busy = new AbortController();
+      const running = small.stream(request({ seed: 1, n: 50, max_tokens: 50 }, busy.signal))[Symbol.asyncIterator]();
+      await running.next();
+      const started = Date.now();
+      await assert.rejects(small.complete(request({ seed: 2 })), (err: unknown) => err instanceof EngineError && err.kind === 'capacity');
+      assert.ok(Date.now() - started < 2000, `refused after ${Date.now() - started} ms`);
+      // The queue (of one) is free again: this one is queued rather than refused at once.
+      const next = small.complete(request({ seed: 4, max_tokens: 5 }));
+      busy.abort();
+      while (!(await running.next()).done);
+      assert.ok(((await next).usage?.completion_tokens ?? 0) > 0);
+    } finally {
+      await small.close?.();
+    }
   });
 });

@@ -16,8 +16,9 @@
 //   normally with finish_reason 'stop' and a last chunk carrying the usage of what was generated, so the caller
 //   can bill an aborted stream by reading it to the end (complete() likewise resolves with the partial text).
 // - logprobs: each token's probability under the request's sampling settings, with top_logprobs (at most 20).
-// - Errors: a full queue → EngineError 'capacity'; prompt + max_tokens beyond the context → 'context_length';
-//   n / max_tokens not positive integers → 'bad_request'; load or runtime failures → 'failed'.
+// - Errors: a full queue, or no sequence free within queueTimeoutMs → EngineError 'capacity'; prompt + max_tokens
+//   beyond the context → 'context_length'; n / max_tokens not positive integers → 'bad_request'; load or runtime
+//   failures → 'failed'.
 // - Not supported: tools (the pipeline offers tools only for models whose catalogue entry says so; tool results
 //   in the history are passed as user text), response_format, reasoning segments. A wrapper stop trigger made of
 //   several special tokens is ignored (single-token triggers and plain-text triggers are honoured).
@@ -56,6 +57,7 @@ import { AsyncQueue } from './llama/async-queue.ts';
 import { toChatHistory } from './llama/chat-history.ts';
 import { PoolClosedError, QueueFullError, SlotPool } from './llama/sequence-pool.ts';
 import { StopText } from './llama/stop-text.ts';
+import { tokenizeYielding } from './llama/tokenize.ts';
 import { l2Normalise } from '../embeddings/vectors.ts';
 
 export interface LlamaEngineOptions {
@@ -65,6 +67,8 @@ export interface LlamaEngineOptions {
   contextSize?: number;
   /** Requests that may wait for a sequence; beyond that, 'capacity' at once. Default 16. */
   maxQueue?: number;
+  /** The longest a request waits for a sequence (or an embedding its turn); then 'capacity'. Default 60 s. */
+  queueTimeoutMs?: number;
   /** CPU threads per evaluation. Default 1: on small machines more threads fight Node's own and run slower. */
   threads?: number;
   /** Sequences served concurrently. Default 1. */
@@ -72,6 +76,7 @@ export interface LlamaEngineOptions {
 }
 
 const DEFAULT_MAX_CONTEXT = 4096;
+const DEFAULT_QUEUE_TIMEOUT_MS = 60_000;
 // The prompt is evaluated in slices so an abort can stop a long prefill between them.
 const PREFILL_SLICE = 256;
 // Tokens of earlier output used to decode the next piece (SentencePiece spacing depends on what came before).
@@ -184,9 +189,10 @@ class LlamaEngine implements Engine {
     }
   }
 
-  async countTokens(messages: EngineMessage[]): Promise<number> {
+  /** The rendered prompt's tokens; with `limit`, counting stops once past it (the count is then only "more"). */
+  async countTokens(messages: EngineMessage[], opts: { limit?: number } = {}): Promise<number> {
     const loaded = await this.load();
-    return this.render(loaded, messages).tokens.length;
+    return (await this.render(loaded, messages, opts.limit)).tokens.length;
   }
 
   async embed(inputs: string[], opts: EmbedOptions): Promise<EmbedResult> {
@@ -199,8 +205,30 @@ class LlamaEngine implements Engine {
     if (tooLong >= 0) {
       throw new EngineError('context_length', `Input ${tooLong} has ${lengths[tooLong]} tokens; this model embeds at most ${contextSize} tokens per input.`);
     }
+    opts.signal.throwIfAborted();
+    // Waiting for the turn is bounded like the chat queue: a waiter refused (or whose client left) gives up its turn
+    // at once, and the one after it runs as soon as the one before it ends.
+    const maxWaitMs = this.opts.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
+    let waiting = true;
     this.embedWaiting++;
-    const run = this.embedTail.then(async () => {
+    let stopWaiting!: (err: unknown) => void;
+    const gaveUp = new Promise<never>((_, reject) => {
+      stopWaiting = (err) => {
+        if (!waiting) return;
+        waiting = false;
+        this.embedWaiting--;
+        reject(err);
+      };
+    });
+    gaveUp.catch(() => undefined);
+    const timer = setTimeout(() => stopWaiting(new EngineError('capacity', `${this.router} is at capacity: no embedding turn within ${maxWaitMs} ms`)), maxWaitMs);
+    const onAbort = () => stopWaiting(opts.signal.reason);
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    const work = this.embedTail.then(async () => {
+      clearTimeout(timer);
+      opts.signal.removeEventListener('abort', onAbort);
+      if (!waiting) return undefined; // refused or abandoned while waiting: skip the turn
+      waiting = false;
       this.embedWaiting--;
       const vectors: number[][] = [];
       for (const text of inputs) {
@@ -213,8 +241,8 @@ class LlamaEngine implements Engine {
       }
       return { vectors, promptTokens: lengths.reduce((a, b) => a + b, 0) };
     });
-    this.embedTail = run.catch(() => undefined);
-    return run;
+    this.embedTail = work.catch(() => undefined);
+    return Promise.race([work, gaveUp]) as Promise<EmbedResult>;
   }
 
   async close(): Promise<void> {
@@ -276,21 +304,23 @@ class LlamaEngine implements Engine {
     });
     const sequences = Array.from({ length: seqs }, () => context.getSequence());
     const wrapper = chatWrapperFor(model);
-    return { model, context, wrapper, pool: new SlotPool(sequences, this.opts.maxQueue ?? 16) };
+    const pool = new SlotPool(sequences, this.opts.maxQueue ?? 16, this.opts.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS);
+    return { model, context, wrapper, pool };
   }
 
   private contextSizeFor(model: LlamaModel): number {
     return this.opts.contextSize ?? Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
   }
 
-  private render(loaded: Loaded, messages: readonly EngineMessage[]): Prompt {
+  /** Tokenizes off the event loop's critical path (tokenize.ts); with `limit`, stops once past it (`complete` false). */
+  private async render(loaded: Loaded, messages: readonly EngineMessage[], limit?: number, signal?: AbortSignal): Promise<Prompt & { complete: boolean }> {
     let state: ReturnType<ChatWrapper['generateContextState']>;
     try {
       state = loaded.wrapper.generateContextState({ chatHistory: toChatHistory(messages) });
     } catch (err) {
       throw new EngineError('failed', `${this.router}: could not apply the chat template: ${message(err)}`);
     }
-    const tokens = state.contextText.tokenize(loaded.model.tokenizer);
+    const { tokens, complete } = await tokenizeYielding(state.contextText, loaded.model.tokenizer, { limit, signal });
     const stopTokens = new Set<Token>();
     const stopStrings: string[] = [];
     for (const trigger of state.stopGenerationTriggers) {
@@ -302,7 +332,7 @@ class LlamaEngine implements Engine {
         if (triggerTokens.length === 1) stopTokens.add(triggerTokens[0]);
       }
     }
-    return { tokens, stopTokens, stopStrings };
+    return { tokens, stopTokens, stopStrings, complete };
   }
 
   /** Runs a request, pushing its chunks into `queue`; rejects when it cannot start (before any chunk) or fails. */
@@ -313,9 +343,17 @@ class LlamaEngine implements Engine {
       throw new EngineError('bad_request', 'max_tokens must be a positive integer');
     }
     const loaded = await this.load();
-    const prompt = this.render(loaded, req.messages);
-    if (prompt.tokens.length === 0) throw new EngineError('bad_request', 'the prompt is empty');
     const contextSize = loaded.context.contextSize;
+    // Tokenizing stops once the prompt cannot fit: the rest would only make the error's count exact.
+    const prompt = await this.render(loaded, req.messages, Math.max(0, contextSize - params.max_tokens), signal);
+    if (prompt.tokens.length === 0) throw new EngineError('bad_request', 'the prompt is empty');
+    if (!prompt.complete) {
+      throw new EngineError(
+        'context_length',
+        `This model's maximum context length is ${contextSize} tokens. However, the messages alone have more than ` +
+          `${prompt.tokens.length - 1} tokens, and ${params.max_tokens} were requested for the completion.`,
+      );
+    }
     if (prompt.tokens.length + params.max_tokens > contextSize) {
       throw new EngineError(
         'context_length',

@@ -6,6 +6,7 @@ import type { EmbedOptions, EmbedResult, Engine, EngineChunk, EngineCompletion, 
 import { EngineError } from '../types.ts';
 import { sseData } from './sse.ts';
 import { fromBase64 } from '../embeddings/vectors.ts';
+import { DEFAULT_MAX_CONCURRENCY } from '../queue.ts';
 
 /** Vectors in input order from an OpenAI embeddings body; floats, or base64 from an upstream that ignores the ask. */
 function vectorsFrom(j: Record<string, any>, count: number): number[][] {
@@ -25,21 +26,19 @@ export interface OpenAIEngineOptions {
   /** The upstream's served model name. */
   model: string;
   apiKey?: string;
-  /** Until response headers arrive. */
+  /** Until response headers arrive, counted from when the request is dispatched (after admission). */
   timeoutMs?: number;
   /** A whole non-streamed completion. */
   totalTimeoutMs?: number;
   thinkingControl?: 'chat_template_kwargs' | 'none';
-  /** Connections per upstream origin. */
+  /**
+   * Connections per upstream origin: the engine's admission limit (maxConcurrency), so every admitted request has a
+   * connection at once and never waits in undici's own, unbounded queue.
+   */
   connections?: number;
 }
 
-const agents = new Map<number, Agent>();
-function agentFor(connections: number) {
-  let a = agents.get(connections);
-  if (!a) agents.set(connections, (a = new Agent({ connections, keepAliveTimeout: 30_000, pipelining: 1 })));
-  return a;
-}
+export const DEFAULT_TIMEOUT_MS = 60_000;
 
 // Rendezvous hashing: a cache key always lands on the same replica while the replica set is unchanged.
 function pickReplica(urls: string[], key: string | undefined, counter: number): string {
@@ -108,26 +107,73 @@ function transportFailure(e: unknown, signal: AbortSignal, timedOut = false): En
   return new EngineError('failed', `upstream unreachable: ${(e as Error).message ?? e}`);
 }
 
+type Sent = Awaited<ReturnType<typeof request>>;
+
 export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
-  const agent = agentFor(opts.connections ?? 128);
+  // One pool per engine: engines sharing an upstream origin never take each other's connections.
+  const agent = new Agent({ connections: opts.connections ?? DEFAULT_MAX_CONCURRENCY, keepAliveTimeout: 30_000, pipelining: 1 });
   let counter = 0;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function post(req: EngineRequest, stream: boolean, signal: AbortSignal) {
-    const base = pickReplica(opts.baseUrls, req.cacheKey, counter++);
-    const res = await request(`${base.replace(/\/$/, '')}/chat/completions`, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { ...headers, 'x-request-id': req.requestId, accept: stream ? 'text/event-stream' : 'application/json' },
-      body: upstreamBody(opts, req, stream),
+  /**
+   * Sends one request; resolves once the response headers arrive. Our own timer bounds that wait from dispatch, so
+   * an upstream that accepts the connection and never answers is a timeout whatever undici's parser timers do. The
+   * request stays tied to `signal` until `detach()` (the body may still be read after the headers). Failures other
+   * than that timeout and the upstream's own error statuses are thrown as they come; the callers map them.
+   */
+  async function send(path: string, init: { headers: Record<string, string>; body: string; stream: boolean }, signal: AbortSignal, cacheKey?: string) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    const detach = () => signal.removeEventListener('abort', onAbort);
+    if (signal.aborted) throw new Error('aborted before dispatch');
+    signal.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    let res: Sent;
+    try {
+      const base = pickReplica(opts.baseUrls, cacheKey, counter++);
+      res = await request(`${base.replace(/\/$/, '')}${path}`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: init.headers,
+        body: init.body,
+        signal: controller.signal,
+        // undici's own timers tick in half seconds and may fire early or late: ours above is the one that counts.
+        headersTimeout: timeoutMs + 1000,
+        bodyTimeout: init.stream ? timeoutMs : 0,
+      });
+    } catch (e) {
+      detach();
+      throw timedOut ? new EngineError('timeout', `the upstream sent no response headers within ${timeoutMs} ms`) : e;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (res.statusCode !== 200) {
+      try {
+        throw await failureFrom(res.statusCode, res.body);
+      } finally {
+        detach();
+      }
+    }
+    return { res, detach };
+  }
+
+  function post(req: EngineRequest, stream: boolean, signal: AbortSignal) {
+    return send(
+      '/chat/completions',
+      {
+        headers: { ...headers, 'x-request-id': req.requestId, accept: stream ? 'text/event-stream' : 'application/json' },
+        body: upstreamBody(opts, req, stream),
+        stream,
+      },
       signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: stream ? timeoutMs : 0,
-    });
-    if (res.statusCode !== 200) throw await failureFrom(res.statusCode, res.body);
-    return res;
+      req.cacheKey,
+    );
   }
 
   /**
@@ -156,17 +202,12 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
   /** A non-streamed JSON POST to `path` on one replica, under the total timeout. */
   function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
     return withDeadline(signal, async (s) => {
-      const base = pickReplica(opts.baseUrls, undefined, counter++);
-      const res = await request(`${base.replace(/\/$/, '')}${path}`, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' },
-        body,
-        signal: s,
-        headersTimeout: timeoutMs,
-      });
-      if (res.statusCode !== 200) throw await failureFrom(res.statusCode, res.body);
-      return (await res.body.json()) as Record<string, any>;
+      const { res, detach } = await send(path, { headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' }, body, stream: false }, s);
+      try {
+        return (await res.body.json()) as Record<string, any>;
+      } finally {
+        detach();
+      }
     });
   }
 
@@ -183,20 +224,30 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
 
     complete(req) {
       return withDeadline(req.signal, async (s) => {
-        const res = await post(req, false, s);
-        const j = (await res.body.json()) as Record<string, any>;
+        const { res, detach } = await post(req, false, s);
+        let j: Record<string, any>;
+        try {
+          j = (await res.body.json()) as Record<string, any>;
+        } finally {
+          detach();
+        }
         if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
         return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
       });
     },
 
+    async close() {
+      await agent.destroy().catch(() => undefined);
+    },
+
     async *stream(req) {
-      let res;
+      let sent;
       try {
-        res = await post(req, true, req.signal);
+        sent = await post(req, true, req.signal);
       } catch (e) {
         throw transportFailure(e, req.signal);
       }
+      const { res, detach } = sent;
       try {
         for await (const data of sseData(res.body)) {
           if (data === '[DONE]') return;
@@ -213,6 +264,7 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
       } catch (e) {
         throw transportFailure(e, req.signal);
       } finally {
+        detach();
         if (!res.body.destroyed) res.body.destroy();
       }
     },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PoolClosedError, QueueFullError, SlotPool } from './sequence-pool.ts';
+import { PoolClosedError, QueueFullError, QueueTimeoutError, SlotPool } from './sequence-pool.ts';
 
 const live = () => new AbortController().signal;
 
@@ -52,4 +52,17 @@ test('closing rejects waiters and later requests', async () => {
   pool.close(new PoolClosedError('closed'));
   await assert.rejects(waiting, PoolClosedError);
   await assert.rejects(pool.acquire(live()), PoolClosedError);
+});
+
+test('a waiter not served within the wait bound is refused and leaves the queue; the slot goes to the next', async () => {
+  const pool = new SlotPool(['x'], 2, 50);
+  await pool.acquire(live());
+  const started = Date.now();
+  const late = pool.acquire(live());
+  await assert.rejects(late, QueueTimeoutError);
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(pool.waiting, 0);
+  const next = pool.acquire(live());
+  pool.release('x');
+  assert.equal(await next, 'x');
 });

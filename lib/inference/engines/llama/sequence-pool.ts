@@ -1,8 +1,10 @@
 // A fixed set of slots (llama context sequences) handed out one request at a time, with a bounded FIFO queue of
-// waiters. A full queue refuses at once (the caller maps that to a capacity error); a waiter whose signal aborts
-// leaves the queue.
+// waiters. A full queue refuses at once (the caller maps that to a capacity error), a waiter not served within
+// `maxWaitMs` is refused the same way, and a waiter whose signal aborts leaves the queue.
 
 export class QueueFullError extends Error {}
+/** A waiter that got no slot within the pool's wait bound; a kind of QueueFullError (the same capacity answer). */
+export class QueueTimeoutError extends QueueFullError {}
 export class PoolClosedError extends Error {}
 
 interface Waiter<T> {
@@ -16,10 +18,12 @@ export class SlotPool<T> {
   private waiters: Waiter<T>[] = [];
   private closedWith: Error | null = null;
   private readonly maxQueue: number;
+  private readonly maxWaitMs: number;
 
-  constructor(slots: readonly T[], maxQueue: number) {
+  constructor(slots: readonly T[], maxQueue: number, maxWaitMs = 60_000) {
     this.free = [...slots];
     this.maxQueue = maxQueue;
+    this.maxWaitMs = maxWaitMs;
   }
 
   get waiting(): number {
@@ -52,12 +56,27 @@ export class SlotPool<T> {
       return Promise.reject(new QueueFullError(`all slots busy and ${this.waiters.length} requests already queued`));
     }
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
+      const leave = () => {
         const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
+        waiter.cleanup();
+      };
+      const onAbort = () => {
+        leave();
         reject(signal.reason);
       };
-      const waiter: Waiter<T> = { resolve, reject, cleanup: () => signal.removeEventListener('abort', onAbort) };
+      const timer = setTimeout(() => {
+        leave();
+        reject(new QueueTimeoutError(`no slot became free within ${this.maxWaitMs} ms`));
+      }, this.maxWaitMs);
+      const waiter: Waiter<T> = {
+        resolve,
+        reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+        },
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
     });

@@ -1,0 +1,196 @@
+// Issue 11: one large prompt must not freeze the server for everyone. The cheap checks (context size from a byte
+// bound, credit for the least the prompt can cost) answer before any tokenizing; the llama engine tokenizes in slices;
+// a PDF that inflates to tens of MB is refused at a cap and never billed. /healthz is timed *while* each big request
+// is in flight: the server shares this process's event loop, so any stall shows in its latency.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+const HEALTHZ_MAX_MS = 500;
+const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-large-'));
+const demoPath = path.join(modelDir, 'lagoon-demo.gguf');
+
+let h: Harness;
+let broke: string;
+let funded: string;
+let fundedAccount: string;
+
+before(async () => {
+  h = await startHarness({
+    models: (url) => [
+      // The demo model served in process (llama.cpp), as the default catalogue serves it.
+      {
+        id: 'demo-model', name: 'Demo', type: 'text', tier: 'XS', pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
+        context_length: 2048, max_completion_tokens: 512, capabilities: {}, traits: [],
+        engine: { kind: 'llama', path: demoPath, demo: true, sequences: 1, maxQueue: 8 },
+      },
+      {
+        id: 'demo-wide', name: 'Demo, wide context', type: 'text', tier: 'XS', pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
+        context_length: 65_536, max_completion_tokens: 512, capabilities: {}, traits: [],
+        engine: { kind: 'llama', path: demoPath, demo: true, sequences: 1, maxQueue: 8 },
+      },
+      // An upstream with a context large enough that 30 MB passes the byte bound: only the credit check refuses.
+      {
+        id: 'huge-context', name: 'Huge context', type: 'text', tier: 'XS', pricing: { input_usd: 1, output_usd: 2, input_diem: 1, output_diem: 2 },
+        context_length: 2_000_000, max_completion_tokens: 1024, capabilities: {}, traits: [],
+        engine: { kind: 'openai', baseUrl: url, model: 'scripted', timeoutMs: 2000, totalTimeoutMs: 4000 },
+      },
+    ],
+  });
+  ({ key: broke } = await h.newAccount({ usd: 0 }));
+  ({ key: funded, accountId: fundedAccount } = await h.newAccount({ usd: 10 }));
+  // Load the demo model first, so the timings below are of the requests and not of loading a model.
+  const warm = await chat(funded, { model: 'demo-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  assert.equal(warm.status, 200, warm.text);
+});
+after(async () => {
+  await h.close();
+  fs.rmSync(modelDir, { recursive: true, force: true });
+});
+
+async function chat(key: string, body: Record<string, unknown> | string) {
+  const res = await fetch(`${h.base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) };
+}
+
+/** Runs `work` while polling /healthz back to back; returns its result, its time, and the slowest health answer. */
+async function whileTimingHealth<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; healthMaxMs: number; polls: number }> {
+  let done = false;
+  let healthMaxMs = 0;
+  let polls = 0;
+  const poller = (async () => {
+    while (!done) {
+      const t = performance.now();
+      const r = await fetch(`${h.origin}/healthz`);
+      await r.arrayBuffer();
+      healthMaxMs = Math.max(healthMaxMs, performance.now() - t);
+      polls++;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  const t0 = performance.now();
+  try {
+    const result = await work();
+    return { result, ms: performance.now() - t0, healthMaxMs, polls };
+  } finally {
+    done = true;
+    await poller;
+  }
+}
+
+const filler = (bytes: number) => {
+  const line = 'the quick brown fox jumps over the lazy dog\n';
+  return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
+};
+const bigBody = (model: string, bytes: number) => JSON.stringify({ model, messages: [{ role: 'user', content: filler(bytes) }] });
+
+describe('a 30 MiB chat body', () => {
+  test('to the demo model from a key with no credit: a 400 at once, unseen by the tokenizer; /healthz stays quick', async () => {
+    const body = bigBody('demo-model', 30 * 1024 * 1024);
+    const { result, ms, healthMaxMs, polls } = await whileTimingHealth(() => chat(broke, body));
+    assert.ok([400, 402].includes(result.status), result.text.slice(0, 300));
+    assert.equal(result.json.code, 'CONTEXT_LENGTH_EXCEEDED');
+    assert.ok(ms < 5000, `the 4xx took ${ms.toFixed(0)} ms (tokenizing 30 MB takes over 10 s)`);
+    assert.ok(polls >= 1);
+    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+  });
+
+  test('to a model whose context could hold it, from a key with no credit: 402 before any counting', async () => {
+    const body = bigBody('huge-context', 30 * 1024 * 1024);
+    const { result, ms, healthMaxMs } = await whileTimingHealth(() => chat(broke, body));
+    assert.equal(result.status, 402, result.text.slice(0, 300));
+    assert.equal(result.json.code, 'INSUFFICIENT_BALANCE');
+    assert.ok(ms < 5000, `the 402 took ${ms.toFixed(0)} ms`);
+    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+  });
+});
+
+describe('the llama engine and a large prompt', () => {
+  test('a prompt that passes the byte bound is counted in slices and stops at the context: a 400, the loop free', async () => {
+    // 6 MB: at most 256 bytes a token, at least ~24k tokens, under the 65,536 context, so only counting can tell.
+    const body = bigBody('demo-wide', 6 * 1024 * 1024);
+    const { result, ms, healthMaxMs } = await whileTimingHealth(() => chat(funded, body));
+    assert.equal(result.status, 400, result.text.slice(0, 300));
+    assert.equal(result.json.code, 'CONTEXT_LENGTH_EXCEEDED');
+    assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
+    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+  });
+});
+
+/**
+ * A one-page PDF whose content stream is FlateDecode of `inflated` bytes of drawing operators: about 77 KB that
+ * inflate to 50 MB, seconds of pdf.js work for no text at all.
+ */
+function bombPdf(inflated: number): Buffer {
+  const stream = deflateSync(Buffer.alloc(inflated, '0 0 m '), { level: 9 });
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const push = (b: Buffer | string) => {
+    const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
+    parts.push(buf);
+    length += buf.length;
+  };
+  push('%PDF-1.4\n');
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>'];
+  objects.forEach((o, i) => {
+    offsets.push(length);
+    push(`${i + 1} 0 obj\n${o}\nendobj\n`);
+  });
+  offsets.push(length);
+  push(`4 0 obj\n<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`);
+  push(stream);
+  push('\nendstream\nendobj\n');
+  const xref = length;
+  push(`xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.concat(parts);
+}
+
+describe('a PDF bomb', () => {
+  const usageRows = async () => {
+    await h.svc.ledger.drain();
+    return Number((await h.svc.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [fundedAccount]))!.n);
+  };
+
+  test('/augment/text-parser: 400 CORRUPTED_FILE within bounded time, nothing billed', async () => {
+    const pdf = bombPdf(50 * 1024 * 1024);
+    assert.ok(pdf.length < 100_000);
+    const before = await usageRows();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'bomb.pdf');
+    const { result, ms, healthMaxMs } = await whileTimingHealth(async () => {
+      const res = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${funded}` }, body: form });
+      return { status: res.status, json: await res.json() };
+    });
+    assert.equal(result.status, 400, JSON.stringify(result.json));
+    assert.equal(result.json.code, 'CORRUPTED_FILE');
+    assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
+    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    assert.equal(await usageRows(), before);
+  });
+
+  test('a PDF with no text at all (under the cap) is 400 CORRUPTED_FILE, not billed text, in chat and text-parser', async () => {
+    const pdf = bombPdf(64 * 1024);
+    const before = await usageRows();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'blank.pdf');
+    const res = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${funded}` }, body: form });
+    const json = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(json));
+    assert.equal(json.code, 'CORRUPTED_FILE');
+    const file = { type: 'file', file: { filename: 'blank.pdf', file_data: `data:application/pdf;base64,${pdf.toString('base64')}` } };
+    const r = await chat(funded, { model: 'huge-context', messages: [{ role: 'user', content: [{ type: 'text', text: 'summarise' }, file] }] });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.code, 'CORRUPTED_FILE');
+    assert.equal(await usageRows(), before);
+  });
+});
