@@ -119,10 +119,22 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ LAGOON_NO_APP: 'maybe' }), { message: 'Invalid configuration: LAGOON_NO_APP must be 1 or 0, got "maybe"' });
     assert.throws(() => loadConfig({ LAGOON_IMAGE_ORIGINS: 'https://ok.example, data:x' }), /LAGOON_IMAGE_ORIGINS must be an http or https URL, got "data:x"/);
     assert.throws(() => loadConfig({ LAGOON_IMAGE_ORIGINS: "https://a;script-src 'unsafe-inline'.example" }), /LAGOON_IMAGE_ORIGINS /);
-    assert.throws(() => loadConfig({ LAGOON_SEARCH_PROVIDER: 'bing' }), /Invalid configuration: LAGOON_SEARCH_PROVIDER must be "searxng" or "brave", got "bing"/);
-    assert.throws(() => loadConfig({ INFERENCE_BASE_URL: 'https://api.example/v1' }), /Invalid configuration: INFERENCE_BASE_URL is set but INFERENCE_API_KEY is not/);
-    assert.throws(() => loadConfig({ LAGOON_HOLD_LEASE_MS: '15000' }), /Invalid configuration: LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS \(20000\), got 15000/);
-    assert.throws(() => loadConfig({ LAGOON_X402_BASE_PAY_TO: '0x2670B922ef37C7Df47158725C0CC407b5382293F' }), /Invalid configuration: LAGOON_X402_BASE_PAY_TO needs LAGOON_X402_FACILITATOR_URL/);
+    assert.throws(
+      () => loadConfig({ LAGOON_SEARCH_PROVIDER: 'bing' }),
+      /Invalid configuration: LAGOON_SEARCH_PROVIDER must be "searxng" or "brave", got "bing"/,
+    );
+    assert.throws(
+      () => loadConfig({ INFERENCE_BASE_URL: 'https://api.example/v1' }),
+      /Invalid configuration: INFERENCE_BASE_URL is set but INFERENCE_API_KEY is not/,
+    );
+    assert.throws(
+      () => loadConfig({ LAGOON_HOLD_LEASE_MS: '15000' }),
+      /Invalid configuration: LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS \(20000\), got 15000/,
+    );
+    assert.throws(
+      () => loadConfig({ LAGOON_X402_BASE_PAY_TO: '0x2670B922ef37C7Df47158725C0CC407b5382293F' }),
+      /Invalid configuration: LAGOON_X402_BASE_PAY_TO needs LAGOON_X402_FACILITATOR_URL/,
+    );
   });
 
   test('every invalid value is reported at once', () => {

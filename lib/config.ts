@@ -199,7 +199,11 @@ interface Setting {
 export const SETTINGS = {
   PORT: { default: '3000', parse: int(0), doc: 'the port the server listens on (API, app and `/healthz` on one port)' },
   HOST: { default: '0.0.0.0', parse: text, doc: 'the address the server listens on' },
-  LAGOON_DATA_DIR: { default: './data', parse: (raw: string) => path.resolve(raw), doc: 'all embedded state: `lagoon.db` (SQLite), `models/lagoon-demo.gguf`, `server.lock`' },
+  LAGOON_DATA_DIR: {
+    default: './data',
+    parse: (raw: string) => path.resolve(raw),
+    doc: 'all embedded state: `lagoon.db` (SQLite), `models/lagoon-demo.gguf`, `server.lock`',
+  },
   DATABASE_URL: { parse: text, doc: 'PostgreSQL instead of SQLite. Needed for several server instances. Same schema and migrations, applied at start.' },
   LAGOON_MODELS: { shown: '`lib/models/default-catalogue.json`', parse: text, doc: 'the model catalogue file' },
   LAGOON_WIRE_NAME: {
@@ -216,7 +220,10 @@ export const SETTINGS = {
     parse: text,
     doc: 'a JSON file merged over the default rate limits (see [Rate limits](#rate-limits)); a bad field stops the server with its path',
   },
-  LAGOON_SEARCH_PROVIDER: { parse: oneOf('searxng', 'brave'), doc: 'web search: `searxng` (with `LAGOON_SEARXNG_URL`) or `brave` (with `LAGOON_BRAVE_API_KEY`); unset: no web search' },
+  LAGOON_SEARCH_PROVIDER: {
+    parse: oneOf('searxng', 'brave'),
+    doc: 'web search: `searxng` (with `LAGOON_SEARXNG_URL`) or `brave` (with `LAGOON_BRAVE_API_KEY`); unset: no web search',
+  },
   LAGOON_SEARXNG_URL: { parse: httpUrl, doc: 'base URL of the SearXNG instance (its JSON API)' },
   LAGOON_BRAVE_API_KEY: { parse: text, doc: 'Brave Search subscription token' },
   LAGOON_BRAVE_URL: { shown: '`https://api.search.brave.com`', parse: httpUrl, doc: 'Brave Search API base URL (tests, proxies)' },
@@ -225,21 +232,44 @@ export const SETTINGS = {
   LAGOON_SEARCH_PRICE_USD: { default: '0.01', parse: micros, doc: 'fee per web search' },
   LAGOON_SCRAPE_PRICE_USD: { default: '0.01', parse: micros, doc: 'fee per scraped URL' },
   LAGOON_TEXT_PARSER_PRICE_USD: { default: '0.01', parse: micros, doc: 'fee per `/augment/text-parser` call' },
-  LAGOON_FETCH_ALLOW_HOSTS: { parse: hostList, doc: 'comma-separated hosts that may be fetched even though they resolve to private addresses (intranet files)' },
+  LAGOON_FETCH_ALLOW_HOSTS: {
+    parse: hostList,
+    doc: 'comma-separated hosts that may be fetched even though they resolve to private addresses (intranet files)',
+  },
   LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
   LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
   LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
-  LAGOON_HEADERS_TIMEOUT_MS: { default: '10000', parse: int(1), doc: 'a client must send all request headers within this time (slow-header attacks), else 408' },
-  LAGOON_REQUEST_TIMEOUT_MS: { default: '120000', parse: int(1), doc: 'a client must send the whole request (headers and body) within this time, else 408; responses may stream longer' },
+  LAGOON_HEADERS_TIMEOUT_MS: {
+    default: '10000',
+    parse: int(1),
+    doc: 'a client must send all request headers within this time (slow-header attacks), else 408',
+  },
+  LAGOON_REQUEST_TIMEOUT_MS: {
+    default: '120000',
+    parse: int(1),
+    doc: 'a client must send the whole request (headers and body) within this time, else 408; responses may stream longer',
+  },
   LAGOON_MAX_CONNECTIONS_PER_IP: { default: '1024', parse: int(1), doc: 'open connections one client address may hold; more are answered 503 and closed' },
-  LAGOON_SSE_KEEPALIVE_MS: { default: '15000', parse: int(0), doc: 'a stream silent this long gets an SSE comment (`: keep-alive`), so idle-timeout proxies keep it open' },
-  LAGOON_HEARTBEAT_MS: { default: '10000', parse: int(1), doc: 'with PostgreSQL: how often an instance renews its heartbeat (its lease on the credit it holds)' },
+  LAGOON_SSE_KEEPALIVE_MS: {
+    default: '15000',
+    parse: int(0),
+    doc: 'a stream silent this long gets an SSE comment (`: keep-alive`), so idle-timeout proxies keep it open',
+  },
+  LAGOON_HEARTBEAT_MS: {
+    default: '10000',
+    parse: int(1),
+    doc: 'with PostgreSQL: how often an instance renews its heartbeat (its lease on the credit it holds)',
+  },
   LAGOON_HOLD_LEASE_MS: {
     default: '45000',
     parse: int(1),
     doc: 'with PostgreSQL: an instance whose heartbeat is older than this is taken for dead, and the credit its requests held is released (at least twice `LAGOON_HEARTBEAT_MS`)',
   },
-  LAGOON_HOLD_SWEEP_MS: { default: '15000', parse: int(1), doc: 'with PostgreSQL: how often each instance releases the holds of dead ones (and once at start)' },
+  LAGOON_HOLD_SWEEP_MS: {
+    default: '15000',
+    parse: int(1),
+    doc: 'with PostgreSQL: how often each instance releases the holds of dead ones (and once at start)',
+  },
   LAGOON_TIMESTAMP_HEADER: { default: '1', parse: flag, doc: '`0` turns off `x-service-timestamp`' },
   LAGOON_NO_APP: { default: '0', parse: flag, doc: '`1` serves the API without the browser app (headless deployments, benchmarks)' },
   LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
@@ -250,10 +280,14 @@ export const SETTINGS = {
     doc: "the browser app's answers come from this OpenAI-compatible API (with `INFERENCE_API_KEY`) instead of this server's own service",
   },
   INFERENCE_API_KEY: { parse: text, doc: 'the server-held key for `INFERENCE_BASE_URL` (sent upstream only)' },
-  INFERENCE_WIRE_NAME: { shown: '`LAGOON_WIRE_NAME`', parse: wireWord, doc: 'the wire word of `INFERENCE_BASE_URL`\'s extensions (`venice` for Venice)' },
+  INFERENCE_WIRE_NAME: { shown: '`LAGOON_WIRE_NAME`', parse: wireWord, doc: "the wire word of `INFERENCE_BASE_URL`'s extensions (`venice` for Venice)" },
   LAGOON_SIGNIN_MAX_FAILURES: { default: '10', parse: int(1), doc: 'failed browser-app sign-ins per email within the window' },
   LAGOON_SIGNIN_MAX_FAILURES_PER_IP: { default: '30', parse: int(1), doc: 'failed browser-app sign-ins per client IP within the window' },
-  LAGOON_SIGNIN_WINDOW_SECONDS: { default: '900', parse: int(1), doc: 'the window of the sign-in failure limits (shared through Redis when `REDIS_URL` is set)' },
+  LAGOON_SIGNIN_WINDOW_SECONDS: {
+    default: '900',
+    parse: int(1),
+    doc: 'the window of the sign-in failure limits (shared through Redis when `REDIS_URL` is set)',
+  },
   LAGOON_SIGNUPS_PER_IP_PER_HOUR: { default: '20', parse: int(1), doc: 'browser-app sign-ups per client IP per hour' },
   LAGOON_TRUST_PROXY: { default: '0', parse: flag, doc: '`1` takes the client IP from the proxy-appended `X-Forwarded-For` (only behind a proxy you run)' },
   LAGOON_IMAGE_ORIGINS: {
@@ -274,7 +308,10 @@ export const SETTINGS = {
   LAGOON_X402_SOLANA_NETWORK: { default: 'mainnet', parse: parseSolanaNetwork, doc: 'the Solana cluster of USDC top-ups: `mainnet` or `devnet`' },
   LAGOON_X402_SOLANA_PAY_TO: { parse: parseSolanaAddress, doc: 'the address Solana USDC top-ups are paid to (offers the Solana rail)' },
   LAGOON_X402_SOLANA_RPC_URL: { parse: httpUrl, doc: 'Solana RPC for in-process settlement' },
-  LAGOON_X402_SOLANA_FEE_PAYER_KEY: { parse: parseSolanaSecretKey, doc: "the in-process facilitator's Solana fee payer: a 64-byte secret key, base58 or a JSON array" },
+  LAGOON_X402_SOLANA_FEE_PAYER_KEY: {
+    parse: parseSolanaSecretKey,
+    doc: "the in-process facilitator's Solana fee payer: a 64-byte secret key, base58 or a JSON array",
+  },
   LAGOON_X402_FACILITATOR_URL: { parse: httpUrl, doc: 'a remote x402 facilitator (verify/settle over HTTP) instead of the in-process one' },
   LAGOON_X402_MAX_TOPUP_USD: { default: '10000', parse: parseMaxTopUpUsd, doc: 'the largest single top-up, in USD (at least 5)' },
 } satisfies Record<string, Setting>;
@@ -351,7 +388,8 @@ export function loadConfig(env: Env = process.env): Config {
   });
   const search = check(() => searchOf(v));
   // A lease shorter than two heartbeats would let a live instance's holds be taken for a dead one's.
-  if (v.LAGOON_HOLD_LEASE_MS < 2 * v.LAGOON_HEARTBEAT_MS) problems.push(`LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS (${2 * v.LAGOON_HEARTBEAT_MS}), got ${v.LAGOON_HOLD_LEASE_MS}`);
+  if (v.LAGOON_HOLD_LEASE_MS < 2 * v.LAGOON_HEARTBEAT_MS)
+    problems.push(`LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS (${2 * v.LAGOON_HEARTBEAT_MS}), got ${v.LAGOON_HOLD_LEASE_MS}`);
   const remote = check(() => remoteOf(v));
   const wallet = check(() =>
     walletConfigOf(

@@ -47,7 +47,13 @@ const observeLongTasks = (page: Page) =>
   });
 
 const longTasksBetween = (page: Page, from: number, to: number) =>
-  page.evaluate(([a, b]) => (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks.filter((t) => t.start >= a && t.start <= b).map((t) => t.duration), [from, to]);
+  page.evaluate(
+    ([a, b]) =>
+      (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks
+        .filter((t) => t.start >= a && t.start <= b)
+        .map((t) => t.duration),
+    [from, to],
+  );
 
 /** A plausible transcript: questions, and answers of mixed length with some markdown. */
 function seedText(i: number): string {
@@ -56,7 +62,10 @@ function seedText(i: number): string {
   return i % 7 === 1 ? `${para}\n\n- first point\n- second point\n\n\`\`\`ts\nconst step = ${i};\n\`\`\`` : para;
 }
 
-const h = await startHarness({ app: { next: true }, models: (url) => [scriptedModel('bench-model', url, { name: 'Bench model', max_completion_tokens: 8192 })] });
+const h = await startHarness({
+  app: { next: true },
+  models: (url) => [scriptedModel('bench-model', url, { name: 'Bench model', max_completion_tokens: 8192 })],
+});
 const browser = await launchBrowser();
 const version = browser.version();
 const rows: [string, string][] = [];
@@ -66,7 +75,10 @@ try {
   const chats = userConversations(h.svc.store, user.id);
   const context = await browser.newContext({ baseURL: h.origin, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
-  const signIn = await page.request.post(`${h.origin}/api/app/auth/sign-in`, { data: { email: 'bench@example.test', password: PASSWORD }, headers: { origin: h.origin } });
+  const signIn = await page.request.post(`${h.origin}/api/app/auth/sign-in`, {
+    data: { email: 'bench@example.test', password: PASSWORD },
+    headers: { origin: h.origin },
+  });
   if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()} ${await signIn.text()}`);
 
   // 1. Streaming.
@@ -86,7 +98,10 @@ try {
   const words = (await answer.locator('.markdown').innerText()).trim().split(/\s+/).length;
   if (words !== TOKENS) throw new Error(`the answer has ${words} words, expected ${TOKENS}`);
   const tasks = await longTasksBetween(page, t0, t1);
-  rows.push(['Streaming: answer', `${TOKENS.toLocaleString('en-US')} tokens in ${((t1 - tFirst) / 1000).toFixed(1)} s (${Math.round(TOKENS / ((t1 - tFirst) / 1000))} tokens/s)`]);
+  rows.push([
+    'Streaming: answer',
+    `${TOKENS.toLocaleString('en-US')} tokens in ${((t1 - tFirst) / 1000).toFixed(1)} s (${Math.round(TOKENS / ((t1 - tFirst) / 1000))} tokens/s)`,
+  ]);
   rows.push(['Streaming: longest main-thread task', tasks.length ? ms(Math.max(...tasks)) : 'none ≥ 50 ms']);
   rows.push(['Streaming: tasks over 50 ms', String(tasks.filter((d) => d > 50).length)]);
 
@@ -95,7 +110,12 @@ try {
   const long = await chats.create({ modelId: 'bench-model', title: 'A thousand messages' });
   let parent: string | null = null;
   for (let i = 0; i < MESSAGES; i++) {
-    const m = await chats.addMessage(long.id, { parentId: parent, role: i % 2 === 0 ? 'user' : 'assistant', content: seedText(i), modelId: i % 2 ? 'bench-model' : null });
+    const m = await chats.addMessage(long.id, {
+      parentId: parent,
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: seedText(i),
+      modelId: i % 2 ? 'bench-model' : null,
+    });
     parent = m.id;
   }
   // The time from navigation start until the first message element exists, recorded in the page itself.
@@ -110,7 +130,9 @@ try {
   });
   step('opening the long chat');
   await page.goto(`/c/${long.id}`);
-  const loadMs = await page.waitForFunction(() => (window as unknown as { __firstMessageAt?: number }).__firstMessageAt).then((v) => v.jsonValue() as Promise<number>);
+  const loadMs = await page
+    .waitForFunction(() => (window as unknown as { __firstMessageAt?: number }).__firstMessageAt)
+    .then((v) => v.jsonValue() as Promise<number>);
   const transcript = page.getByRole('region', { name: 'Conversation' });
   await transcript.waitFor();
   step('opening it again from the sidebar');
@@ -171,7 +193,10 @@ try {
   }, SCROLL_SECONDS);
   const scrollTasks = await longTasksBetween(page, scroll.start, scroll.end);
   const dropped = scroll.frames.reduce((n, f) => n + (f > FRAME_MS * 1.5 ? Math.round(f / FRAME_MS) - 1 : 0), 0);
-  rows.push(['Scroll: frame time p50 / p95 / max', `${ms(quantile(scroll.frames, 0.5))} / ${ms(quantile(scroll.frames, 0.95))} / ${ms(Math.max(...scroll.frames))}`]);
+  rows.push([
+    'Scroll: frame time p50 / p95 / max',
+    `${ms(quantile(scroll.frames, 0.5))} / ${ms(quantile(scroll.frames, 0.95))} / ${ms(Math.max(...scroll.frames))}`,
+  ]);
   rows.push(['Scroll: dropped frames (at 60 Hz)', `${dropped} over ${scroll.frames.length} frames, ${scroll.sweeps} sweeps at ${scroll.step} px/frame`]);
   rows.push(['Scroll: tasks over 50 ms', String(scrollTasks.filter((d) => d > 50).length)]);
 } finally {

@@ -39,7 +39,10 @@ function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promi
 
 const cli = (dataDir: string, ...args: string[]) =>
   new Promise<string>((resolve, reject) => {
-    const c = spawn(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, LAGOON_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const c = spawn(process.execPath, ['scripts/lagoon.ts', ...args], {
+      env: { ...process.env, LAGOON_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     c.stdout.on('data', (b: Buffer) => (out += b.toString()));
     c.on('exit', (code) => (code === 0 ? resolve(out.trim().split('\n').at(-1)!) : reject(new Error(`lagoon ${args.join(' ')} failed`))));
@@ -71,9 +74,14 @@ try {
   children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(fastPort)], {}, /http:\/\//));
   children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(slowPort), '--delay-ms', '20'], {}, /http:\/\//));
   const model = (id: string, port: number) => ({
-    id, name: id, type: 'text', tier: 'XS',
+    id,
+    name: id,
+    type: 'text',
+    tier: 'XS',
     pricing: { input_usd: 0.1, output_usd: 0.2, input_diem: 0.1, output_diem: 0.2 },
-    context_length: 8192, max_completion_tokens: 64, traits: [],
+    context_length: 8192,
+    max_completion_tokens: 64,
+    traits: [],
     engine: { kind: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'scripted' },
   });
   const catalogue = path.join(dataDir, 'models.json');
@@ -85,12 +93,26 @@ try {
   const key = await cli(dataDir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
   await cli(dataDir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
   children.push(
-    await start(['scripts/serve.ts'], { PORT: String(lagoonPort), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir, LAGOON_MODELS: catalogue, LAGOON_RATE_LIMITS: limits, LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1' }, /listening/),
+    await start(
+      ['scripts/serve.ts'],
+      {
+        PORT: String(lagoonPort),
+        HOST: '127.0.0.1',
+        LAGOON_DATA_DIR: dataDir,
+        LAGOON_MODELS: catalogue,
+        LAGOON_RATE_LIMITS: limits,
+        LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1',
+      },
+      /listening/,
+    ),
   );
 
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const body = (m: string) => JSON.stringify({ model: m, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 16 });
-  const direct = { url: `http://127.0.0.1:${fastPort}/v1/chat/completions`, body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 16 }) };
+  const direct = {
+    url: `http://127.0.0.1:${fastPort}/v1/chat/completions`,
+    body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 16 }),
+  };
   const lagoon = { url: `http://127.0.0.1:${lagoonPort}/api/v1/chat/completions`, body: body('bench-fast') };
 
   // Warm-up: JIT, connection pools, SQLite page cache.
@@ -114,11 +136,15 @@ try {
   }
   const addedP50 = median(added);
   const addedP99 = quantile(lagoonAll, 0.99) - quantile(directAll, 0.99);
-  console.log(`latency c=1: direct p50 ${median(directAll).toFixed(3)} ms p99 ${quantile(directAll, 0.99).toFixed(3)} ms; lagoon p50 ${median(lagoonAll).toFixed(3)} ms p99 ${quantile(lagoonAll, 0.99).toFixed(3)} ms`);
+  console.log(
+    `latency c=1: direct p50 ${median(directAll).toFixed(3)} ms p99 ${quantile(directAll, 0.99).toFixed(3)} ms; lagoon p50 ${median(lagoonAll).toFixed(3)} ms p99 ${quantile(lagoonAll, 0.99).toFixed(3)} ms`,
+  );
 
   const directRps = await rps(`http://127.0.0.1:${slowPort}/v1/chat/completions`, headers, direct.body);
   const lagoonRps = await rps(`http://127.0.0.1:${lagoonPort}/api/v1/chat/completions`, headers, body('bench-slow'));
-  console.log(`throughput c=64, 20 ms mock, ${SECONDS} s: direct ${directRps.rps.toFixed(0)} req/s (p99 ${directRps.p99} ms); lagoon ${lagoonRps.rps.toFixed(0)} req/s (p99 ${lagoonRps.p99} ms, ${lagoonRps.errors} errors)`);
+  console.log(
+    `throughput c=64, 20 ms mock, ${SECONDS} s: direct ${directRps.rps.toFixed(0)} req/s (p99 ${directRps.p99} ms); lagoon ${lagoonRps.rps.toFixed(0)} req/s (p99 ${lagoonRps.p99} ms, ${lagoonRps.errors} errors)`,
+  );
   if (lagoonRps.errors > 0) console.log('warning: some requests through Lagoon failed during the throughput run');
   console.log(`bench: added_p50_ms=${addedP50.toFixed(3)} added_p99_ms=${addedP99.toFixed(3)} rps_c64=${lagoonRps.rps.toFixed(0)}`);
 } finally {

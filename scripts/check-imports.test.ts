@@ -96,7 +96,15 @@ test('findCycles: one loop per strongly connected component, self-imports includ
   ]);
   const cycles = findCycles(g).map((c) => c.join('>'));
   assert.deepEqual(cycles.sort(), ['a>b>c>a', 'e>e']);
-  assert.deepEqual(findCycles(new Map([['x', new Set(['y'])], ['y', new Set()]])), []);
+  assert.deepEqual(
+    findCycles(
+      new Map([
+        ['x', new Set(['y'])],
+        ['y', new Set()],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('checkTree: fences and value cycles in a small tree (type-only and dynamic imports close no cycle)', () => {

@@ -62,7 +62,9 @@ async function main(argv: string[]) {
   if (cmd === 'models list') {
     const cat = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE, config.catalogueVar);
     for (const m of cat.models) {
-      console.log(`${m.id}\t${m.type}\t${m.tier}\t$${m.pricing.input_usd}/$${m.pricing.output_usd} per 1M\t${m.engine.kind}${m.demo ? '\t(demo)' : ''}\t${m.name}`);
+      console.log(
+        `${m.id}\t${m.type}\t${m.tier}\t$${m.pricing.input_usd}/$${m.pricing.output_usd} per 1M\t${m.engine.kind}${m.demo ? '\t(demo)' : ''}\t${m.name}`,
+      );
     }
     return;
   }

@@ -31,7 +31,9 @@ function newestMtime(p: string): number {
   return newest;
 }
 
-const patterns = process.argv.slice(2).length ? process.argv.slice(2) : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
+const patterns = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', ...patterns], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, NODE_ENV: 'test' },

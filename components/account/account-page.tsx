@@ -15,7 +15,10 @@ import dynamic from 'next/dynamic';
 import Link from 'next/link';
 
 // Wallet code (wagmi, viem, the x402 client) is downloaded only by users who signed in with a wallet.
-const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), { ssr: false, loading: () => <Spinner label="Loading top-up" className="size-5" /> });
+const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), {
+  ssr: false,
+  loading: () => <Spinner label="Loading top-up" className="size-5" />,
+});
 
 function diemNote(a: AccountSummary): string {
   const parts = ['Spent before USD.'];
@@ -70,7 +73,12 @@ export function AccountPage() {
                 Balances
               </h2>
               <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-                <BalanceCard label="USD" value={formatUsd(account.data.balances.usd)} note="Paid credit, used once the DIEM allowance is spent." testId="balance-usd" />
+                <BalanceCard
+                  label="USD"
+                  value={formatUsd(account.data.balances.usd)}
+                  note="Paid credit, used once the DIEM allowance is spent."
+                  testId="balance-usd"
+                />
                 <BalanceCard label="DIEM" value={formatDiem(account.data.balances.diem)} note={diemNote(account.data)} testId="balance-diem" />
               </dl>
               <p className="mt-3 text-sm text-muted-foreground">

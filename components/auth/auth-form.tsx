@@ -94,7 +94,9 @@ export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: st
         value={password}
         onChange={(e) => setPassword(e.target.value)}
         error={errors.fields.password}
-        hint={signUp ? (remaining > 0 && password ? `At least ${PASSWORD_MIN} characters (${remaining} more).` : `At least ${PASSWORD_MIN} characters.`) : undefined}
+        hint={
+          signUp ? (remaining > 0 && password ? `At least ${PASSWORD_MIN} characters (${remaining} more).` : `At least ${PASSWORD_MIN} characters.`) : undefined
+        }
       />
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
         {signUp ? 'Create account' : 'Sign in'}

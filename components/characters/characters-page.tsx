@@ -52,7 +52,14 @@ export function CharactersPage() {
             <Spinner label="Loading characters" className="size-6" />
           </div>
         ) : q.isError ? (
-          <Alert title="Could not load the characters" action={<Button size="sm" variant="secondary" onClick={() => void q.refetch()}>Retry</Button>}>
+          <Alert
+            title="Could not load the characters"
+            action={
+              <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
+                Retry
+              </Button>
+            }
+          >
             {q.error.message}
           </Alert>
         ) : (

@@ -37,11 +37,7 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
   return (
     <article data-testid="message" data-role="assistant" data-status={status} aria-label="Assistant" className="min-w-0">
       {reasoning && <ReasoningBlock text={reasoning} thinking={generating && !content} seconds={thoughtSeconds(message.id, live)} />}
-      {content ? (
-        <Markdown text={content} citations={citations} live={generating} />
-      ) : (
-        generating && !reasoning && <TypingDots />
-      )}
+      {content ? <Markdown text={content} citations={citations} live={generating} /> : generating && !reasoning && <TypingDots />}
       {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">Connection lost — reconnecting…</p>}
       {status === 'stopped' && <p className="mt-2 text-xs text-muted-foreground italic">Stopped</p>}
       {message.error && status === 'error' && (
@@ -58,7 +54,9 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
           {modelName && <span className="ml-1 truncate text-xs">{modelName}</span>}
           {message.usage && (
             <>
-              <span aria-hidden="true" className="text-xs">·</span>
+              <span aria-hidden="true" className="text-xs">
+                ·
+              </span>
               <UsageLabel usage={message.usage} />
             </>
           )}

@@ -27,7 +27,9 @@ export function AttachmentChip({ name, size, kind, previewUrl, onRemove }: Props
         </span>
       )}
       <span className="min-w-0">
-        <span className="block truncate font-medium" title={shown}>{shown}</span>
+        <span className="block truncate font-medium" title={shown}>
+          {shown}
+        </span>
         <span className="block text-xs text-muted-foreground">{formatBytes(size)}</span>
       </span>
       {onRemove && (

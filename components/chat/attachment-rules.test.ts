@@ -26,12 +26,23 @@ test('types come from the extension when the browser gives none or a generic one
 
 test('unsupported, oversized, empty, too many and images without vision are refused with a reason', () => {
   const r = checkFiles(
-    [f('a.exe', 'application/x-msdownload'), f('big.pdf', 'application/pdf', 11 * 1024 * 1024), f('e.txt', 'text/plain', 0), f('p.png', 'image/png'), f('1.pdf', 'application/pdf'), f('2.md', ''), f('3.csv', 'text/csv')],
+    [
+      f('a.exe', 'application/x-msdownload'),
+      f('big.pdf', 'application/pdf', 11 * 1024 * 1024),
+      f('e.txt', 'text/plain', 0),
+      f('p.png', 'image/png'),
+      f('1.pdf', 'application/pdf'),
+      f('2.md', ''),
+      f('3.csv', 'text/csv'),
+    ],
     1,
     limits,
     false,
   );
-  assert.deepEqual(r.accepted.map((a) => a.file.name), ['1.pdf', '2.md']);
+  assert.deepEqual(
+    r.accepted.map((a) => a.file.name),
+    ['1.pdf', '2.md'],
+  );
   assert.equal(r.errors.length, 5);
   assert.match(r.errors[0], /“a\.exe” is not a supported file type/);
   assert.match(r.errors[1], /11 MB; the limit is 10 MB/);

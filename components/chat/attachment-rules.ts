@@ -5,8 +5,16 @@ import { displayFileName, formatBytes } from './format.ts';
 
 /** MIME types by extension, for files the browser reports without a type (common for .md and .csv). */
 const BY_EXTENSION: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
-  pdf: 'application/pdf', txt: 'text/plain', md: 'text/markdown', markdown: 'text/markdown', csv: 'text/csv',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  csv: 'text/csv',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -14,8 +22,13 @@ const BY_EXTENSION: Record<string, string> = {
 
 /** Short labels for the limits line. */
 const LABELS: Record<string, string> = {
-  'application/pdf': 'PDF', 'text/plain': 'TXT', 'text/markdown': 'MD', 'text/csv': 'CSV',
-  [BY_EXTENSION.docx]: 'DOCX', [BY_EXTENSION.pptx]: 'PPTX', [BY_EXTENSION.xlsx]: 'XLSX',
+  'application/pdf': 'PDF',
+  'text/plain': 'TXT',
+  'text/markdown': 'MD',
+  'text/csv': 'CSV',
+  [BY_EXTENSION.docx]: 'DOCX',
+  [BY_EXTENSION.pptx]: 'PPTX',
+  [BY_EXTENSION.xlsx]: 'XLSX',
 };
 
 export interface FileLike {

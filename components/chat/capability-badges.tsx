@@ -2,7 +2,9 @@
 import type { AppModel } from '@/lib/app/wire.ts';
 
 export function CapabilityBadges({ model }: { model: AppModel }) {
-  const badges = [model.capabilities.vision && 'Vision', model.capabilities.reasoning && 'Reasoning', model.capabilities.webSearch && 'Web search'].filter(Boolean) as string[];
+  const badges = [model.capabilities.vision && 'Vision', model.capabilities.reasoning && 'Reasoning', model.capabilities.webSearch && 'Web search'].filter(
+    Boolean,
+  ) as string[];
   if (badges.length === 0) return null;
   return (
     <span className="flex flex-wrap gap-1">

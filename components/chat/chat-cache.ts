@@ -18,9 +18,7 @@ export function upsertMessages(qc: QueryClient, conversationId: string, messages
 }
 
 export function mergeConversation(qc: QueryClient, conversation: AppConversation): void {
-  qc.setQueryData<AppConversationWithMessages>(qk.conversation(conversation.id), (old) =>
-    old ? { ...old, ...conversation, messages: old.messages } : old,
-  );
+  qc.setQueryData<AppConversationWithMessages>(qk.conversation(conversation.id), (old) => (old ? { ...old, ...conversation, messages: old.messages } : old));
   void qc.invalidateQueries({ queryKey: qk.conversations });
 }
 

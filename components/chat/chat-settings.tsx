@@ -53,10 +53,18 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
         <SlidersIcon />
       </IconButton>
       {open && (
-        <div role="dialog" aria-labelledby={`${id}-title`} className="absolute top-full right-0 z-30 mt-1 w-[min(22rem,calc(100vw-1.5rem))] space-y-4 rounded-xl border border-border bg-popover p-4 text-popover-foreground shadow-lg">
-          <h2 id={`${id}-title`} className="text-sm font-semibold">Chat settings</h2>
+        <div
+          role="dialog"
+          aria-labelledby={`${id}-title`}
+          className="absolute top-full right-0 z-30 mt-1 w-[min(22rem,calc(100vw-1.5rem))] space-y-4 rounded-xl border border-border bg-popover p-4 text-popover-foreground shadow-lg"
+        >
+          <h2 id={`${id}-title`} className="text-sm font-semibold">
+            Chat settings
+          </h2>
           <div>
-            <label htmlFor={`${id}-sp`} className={field}>System prompt</label>
+            <label htmlFor={`${id}-sp`} className={field}>
+              System prompt
+            </label>
             <textarea
               id={`${id}-sp`}
               ref={first}
@@ -69,7 +77,9 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
           </div>
           <div>
             <div className="flex items-center justify-between">
-              <label htmlFor={`${id}-t`} className={field}>Temperature</label>
+              <label htmlFor={`${id}-t`} className={field}>
+                Temperature
+              </label>
               <span className="flex items-center gap-2 text-sm tabular-nums text-muted-foreground">
                 {temperature === undefined ? 'Model default' : temperature.toFixed(1)}
                 {temperature !== undefined && (
@@ -90,30 +100,64 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
               aria-valuetext={temperature === undefined ? 'Model default' : temperature.toFixed(1)}
               className="mt-2 w-full accent-[var(--primary)]"
             />
-            <p className="flex justify-between text-xs text-muted-foreground"><span>Precise</span><span>Creative</span></p>
+            <p className="flex justify-between text-xs text-muted-foreground">
+              <span>Precise</span>
+              <span>Creative</span>
+            </p>
           </div>
           <fieldset>
             <legend className={field}>Web search</legend>
             <div className="mt-1 grid grid-cols-3 gap-1 rounded-lg bg-muted p-1">
               {MODES.map((m) => (
-                <label key={m.value} className="cursor-pointer rounded-md px-2 py-1 text-center text-sm has-[:checked]:bg-background has-[:checked]:font-medium has-[:checked]:shadow-sm has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring">
-                  <input type="radio" name={`${id}-ws`} value={m.value} checked={(draft.webSearch ?? 'off') === m.value} onChange={() => set('webSearch', m.value)} className="sr-only" />
+                <label
+                  key={m.value}
+                  className="cursor-pointer rounded-md px-2 py-1 text-center text-sm has-[:checked]:bg-background has-[:checked]:font-medium has-[:checked]:shadow-sm has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
+                >
+                  <input
+                    type="radio"
+                    name={`${id}-ws`}
+                    value={m.value}
+                    checked={(draft.webSearch ?? 'off') === m.value}
+                    onChange={() => set('webSearch', m.value)}
+                    className="sr-only"
+                  />
                   {m.label}
                 </label>
               ))}
             </div>
           </fieldset>
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={draft.citations ?? true} onChange={(e) => set('citations', e.target.checked)} className="size-4 accent-[var(--primary)]" />
+            <input
+              type="checkbox"
+              checked={draft.citations ?? true}
+              onChange={(e) => set('citations', e.target.checked)}
+              className="size-4 accent-[var(--primary)]"
+            />
             Cite web sources in answers
           </label>
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={draft.includeServiceSystemPrompt ?? true} onChange={(e) => set('includeServiceSystemPrompt', e.target.checked)} className="size-4 accent-[var(--primary)]" />
+            <input
+              type="checkbox"
+              checked={draft.includeServiceSystemPrompt ?? true}
+              onChange={(e) => set('includeServiceSystemPrompt', e.target.checked)}
+              className="size-4 accent-[var(--primary)]"
+            />
             Include the service’s default system prompt
           </label>
           <div className="flex justify-end gap-2">
-            <Button variant="ghost" size="sm" onClick={() => { setOpen(false); trigger.current?.focus(); }}>Cancel</Button>
-            <Button size="sm" onClick={save}>Save</Button>
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => {
+                setOpen(false);
+                trigger.current?.focus();
+              }}
+            >
+              Cancel
+            </Button>
+            <Button size="sm" onClick={save}>
+              Save
+            </Button>
           </div>
         </div>
       )}

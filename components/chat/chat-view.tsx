@@ -93,11 +93,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
 
   const { pending, failure } = controller;
   const rows = useMemo<TranscriptRow[]>(
-    () => [
-      ...branch.rows.map((r) => ({ kind: 'message' as const, key: r.message.id, ...r })),
-      ...(pending ? [pending] : []),
-      ...(failure ? [failure] : []),
-    ],
+    () => [...branch.rows.map((r) => ({ kind: 'message' as const, key: r.message.id, ...r })), ...(pending ? [pending] : []), ...(failure ? [failure] : [])],
     [branch.rows, pending, failure],
   );
   // The transcript renders at transition priority: opening a long chat mounts its rows in slices instead of one
@@ -126,7 +122,9 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
       />
       <div className="relative min-h-0 flex-1">
         {loading ? (
-          <div className="flex h-full items-center justify-center text-muted-foreground"><Spinner label="Loading the conversation" /></div>
+          <div className="flex h-full items-center justify-center text-muted-foreground">
+            <Spinner label="Loading the conversation" />
+          </div>
         ) : shownRows.length === 0 ? (
           <EmptyState character={character} />
         ) : (

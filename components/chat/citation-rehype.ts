@@ -16,7 +16,10 @@ export function splitCitations(value: string): ElementContent[] | null {
   let last = 0;
   for (let m = CARET.exec(value); m; m = CARET.exec(value)) {
     if (m.index > last) out.push({ type: 'text', value: value.slice(last, m.index) });
-    const numbers = m[1].split(',').map((n) => Number(n.trim())).filter((n) => n > 0);
+    const numbers = m[1]
+      .split(',')
+      .map((n) => Number(n.trim()))
+      .filter((n) => n > 0);
     out.push({
       type: 'element',
       tagName: 'sup',

@@ -16,7 +16,13 @@ export function CitationSup(props: ComponentProps<'sup'> & ExtraProps) {
       {numbers.split(',').map((n, i) => {
         const source = citations[Number(n) - 1];
         const sep = i > 0 ? ',' : '';
-        if (!source || !isWebUrl(source.url)) return <Fragment key={n}>{sep}{n}</Fragment>;
+        if (!source || !isWebUrl(source.url))
+          return (
+            <Fragment key={n}>
+              {sep}
+              {n}
+            </Fragment>
+          );
         return (
           <Fragment key={n}>
             {sep}

@@ -72,7 +72,9 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
         {attachments.errors.length > 0 && (
           <div role="alert" className="mb-2 flex items-start gap-2 rounded-lg border border-error/40 bg-error/5 px-3 py-2 text-sm text-foreground">
             <ul className="min-w-0 flex-1 space-y-0.5 break-words">
-              {attachments.errors.map((m, i) => <li key={i}>{m}</li>)}
+              {attachments.errors.map((m, i) => (
+                <li key={i}>{m}</li>
+              ))}
             </ul>
             <IconButton size="sm" label="Dismiss" onClick={attachments.dismissErrors}>
               <XIcon className="size-3.5" />
@@ -107,7 +109,14 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
             className="block max-h-60 w-full resize-none bg-transparent px-4 pt-3 pb-1 text-base text-foreground outline-none placeholder:text-muted-foreground"
           />
           <div className="flex items-center justify-between px-2 pb-2">
-            <IconButton size="sm" label="Attach files" data-testid="attach-button" title={limitsText || 'Attach files'} onClick={() => fileRef.current?.click()} disabled={!limits}>
+            <IconButton
+              size="sm"
+              label="Attach files"
+              data-testid="attach-button"
+              title={limitsText || 'Attach files'}
+              onClick={() => fileRef.current?.click()}
+              disabled={!limits}
+            >
               <PaperclipIcon />
             </IconButton>
             <input

@@ -4,7 +4,10 @@ import { describeLimits } from './attachment-rules.ts';
 
 export function DropOverlay({ limits }: { limits: AttachmentLimits | undefined }) {
   return (
-    <div aria-hidden="true" className="pointer-events-none absolute inset-2 z-40 flex flex-col items-center justify-center gap-1 rounded-2xl border-2 border-dashed border-primary bg-background/90 text-center">
+    <div
+      aria-hidden="true"
+      className="pointer-events-none absolute inset-2 z-40 flex flex-col items-center justify-center gap-1 rounded-2xl border-2 border-dashed border-primary bg-background/90 text-center"
+    >
       <p className="text-lg font-semibold">Drop files to attach</p>
       {limits && <p className="px-6 text-sm text-muted-foreground">{describeLimits(limits)}</p>}
     </div>

@@ -12,7 +12,9 @@ export function EmptyState({ character }: { character: AppCharacter | null }) {
         {character.tags.length > 0 && (
           <ul aria-label="Tags" className="flex flex-wrap justify-center gap-1.5">
             {character.tags.map((t) => (
-              <li key={t} className="rounded-full bg-muted px-2 py-0.5 text-xs text-muted-foreground">{t}</li>
+              <li key={t} className="rounded-full bg-muted px-2 py-0.5 text-xs text-muted-foreground">
+                {t}
+              </li>
             ))}
           </ul>
         )}

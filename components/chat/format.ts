@@ -14,7 +14,10 @@ export const formatCount = (n: number): string => nf.format(n);
 function smallAmount(n: number): string {
   if (n === 0) return '0';
   const decimals = n >= 0.01 ? (n >= 100 ? 2 : 4) : Math.min(12, 1 - Math.floor(Math.log10(n)));
-  return n.toFixed(decimals).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return n
+    .toFixed(decimals)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
 }
 
 export const formatUsd = (n: number): string => `$${smallAmount(n)}`;

@@ -36,7 +36,9 @@ export function MessageEditor({ initial, onCancel, onSave, keptAttachments }: Pr
   };
   return (
     <div className="ml-auto w-full max-w-[85%] rounded-2xl border border-border bg-background p-2">
-      <label className="sr-only" htmlFor={id}>New version of your message</label>
+      <label className="sr-only" htmlFor={id}>
+        New version of your message
+      </label>
       <textarea
         id={id}
         ref={ref}

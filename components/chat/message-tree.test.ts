@@ -6,13 +6,32 @@ import { branchRows, buildTree, newestLeafUnder, siblingAt } from './message-tre
 let clock = 0;
 function msg(id: string, parentId: string | null, role: AppMessage['role'] = 'user'): AppMessage {
   return {
-    id, parentId, role, conversationId: 'c', content: id, reasoning: null, attachments: [], citations: [], modelId: null,
-    status: 'complete', usage: null, error: null, createdAt: ++clock,
+    id,
+    parentId,
+    role,
+    conversationId: 'c',
+    content: id,
+    reasoning: null,
+    attachments: [],
+    citations: [],
+    modelId: null,
+    status: 'complete',
+    usage: null,
+    error: null,
+    createdAt: ++clock,
   };
 }
 
 // u1 → a1 → u2 → a2 ; u1 → a1b (regenerated) ; a1 → u2b (edited) → a2b
-const messages = [msg('u1', null), msg('a1', 'u1', 'assistant'), msg('u2', 'a1'), msg('a2', 'u2', 'assistant'), msg('a1b', 'u1', 'assistant'), msg('u2b', 'a1'), msg('a2b', 'u2b', 'assistant')];
+const messages = [
+  msg('u1', null),
+  msg('a1', 'u1', 'assistant'),
+  msg('u2', 'a1'),
+  msg('a2', 'u2', 'assistant'),
+  msg('a1b', 'u1', 'assistant'),
+  msg('u2b', 'a1'),
+  msg('a2b', 'u2b', 'assistant'),
+];
 const tree = buildTree(messages);
 const ids = (leaf: string | null) => branchRows(tree, leaf).map((r) => r.message.id);
 
@@ -22,8 +41,19 @@ test('the default branch ends at the newest message', () => {
 
 test('a chosen leaf gives root → leaf, with sibling positions', () => {
   const rows = branchRows(tree, 'a2');
-  assert.deepEqual(rows.map((r) => r.message.id), ['u1', 'a1', 'u2', 'a2']);
-  assert.deepEqual(rows.map((r) => [r.siblingIndex, r.siblingCount]), [[1, 1], [1, 2], [1, 2], [1, 1]]);
+  assert.deepEqual(
+    rows.map((r) => r.message.id),
+    ['u1', 'a1', 'u2', 'a2'],
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.siblingIndex, r.siblingCount]),
+    [
+      [1, 1],
+      [1, 2],
+      [1, 2],
+      [1, 1],
+    ],
+  );
 });
 
 test('a leaf that has grown is followed down its newest children', () => {

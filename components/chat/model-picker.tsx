@@ -29,7 +29,12 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
   }, [open]);
 
   const show = () => {
-    setActive(Math.max(0, models.findIndex((m) => m.id === value)));
+    setActive(
+      Math.max(
+        0,
+        models.findIndex((m) => m.id === value),
+      ),
+    );
     setOpen(true);
   };
   const pick = (i: number) => {
@@ -88,7 +93,15 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
           className="absolute top-full left-0 z-30 mt-1 max-h-[min(28rem,70dvh)] w-[min(24rem,calc(100vw-1.5rem))] overflow-y-auto rounded-xl border border-border bg-background p-1 shadow-lg outline-none"
         >
           {models.map((m, i) => (
-            <ModelOption key={m.id} id={`${listId}-${i}`} model={m} selected={m.id === value} active={i === active} onPick={() => pick(i)} onHover={() => setActive(i)} />
+            <ModelOption
+              key={m.id}
+              id={`${listId}-${i}`}
+              model={m}
+              selected={m.id === value}
+              active={i === active}
+              onPick={() => pick(i)}
+              onHover={() => setActive(i)}
+            />
           ))}
         </ul>
       )}

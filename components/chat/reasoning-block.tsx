@@ -22,12 +22,16 @@ export function ReasoningBlock({ text, thinking, seconds }: Props) {
   return (
     <details data-testid="reasoning" open={open} onToggle={onToggle} className="group mb-3 rounded-lg border border-border bg-muted/50 text-sm">
       <summary className="flex cursor-pointer list-none items-center gap-2 rounded-lg px-3 py-2 font-medium text-muted-foreground select-none hover:text-foreground [&::-webkit-details-marker]:hidden">
-        {thinking ? <Spinner className="size-3.5" /> : <span aria-hidden="true" className="inline-block transition-transform group-open:rotate-90">›</span>}
+        {thinking ? (
+          <Spinner className="size-3.5" />
+        ) : (
+          <span aria-hidden="true" className="inline-block transition-transform group-open:rotate-90">
+            ›
+          </span>
+        )}
         {label}
       </summary>
-      <div className="max-h-80 overflow-y-auto border-t border-border px-3 py-2 whitespace-pre-wrap text-muted-foreground">
-        {text}
-      </div>
+      <div className="max-h-80 overflow-y-auto border-t border-border px-3 py-2 whitespace-pre-wrap text-muted-foreground">{text}</div>
     </details>
   );
 }

@@ -33,9 +33,7 @@ export const TranscriptRow = memo(function TranscriptRow({ row, busy }: Props) {
             ))}
           </ul>
         )}
-        <div className="max-w-[85%] rounded-2xl bg-muted px-4 py-2.5 text-[15px] leading-7 break-words whitespace-pre-wrap text-foreground">
-          {row.content}
-        </div>
+        <div className="max-w-[85%] rounded-2xl bg-muted px-4 py-2.5 text-[15px] leading-7 break-words whitespace-pre-wrap text-foreground">{row.content}</div>
         {!row.failed && (
           <p className="mt-1 flex items-center gap-1.5 text-xs text-muted-foreground">
             <Spinner className="size-3.5" /> Sending…

@@ -108,12 +108,7 @@ export const Transcript = memo(function Transcript({ rows, busy, followToken }: 
       >
         <div ref={virtualizer.containerRef} className="relative mx-auto w-full max-w-3xl">
           {items.map((item) => (
-            <div
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              className="absolute top-0 left-0 w-full px-3 pb-5 sm:px-6"
-            >
+            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="absolute top-0 left-0 w-full px-3 pb-5 sm:px-6">
               <TranscriptRow row={rows[item.index]} busy={busy} />
             </div>
           ))}

@@ -28,7 +28,13 @@ export interface ControllerOptions {
 
 function asFailure(e: unknown, retry?: () => void): Failure {
   const err = e instanceof AppApiError ? e : new AppApiError(0, { error: (e as Error)?.message || 'Something went wrong.' });
-  return { kind: 'failure', key: 'failure', error: { status: err.status, code: err.code, message: err.message, retryAfter: err.retryAfter }, since: Date.now(), retry };
+  return {
+    kind: 'failure',
+    key: 'failure',
+    error: { status: err.status, code: err.code, message: err.message, retryAfter: err.retryAfter },
+    since: Date.now(),
+    retry,
+  };
 }
 
 export function useChatController(options: ControllerOptions) {

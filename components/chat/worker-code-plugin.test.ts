@@ -17,7 +17,10 @@ test('a finished block extends the streamed version: complete lines keep their c
   const finished = 'const answer: number = 42;\nconsole.log(answer);';
   const r = provisionalResult(finished, { code: streamed, result: coloured(streamed) });
   assert.equal(textOf(r), finished);
-  assert.ok(r.tokens.flat().every((t) => t.color === 'inherit'), 'the cut last line is redone plain');
+  assert.ok(
+    r.tokens.flat().every((t) => t.color === 'inherit'),
+    'the cut last line is redone plain',
+  );
 
   const twoLines = 'const a = 1;\nconst b';
   const r2 = provisionalResult(`${twoLines} = 2;\n`, { code: twoLines, result: coloured(twoLines) });

@@ -13,15 +13,17 @@ export type ConversationPages = InfiniteData<ConversationPage, string | null>;
 
 /** Applies `patch` to the conversation wherever it is cached (the sidebar list and its own query). */
 export function patchConversationInCache(qc: QueryClient, id: string, patch: Partial<AppConversation>): void {
-  qc.setQueryData<ConversationPages>(qk.conversations, (old) =>
-    old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.map((c) => (c.id === id ? { ...c, ...patch } : c)) })) },
+  qc.setQueryData<ConversationPages>(
+    qk.conversations,
+    (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.map((c) => (c.id === id ? { ...c, ...patch } : c)) })) },
   );
   qc.setQueryData<AppConversation>(qk.conversation(id), (old) => old && { ...old, ...patch });
 }
 
 export function removeConversationFromCache(qc: QueryClient, id: string): void {
-  qc.setQueryData<ConversationPages>(qk.conversations, (old) =>
-    old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.filter((c) => c.id !== id) })) },
+  qc.setQueryData<ConversationPages>(
+    qk.conversations,
+    (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.filter((c) => c.id !== id) })) },
   );
   qc.removeQueries({ queryKey: qk.conversation(id), exact: true });
   // Search hits may still name it.

@@ -31,10 +31,7 @@ export function ConversationItem({ conversation, active }: { conversation: AppCo
         <Link
           href={`/c/${encodeURIComponent(id)}`}
           aria-current={active ? 'page' : undefined}
-          className={cn(
-            'flex h-9 items-center rounded-lg pl-3 pr-9 text-sm text-foreground hover:bg-accent',
-            active && 'bg-accent font-medium',
-          )}
+          className={cn('flex h-9 items-center rounded-lg pl-3 pr-9 text-sm text-foreground hover:bg-accent', active && 'bg-accent font-medium')}
         >
           <span className="truncate">{title}</span>
         </Link>

@@ -19,9 +19,12 @@ export function ConversationList({ activeId }: { activeId: string | null }) {
   useEffect(() => {
     const el = sentinel.current;
     if (!el || !hasNextPage) return;
-    const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
-    }, { rootMargin: '200px' });
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
+      },
+      { rootMargin: '200px' },
+    );
     io.observe(el);
     return () => io.disconnect();
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
@@ -35,7 +38,15 @@ export function ConversationList({ activeId }: { activeId: string | null }) {
   }
   if (q.isError && !items.length) {
     return (
-      <Alert className="m-2" title="Could not load your chats" action={<Button size="sm" variant="secondary" onClick={() => void q.refetch()}>Retry</Button>}>
+      <Alert
+        className="m-2"
+        title="Could not load your chats"
+        action={
+          <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
+            Retry
+          </Button>
+        }
+      >
         {q.error.message}
       </Alert>
     );

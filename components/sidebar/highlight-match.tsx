@@ -12,7 +12,10 @@ export function HighlightMatch({ text, query }: { text: string; query: string })
     if (!q) return [text];
     // The whole query first (what the server matched); failing that, its words.
     if (text.toLowerCase().includes(q.toLowerCase())) return text.split(new RegExp(`(${escapeRegExp(q)})`, 'gi'));
-    const words = q.split(/\s+/).filter((w) => w.length > 1).map(escapeRegExp);
+    const words = q
+      .split(/\s+/)
+      .filter((w) => w.length > 1)
+      .map(escapeRegExp);
     return words.length ? text.split(new RegExp(`(${words.join('|')})`, 'gi')) : [text];
   }, [text, query]);
   // split() with one capturing group puts the matches at the odd indexes.

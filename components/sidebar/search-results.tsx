@@ -24,7 +24,12 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
       </div>
     );
   }
-  if (q.isError) return <Alert className="m-2" title="Search failed">{q.error.message}</Alert>;
+  if (q.isError)
+    return (
+      <Alert className="m-2" title="Search failed">
+        {q.error.message}
+      </Alert>
+    );
   const hits = q.data.hits;
   return (
     <div data-testid="search-results" aria-busy={q.isFetching}>

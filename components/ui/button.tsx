@@ -39,13 +39,7 @@ export function buttonClasses(variant: ButtonVariant = 'primary', size: ButtonSi
 
 export function Button({ variant, size, pending, disabled, className, children, type = 'button', ...rest }: ButtonProps) {
   return (
-    <button
-      type={type}
-      disabled={disabled || pending}
-      aria-busy={pending || undefined}
-      className={buttonClasses(variant, size, className)}
-      {...rest}
-    >
+    <button type={type} disabled={disabled || pending} aria-busy={pending || undefined} className={buttonClasses(variant, size, className)} {...rest}>
       {pending && <Spinner className="size-4" />}
       {children}
     </button>

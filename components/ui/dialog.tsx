@@ -49,10 +49,7 @@ export function Dialog({ open, onClose, title, description, children, footer, cl
       onClick={(e) => {
         if (e.target === e.currentTarget) onClose();
       }}
-      className={cn(
-        'm-auto w-[min(28rem,calc(100vw-2rem))] rounded-xl border border-border bg-popover p-0 text-popover-foreground shadow-2xl',
-        className,
-      )}
+      className={cn('m-auto w-[min(28rem,calc(100vw-2rem))] rounded-xl border border-border bg-popover p-0 text-popover-foreground shadow-2xl', className)}
     >
       {open && (
         <div className="flex flex-col gap-4 p-5">

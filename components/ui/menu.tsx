@@ -119,7 +119,17 @@ const ITEM = 'flex w-full items-center gap-2.5 rounded-md px-2.5 py-2 text-left 
 export function MenuItem({ onSelect, children, danger, testId }: { onSelect: () => void; children: ReactNode; danger?: boolean; testId?: string }) {
   const close = useCloseMenu();
   return (
-    <button type="button" role="menuitem" tabIndex={-1} data-testid={testId} className={cn(ITEM, danger && 'text-error')} onClick={() => { close(); onSelect(); }}>
+    <button
+      type="button"
+      role="menuitem"
+      tabIndex={-1}
+      data-testid={testId}
+      className={cn(ITEM, danger && 'text-error')}
+      onClick={() => {
+        close();
+        onSelect();
+      }}
+    >
       {children}
     </button>
   );
@@ -141,7 +151,15 @@ export function MenuLink({ href, download, children, testId }: { href: string; d
 /** A choice among several (role menuitemradio); the menu stays open so the effect can be seen. */
 export function MenuRadioItem({ checked, onSelect, children, testId }: { checked: boolean; onSelect: () => void; children: ReactNode; testId?: string }) {
   return (
-    <button type="button" role="menuitemradio" aria-checked={checked} tabIndex={-1} data-testid={testId} className={cn(ITEM, checked && 'font-medium')} onClick={onSelect}>
+    <button
+      type="button"
+      role="menuitemradio"
+      aria-checked={checked}
+      tabIndex={-1}
+      data-testid={testId}
+      className={cn(ITEM, checked && 'font-medium')}
+      onClick={onSelect}
+    >
       {children}
       {checked && <CheckIcon className="ml-auto size-4 text-primary" />}
     </button>

@@ -27,7 +27,10 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
   const peak = days[values.indexOf(max)];
   const W = days.length * 10;
   const H = 100;
-  const summary = max > 0 ? `Daily ${UNIT[metric]}, ${formatDay(days[0].date)} to ${formatDay(days.at(-1)!.date)}: highest ${show(max, metric)} on ${formatDay(peak.date)}.` : `No ${UNIT[metric]} in this period.`;
+  const summary =
+    max > 0
+      ? `Daily ${UNIT[metric]}, ${formatDay(days[0].date)} to ${formatDay(days.at(-1)!.date)}: highest ${show(max, metric)} on ${formatDay(peak.date)}.`
+      : `No ${UNIT[metric]} in this period.`;
 
   return (
     <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4" data-testid="usage-chart">
@@ -55,25 +58,45 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
         <span>{formatDay(days.at(-1)!.date)}</span>
       </div>
       <div>
-        <button type="button" className="text-sm font-medium text-primary underline-offset-4 hover:underline" aria-expanded={tableShown} aria-controls={tableId} onClick={() => setTableShown((s) => !s)}>
+        <button
+          type="button"
+          className="text-sm font-medium text-primary underline-offset-4 hover:underline"
+          aria-expanded={tableShown}
+          aria-controls={tableId}
+          onClick={() => setTableShown((s) => !s)}
+        >
           {tableShown ? 'Hide the table' : 'Show as a table'}
         </button>
         {/* When shown, the table scrolls in its own box: keyboard-reachable and named, like the other tables. */}
-        <div id={tableId} className={cn(tableShown ? 'mt-3 max-h-80 overflow-auto' : 'sr-only')} {...(tableShown ? { role: 'region', 'aria-label': 'Usage per day', tabIndex: 0 } : {})}>
+        <div
+          id={tableId}
+          className={cn(tableShown ? 'mt-3 max-h-80 overflow-auto' : 'sr-only')}
+          {...(tableShown ? { role: 'region', 'aria-label': 'Usage per day', tabIndex: 0 } : {})}
+        >
           <table className="w-full text-sm tabular-nums" data-testid="usage-day-table">
             <caption className="sr-only">Usage per UTC day</caption>
             <thead className="text-left text-muted-foreground">
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">Day</th>
-                <th scope="col" className="py-1 pr-3 text-right font-medium">Requests</th>
-                <th scope="col" className="py-1 pr-3 text-right font-medium">Tokens</th>
-                <th scope="col" className="py-1 text-right font-medium">Spent</th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Day
+                </th>
+                <th scope="col" className="py-1 pr-3 text-right font-medium">
+                  Requests
+                </th>
+                <th scope="col" className="py-1 pr-3 text-right font-medium">
+                  Tokens
+                </th>
+                <th scope="col" className="py-1 text-right font-medium">
+                  Spent
+                </th>
               </tr>
             </thead>
             <tbody>
               {days.map((d) => (
                 <tr key={d.date} className="border-t border-border">
-                  <th scope="row" className="py-1 pr-3 text-left font-normal">{formatDay(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}</th>
+                  <th scope="row" className="py-1 pr-3 text-left font-normal">
+                    {formatDay(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}
+                  </th>
                   <td className="py-1 pr-3 text-right">{formatCount(d.requests)}</td>
                   <td className="py-1 pr-3 text-right">{formatCount(d.promptTokens + d.completionTokens)}</td>
                   <td className="py-1 text-right">{formatSpend(d.usd, d.diem)}</td>

@@ -9,7 +9,8 @@ import { formatSpend, formatUsd, formatDiem } from '@/components/usage/format.ts
 import { useApiKeys } from '@/components/usage/queries.ts';
 import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 
-const date = (ms: number | null, none: string) => (ms === null ? none : new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }));
+const date = (ms: number | null, none: string) =>
+  ms === null ? none : new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 const PERIOD = { EPOCH: 'a day', MONTH: 'a month', LIFETIME: 'in all' } as const;
 
 function status(k: AppApiKey): string {
@@ -31,7 +32,14 @@ export function KeysList() {
   if (q.isPending) return <Spinner label="Loading your API keys" className="size-5" />;
   if (q.isError) {
     return (
-      <Alert title="Could not load your API keys" action={<Button size="sm" variant="secondary" onClick={() => void q.refetch()}>Retry</Button>}>
+      <Alert
+        title="Could not load your API keys"
+        action={
+          <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
+            Retry
+          </Button>
+        }
+      >
         {q.error.message}
       </Alert>
     );
@@ -42,12 +50,24 @@ export function KeysList() {
         <caption className="sr-only">Your account’s API keys</caption>
         <thead className="bg-muted text-left text-muted-foreground">
           <tr>
-            <th scope="col" className={TH}>Key</th>
-            <th scope="col" className={TH}>Status</th>
-            <th scope="col" className={TH}>Created</th>
-            <th scope="col" className={TH}>Last used</th>
-            <th scope="col" className={`${TH} text-right`}>Last 7 days</th>
-            <th scope="col" className={TH}>Cap</th>
+            <th scope="col" className={TH}>
+              Key
+            </th>
+            <th scope="col" className={TH}>
+              Status
+            </th>
+            <th scope="col" className={TH}>
+              Created
+            </th>
+            <th scope="col" className={TH}>
+              Last used
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Last 7 days
+            </th>
+            <th scope="col" className={TH}>
+              Cap
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -20,11 +20,21 @@ export function ModelTable({ models }: { models: UsageModel[] }) {
         <caption className="sr-only">Usage by model, highest spend first</caption>
         <thead className="bg-muted text-left text-muted-foreground">
           <tr>
-            <th scope="col" className={TH}>Model</th>
-            <th scope="col" className={`${TH} text-right`}>Requests</th>
-            <th scope="col" className={`${TH} text-right`}>Tokens in</th>
-            <th scope="col" className={`${TH} text-right`}>Tokens out</th>
-            <th scope="col" className={`${TH} text-right`}>Spent</th>
+            <th scope="col" className={TH}>
+              Model
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Requests
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Tokens in
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Tokens out
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Spent
+            </th>
           </tr>
         </thead>
         <tbody>

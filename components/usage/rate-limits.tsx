@@ -13,20 +13,32 @@ export function RateLimits() {
   if (q.isPending) return <Spinner label="Loading rate limits" className="size-5" />;
   if (q.isError) {
     return (
-      <Alert title="Could not load your rate limits" action={<Button size="sm" variant="secondary" onClick={() => void q.refetch()}>Retry</Button>}>
+      <Alert
+        title="Could not load your rate limits"
+        action={
+          <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
+            Retry
+          </Button>
+        }
+      >
         {q.error.message}
       </Alert>
     );
   }
   const r = q.data;
   if (r.mode === 'remote') {
-    return <Alert tone="info">Chats on this server go to an external inference provider, whose rate limits apply to the server’s own key. They are not shown here.</Alert>;
+    return (
+      <Alert tone="info">
+        Chats on this server go to an external inference provider, whose rate limits apply to the server’s own key. They are not shown here.
+      </Alert>
+    );
   }
   const minute = r.windowSeconds === 60 ? 'minute' : `${r.windowSeconds} s`;
   return (
     <div className="flex flex-col gap-3">
       <p className="text-sm text-muted-foreground">
-        Your tier: <span className="font-medium text-foreground">{r.tier === 'partner' ? 'Partner' : 'Standard'}</span>. Limits apply per model; a request over a limit is refused until the window refills.
+        Your tier: <span className="font-medium text-foreground">{r.tier === 'partner' ? 'Partner' : 'Standard'}</span>. Limits apply per model; a request over
+        a limit is refused until the window refills.
       </p>
       <ul className="grid grid-cols-1 gap-3 md:grid-cols-2">
         {r.models.map((m) => (

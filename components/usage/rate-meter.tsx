@@ -15,7 +15,10 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
         <span className="text-muted-foreground">{label}</span>
         <span className="tabular-nums">
           <span className="font-medium">{formatCount(meter.remaining)}</span>
-          <span className="text-muted-foreground"> / {formatCount(meter.limit)} {unit} left</span>
+          <span className="text-muted-foreground">
+            {' '}
+            / {formatCount(meter.limit)} {unit} left
+          </span>
         </span>
       </div>
       <meter
@@ -28,7 +31,10 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
         className="sr-only"
       />
       <div className="h-2 overflow-hidden rounded-full bg-muted" aria-hidden="true">
-        <div className={low ? 'h-full rounded-full bg-error' : 'h-full rounded-full bg-primary'} style={{ width: `${Math.max(0, Math.min(100, (meter.remaining / meter.limit) * 100))}%` }} />
+        <div
+          className={low ? 'h-full rounded-full bg-error' : 'h-full rounded-full bg-primary'}
+          style={{ width: `${Math.max(0, Math.min(100, (meter.remaining / meter.limit) * 100))}%` }}
+        />
       </div>
       <p className="text-xs text-muted-foreground">{full ? 'Full' : left > 0 ? `Refills in ${formatWait(left)}` : 'Refilling now'}</p>
     </div>

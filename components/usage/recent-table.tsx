@@ -13,12 +13,26 @@ export function RecentTable({ requests, showVia }: { requests: UsageRequest[]; s
         <caption className="sr-only">Recent requests, newest first</caption>
         <thead className="bg-muted text-left text-muted-foreground">
           <tr>
-            <th scope="col" className={TH}>Time</th>
-            <th scope="col" className={TH}>Model</th>
-            <th scope="col" className={`${TH} text-right`}>Tokens in</th>
-            <th scope="col" className={`${TH} text-right`}>Tokens out</th>
-            <th scope="col" className={`${TH} text-right`}>Cost</th>
-            {showVia && <th scope="col" className={TH}>Via</th>}
+            <th scope="col" className={TH}>
+              Time
+            </th>
+            <th scope="col" className={TH}>
+              Model
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Tokens in
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Tokens out
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Cost
+            </th>
+            {showVia && (
+              <th scope="col" className={TH}>
+                Via
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>

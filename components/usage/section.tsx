@@ -5,7 +5,9 @@ export function Section({ id, title, note, children }: { id: string; title: stri
   return (
     <section aria-labelledby={id} className="flex flex-col gap-3">
       <div>
-        <h2 id={id} className="text-lg font-semibold">{title}</h2>
+        <h2 id={id} className="text-lg font-semibold">
+          {title}
+        </h2>
         {note && <p className="text-sm text-muted-foreground">{note}</p>}
       </div>
       {children}

@@ -36,7 +36,9 @@ function UsageBody({ report }: { report: UsageReport }) {
         <div className="flex flex-col items-center gap-3 rounded-xl border border-dashed border-border px-4 py-10 text-center" data-testid="usage-empty">
           <p className="font-medium">No usage in the last {report.days} days</p>
           <p className="max-w-sm text-sm text-muted-foreground">Every answer you get is counted here, with its tokens and what it cost.</p>
-          <Link href="/" className={buttonClasses('primary', 'md')}>Start a chat</Link>
+          <Link href="/" className={buttonClasses('primary', 'md')}>
+            Start a chat
+          </Link>
         </div>
       ) : (
         <>
@@ -65,7 +67,10 @@ export function UsagePage() {
           <div>
             <h1 className="text-2xl font-semibold tracking-tight">Usage</h1>
             <p className="mt-1 text-sm text-muted-foreground">
-              What you used and spent, your rate limits and your API keys. <Link href="/account" className="font-medium text-primary underline-offset-4 hover:underline">Balances and credit</Link>
+              What you used and spent, your rate limits and your API keys.{' '}
+              <Link href="/account" className="font-medium text-primary underline-offset-4 hover:underline">
+                Balances and credit
+              </Link>
             </p>
           </div>
           <Segmented legend="Period" name="usage-period" options={PERIOD_OPTIONS} value={days} onChange={setDays} testId="usage-period" />
@@ -75,11 +80,21 @@ export function UsagePage() {
             <Spinner label="Loading your usage" className="size-6" />
           </div>
         ) : usage.isError && !usage.data ? (
-          <Alert title="Could not load your usage" action={<Button size="sm" variant="secondary" onClick={() => void usage.refetch()} pending={usage.isFetching}>Retry</Button>}>
+          <Alert
+            title="Could not load your usage"
+            action={
+              <Button size="sm" variant="secondary" onClick={() => void usage.refetch()} pending={usage.isFetching}>
+                Retry
+              </Button>
+            }
+          >
             {usage.error.message}
           </Alert>
         ) : (
-          <div className={cn('flex flex-col gap-6 transition-opacity', usage.isPlaceholderData && 'opacity-60')} aria-busy={usage.isPlaceholderData || undefined}>
+          <div
+            className={cn('flex flex-col gap-6 transition-opacity', usage.isPlaceholderData && 'opacity-60')}
+            aria-busy={usage.isPlaceholderData || undefined}
+          >
             <UsageBody report={usage.data} />
           </div>
         )}

@@ -19,7 +19,8 @@ const noReads = custom({
 });
 
 let config: ReturnType<typeof makeConfig> | undefined;
-const makeConfig = () => createConfig({ chains: [base], connectors: [], multiInjectedProviderDiscovery: true, storage: null, ssr: false, transports: { [base.id]: noReads } });
+const makeConfig = () =>
+  createConfig({ chains: [base], connectors: [], multiInjectedProviderDiscovery: true, storage: null, ssr: false, transports: { [base.id]: noReads } });
 const wagmi = () => (config ??= makeConfig());
 
 /** Only wallets that announced themselves (EIP-6963): each has a name and an icon to show. */

@@ -23,7 +23,8 @@ const walletChain = (network: string) => (network === SOLANA_DEVNET.network ? 's
 /** The x402 payment for the server's requirements: the wallet signs the transaction the server built, as it stands. */
 async function signServerTransaction(wallet: Wallet, account: WalletAccount, required: WalletTopUpRequirements): Promise<Record<string, unknown>> {
   const feature = wallet.features['solana:signTransaction'] as SignTransaction | undefined;
-  if (!feature) throw new Error(`${wallet.name} cannot sign Solana transactions, so it cannot pay here. Top up from another Solana wallet with the same account.`);
+  if (!feature)
+    throw new Error(`${wallet.name} cannot sign Solana transactions, so it cannot pay here. Top up from another Solana wallet with the same account.`);
   const unsigned = required.transaction;
   const network = required.accepts[0]?.network;
   if (!unsigned || !network) throw new Error('The server sent no Solana payment to sign. Reload the page and try again.');
@@ -58,7 +59,10 @@ export function watchSolanaWallets(onChange: (wallets: WalletOption[]) => void):
 }
 
 export async function connectSolana(option: Pick<WalletOption, 'key'>): Promise<ConnectedWallet> {
-  const wallet = getWallets().get().filter(usable).find((w) => w.name === option.key);
+  const wallet = getWallets()
+    .get()
+    .filter(usable)
+    .find((w) => w.name === option.key);
   if (!wallet) throw new Error('That wallet is no longer available in this browser');
   const { accounts } = await (wallet.features['standard:connect'] as Connect).connect();
   const account = accounts.find((a) => a.chains.includes(MAINNET)) ?? accounts[0];

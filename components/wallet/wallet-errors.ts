@@ -12,7 +12,10 @@ export function isRejection(err: unknown): boolean {
 }
 
 export function describeWalletError(err: unknown, action: 'sign-in' | 'top-up'): string {
-  if (isRejection(err)) return action === 'sign-in' ? 'You declined the signature in your wallet, so you are not signed in.' : 'You declined the payment in your wallet. Nothing was charged.';
+  if (isRejection(err))
+    return action === 'sign-in'
+      ? 'You declined the signature in your wallet, so you are not signed in.'
+      : 'You declined the payment in your wallet. Nothing was charged.';
   if (err instanceof AppApiError) {
     switch (err.code) {
       case 'X402_SIGN_IN_EXPIRED':

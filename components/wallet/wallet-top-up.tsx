@@ -31,7 +31,12 @@ export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['w
   };
 
   return (
-    <section id="add-credit" aria-labelledby="add-credit-heading" className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground" data-testid="wallet-top-up">
+    <section
+      id="add-credit"
+      aria-labelledby="add-credit-heading"
+      className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground"
+      data-testid="wallet-top-up"
+    >
       <h2 id="add-credit-heading" className="text-lg font-semibold">
         Add credit with USDC
       </h2>

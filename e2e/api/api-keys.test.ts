@@ -29,7 +29,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         dropDb = db.drop;
       }
       // Output-only pricing, so a [[tokens:100]] answer costs exactly 100 micro-units (0.0001).
-      h = await startHarness({ databaseUrl, models: (url) => [scriptedModel('metered', url, { pricing: { input_usd: 0, output_usd: 1, input_diem: 0, output_diem: 1 } })] });
+      h = await startHarness({
+        databaseUrl,
+        models: (url) => [scriptedModel('metered', url, { pricing: { input_usd: 0, output_usd: 1, input_diem: 0, output_diem: 1 } })],
+      });
       const a = await h.newAccount({ usd: 10, keyType: 'ADMIN' });
       admin = a.key;
       const created = await call(h, 'POST', '/api_keys', admin, { apiKeyType: 'INFERENCE', description: 'worker' });
@@ -41,7 +44,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('POST creates a key and shows the secret once; GET lists non-expired keys newest first', async () => {
-      const r = await call(h, 'POST', '/api_keys', admin, { apiKeyType: 'INFERENCE', description: 'ci bot', expiresAt: '2099-01-01', consumptionLimit: { usd: 5 }, limitPeriod: 'MONTH' });
+      const r = await call(h, 'POST', '/api_keys', admin, {
+        apiKeyType: 'INFERENCE',
+        description: 'ci bot',
+        expiresAt: '2099-01-01',
+        consumptionLimit: { usd: 5 },
+        limitPeriod: 'MONTH',
+      });
       assert.equal(r.status, 200);
       assert.equal(r.json.success, true);
       const d = r.json.data;
@@ -52,7 +61,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(list.json.object, 'list');
       assert.equal(list.json.data[0].id, d.id);
       const k = list.json.data[0];
-      for (const field of ['id', 'apiKeyType', 'description', 'createdAt', 'expiresAt', 'lastUsedAt', 'last6Chars', 'consumptionLimits', 'limitPeriod', 'usage', 'currentPeriodUsage']) {
+      for (const field of [
+        'id',
+        'apiKeyType',
+        'description',
+        'createdAt',
+        'expiresAt',
+        'lastUsedAt',
+        'last6Chars',
+        'consumptionLimits',
+        'limitPeriod',
+        'usage',
+        'currentPeriodUsage',
+      ]) {
         assert.ok(field in k, field);
       }
       assert.equal(k.last6Chars, d.apiKey.slice(-6));
@@ -66,7 +87,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('an INFERENCE key on the admin endpoints gets 401 "Admin API key required"', async () => {
-      for (const [method, path] of [['GET', '/api_keys'], ['POST', '/api_keys'], ['PATCH', '/api_keys'], ['DELETE', '/api_keys?id=x'], ['GET', '/api_keys/x']]) {
+      for (const [method, path] of [
+        ['GET', '/api_keys'],
+        ['POST', '/api_keys'],
+        ['PATCH', '/api_keys'],
+        ['DELETE', '/api_keys?id=x'],
+        ['GET', '/api_keys/x'],
+      ]) {
         const r = await call(h, method, path, inference, method === 'GET' || method === 'DELETE' ? undefined : {});
         assert.equal(r.status, 401, `${method} ${path}`);
         assert.equal(r.json.error, 'Admin API key required');
@@ -74,7 +101,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('bad input is a 400 naming the field', async () => {
-      for (const body of [{ apiKeyType: 'ROOT', description: 'x' }, { apiKeyType: 'ADMIN', description: 'x'.repeat(65) }, { apiKeyType: 'ADMIN', description: 'x', expiresAt: 'tomorrow' }, { apiKeyType: 'ADMIN', description: 'x', expiresAt: '2001-01-01' }, { apiKeyType: 'ADMIN', description: 'x', consumptionLimit: { usd: -1 } }, { apiKeyType: 'ADMIN' }]) {
+      for (const body of [
+        { apiKeyType: 'ROOT', description: 'x' },
+        { apiKeyType: 'ADMIN', description: 'x'.repeat(65) },
+        { apiKeyType: 'ADMIN', description: 'x', expiresAt: 'tomorrow' },
+        { apiKeyType: 'ADMIN', description: 'x', expiresAt: '2001-01-01' },
+        { apiKeyType: 'ADMIN', description: 'x', consumptionLimit: { usd: -1 } },
+        { apiKeyType: 'ADMIN' },
+      ]) {
         const r = await call(h, 'POST', '/api_keys', admin, body);
         assert.equal(r.status, 400, JSON.stringify(body));
         assert.equal(r.json.code, 'INVALID_REQUEST');
@@ -90,7 +124,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     test('PATCH changes description, expiry and limits, never the type', async () => {
       const { json } = await call(h, 'POST', '/api_keys', admin, { apiKeyType: 'INFERENCE', description: 'before', consumptionLimit: { usd: 1, diem: 2 } });
       const id = json.data.id;
-      const r = await call(h, 'PATCH', '/api_keys', admin, { id, description: 'after', expiresAt: '2098-05-01T10:00:00Z', consumptionLimit: { usd: null }, limitPeriod: 'LIFETIME' });
+      const r = await call(h, 'PATCH', '/api_keys', admin, {
+        id,
+        description: 'after',
+        expiresAt: '2098-05-01T10:00:00Z',
+        consumptionLimit: { usd: null },
+        limitPeriod: 'LIFETIME',
+      });
       assert.equal(r.status, 200);
       assert.equal(r.json.data.description, 'after');
       assert.equal(r.json.data.expiresAt, '2098-05-01T10:00:00.000Z');
@@ -116,7 +156,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       // Limit 0.001 USD = exactly 10 requests of 0.0001.
       const { json } = await call(h, 'POST', '/api_keys', admin, { apiKeyType: 'INFERENCE', description: 'capped', consumptionLimit: { usd: 0.001 } });
       const key = json.data.apiKey;
-      const run = () => post(h, '/chat/completions', key, { model: 'metered', max_tokens: 100, messages: [{ role: 'user', content: '[[tokens:100]] [[delay:20]]' }] });
+      const run = () =>
+        post(h, '/chat/completions', key, { model: 'metered', max_tokens: 100, messages: [{ role: 'user', content: '[[tokens:100]] [[delay:20]]' }] });
       const results = await Promise.all(Array.from({ length: 30 }, run));
       assert.equal(results.filter((r) => r.status === 200).length, 10);
       const refused = results.find((r) => r.status === 402)!;
@@ -133,8 +174,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
     test('a DIEM cap moves the charge to USD; with no USD left the 402 names the DIEM limit', async () => {
       const acct = await h.newAccount({ usd: 0, diemDaily: 1, keyType: 'ADMIN' });
-      const { json } = await call(h, 'POST', '/api_keys', acct.key, { apiKeyType: 'INFERENCE', description: 'diem-capped', consumptionLimit: { diem: 0.0002 } });
-      const run = () => post(h, '/chat/completions', json.data.apiKey, { model: 'metered', max_tokens: 100, messages: [{ role: 'user', content: '[[tokens:100]]' }] });
+      const { json } = await call(h, 'POST', '/api_keys', acct.key, {
+        apiKeyType: 'INFERENCE',
+        description: 'diem-capped',
+        consumptionLimit: { diem: 0.0002 },
+      });
+      const run = () =>
+        post(h, '/chat/completions', json.data.apiKey, { model: 'metered', max_tokens: 100, messages: [{ role: 'user', content: '[[tokens:100]]' }] });
       assert.deepEqual((await run()).json.cost, { usd: 0, diem: 0.0001 });
       assert.deepEqual((await run()).json.cost, { usd: 0, diem: 0.0001 });
       await h.svc.ledger.drain();

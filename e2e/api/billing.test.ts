@@ -7,7 +7,22 @@ import { getBalances } from '../../lib/billing/ledger.ts';
 import { get, type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
 
 const DAY = 86_400_000;
-const FIELDS = ['timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem', 'unit', 'quantity'];
+const FIELDS = [
+  'timestamp',
+  'requestId',
+  'apiKeyId',
+  'modelId',
+  'endpoint',
+  'promptTokens',
+  'completionTokens',
+  'cachedTokens',
+  'searches',
+  'scrapedUrls',
+  'usd',
+  'diem',
+  'unit',
+  'quantity',
+];
 
 let h: Harness;
 let accountId: string;
@@ -175,8 +190,30 @@ describe('GET /billing/usage-history', () => {
       const m = made.find((x) => x.requestId === row.requestId)!;
       assert.deepEqual(Object.keys(row), FIELDS);
       assert.deepEqual(
-        { apiKeyId: row.apiKeyId, modelId: row.modelId, endpoint: row.endpoint, promptTokens: row.promptTokens, completionTokens: row.completionTokens, cachedTokens: row.cachedTokens, usd: row.usd, diem: row.diem, unit: row.unit, quantity: row.quantity },
-        { apiKeyId: m.keyId, modelId: m.model, endpoint: '/chat/completions', promptTokens: m.promptTokens, completionTokens: m.completionTokens, cachedTokens: 0, usd: m.usd, diem: m.diem, unit: 'token', quantity: m.promptTokens + m.completionTokens },
+        {
+          apiKeyId: row.apiKeyId,
+          modelId: row.modelId,
+          endpoint: row.endpoint,
+          promptTokens: row.promptTokens,
+          completionTokens: row.completionTokens,
+          cachedTokens: row.cachedTokens,
+          usd: row.usd,
+          diem: row.diem,
+          unit: row.unit,
+          quantity: row.quantity,
+        },
+        {
+          apiKeyId: m.keyId,
+          modelId: m.model,
+          endpoint: '/chat/completions',
+          promptTokens: m.promptTokens,
+          completionTokens: m.completionTokens,
+          cachedTokens: 0,
+          usd: m.usd,
+          diem: m.diem,
+          unit: 'token',
+          quantity: m.promptTokens + m.completionTokens,
+        },
       );
       assert.match(row.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
@@ -208,11 +245,24 @@ describe('GET /billing/usage-history', () => {
     const newest = rows[0].timestamp;
     assert.deepEqual(await ids(`endDate=${encodeURIComponent(newest)}`), requestIds(rows.filter((x: any) => x.timestamp < newest)).sort());
     assert.ok((await ids(`startDate=${encodeURIComponent(newest)}`)).includes(rows[0].requestId));
-    const byKey = (k: number) => made.filter((m) => m.keyId === keys[k].id).map((m) => m.requestId).sort();
+    const byKey = (k: number) =>
+      made
+        .filter((m) => m.keyId === keys[k].id)
+        .map((m) => m.requestId)
+        .sort();
     assert.deepEqual(await ids(`apiKeyId=${keys[1].id}`), byKey(1));
     assert.deepEqual(await ids(`apiKeyId=${keys[0].id}`), byKey(0));
-    assert.deepEqual(await ids('modelId=plain-model'), made.filter((m) => m.model === 'plain-model').map((m) => m.requestId).sort());
-    const combined = made.filter((m) => m.model === 'scripted-model' && m.keyId === keys[1].id && batch2.includes(m.requestId)).map((m) => m.requestId).sort();
+    assert.deepEqual(
+      await ids('modelId=plain-model'),
+      made
+        .filter((m) => m.model === 'plain-model')
+        .map((m) => m.requestId)
+        .sort(),
+    );
+    const combined = made
+      .filter((m) => m.model === 'scripted-model' && m.keyId === keys[1].id && batch2.includes(m.requestId))
+      .map((m) => m.requestId)
+      .sort();
     assert.equal(combined.length, 2);
     assert.deepEqual(await ids(`modelId=scripted-model&apiKeyId=${keys[1].id}&startDate=${mid}`), combined);
     assert.deepEqual(await ids('modelId=no-such-model'), []);
@@ -229,7 +279,10 @@ describe('GET /billing/usage-history', () => {
       assert.equal(r.headers.get('x-pagination-total-pages'), '3');
       pages.push(requestIds(r.json.data));
     }
-    assert.deepEqual(pages.map((p) => p.length), [4, 4, 3]);
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [4, 4, 3],
+    );
     assert.deepEqual(pages.flat(), all);
     const beyond = await history('limit=4&page=4');
     assert.deepEqual(beyond.json, { beta: true, data: [] });
@@ -293,13 +346,25 @@ describe('GET /billing/usage-analytics', () => {
     assert.equal(data.endDate, lastDay);
     // Every day of the range, ascending, the two days before the usage present with zeros.
     const days = (Date.parse(lastDay) - Date.parse(startDate)) / DAY + 1;
-    assert.deepEqual(data.byDay.map((d: any) => d.date), Array.from({ length: days }, (_, i) => utcDay(Date.parse(startDate) + i * DAY)));
-    assert.deepEqual(data.byDay.slice(0, 2), [startDate, utcDay(Date.parse(startDate) + DAY)].map((date) => ({ date, usd: 0, diem: 0, requests: 0, promptTokens: 0, completionTokens: 0 })));
+    assert.deepEqual(
+      data.byDay.map((d: any) => d.date),
+      Array.from({ length: days }, (_, i) => utcDay(Date.parse(startDate) + i * DAY)),
+    );
+    assert.deepEqual(
+      data.byDay.slice(0, 2),
+      [startDate, utcDay(Date.parse(startDate) + DAY)].map((date) => ({ date, usd: 0, diem: 0, requests: 0, promptTokens: 0, completionTokens: 0 })),
+    );
     for (const d of data.byDay) {
       const of = rows.filter((x) => x.timestamp.slice(0, 10) === d.date);
       assert.deepEqual(
         [micros(d.usd), micros(d.diem), d.requests, d.promptTokens, d.completionTokens],
-        [sum(of.map((x) => micros(x.usd))), sum(of.map((x) => micros(x.diem))), of.length, sum(of.map((x) => x.promptTokens)), sum(of.map((x) => x.completionTokens))],
+        [
+          sum(of.map((x) => micros(x.usd))),
+          sum(of.map((x) => micros(x.diem))),
+          of.length,
+          sum(of.map((x) => x.promptTokens)),
+          sum(of.map((x) => x.completionTokens)),
+        ],
       );
     }
     assert.deepEqual(data.byModel.map((m: any) => m.modelId).sort(), ['plain-model', 'scripted-model']);
@@ -307,13 +372,29 @@ describe('GET /billing/usage-analytics', () => {
       const of = rows.filter((x) => x.modelId === m.modelId);
       assert.deepEqual(
         [micros(m.usd), micros(m.diem), m.requests, m.promptTokens, m.completionTokens, m.unit, m.quantity],
-        [sum(of.map((x) => micros(x.usd))), sum(of.map((x) => micros(x.diem))), of.length, sum(of.map((x) => x.promptTokens)), sum(of.map((x) => x.completionTokens)), 'token', sum(of.map((x) => x.quantity))],
+        [
+          sum(of.map((x) => micros(x.usd))),
+          sum(of.map((x) => micros(x.diem))),
+          of.length,
+          sum(of.map((x) => x.promptTokens)),
+          sum(of.map((x) => x.completionTokens)),
+          'token',
+          sum(of.map((x) => x.quantity)),
+        ],
       );
     }
     // Chat bills tokens only: one unit, its quantity every prompt and completion token.
     assert.deepEqual(
       data.byUnit.map((u: any) => [u.unit, u.quantity, u.requests, micros(u.usd), micros(u.diem)]),
-      [['token', sum(rows.map((x) => x.promptTokens + x.completionTokens)), rows.length, sum(rows.map((x) => micros(x.usd))), sum(rows.map((x) => micros(x.diem)))]],
+      [
+        [
+          'token',
+          sum(rows.map((x) => x.promptTokens + x.completionTokens)),
+          rows.length,
+          sum(rows.map((x) => micros(x.usd))),
+          sum(rows.map((x) => micros(x.diem))),
+        ],
+      ],
     );
     assert.equal(data.byKey.length, 2);
     for (const k of data.byKey) {

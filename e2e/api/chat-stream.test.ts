@@ -32,7 +32,10 @@ test('SSE chunks, a final choices: [] chunk with usage and cost, then [DONE]', a
     assert.equal(c.model, 'scripted-model');
   }
   assert.equal(chunks[0].choices[0].delta.role, 'assistant');
-  const text = chunks.flatMap((c) => c.choices).map((c: any) => c.delta.content ?? '').join('');
+  const text = chunks
+    .flatMap((c) => c.choices)
+    .map((c: any) => c.delta.content ?? '')
+    .join('');
   assert.equal(text, 'w1 w2 w3 w4');
   const final = chunks.at(-1);
   assert.deepEqual(final.choices, []);
@@ -43,7 +46,10 @@ test('SSE chunks, a final choices: [] chunk with usage and cost, then [DONE]', a
 });
 
 test('reasoning streams as delta.reasoning_content, <think> split across chunks included', async () => {
-  for (const [marker, reasoning] of [['[[think]]', 'Let me think this through.'], ['[[reasoning]]', 'The user wants a scripted answer, so I will give one.']]) {
+  for (const [marker, reasoning] of [
+    ['[[think]]', 'Let me think this through.'],
+    ['[[reasoning]]', 'The user wants a scripted answer, so I will give one.'],
+  ]) {
     const ev = sseEvents((await stream(marker)).text).slice(0, -1);
     const deltas = ev.flatMap((c) => c.choices).map((c: any) => c.delta);
     assert.equal(deltas.map((d: any) => d.reasoning_content ?? '').join(''), reasoning, marker);
@@ -65,7 +71,13 @@ test('tool calls stream as delta.tool_calls fragments', async () => {
 
 test('n = 2 streams both choices by index', async () => {
   const ev = sseEvents((await stream('[[tokens:2]]', { n: 2 })).text).slice(0, -1);
-  const byIndex = [0, 1].map((i) => ev.flatMap((c) => c.choices).filter((c: any) => c.index === i).map((c: any) => c.delta.content ?? '').join(''));
+  const byIndex = [0, 1].map((i) =>
+    ev
+      .flatMap((c) => c.choices)
+      .filter((c: any) => c.index === i)
+      .map((c: any) => c.delta.content ?? '')
+      .join(''),
+  );
   assert.deepEqual(byIndex, ['w1 w2', 'w1 w2']);
   assert.equal(ev.at(-1).usage.completion_tokens, 4);
 });
@@ -127,9 +139,17 @@ test('a stream that goes quiet gets SSE keep-alive comments, which clients ignor
   const h2 = await startHarness({ env: { LAGOON_SSE_KEEPALIVE_MS: '100' } });
   try {
     const { key: k2 } = await h2.newAccount();
-    const r = await post(h2, '/chat/completions', k2, { model: 'scripted-model', stream: true, messages: [{ role: 'user', content: '[[slow:400]] [[tokens:3]]' }] });
+    const r = await post(h2, '/chat/completions', k2, {
+      model: 'scripted-model',
+      stream: true,
+      messages: [{ role: 'user', content: '[[slow:400]] [[tokens:3]]' }],
+    });
     assert.match(r.text, /^: keep-alive$/m);
-    const text = sseEvents(r.text).slice(0, -1).flatMap((e) => e.choices).map((c: any) => c.delta.content ?? '').join('');
+    const text = sseEvents(r.text)
+      .slice(0, -1)
+      .flatMap((e) => e.choices)
+      .map((c: any) => c.delta.content ?? '')
+      .join('');
     assert.equal(text, 'w1 w2 w3');
   } finally {
     await h2.close();

@@ -24,7 +24,7 @@ describe('response shape', () => {
     assert.equal(r.status, 200);
     const b = r.json;
     assert.match(b.id, /^chatcmpl-[0-9a-f]{24}$/);
-    assert.equal(b.id, `chatcmpl-${r.headers.get("cf-ray")}`);
+    assert.equal(b.id, `chatcmpl-${r.headers.get('cf-ray')}`);
     assert.equal(b.object, 'chat.completion');
     assert.equal(typeof b.created, 'number');
     assert.equal(b.model, 'scripted-model');
@@ -125,7 +125,10 @@ describe('generation parameters', () => {
 
   test('n > 1 gives several choices, billed for all of them', async () => {
     const r = await chat({ messages: user('[[tokens:3]]'), n: 2 });
-    assert.deepEqual(r.json.choices.map((c: any) => c.index), [0, 1]);
+    assert.deepEqual(
+      r.json.choices.map((c: any) => c.index),
+      [0, 1],
+    );
     assert.equal(r.json.usage.completion_tokens, 6);
     assert.equal(r.json.cost.usd, (r.json.usage.prompt_tokens + 6 * 2) / 1e6);
   });
@@ -163,7 +166,14 @@ describe('generation parameters', () => {
   });
 
   test('response_format json_schema is forwarded', async () => {
-    const response_format = { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false } } };
+    const response_format = {
+      type: 'json_schema',
+      json_schema: {
+        name: 'answer',
+        strict: true,
+        schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false },
+      },
+    };
     const r = await chat({ messages: user('[[json]]'), response_format });
     assert.deepEqual(JSON.parse(r.json.choices[0].message.content), { answer: 42 });
     assert.deepEqual(lastUpstream().response_format, response_format);
@@ -208,17 +218,29 @@ describe('reasoning', () => {
 });
 
 describe('system prompts and characters', () => {
-  const sent = async (body: Record<string, unknown>) => JSON.parse((await chat({ ...body, messages: body.messages ?? user('[[echo_request]]') })).json.choices[0].message.content);
+  const sent = async (body: Record<string, unknown>) =>
+    JSON.parse((await chat({ ...body, messages: body.messages ?? user('[[echo_request]]') })).json.choices[0].message.content);
 
   test('operator prompts come first, the caller’s are appended', async () => {
-    const msgs = await sent({ messages: [{ role: 'system', content: 'CALLER PROMPT' }, { role: 'user', content: '[[echo_request]]' }] });
+    const msgs = await sent({
+      messages: [
+        { role: 'system', content: 'CALLER PROMPT' },
+        { role: 'user', content: '[[echo_request]]' },
+      ],
+    });
     assert.equal(msgs[0].role, 'system');
     assert.equal(msgs[0].content, 'OPERATOR PROMPT\n\nCALLER PROMPT');
     assert.equal(msgs.length, 2);
   });
 
   test('include_service_system_prompt: false removes the operator prompts', async () => {
-    const msgs = await sent({ messages: [{ role: 'developer', content: 'CALLER' }, { role: 'user', content: '[[echo_request]]' }], service_parameters: { include_service_system_prompt: false } });
+    const msgs = await sent({
+      messages: [
+        { role: 'developer', content: 'CALLER' },
+        { role: 'user', content: '[[echo_request]]' },
+      ],
+      service_parameters: { include_service_system_prompt: false },
+    });
     assert.deepEqual(msgs[0], { role: 'system', content: 'CALLER' });
   });
 
@@ -250,7 +272,16 @@ describe('system prompts and characters', () => {
     const on = await chat({ messages: user('x'), service_parameters: { enable_web_search: 'on' } });
     assert.equal(on.status, 400);
     assert.match(on.json.error, /search is not configured/i);
-    const auto = await chat({ messages: user('x'), service_parameters: { enable_web_search: 'auto', enable_web_citations: true, include_search_results_in_stream: true, return_search_results_as_documents: true, enable_web_scraping: false } });
+    const auto = await chat({
+      messages: user('x'),
+      service_parameters: {
+        enable_web_search: 'auto',
+        enable_web_citations: true,
+        include_search_results_in_stream: true,
+        return_search_results_as_documents: true,
+        enable_web_scraping: false,
+      },
+    });
     assert.equal(auto.status, 200);
     assert.equal(auto.json.service_parameters.enable_web_search, 'auto');
     assert.equal(auto.json.service_parameters.enable_web_citations, true);

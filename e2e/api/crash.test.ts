@@ -123,9 +123,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       let completed = 0;
       const outcomes = Promise.all(
         Array.from({ length: REQUESTS }, (_, i) =>
-          new Promise((r) => setTimeout(r, 2 * i))
-            .then(() => chat(first.base, key, i))
-            .then((o) => (o.complete && completed++, o)),
+          new Promise((r) => setTimeout(r, 2 * i)).then(() => chat(first.base, key, i)).then((o) => (o.complete && completed++, o)),
         ),
       );
       const deadline = Date.now() + 20_000;
@@ -163,7 +161,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
         // The restarted server serves, and stops gracefully.
         const after = await Promise.all(Array.from({ length: 6 }, (_, i) => chat(second.base, key, 1000 + i)));
-        assert.ok(after.every((r) => r.complete), 'the restarted server answers');
+        assert.ok(
+          after.every((r) => r.complete),
+          'the restarted server answers',
+        );
         second.proc.kill('SIGTERM');
         assert.equal(await second.exited, 0, second.log());
 

@@ -27,7 +27,10 @@ for (const stream of [false, true]) {
     assert.deepEqual([b.usd, b.usdHeld], [0, 0]);
     const rows = await h.svc.store.all<any>('SELECT usd FROM usage WHERE account_id = $1', [accountId]);
     assert.equal(rows.length, 10);
-    assert.equal(rows.reduce((s, r) => s + Number(r.usd), 0), 1000);
+    assert.equal(
+      rows.reduce((s, r) => s + Number(r.usd), 0),
+      1000,
+    );
   });
 }
 
@@ -49,7 +52,10 @@ test('the daily DIEM allowance is spent before USD, and the cost object shows th
 test('cached prompt tokens are billed at the cached price', async () => {
   const { key } = await h.newAccount({ usd: 1 });
   // plain-model: input 0.5, cached 0.1, output 1 USD per 1M tokens
-  const r = await post(h, '/chat/completions', key, { model: 'plain-model', messages: [{ role: 'user', content: 'a b c d e f g h [[cached:6]] [[tokens:10]]' }] });
+  const r = await post(h, '/chat/completions', key, {
+    model: 'plain-model',
+    messages: [{ role: 'user', content: 'a b c d e f g h [[cached:6]] [[tokens:10]]' }],
+  });
   const u = r.json.usage;
   assert.equal(u.prompt_tokens_details.cached_tokens, 6);
   const expected = Math.round((u.prompt_tokens - 6) * 0.5 + 6 * 0.1 + 10 * 1) / 1e6;
@@ -77,7 +83,10 @@ test('ledger equals the sum of usage rows after a 200-request concurrent run wit
   let rows = 0;
   for (const a of accounts) {
     const b = await getBalances(h.svc.store, a.accountId);
-    const sums = await h.svc.store.get<any>('SELECT COUNT(*) AS n, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(diem), 0) AS diem FROM usage WHERE account_id = $1', [a.accountId]);
+    const sums = await h.svc.store.get<any>(
+      'SELECT COUNT(*) AS n, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(diem), 0) AS diem FROM usage WHERE account_id = $1',
+      [a.accountId],
+    );
     const granted = await h.svc.store.get<any>('SELECT SUM(usd) AS usd FROM credit_grants WHERE account_id = $1', [a.accountId]);
     assert.equal(b.usdHeld, 0);
     assert.equal(b.usd + Number(sums.usd), Number(granted.usd));

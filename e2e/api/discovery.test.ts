@@ -52,9 +52,18 @@ test('GET /characters needs a key; search, tags, limit and offset', async () => 
   const c = all.json.data.find((x: any) => x.slug === 'captain-reef');
   assert.equal(c.name, 'Captain Reef');
   assert.equal(c.photoUrl, '/characters/captain-reef.svg');
-  assert.deepEqual((await get(h, '/characters?search=SAILOR', key)).json.data.map((x: any) => x.slug), ['captain-reef']);
-  assert.deepEqual((await get(h, '/characters?tags=code', key)).json.data.map((x: any) => x.slug), ['code-reviewer']);
-  assert.deepEqual((await get(h, '/characters?tags[]=education&tags[]=math', key)).json.data.map((x: any) => x.slug), ['socratic-tutor']);
+  assert.deepEqual(
+    (await get(h, '/characters?search=SAILOR', key)).json.data.map((x: any) => x.slug),
+    ['captain-reef'],
+  );
+  assert.deepEqual(
+    (await get(h, '/characters?tags=code', key)).json.data.map((x: any) => x.slug),
+    ['code-reviewer'],
+  );
+  assert.deepEqual(
+    (await get(h, '/characters?tags[]=education&tags[]=math', key)).json.data.map((x: any) => x.slug),
+    ['socratic-tutor'],
+  );
   assert.equal((await get(h, '/characters?limit=2', key)).json.data.length, 2);
   const page2 = (await get(h, '/characters?limit=2&offset=2', key)).json.data;
   assert.equal(page2.length, 2);

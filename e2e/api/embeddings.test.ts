@@ -59,7 +59,14 @@ describe('POST /embeddings', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.object, 'list');
     assert.equal(r.json.model, 'embed-model');
-    assert.deepEqual(r.json.data.map((d: any) => [d.object, d.index]), [['embedding', 0], ['embedding', 1], ['embedding', 2]]);
+    assert.deepEqual(
+      r.json.data.map((d: any) => [d.object, d.index]),
+      [
+        ['embedding', 0],
+        ['embedding', 1],
+        ['embedding', 2],
+      ],
+    );
     for (const [i, d] of r.json.data.entries()) {
       assert.equal(d.embedding.length, 16);
       assert.ok(Math.abs(norm(d.embedding) - 1) < 1e-9);
@@ -187,7 +194,11 @@ describe('POST /embeddings', () => {
     const account = evmWallet();
     const w = await ensureWallet(h.svc.store, 'eip155', account.address);
     const res = (header: string) =>
-      fetch(`${h.base}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', 'SIGN-IN-WITH-X': header }, body: JSON.stringify({ model: 'embed-model', input: 'one two three four' }) });
+      fetch(`${h.base}/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'SIGN-IN-WITH-X': header },
+        body: JSON.stringify({ model: 'embed-model', input: 'one two three four' }),
+      });
     const poor = await res(await signInHeader(h, account));
     assert.equal(poor.status, 402);
     assert.equal((await poor.json()).code, 'PAYMENT_REQUIRED');
@@ -199,13 +210,19 @@ describe('POST /embeddings', () => {
     assert.equal(body.usage.prompt_tokens, 4);
     assert.equal(paid.headers.get('x-balance-remaining'), (2 - 4 * 100e-6).toFixed(6));
     const rows = await usageRows(w.accountId);
-    assert.deepEqual(rows.map((r) => [r.endpoint, Number(r.usd)]), [['/embeddings', 400]]);
+    assert.deepEqual(
+      rows.map((r) => [r.endpoint, Number(r.usd)]),
+      [['/embeddings', 400]],
+    );
   });
 
   test('GET /models?type=embedding lists the embedding models with their dimensions', async () => {
     const r = await get(h, '/models?type=embedding');
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json.data.map((m: any) => m.id), ['embed-model', 'fixed-embed']);
+    assert.deepEqual(
+      r.json.data.map((m: any) => m.id),
+      ['embed-model', 'fixed-embed'],
+    );
     const spec = r.json.data[0].model_spec;
     assert.deepEqual([spec.embeddingDimensions, spec.maxInputTokens, spec.supportsCustomDimensions], [16, 512, true]);
     assert.equal(r.json.data[1].model_spec.supportsCustomDimensions, false);

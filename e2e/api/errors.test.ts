@@ -10,15 +10,23 @@ let accountId: string;
 before(async () => {
   h = await startHarness({
     models: [
-      { id: 'tiny-queue', name: 'Tiny queue', type: 'text', tier: 'S', pricing: { input_usd: 1, output_usd: 1, input_diem: 1, output_diem: 1 }, context_length: 4096,
-        engine: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'x', maxConcurrency: 1, maxQueue: 0 } },
+      {
+        id: 'tiny-queue',
+        name: 'Tiny queue',
+        type: 'text',
+        tier: 'S',
+        pricing: { input_usd: 1, output_usd: 1, input_diem: 1, output_diem: 1 },
+        context_length: 4096,
+        engine: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'x', maxConcurrency: 1, maxQueue: 0 },
+      },
     ],
   });
   ({ key, accountId } = await h.newAccount({ usd: 5 }));
 });
 after(() => h.close());
 
-const chat = (content: string, extra: Record<string, unknown> = {}) => post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content }], ...extra });
+const chat = (content: string, extra: Record<string, unknown> = {}) =>
+  post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content }], ...extra });
 
 function assertError(r: { status: number; json: any }, status: number, code: string) {
   assert.equal(r.status, status, JSON.stringify(r.json));
@@ -72,8 +80,22 @@ test('400: a content part the model cannot take', async () => {
   const r = await post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, image] }] });
   assertError(r, 400, 'UNSUPPORTED_CONTENT');
   assert.match(r.json.error, /image input/);
-  assertError(await post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] }), 400, 'UNSUPPORTED_CONTENT');
-  assertError(await post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content: [{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }] }] }), 400, 'UNSUPPORTED_CONTENT');
+  assertError(
+    await post(h, '/chat/completions', key, {
+      model: 'scripted-model',
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }],
+    }),
+    400,
+    'UNSUPPORTED_CONTENT',
+  );
+  assertError(
+    await post(h, '/chat/completions', key, {
+      model: 'scripted-model',
+      messages: [{ role: 'user', content: [{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }] }],
+    }),
+    400,
+    'UNSUPPORTED_CONTENT',
+  );
   // A vision model receives the image part unchanged.
   const ok = await post(h, '/chat/completions', key, { model: 'vision-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, image] }] });
   assert.equal(ok.status, 200);

@@ -28,7 +28,15 @@ const allowHosts = (...hosts: string[]) => void h.svc.chatDeps.fetchAllowHosts?.
 const withFile = (file: Record<string, unknown>) =>
   post(h, '/chat/completions', key, {
     model: 'scripted-model',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise [[echo_request]]' }, { type: 'file', file }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Summarise [[echo_request]]' },
+          { type: 'file', file },
+        ],
+      },
+    ],
   });
 const dataUrl = (mime: string, data: Buffer | string) => `data:${mime};base64,${Buffer.from(data).toString('base64')}`;
 const userText = (r: { json: any }) => JSON.parse(r.json.choices[0].message.content).at(-1).content as string;
@@ -50,7 +58,10 @@ test('a DOCX file is converted to its text', async () => {
 });
 
 test('corrupt, unsupported and malformed files are 400s that say why', async () => {
-  const corrupt = await withFile({ filename: 'broken.docx', file_data: dataUrl('application/octet-stream', Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(40, 7)])) });
+  const corrupt = await withFile({
+    filename: 'broken.docx',
+    file_data: dataUrl('application/octet-stream', Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(40, 7)])),
+  });
   assert.equal(corrupt.status, 400);
   assert.match(corrupt.json.code, /CORRUPTED_FILE|UNSUPPORTED_FILE/);
   const binary = await withFile({ filename: 'blob.bin', file_data: dataUrl('application/octet-stream', Buffer.from([0, 159, 146, 150, 0, 1, 2, 255, 254])) });
@@ -75,11 +86,26 @@ test('a file URL on loopback is refused unless allowlisted', async () => {
 
 test('image URLs are fetched safely by Lagoon and sent to the model inline', async () => {
   const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-  const img = http.createServer((req, res) => (req.url === '/pic.png' ? res.writeHead(200, { 'content-type': 'image/png' }).end(png) : res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>')));
+  const img = http.createServer((req, res) =>
+    req.url === '/pic.png'
+      ? res.writeHead(200, { 'content-type': 'image/png' }).end(png)
+      : res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'),
+  );
   await new Promise<void>((r) => img.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(img.address() as AddressInfo).port}`;
   const send = (url: string) =>
-    post(h, '/chat/completions', key, { model: 'vision-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
+    post(h, '/chat/completions', key, {
+      model: 'vision-model',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url } },
+          ],
+        },
+      ],
+    });
   try {
     allowHosts();
     const refused = await send(`${base}/pic.png`);

@@ -61,7 +61,11 @@ describe('one front door', () => {
 
   test('a sign-up through the server: the cookie and body come back, and a foreign Origin is refused', async () => {
     const body = JSON.stringify({ email: `door-${Date.now()}@example.test`, password: 'correct horse battery staple' });
-    const foreign = await fetch(`${h.origin}/api/app/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body });
+    const foreign = await fetch(`${h.origin}/api/app/auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body,
+    });
     assert.equal(foreign.status, 403);
     const r = await fetch(`${h.origin}/api/app/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin: h.origin }, body });
     assert.equal(r.status, 201, await r.clone().text());

@@ -21,27 +21,66 @@ function rng(seed: number) {
   };
 }
 
-const FIELDS = ['model', 'messages', 'input', 'id', 'description', 'apiKeyType', 'content', 'parentId', 'title', 'settings', 'email', 'password', 'url', 'query', 'text', 'amount', 'attachments', 'modelId', 'max_tokens', 'stream', 'dimensions', 'limit'];
+const FIELDS = [
+  'model',
+  'messages',
+  'input',
+  'id',
+  'description',
+  'apiKeyType',
+  'content',
+  'parentId',
+  'title',
+  'settings',
+  'email',
+  'password',
+  'url',
+  'query',
+  'text',
+  'amount',
+  'attachments',
+  'modelId',
+  'max_tokens',
+  'stream',
+  'dimensions',
+  'limit',
+];
 
 function hostileValue(r: () => number, depth = 0): unknown {
   const pick = Math.floor(r() * 16);
   switch (pick) {
-    case 0: return 1e308;
-    case 1: return -1;
-    case 2: return -1e308;
-    case 3: return 2 ** 63;
-    case 4: return PROTO_KEYS[Math.floor(r() * PROTO_KEYS.length)];
-    case 5: return 'x'.repeat(Math.floor(r() * 100_000));
-    case 6: return null;
-    case 7: return true;
-    case 8: return [];
-    case 9: return depth < 3 ? { [PROTO_KEYS[Math.floor(r() * PROTO_KEYS.length)]]: hostileValue(r, depth + 1) } : {};
-    case 10: return depth < 3 ? [hostileValue(r, depth + 1), hostileValue(r, depth + 1)] : 0;
-    case 11: return '\u0000\ud800\uffff';
-    case 12: return 0.5;
-    case 13: return [{ role: 'user', content: hostileValue(r, depth + 1) }];
-    case 14: return 'scripted-model';
-    default: return '';
+    case 0:
+      return 1e308;
+    case 1:
+      return -1;
+    case 2:
+      return -1e308;
+    case 3:
+      return 2 ** 63;
+    case 4:
+      return PROTO_KEYS[Math.floor(r() * PROTO_KEYS.length)];
+    case 5:
+      return 'x'.repeat(Math.floor(r() * 100_000));
+    case 6:
+      return null;
+    case 7:
+      return true;
+    case 8:
+      return [];
+    case 9:
+      return depth < 3 ? { [PROTO_KEYS[Math.floor(r() * PROTO_KEYS.length)]]: hostileValue(r, depth + 1) } : {};
+    case 10:
+      return depth < 3 ? [hostileValue(r, depth + 1), hostileValue(r, depth + 1)] : 0;
+    case 11:
+      return '\u0000\ud800\uffff';
+    case 12:
+      return 0.5;
+    case 13:
+      return [{ role: 'user', content: hostileValue(r, depth + 1) }];
+    case 14:
+      return 'scripted-model';
+    default:
+      return '';
   }
 }
 
@@ -65,8 +104,18 @@ function bodies(r: () => number): { body: string | Buffer; type?: string }[] {
     { body: '12345678901234567890e999', type: 'application/json' },
     { body: deep(50_000), type: 'application/json' },
     { body: deepObject(20_000), type: 'application/json' },
-    { body: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"model":"__proto__","messages":[{"role":"__proto__","content":"x"}]}', type: 'application/json' },
-    { body: Buffer.concat([Buffer.from('{"model":"scripted-model","messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}]}')]), type: 'application/json' },
+    {
+      body: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"model":"__proto__","messages":[{"role":"__proto__","content":"x"}]}',
+      type: 'application/json',
+    },
+    {
+      body: Buffer.concat([
+        Buffer.from('{"model":"scripted-model","messages":[{"role":"user","content":"'),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+        Buffer.from('"}]}'),
+      ]),
+      type: 'application/json',
+    },
     { body: JSON.stringify(hostileObject(r)), type: 'application/json' },
     { body: JSON.stringify(hostileObject(r)), type: 'application/json' },
     { body: JSON.stringify(hostileObject(r)), type: 'application/json' },
@@ -76,7 +125,15 @@ function bodies(r: () => number): { body: string | Buffer; type?: string }[] {
   ];
 }
 
-const QUERIES = ['', '?limit=-1&offset=1e309', '?days=__proto__&days=7', '?startDate=9999-99-99&endDate=0000-00-00', '?q=%ff%fe&cursor=%00', '?__proto__[x]=1&constructor=1', `?q=${'x'.repeat(8000)}`];
+const QUERIES = [
+  '',
+  '?limit=-1&offset=1e309',
+  '?days=__proto__&days=7',
+  '?startDate=9999-99-99&endDate=0000-00-00',
+  '?q=%ff%fe&cursor=%00',
+  '?__proto__[x]=1&constructor=1',
+  `?q=${'x'.repeat(8000)}`,
+];
 const PARAM_VALUES = ['__proto__', 'constructor', '%ff', '..%2F..%2Fetc', 'x'.repeat(300), '0xdeadbeef', '00000000-0000-0000-0000-000000000000'];
 
 describe('fuzz: hostile input over every route', () => {
@@ -115,28 +172,43 @@ describe('fuzz: hostile input over every route', () => {
     })();
 
     const routes = [
-      ...apiRouter().all().map((x) => ({ prefix: '/api/v1', method: x.method, path: x.path })),
+      ...apiRouter()
+        .all()
+        .map((x) => ({ prefix: '/api/v1', method: x.method, path: x.path })),
       // Signing out ends the session the other app routes are fuzzed with: it goes last.
-      ...appRouter(h.app!.routes).all().map((x) => ({ prefix: '/api/app', method: x.method, path: x.path })).sort((a, b) => Number(a.path === '/auth/sign-out') - Number(b.path === '/auth/sign-out')),
+      ...appRouter(h.app!.routes)
+        .all()
+        .map((x) => ({ prefix: '/api/app', method: x.method, path: x.path }))
+        .sort((a, b) => Number(a.path === '/auth/sign-out') - Number(b.path === '/auth/sign-out')),
     ];
     const failures: string[] = [];
     let sent = 0;
     for (const route of routes) {
-      const cases = route.method === 'GET' ? QUERIES.map((q) => ({ q, body: undefined as string | Buffer | undefined, type: undefined as string | undefined })) : bodies(r).map((b) => ({ q: QUERIES[Math.floor(r() * QUERIES.length)], ...b }));
+      const cases =
+        route.method === 'GET'
+          ? QUERIES.map((q) => ({ q, body: undefined as string | Buffer | undefined, type: undefined as string | undefined }))
+          : bodies(r).map((b) => ({ q: QUERIES[Math.floor(r() * QUERIES.length)], ...b }));
       for (const c of cases) {
         const path = route.path.replace(/:[A-Za-z]+/g, () => PARAM_VALUES[Math.floor(r() * PARAM_VALUES.length)]);
-        const headers: Record<string, string> = route.prefix === '/api/v1' ? { authorization: `Bearer ${key}` } : { cookie, 'x-csrf-token': csrf, origin: h.origin };
+        const headers: Record<string, string> =
+          route.prefix === '/api/v1' ? { authorization: `Bearer ${key}` } : { cookie, 'x-csrf-token': csrf, origin: h.origin };
         if (c.type) headers['content-type'] = c.type;
         if (r() < 0.1) headers['x-filler'] = 'y'.repeat(12_000); // large but legal headers
-        const res = await fetch(`${h.origin}${route.prefix}${path}${c.q}`, { method: route.method, headers, body: typeof c.body === 'string' || c.body === undefined ? c.body : new Uint8Array(c.body) });
+        const res = await fetch(`${h.origin}${route.prefix}${path}${c.q}`, {
+          method: route.method,
+          headers,
+          body: typeof c.body === 'string' || c.body === undefined ? c.body : new Uint8Array(c.body),
+        });
         const text = await res.text();
         sent++;
         // Top-ups are not configured on this server: its 503 says so whatever the input (a state, not a failure).
         const unconfigured = res.status === 503 && text.includes('"X402_NOT_CONFIGURED"');
-        if (res.status >= 500 && !unconfigured) failures.push(`${route.method} ${route.prefix}${path}${c.q.slice(0, 60)} → ${res.status} ${text.slice(0, 200)}`);
+        if (res.status >= 500 && !unconfigured)
+          failures.push(`${route.method} ${route.prefix}${path}${c.q.slice(0, 60)} → ${res.status} ${text.slice(0, 200)}`);
         else if (res.status >= 400 && res.headers.get('content-type')?.includes('json')) {
           const body = JSON.parse(text) as { error?: unknown; code?: unknown };
-          if (typeof body.error !== 'string' || typeof body.code !== 'string') failures.push(`${route.method} ${route.prefix}${path}: ${res.status} without our error body`);
+          if (typeof body.error !== 'string' || typeof body.code !== 'string')
+            failures.push(`${route.method} ${route.prefix}${path}: ${res.status} without our error body`);
         }
       }
     }

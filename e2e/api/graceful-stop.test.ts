@@ -115,9 +115,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
       // The requests go out over about 200 ms; SIGTERM comes once the engine has a quarter of them, so some are
       // streaming, some are waiting for a slow answer, and the latest ones meet a closed listener.
-      const outcomes = Promise.all(
-        Array.from({ length: REQUESTS }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => chat(base, key, i))),
-      );
+      const outcomes = Promise.all(Array.from({ length: REQUESTS }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => chat(base, key, i))));
       const deadline = Date.now() + 20_000;
       while (engine.requests.length < REQUESTS / 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
       assert.ok(engine.requests.length >= REQUESTS / 4, 'the engine received requests before the stop');

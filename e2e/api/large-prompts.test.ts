@@ -24,19 +24,40 @@ before(async () => {
     models: (url) => [
       // The demo model served in process (llama.cpp), as the default catalogue serves it.
       {
-        id: 'demo-model', name: 'Demo', type: 'text', tier: 'XS', pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
-        context_length: 2048, max_completion_tokens: 512, capabilities: {}, traits: [],
+        id: 'demo-model',
+        name: 'Demo',
+        type: 'text',
+        tier: 'XS',
+        pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
+        context_length: 2048,
+        max_completion_tokens: 512,
+        capabilities: {},
+        traits: [],
         engine: { kind: 'llama', path: demoPath, demo: true, sequences: 1, maxQueue: 8 },
       },
       {
-        id: 'demo-wide', name: 'Demo, wide context', type: 'text', tier: 'XS', pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
-        context_length: 65_536, max_completion_tokens: 512, capabilities: {}, traits: [],
+        id: 'demo-wide',
+        name: 'Demo, wide context',
+        type: 'text',
+        tier: 'XS',
+        pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
+        context_length: 65_536,
+        max_completion_tokens: 512,
+        capabilities: {},
+        traits: [],
         engine: { kind: 'llama', path: demoPath, demo: true, sequences: 1, maxQueue: 8 },
       },
       // An upstream with a context large enough that 30 MB passes the byte bound: only the credit check refuses.
       {
-        id: 'huge-context', name: 'Huge context', type: 'text', tier: 'XS', pricing: { input_usd: 1, output_usd: 2, input_diem: 1, output_diem: 2 },
-        context_length: 2_000_000, max_completion_tokens: 1024, capabilities: {}, traits: [],
+        id: 'huge-context',
+        name: 'Huge context',
+        type: 'text',
+        tier: 'XS',
+        pricing: { input_usd: 1, output_usd: 2, input_diem: 1, output_diem: 2 },
+        context_length: 2_000_000,
+        max_completion_tokens: 1024,
+        capabilities: {},
+        traits: [],
         engine: { kind: 'openai', baseUrl: url, model: 'scripted', timeoutMs: 2000, totalTimeoutMs: 4000 },
       },
     ],
@@ -141,7 +162,11 @@ function bombPdf(inflated: number): Buffer {
     length += buf.length;
   };
   push('%PDF-1.4\n');
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>'];
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+  ];
   objects.forEach((o, i) => {
     offsets.push(length);
     push(`${i + 1} 0 obj\n${o}\nendobj\n`);
@@ -151,7 +176,9 @@ function bombPdf(inflated: number): Buffer {
   push(stream);
   push('\nendstream\nendobj\n');
   const xref = length;
-  push(`xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  push(
+    `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+  );
   return Buffer.concat(parts);
 }
 

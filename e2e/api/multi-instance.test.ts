@@ -22,7 +22,11 @@ let db: { url: string; drop(): Promise<void> };
 let servers: ServerProcess[] = [];
 let env: Record<string, string>;
 
-const cli = (...args: string[]) => execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+const cli = (...args: string[]) =>
+  execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .at(-1)!;
 
 before(async () => {
   engine = await startScriptedEngine();
@@ -33,7 +37,15 @@ before(async () => {
   fs.writeFileSync(models, JSON.stringify({ models: [model] }));
   const limits = path.join(dir, 'limits.json');
   fs.writeFileSync(limits, JSON.stringify({ windowSeconds: 30, text: { default: { L: { rpm: N, tpm: 1_000_000 } } } }));
-  env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', LAGOON_REDIS_PREFIX: `lagoon-test-${randomUUID()}`, LAGOON_MODELS: models, LAGOON_RATE_LIMITS: limits, LAGOON_NO_APP: '1', LAGOON_DATA_DIR: dir };
+  env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    LAGOON_REDIS_PREFIX: `lagoon-test-${randomUUID()}`,
+    LAGOON_MODELS: models,
+    LAGOON_RATE_LIMITS: limits,
+    LAGOON_NO_APP: '1',
+    LAGOON_DATA_DIR: dir,
+  };
   servers = await startServers(2, env);
 });
 after(async () => {
@@ -69,7 +81,10 @@ test('credit for N requests, spent through two servers at once: exactly N succee
   const results = await Promise.all(Array.from({ length: 3 * N }, (_, i) => chat(servers[i % 2].base, keys[Math.floor(i / 2) % 2])));
   const statuses = results.map((r) => r.status);
   assert.equal(statuses.filter((s) => s === 200).length, N, statuses.join(','));
-  assert.ok(statuses.every((s) => s === 200 || s === 402 || s === 429), statuses.join(','));
+  assert.ok(
+    statuses.every((s) => s === 200 || s === 402 || s === 429),
+    statuses.join(','),
+  );
   const store = await openStore({ databaseUrl: db.url, dataDir: dir });
   try {
     // Settlements commit within moments of the responses.

@@ -20,7 +20,12 @@ test('plain completion', async () => {
 });
 
 test('streamed completion, with the usage chunk', async () => {
-  const s = await client.chat.completions.create({ model: 'scripted-model', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: '[[tokens:6]]' }] });
+  const s = await client.chat.completions.create({
+    model: 'scripted-model',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: '[[tokens:6]]' }],
+  });
   let text = '';
   let usage;
   for await (const chunk of s) {
@@ -37,19 +42,32 @@ test('n = 2', async () => {
 });
 
 test('logprobs', async () => {
-  const r = await client.chat.completions.create({ model: 'scripted-model', logprobs: true, top_logprobs: 3, messages: [{ role: 'user', content: '[[tokens:3]]' }] });
+  const r = await client.chat.completions.create({
+    model: 'scripted-model',
+    logprobs: true,
+    top_logprobs: 3,
+    messages: [{ role: 'user', content: '[[tokens:3]]' }],
+  });
   assert.equal(r.choices[0].logprobs?.content?.length, 3);
   assert.equal(r.choices[0].logprobs?.content?.[0].top_logprobs.length, 3);
 });
 
 test('a tool call, and the stream helper assembling one', async () => {
   const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
-  const r = await client.chat.completions.create({ model: 'scripted-model', tools, messages: [{ role: 'user', content: '[[tool:get_weather:{"city":"Oslo"}]]' }] });
+  const r = await client.chat.completions.create({
+    model: 'scripted-model',
+    tools,
+    messages: [{ role: 'user', content: '[[tool:get_weather:{"city":"Oslo"}]]' }],
+  });
   const call = r.choices[0].message.tool_calls?.[0];
   assert.equal(r.choices[0].finish_reason, 'tool_calls');
   assert.ok(call && call.type === 'function');
   assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Oslo' });
-  const runner = client.chat.completions.stream({ model: 'scripted-model', tools, messages: [{ role: 'user', content: '[[tool:get_weather:{"city":"Lima"}]]' }] });
+  const runner = client.chat.completions.stream({
+    model: 'scripted-model',
+    tools,
+    messages: [{ role: 'user', content: '[[tool:get_weather:{"city":"Lima"}]]' }],
+  });
   const final = await runner.finalChatCompletion();
   const streamed = final.choices[0].message.tool_calls?.[0];
   assert.ok(streamed && streamed.type === 'function');
@@ -64,7 +82,10 @@ test('errors surface as the client’s typed errors with our status and message'
   });
   const anon = new OpenAI({ apiKey: 'lgn_inf_wrong', baseURL: h.base, maxRetries: 0 });
   await assert.rejects(anon.chat.completions.create({ model: 'scripted-model', messages: [{ role: 'user', content: 'x' }] }), OpenAI.AuthenticationError);
-  await assert.rejects(client.chat.completions.create({ model: 'scripted-model', messages: [{ role: 'user', content: '[[status:503]]' }] }), (e: unknown) => e instanceof OpenAI.APIError && e.status === 503);
+  await assert.rejects(
+    client.chat.completions.create({ model: 'scripted-model', messages: [{ role: 'user', content: '[[status:503]]' }] }),
+    (e: unknown) => e instanceof OpenAI.APIError && e.status === 503,
+  );
 });
 
 test('models.list reads the catalogue', async () => {

@@ -93,7 +93,11 @@ describe("the app's conversation creation", () => {
     const deps = { svc: h.svc, app: h.svc.config.app };
     const auth = authRoutes(deps);
     const conv = conversationRoutes(deps);
-    const r = await call(auth.signUp, '/auth/sign-up', { method: 'POST', body: { email: 'proto@example.com', password: 'correct horse battery' }, browser: { ip: '192.0.2.77' } });
+    const r = await call(auth.signUp, '/auth/sign-up', {
+      method: 'POST',
+      body: { email: 'proto@example.com', password: 'correct horse battery' },
+      browser: { ip: '192.0.2.77' },
+    });
     assert.equal(r.status, 201, r.text);
     const u: Browser = { ip: '192.0.2.77', cookie: cookieFrom(r), csrf: r.json.csrfToken };
     const create = (body: Record<string, unknown>) => call(conv.createConversation, '/conversations', { method: 'POST', body, browser: u });

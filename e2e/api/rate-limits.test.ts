@@ -88,7 +88,10 @@ for (const backend of backends) {
     test('tokens per minute: the estimate is reserved at admission and corrected when the request ends', async () => {
       const { key } = await h.newAccount();
       // max_tokens 200 + the prompt estimate fits once in 300 tokens, not twice at the same time...
-      const [one, two] = await Promise.all([chat(key, 'small', '[[delay:300]] [[tokens:3]]', { max_tokens: 200 }), chat(key, 'small', '[[delay:300]] [[tokens:3]]', { max_tokens: 200 })]);
+      const [one, two] = await Promise.all([
+        chat(key, 'small', '[[delay:300]] [[tokens:3]]', { max_tokens: 200 }),
+        chat(key, 'small', '[[delay:300]] [[tokens:3]]', { max_tokens: 200 }),
+      ]);
       assert.deepEqual([one.status, two.status].sort(), [200, 429]);
       const refused = one.status === 429 ? one : two;
       assert.match(refused.json.error, /tokens per/);
@@ -109,7 +112,10 @@ for (const backend of backends) {
       const { key } = await h.newAccount();
       for (let i = 0; i < 4; i++) await chat(key);
       const strict = new OpenAI({ apiKey: key, baseURL: h.base, maxRetries: 0 });
-      await assert.rejects(strict.chat.completions.create({ model: 'large', messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof OpenAI.RateLimitError);
+      await assert.rejects(
+        strict.chat.completions.create({ model: 'large', messages: [{ role: 'user', content: 'x' }] }),
+        (e: unknown) => e instanceof OpenAI.RateLimitError,
+      );
       const patient = new OpenAI({ apiKey: key, baseURL: h.base, maxRetries: 3 });
       const started = Date.now();
       const r = await patient.chat.completions.create({ model: 'large', messages: [{ role: 'user', content: 'x' }] });
@@ -128,7 +134,10 @@ for (const backend of backends) {
       assert.equal(d.keyExpiration, null);
       assert.ok(Date.parse(d.nextEpochBegins) > Date.now());
       const large = d.rateLimits.find((m: any) => m.apiModelId === 'large');
-      assert.deepEqual(large.rateLimits, [{ type: 'RPM', amount: 4 }, { type: 'TPM', amount: 100_000 }]);
+      assert.deepEqual(large.rateLimits, [
+        { type: 'RPM', amount: 4 },
+        { type: 'TPM', amount: 100_000 },
+      ]);
       const broke = await h.newAccount({ usd: 0 });
       assert.equal((await get(h, '/api_keys/rate_limits', broke.key)).json.data.accessPermitted, false);
     });
@@ -188,7 +197,11 @@ describe('the abuse block', () => {
     const blocked = await post(h, '/chat/completions', 'lgn_inf_wrong', {});
     assert.equal(blocked.status, 429);
     assert.equal((await get(h, '/models')).status, 429, 'an unauthenticated caller from a blocked IP is refused outright');
-    assert.equal((await post(h, '/chat/completions', key, { model: 'large', messages: [{ role: 'user', content: 'x' }] })).status, 200, 'a valid key is judged on its own record');
+    assert.equal(
+      (await post(h, '/chat/completions', key, { model: 'large', messages: [{ role: 'user', content: 'x' }] })).status,
+      200,
+      'a valid key is judged on its own record',
+    );
     await new Promise((r) => setTimeout(r, 2200));
   });
 });

@@ -24,16 +24,25 @@ const freePort = () =>
     });
   });
 const cli = (...args: string[]) =>
-  execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, LAGOON_DATA_DIR: dataDir }, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+  execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, LAGOON_DATA_DIR: dataDir }, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .at(-1)!;
 
 before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, ['scripts/serve.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   server.stdout!.on('data', (b) => (output += b));
   server.stderr!.on('data', (b) => (output += b));
   for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -47,7 +56,11 @@ after(() => {
 });
 
 const vocabulary = new Set([...DEMO_WORDS, ...DEMO_PUNCTUATION].map((w) => w.toLowerCase()));
-const readable = (text: string) => text.toLowerCase().match(/[a-z']+|[.,!?]/g)!.every((w) => vocabulary.has(w));
+const readable = (text: string) =>
+  text
+    .toLowerCase()
+    .match(/[a-z']+|[.,!?]/g)!
+    .every((w) => vocabulary.has(w));
 
 test('GET /healthz answers 200 and the browser app is served on the same port', async () => {
   assert.equal((await fetch(`${base}/healthz`)).status, 200);
@@ -65,7 +78,11 @@ test('the demo model was generated and is listed', async () => {
 
 test('chat with the demo model (llama.cpp in process) answers in readable words, plain and streamed', async () => {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const res = await fetch(`${base}/api/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'default', max_tokens: 24, messages: [{ role: 'user', content: 'Tell me a story.' }] }) });
+  const res = await fetch(`${base}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model: 'default', max_tokens: 24, messages: [{ role: 'user', content: 'Tell me a story.' }] }),
+  });
   assert.equal(res.status, 200, output);
   const body = await res.json();
   assert.equal(body.model, 'lagoon-demo');
@@ -73,10 +90,18 @@ test('chat with the demo model (llama.cpp in process) answers in readable words,
   assert.ok(readable(body.choices[0].message.content), body.choices[0].message.content);
   assert.ok(body.usage.completion_tokens > 0 && body.usage.completion_tokens <= 24);
   assert.ok(body.cost.usd > 0);
-  const s = await fetch(`${base}/api/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'lagoon-demo', stream: true, max_tokens: 16, messages: [{ role: 'user', content: 'Hello!' }] }) });
+  const s = await fetch(`${base}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model: 'lagoon-demo', stream: true, max_tokens: 16, messages: [{ role: 'user', content: 'Hello!' }] }),
+  });
   const events = sseEvents(await s.text());
   assert.equal(events.at(-1), '[DONE]');
-  const text = events.slice(0, -1).flatMap((e) => e.choices).map((c: any) => c.delta.content ?? '').join('');
+  const text = events
+    .slice(0, -1)
+    .flatMap((e) => e.choices)
+    .map((c: any) => c.delta.content ?? '')
+    .join('');
   assert.ok(text.length > 0 && readable(text), text);
 });
 
@@ -94,12 +119,18 @@ test('embeddings with the demo embedding model (llama.cpp in process): unit vect
   assert.notDeepEqual(vectors[0], vectors[1]);
   assert.ok(body.usage.prompt_tokens > 0 && body.usage.total_tokens === body.usage.prompt_tokens);
   const listed = await (await fetch(`${base}/api/v1/models?type=embedding`)).json();
-  assert.deepEqual(listed.data.map((m: any) => [m.id, m.model_spec.embeddingDimensions]), [['lagoon-demo-embed', 64]]);
+  assert.deepEqual(
+    listed.data.map((m: any) => [m.id, m.model_spec.embeddingDimensions]),
+    [['lagoon-demo-embed', 64]],
+  );
 });
 
 test('a second server on the same data dir refuses to start', async () => {
   const port = await freePort();
-  const second = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir, LAGOON_NO_APP: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const second = spawn(process.execPath, ['scripts/serve.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dataDir, LAGOON_NO_APP: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   second.stderr!.on('data', (b) => (err += b));
   const code = await new Promise((r) => second.on('exit', r));

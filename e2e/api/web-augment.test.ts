@@ -7,7 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import { type Harness, get, post, scriptedModel, sseEvents, startHarness } from '../support/harness.ts';
 
 const RESULTS = [
-  { title: 'Lagoons of the Pacific', url: 'https://example.org/lagoons', content: 'A lagoon is a shallow body of water separated from the sea.', publishedDate: '2026-11-01' },
+  {
+    title: 'Lagoons of the Pacific',
+    url: 'https://example.org/lagoons',
+    content: 'A lagoon is a shallow body of water separated from the sea.',
+    publishedDate: '2026-11-01',
+  },
   { title: 'Coral reef atlas', url: 'https://example.org/reefs', content: 'Reefs often enclose lagoons.' },
   { title: 'Tides explained', url: 'https://example.org/tides', content: 'Tides move water in and out of lagoons.' },
 ];
@@ -64,7 +69,9 @@ describe('with a search provider', () => {
 
   const chat = (content: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content }], service_parameters: params, ...extra });
-  const lastUsage = async () => (await h.svc.ledger.drain(), h.svc.store.get<any>('SELECT * FROM usage WHERE account_id = $1 ORDER BY created_at DESC, request_id DESC', [accountId]));
+  const lastUsage = async () => (
+    await h.svc.ledger.drain(), h.svc.store.get<any>('SELECT * FROM usage WHERE account_id = $1 ORDER BY created_at DESC, request_id DESC', [accountId])
+  );
 
   test('/models reports web search on models that support it', async () => {
     const m = (await get(h, '/models')).json.data.find((x: any) => x.id === 'grok-like');
@@ -108,7 +115,11 @@ describe('with a search provider', () => {
     const plain = await chat(`Lagoons? ${reply}`, { enable_web_search: 'on', enable_web_citations: true });
     assert.equal(plain.json.choices[0].message.content, 'Lagoons are shallow ^1^ and reefs enclose them ^1,2^. Tides move water^3^.');
     const streamed = await chat(`Lagoons? ${reply}`, { enable_web_search: 'on', enable_web_citations: true }, { stream: true });
-    const text = sseEvents(streamed.text).slice(0, -1).flatMap((e) => e.choices ?? []).map((c: any) => c.delta?.content ?? '').join('');
+    const text = sseEvents(streamed.text)
+      .slice(0, -1)
+      .flatMap((e) => e.choices ?? [])
+      .map((c: any) => c.delta?.content ?? '')
+      .join('');
     assert.equal(text, 'Lagoons are shallow ^1^ and reefs enclose them ^1,2^. Tides move water^3^.');
     // Without citations asked for, the answer is left as the model wrote it.
     const untouched = await chat(`Lagoons? ${reply}`, { enable_web_search: 'on' });
@@ -133,7 +144,10 @@ describe('with a search provider', () => {
     assert.equal(docs[0].url, 'https://example.org/lagoons');
     assert.equal(r.json.choices[0].message.content, 'Hello from the scripted engine.');
     const s = await chat('Lagoons?', { enable_web_search: 'on', return_search_results_as_documents: true }, { stream: true });
-    const deltas = sseEvents(s.text).slice(0, -1).flatMap((e) => e.choices ?? []).map((c: any) => c.delta);
+    const deltas = sseEvents(s.text)
+      .slice(0, -1)
+      .flatMap((e) => e.choices ?? [])
+      .map((c: any) => c.delta);
     assert.equal(deltas[0].tool_calls[0].function.name, 'venice_web_search_documents');
   });
 
@@ -153,7 +167,10 @@ describe('with a search provider', () => {
 
   test('scraping: up to 5 URLs in the message become readable text in the context, bypassing search; only successful scrapes are billed', async () => {
     const before = searchHits;
-    const r = await chat(`Summarise ${pagesUrl}/article and ${pagesUrl}/notes.txt and ${pagesUrl}/gone [[echo_request]]`, { enable_web_scraping: true, enable_web_search: 'on' });
+    const r = await chat(`Summarise ${pagesUrl}/article and ${pagesUrl}/notes.txt and ${pagesUrl}/gone [[echo_request]]`, {
+      enable_web_scraping: true,
+      enable_web_search: 'on',
+    });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.equal(searchHits, before, 'scraping bypasses web search');
     const system = JSON.parse(r.json.choices[0].message.content)[0].content as string;
@@ -169,7 +186,11 @@ describe('with a search provider', () => {
 
   test('enable_x_search on a search-native model: the flag goes upstream and the standard search is bypassed', async () => {
     const before = searchHits;
-    const r = await post(h, '/chat/completions', key, { model: 'grok-like', messages: [{ role: 'user', content: 'latest news?' }], service_parameters: { enable_x_search: true, enable_web_search: 'on' } });
+    const r = await post(h, '/chat/completions', key, {
+      model: 'grok-like',
+      messages: [{ role: 'user', content: 'latest news?' }],
+      service_parameters: { enable_x_search: true, enable_web_search: 'on' },
+    });
     assert.equal(r.status, 200);
     assert.equal(searchHits, before);
     assert.deepEqual(h.engine.requests.at(-1)!.body.search_parameters.mode, 'on');
@@ -234,7 +255,11 @@ describe('without a search provider', () => {
     const r = await post(h, '/augment/search', key, { query: 'lagoons' });
     assert.equal(r.status, 400);
     assert.match(r.json.error, /not configured/);
-    const auto = await post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content: 'latest news today?' }], service_parameters: { enable_web_search: 'auto' } });
+    const auto = await post(h, '/chat/completions', key, {
+      model: 'scripted-model',
+      messages: [{ role: 'user', content: 'latest news today?' }],
+      service_parameters: { enable_web_search: 'auto' },
+    });
     assert.equal(auto.status, 200);
     assert.deepEqual(auto.json.service_parameters.web_search_citations, []);
   });

@@ -28,7 +28,10 @@ test('venice_parameters in, venice_parameters and x-venice-* headers out', async
 });
 
 test('the suffix key follows the word; service_parameters is an unknown field under it', async () => {
-  const r = await post(h, '/chat/completions', key, { model: 'scripted-model:include_venice_system_prompt=false', messages: [{ role: 'user', content: '[[echo_request]]' }] });
+  const r = await post(h, '/chat/completions', key, {
+    model: 'scripted-model:include_venice_system_prompt=false',
+    messages: [{ role: 'user', content: '[[echo_request]]' }],
+  });
   assert.equal(JSON.parse(r.json.choices[0].message.content)[0].role, 'user');
   const bad = await post(h, '/chat/completions', key, { model: 'scripted-model', messages: [{ role: 'user', content: 'x' }], service_parameters: {} });
   assert.equal(bad.status, 400);

@@ -50,91 +50,102 @@ class Browser {
 
 // Skipped as one test (counted in the run's summary), not as a silent suite.
 if (skip) test('the app API through Next', { skip }, () => {});
-else describe('the app API through the server, with the Next pages attached', () => {
-  before(async () => {
-    h = await startHarness({ app: { next: true }, env: { LAGOON_SIGNIN_MAX_FAILURES_PER_IP: '3' } });
-    apiKey = (await h.newAccount()).key;
+else
+  describe('the app API through the server, with the Next pages attached', () => {
+    before(async () => {
+      h = await startHarness({ app: { next: true }, env: { LAGOON_SIGNIN_MAX_FAILURES_PER_IP: '3' } });
+      apiKey = (await h.newAccount()).key;
+    });
+    after(() => h?.close());
+
+    test('sign up, me, create, list, read, rename, export, search, delete, sign out', async () => {
+      const b = new Browser();
+      const up = await b.send('POST', '/auth/sign-up', { email: 'next@example.com', password: 'correct horse battery', displayName: 'Nex' });
+      assert.equal(up.status, 201, up.text);
+      assert.match(up.headers.get('set-cookie') ?? '', /^lagoon_session=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+      assert.equal(up.headers.get('cache-control'), 'no-store');
+      b.csrf = up.json.csrfToken;
+
+      const me = await b.send('GET', '/auth/me');
+      assert.equal(me.status, 200);
+      assert.equal(me.json.user.email, 'next@example.com');
+      assert.equal(me.json.user.isAdmin, true);
+
+      const models = await b.send('GET', '/models');
+      assert.ok(models.json.models.some((m: { isDefault: boolean }) => m.isDefault));
+      assert.equal((await b.send('GET', '/characters?q=tutor')).json.characters[0].slug, 'socratic-tutor');
+      const account = await b.send('GET', '/account');
+      assert.deepEqual(account.json.balances, { usd: 0, diem: 1 });
+
+      const created = await b.send('POST', '/conversations', { characterSlug: 'captain-reef' });
+      assert.equal(created.status, 201, created.text);
+      const id = created.json.id;
+      assert.equal((await b.send('GET', '/conversations?limit=10')).json.items[0].id, id);
+      const read = await b.send('GET', `/conversations/${id}`);
+      assert.equal(read.status, 200);
+      assert.deepEqual(read.json.messages, []);
+      const renamed = await b.send('PATCH', `/conversations/${id}`, { title: 'Sea shanties' });
+      assert.equal(renamed.json.title, 'Sea shanties');
+
+      const md = await b.send('GET', `/conversations/${id}/export?format=md`);
+      assert.equal(md.status, 200);
+      assert.match(md.headers.get('content-disposition') ?? '', /^attachment; filename="Sea shanties \d{4}-\d{2}-\d{2}\.md"/);
+      assert.match(md.text, /^# Sea shanties/);
+      assert.equal((await b.send('GET', '/search?q=shanties')).json.hits[0].conversation.id, id);
+
+      assert.equal((await b.send('DELETE', `/conversations/${id}`)).status, 204);
+      assert.equal((await b.send('GET', `/conversations/${id}`)).status, 404);
+
+      const out = await b.send('POST', '/auth/sign-out');
+      assert.equal(out.status, 204);
+      assert.equal((await b.send('GET', '/auth/me')).status, 401);
+    });
+
+    test('CSRF: a write without the token or from another origin is refused', async () => {
+      const b = new Browser();
+      const up = await b.send('POST', '/auth/sign-up', { email: 'csrf@example.com', password: 'correct horse battery' });
+      assert.equal(up.status, 201);
+      const noToken = await b.send('POST', '/conversations', {});
+      assert.equal(noToken.status, 403);
+      b.csrf = up.json.csrfToken;
+      const foreign = await b.send('POST', '/conversations', {}, { origin: 'https://evil.example' });
+      assert.equal(foreign.status, 403);
+      const signIn = await new Browser().send(
+        'POST',
+        '/auth/sign-in',
+        { email: 'csrf@example.com', password: 'correct horse battery' },
+        { origin: 'https://evil.example' },
+      );
+      assert.equal(signIn.status, 403);
+    });
+
+    test('sign-in failures are counted per client address, which a forged X-Forwarded-For cannot change', async () => {
+      const b = new Browser();
+      for (let i = 0; i < 3; i++) {
+        const r = await b.send(
+          'POST',
+          '/auth/sign-in',
+          { email: `nobody${i}@example.com`, password: 'wrong password' },
+          { 'x-forwarded-for': `203.0.113.${i}` },
+        );
+        assert.equal(r.status, 401);
+      }
+      const r = await b.send('POST', '/auth/sign-in', { email: 'nobody9@example.com', password: 'wrong password' }, { 'x-forwarded-for': '203.0.113.99' });
+      assert.equal(r.status, 429);
+      assert.ok(Number(r.headers.get('retry-after')) > 0);
+    });
+
+    test('unknown app routes are JSON 404s; a method a route does not have is 405', async () => {
+      const b = new Browser();
+      const missing = await b.send('GET', '/no-such-route');
+      assert.equal(missing.status, 404);
+      assert.deepEqual(missing.json, { error: 'No such endpoint: GET /api/app/no-such-route', code: 'NOT_FOUND' });
+      assert.match(missing.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/, 'app answers carry the request id');
+      const wrongMethod = await b.send('DELETE', '/auth/me');
+      assert.equal(wrongMethod.status, 405);
+      assert.equal(wrongMethod.json.code, 'METHOD_NOT_ALLOWED');
+      const signedOut = await b.send('GET', '/conversations');
+      assert.equal(signedOut.status, 401);
+      assert.equal(signedOut.json.code, 'AUTHENTICATION_FAILED');
+    });
   });
-  after(() => h?.close());
-
-  test('sign up, me, create, list, read, rename, export, search, delete, sign out', async () => {
-    const b = new Browser();
-    const up = await b.send('POST', '/auth/sign-up', { email: 'next@example.com', password: 'correct horse battery', displayName: 'Nex' });
-    assert.equal(up.status, 201, up.text);
-    assert.match(up.headers.get('set-cookie') ?? '', /^lagoon_session=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
-    assert.equal(up.headers.get('cache-control'), 'no-store');
-    b.csrf = up.json.csrfToken;
-
-    const me = await b.send('GET', '/auth/me');
-    assert.equal(me.status, 200);
-    assert.equal(me.json.user.email, 'next@example.com');
-    assert.equal(me.json.user.isAdmin, true);
-
-    const models = await b.send('GET', '/models');
-    assert.ok(models.json.models.some((m: { isDefault: boolean }) => m.isDefault));
-    assert.equal((await b.send('GET', '/characters?q=tutor')).json.characters[0].slug, 'socratic-tutor');
-    const account = await b.send('GET', '/account');
-    assert.deepEqual(account.json.balances, { usd: 0, diem: 1 });
-
-    const created = await b.send('POST', '/conversations', { characterSlug: 'captain-reef' });
-    assert.equal(created.status, 201, created.text);
-    const id = created.json.id;
-    assert.equal((await b.send('GET', '/conversations?limit=10')).json.items[0].id, id);
-    const read = await b.send('GET', `/conversations/${id}`);
-    assert.equal(read.status, 200);
-    assert.deepEqual(read.json.messages, []);
-    const renamed = await b.send('PATCH', `/conversations/${id}`, { title: 'Sea shanties' });
-    assert.equal(renamed.json.title, 'Sea shanties');
-
-    const md = await b.send('GET', `/conversations/${id}/export?format=md`);
-    assert.equal(md.status, 200);
-    assert.match(md.headers.get('content-disposition') ?? '', /^attachment; filename="Sea shanties \d{4}-\d{2}-\d{2}\.md"/);
-    assert.match(md.text, /^# Sea shanties/);
-    assert.equal((await b.send('GET', '/search?q=shanties')).json.hits[0].conversation.id, id);
-
-    assert.equal((await b.send('DELETE', `/conversations/${id}`)).status, 204);
-    assert.equal((await b.send('GET', `/conversations/${id}`)).status, 404);
-
-    const out = await b.send('POST', '/auth/sign-out');
-    assert.equal(out.status, 204);
-    assert.equal((await b.send('GET', '/auth/me')).status, 401);
-  });
-
-  test('CSRF: a write without the token or from another origin is refused', async () => {
-    const b = new Browser();
-    const up = await b.send('POST', '/auth/sign-up', { email: 'csrf@example.com', password: 'correct horse battery' });
-    assert.equal(up.status, 201);
-    const noToken = await b.send('POST', '/conversations', {});
-    assert.equal(noToken.status, 403);
-    b.csrf = up.json.csrfToken;
-    const foreign = await b.send('POST', '/conversations', {}, { origin: 'https://evil.example' });
-    assert.equal(foreign.status, 403);
-    const signIn = await new Browser().send('POST', '/auth/sign-in', { email: 'csrf@example.com', password: 'correct horse battery' }, { origin: 'https://evil.example' });
-    assert.equal(signIn.status, 403);
-  });
-
-  test('sign-in failures are counted per client address, which a forged X-Forwarded-For cannot change', async () => {
-    const b = new Browser();
-    for (let i = 0; i < 3; i++) {
-      const r = await b.send('POST', '/auth/sign-in', { email: `nobody${i}@example.com`, password: 'wrong password' }, { 'x-forwarded-for': `203.0.113.${i}` });
-      assert.equal(r.status, 401);
-    }
-    const r = await b.send('POST', '/auth/sign-in', { email: 'nobody9@example.com', password: 'wrong password' }, { 'x-forwarded-for': '203.0.113.99' });
-    assert.equal(r.status, 429);
-    assert.ok(Number(r.headers.get('retry-after')) > 0);
-  });
-
-  test('unknown app routes are JSON 404s; a method a route does not have is 405', async () => {
-    const b = new Browser();
-    const missing = await b.send('GET', '/no-such-route');
-    assert.equal(missing.status, 404);
-    assert.deepEqual(missing.json, { error: 'No such endpoint: GET /api/app/no-such-route', code: 'NOT_FOUND' });
-    assert.match(missing.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/, 'app answers carry the request id');
-    const wrongMethod = await b.send('DELETE', '/auth/me');
-    assert.equal(wrongMethod.status, 405);
-    assert.equal(wrongMethod.json.code, 'METHOD_NOT_ALLOWED');
-    const signedOut = await b.send('GET', '/conversations');
-    assert.equal(signedOut.status, 401);
-    assert.equal(signedOut.json.code, 'AUTHENTICATION_FAILED');
-  });
-});

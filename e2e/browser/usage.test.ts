@@ -14,119 +14,121 @@ import { textOf, until, waitForCount, waitForText } from './support/wait.ts';
 const skip = browserSkip();
 const path = (page: Page) => new URL(page.url()).pathname;
 const modelRow = (page: Page) => page.locator('[data-testid="usage-model-row"][data-model="scripted-model"]');
-const meter = (page: Page, kind: 'rate-requests' | 'rate-tokens') => page.locator(`[data-testid="rate-limit-model"][data-model="scripted-model"] [data-testid="${kind}"]`);
+const meter = (page: Page, kind: 'rate-requests' | 'rate-tokens') =>
+  page.locator(`[data-testid="rate-limit-model"][data-model="scripted-model"] [data-testid="${kind}"]`);
 
 if (skip) test('browser: usage dashboard', { skip }, () => {});
-else describe('browser: usage dashboard', () => {
-  let run: AppRun;
-  let page: Page;
-  let user: TestUser;
+else
+  describe('browser: usage dashboard', () => {
+    let run: AppRun;
+    let page: Page;
+    let user: TestUser;
 
-  before(async () => {
-    run = await startApp();
-    user = await run.newUser({ usd: 5 });
-    ({ page } = await run.newPage());
-    await run.signIn(page, user.email);
-    await page.getByTestId('composer-input').waitFor();
-  });
-  after(() => run?.close());
+    before(async () => {
+      run = await startApp();
+      user = await run.newUser({ usd: 5 });
+      ({ page } = await run.newPage());
+      await run.signIn(page, user.email);
+      await page.getByTestId('composer-input').waitFor();
+    });
+    after(() => run?.close());
 
-  test('after two chats: totals, the model row, recent requests, a meter below its limit, and the keys', async () => {
-    assert.equal(await ask(page, 'Name a reef fish [[reply:The clownfish.]]'), 'The clownfish.');
-    assert.equal(await ask(page, 'And a big one? [[reply:The whale shark.]]'), 'The whale shark.');
-    await page.getByTestId('usage-link').click();
-    await until(() => path(page) === '/usage', 'the usage page from the sidebar');
-    await page.getByTestId('usage-page').waitFor();
+    test('after two chats: totals, the model row, recent requests, a meter below its limit, and the keys', async () => {
+      assert.equal(await ask(page, 'Name a reef fish [[reply:The clownfish.]]'), 'The clownfish.');
+      assert.equal(await ask(page, 'And a big one? [[reply:The whale shark.]]'), 'The whale shark.');
+      await page.getByTestId('usage-link').click();
+      await until(() => path(page) === '/usage', 'the usage page from the sidebar');
+      await page.getByTestId('usage-page').waitFor();
 
-    await waitForText(page.getByTestId('usage-total-requests'), /^2$/);
-    // Fractions of a cent are shown as such, not rounded to a free-looking "$0.00".
-    const usd = await textOf(page.getByTestId('usage-total-usd'));
-    assert.match(usd, /^\$0\.0*[1-9]\d*$/, `a cost above zero: ${usd}`);
-    assert.equal(await textOf(page.getByTestId('usage-total-diem')), '0');
-    await modelRow(page).waitFor();
-    assert.match(await textOf(modelRow(page)), /Scripted scripted-model/);
-    await waitForCount(page.getByTestId('usage-recent-row'), 2);
-    assert.ok(!(await textOf(page.getByTestId('usage-page'))).includes('clownfish'), 'no request or answer text on the dashboard');
+      await waitForText(page.getByTestId('usage-total-requests'), /^2$/);
+      // Fractions of a cent are shown as such, not rounded to a free-looking "$0.00".
+      const usd = await textOf(page.getByTestId('usage-total-usd'));
+      assert.match(usd, /^\$0\.0*[1-9]\d*$/, `a cost above zero: ${usd}`);
+      assert.equal(await textOf(page.getByTestId('usage-total-diem')), '0');
+      await modelRow(page).waitFor();
+      assert.match(await textOf(modelRow(page)), /Scripted scripted-model/);
+      await waitForCount(page.getByTestId('usage-recent-row'), 2);
+      assert.ok(!(await textOf(page.getByTestId('usage-page'))).includes('clownfish'), 'no request or answer text on the dashboard');
 
-    const requests = meter(page, 'rate-requests');
-    await requests.waitFor();
-    const remaining = Number(await requests.getAttribute('data-remaining'));
-    const limit = Number(await requests.getAttribute('data-limit'));
-    assert.equal(remaining, limit - 2, `requests left: ${remaining} of ${limit}`);
-    assert.ok(Number(await meter(page, 'rate-tokens').getAttribute('data-remaining')) < Number(await meter(page, 'rate-tokens').getAttribute('data-limit')));
-    await waitForText(requests, /Refills in \d+ s/);
+      const requests = meter(page, 'rate-requests');
+      await requests.waitFor();
+      const remaining = Number(await requests.getAttribute('data-remaining'));
+      const limit = Number(await requests.getAttribute('data-limit'));
+      assert.equal(remaining, limit - 2, `requests left: ${remaining} of ${limit}`);
+      assert.ok(Number(await meter(page, 'rate-tokens').getAttribute('data-remaining')) < Number(await meter(page, 'rate-tokens').getAttribute('data-limit')));
+      await waitForText(requests, /Refills in \d+ s/);
 
-    await until(async () => (await page.getByTestId('key-row').count()) === 2, 'the browser key and the personal key');
-    const keys = await textOf(page.locator('section[aria-labelledby="usage-keys"]'));
-    assert.match(keys, /browser app/);
-    assert.match(keys, /personal key/);
-    const last6 = await run.h.svc.store.all<{ last6: string }>('SELECT last6 FROM api_keys WHERE account_id = $1', [user.user.accountId]);
-    for (const { last6: l } of last6) if (l) assert.ok(!keys.includes(l), 'a key’s last characters are on the page');
-    await screenshot(page, 'usage');
-  });
+      await until(async () => (await page.getByTestId('key-row').count()) === 2, 'the browser key and the personal key');
+      const keys = await textOf(page.locator('section[aria-labelledby="usage-keys"]'));
+      assert.match(keys, /browser app/);
+      assert.match(keys, /personal key/);
+      const last6 = await run.h.svc.store.all<{ last6: string }>('SELECT last6 FROM api_keys WHERE account_id = $1', [user.user.accountId]);
+      for (const { last6: l } of last6) if (l) assert.ok(!keys.includes(l), 'a key’s last characters are on the page');
+      await screenshot(page, 'usage');
+    });
 
-  test('the period switcher and the day table', async () => {
-    await page.getByText('7 days', { exact: true }).click();
-    await until(async () => (await page.getByTestId('usage-day-table').locator('tbody tr').count()) === 7, 'seven days in the table');
-    await waitForText(page.getByTestId('usage-total-requests'), /^2$/);
-    await page.getByRole('button', { name: 'Show as a table' }).click();
-    await page.getByTestId('usage-day-table').waitFor({ state: 'visible' });
-    await page.getByText('90 days', { exact: true }).click();
-    await until(async () => (await page.getByTestId('usage-day-table').locator('tbody tr').count()) === 90, 'ninety days in the table');
-  });
+    test('the period switcher and the day table', async () => {
+      await page.getByText('7 days', { exact: true }).click();
+      await until(async () => (await page.getByTestId('usage-day-table').locator('tbody tr').count()) === 7, 'seven days in the table');
+      await waitForText(page.getByTestId('usage-total-requests'), /^2$/);
+      await page.getByRole('button', { name: 'Show as a table' }).click();
+      await page.getByTestId('usage-day-table').waitFor({ state: 'visible' });
+      await page.getByText('90 days', { exact: true }).click();
+      await until(async () => (await page.getByTestId('usage-day-table').locator('tbody tr').count()) === 90, 'ninety days in the table');
+    });
 
-  test('a new user sees the empty state; /account links here', async () => {
-    const fresh = await run.newUser();
-    const { page: p } = await run.newPage();
-    await run.signIn(p, fresh.email, '/account');
-    await p.getByTestId('account-usage-link').click();
-    await until(() => path(p) === '/usage', 'the usage page from /account');
-    await p.getByTestId('usage-empty').waitFor();
-    await waitForText(p.getByTestId('usage-total-requests'), /^0$/);
-    const full = meter(p, 'rate-requests');
-    await full.waitFor();
-    assert.equal(await full.getAttribute('data-remaining'), await full.getAttribute('data-limit'));
-    await p.context().close();
-  });
+    test('a new user sees the empty state; /account links here', async () => {
+      const fresh = await run.newUser();
+      const { page: p } = await run.newPage();
+      await run.signIn(p, fresh.email, '/account');
+      await p.getByTestId('account-usage-link').click();
+      await until(() => path(p) === '/usage', 'the usage page from /account');
+      await p.getByTestId('usage-empty').waitFor();
+      await waitForText(p.getByTestId('usage-total-requests'), /^0$/);
+      const full = meter(p, 'rate-requests');
+      await full.waitFor();
+      assert.equal(await full.getAttribute('data-remaining'), await full.getAttribute('data-limit'));
+      await p.context().close();
+    });
 
-  test('axe: no serious or critical violation, light and dark, with usage and empty', async () => {
-    const fresh = await run.newUser();
-    const { page: empty } = await run.newPage();
-    await run.signIn(empty, fresh.email, '/usage');
-    const found: string[] = [];
-    for (const scheme of ['light', 'dark'] as const) {
-      for (const [name, p, ready] of [
-        ['usage', page, () => modelRow(page).waitFor()],
-        ['usage (empty)', empty, () => empty.getByTestId('usage-empty').waitFor()],
-      ] as const) {
-        await p.emulateMedia({ colorScheme: scheme });
-        await p.goto('/usage');
-        await ready();
-        await meter(p, 'rate-requests').waitFor();
-        await p.getByTestId('key-row').first().waitFor();
-        assert.equal(await p.evaluate(() => document.documentElement.classList.contains('dark')), scheme === 'dark');
-        for (const v of await seriousA11yViolations(p)) found.push(`${name} (${scheme}): ${v}`);
+    test('axe: no serious or critical violation, light and dark, with usage and empty', async () => {
+      const fresh = await run.newUser();
+      const { page: empty } = await run.newPage();
+      await run.signIn(empty, fresh.email, '/usage');
+      const found: string[] = [];
+      for (const scheme of ['light', 'dark'] as const) {
+        for (const [name, p, ready] of [
+          ['usage', page, () => modelRow(page).waitFor()],
+          ['usage (empty)', empty, () => empty.getByTestId('usage-empty').waitFor()],
+        ] as const) {
+          await p.emulateMedia({ colorScheme: scheme });
+          await p.goto('/usage');
+          await ready();
+          await meter(p, 'rate-requests').waitFor();
+          await p.getByTestId('key-row').first().waitFor();
+          assert.equal(await p.evaluate(() => document.documentElement.classList.contains('dark')), scheme === 'dark');
+          for (const v of await seriousA11yViolations(p)) found.push(`${name} (${scheme}): ${v}`);
+        }
       }
-    }
-    await screenshot(page, 'usage-dark');
-    assert.deepEqual(found, []);
-    await empty.context().close();
-    await page.emulateMedia({ colorScheme: 'light' });
-  });
+      await screenshot(page, 'usage-dark');
+      assert.deepEqual(found, []);
+      await empty.context().close();
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
 
-  test('a 375 px phone: the dashboard fits without sideways scrolling', async () => {
-    const { page: phone } = await run.newPage({ viewport: { width: 375, height: 740 } });
-    await run.signIn(phone, user.email, '/usage');
-    await modelRow(phone).waitFor();
-    await meter(phone, 'rate-requests').waitFor();
-    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
-    await screenshot(phone, 'usage-mobile');
-    await phone.context().close();
-  });
+    test('a 375 px phone: the dashboard fits without sideways scrolling', async () => {
+      const { page: phone } = await run.newPage({ viewport: { width: 375, height: 740 } });
+      await run.signIn(phone, user.email, '/usage');
+      await modelRow(phone).waitFor();
+      await meter(phone, 'rate-requests').waitFor();
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+      await screenshot(phone, 'usage-mobile');
+      await phone.context().close();
+    });
 
-  test('no key material in any response this file received, nor in the client bundles', async () => {
-    const scanned = await assertNoKeyMaterial(run, [user.apiKey]);
-    assert.ok(scanned.responses > 20, `scanned ${scanned.responses} responses`);
+    test('no key material in any response this file received, nor in the client bundles', async () => {
+      const scanned = await assertNoKeyMaterial(run, [user.apiKey]);
+      assert.ok(scanned.responses > 20, `scanned ${scanned.responses} responses`);
+    });
   });
-});

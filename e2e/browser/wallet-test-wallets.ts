@@ -73,7 +73,12 @@ export async function injectTestWallets(context: BrowserContext, evm: LocalAccou
       window.addEventListener('eip6963:requestProvider', announce);
       announce();
 
-      const account = { address: solAddr, publicKey: Uint8Array.from(solPk), chains: ['solana:mainnet'], features: ['solana:signMessage', 'solana:signTransaction'] };
+      const account = {
+        address: solAddr,
+        publicKey: Uint8Array.from(solPk),
+        chains: ['solana:mainnet'],
+        features: ['solana:signMessage', 'solana:signTransaction'],
+      };
       const wallet = {
         version: '1.0.0',
         name: 'E2E Solana Wallet',

@@ -6,7 +6,15 @@ import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.LAGOON_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 export const SCREENSHOT_DIR = path.resolve('test-results/screenshots');
 
@@ -37,7 +45,11 @@ export async function recordingContext(
   browser: Browser,
   opts: { baseURL: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' },
 ): Promise<RecordingContext> {
-  const context = await browser.newContext({ baseURL: opts.baseURL, viewport: opts.viewport ?? { width: 1280, height: 800 }, colorScheme: opts.colorScheme ?? 'light' });
+  const context = await browser.newContext({
+    baseURL: opts.baseURL,
+    viewport: opts.viewport ?? { width: 1280, height: 800 },
+    colorScheme: opts.colorScheme ?? 'light',
+  });
   const received: Received[] = [];
   const pending = new Set<Promise<void>>();
   const cspViolations = await recordCspViolations(context);
@@ -121,7 +133,13 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

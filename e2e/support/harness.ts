@@ -85,7 +85,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       }),
       scriptedModel('vision-model', engine.url, { capabilities: { vision: true } }),
       scriptedModel('old-model', engine.url, { deprecation: { date: '2027-01-31', replacement: 'scripted-model' } }),
-      ...(opts.replicas && opts.replicas > 1 ? [scriptedModel('replicated-model', replicas.map((r) => r.url))] : []),
+      ...(opts.replicas && opts.replicas > 1
+        ? [
+            scriptedModel(
+              'replicated-model',
+              replicas.map((r) => r.url),
+            ),
+          ]
+        : []),
       ...(typeof opts.models === 'function' ? opts.models(engine.url) : (opts.models ?? [])),
     ],
     compatibility_mapping: { 'gpt-4o': 'scripted-model' },

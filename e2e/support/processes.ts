@@ -21,7 +21,10 @@ export async function startServers(n: number, env: Record<string, string>): Prom
   const servers: ServerProcess[] = [];
   for (let i = 0; i < n; i++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, ['scripts/serve.ts'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['scripts/serve.ts'], {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       proc.stdout!.on('data', (b: Buffer) => /listening/.test(String(b)) && resolve());
       proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));

@@ -6,8 +6,12 @@ import { startScriptedEngine, tokenize } from './scripted-engine.ts';
 import type { ScriptedEngine } from './scripted-engine.ts';
 
 let engine: ScriptedEngine;
-before(async () => { engine = await startScriptedEngine({ name: 'replica-a' }); });
-after(async () => { await engine.close(); });
+before(async () => {
+  engine = await startScriptedEngine({ name: 'replica-a' });
+});
+after(async () => {
+  await engine.close();
+});
 beforeEach(() => engine.reset());
 
 const user = (content: unknown) => [{ role: 'user', content }];
@@ -46,7 +50,10 @@ async function stream(text: unknown, extra: Record<string, unknown> = {}) {
   const events = parseSse(await res.text());
   assert.equal(events.at(-1), '[DONE]');
   const chunks = events.slice(0, -1);
-  const content = chunks.flatMap((c) => c.choices).map((c: any) => c.delta.content ?? '').join('');
+  const content = chunks
+    .flatMap((c) => c.choices)
+    .map((c: any) => c.delta.content ?? '')
+    .join('');
   return { chunks, content };
 }
 
@@ -67,7 +74,10 @@ describe('endpoints', () => {
     assert.equal(health.headers.get('x-replica'), 'replica-a');
     await health.body?.cancel();
     const models = await (await fetch(`${engine.url}/models`)).json();
-    assert.deepEqual(models.data.map((m: any) => m.id), ['scripted']);
+    assert.deepEqual(
+      models.data.map((m: any) => m.id),
+      ['scripted'],
+    );
     assert.equal(models.object, 'list');
     const missing = await fetch(`${base}/nope`);
     assert.equal(missing.status, 404);
@@ -109,12 +119,14 @@ describe('default replies', () => {
     assert.equal(body.model, 'my-model');
     assert.equal(body.system_fingerprint, 'scripted');
     assert.equal(typeof body.created, 'number');
-    assert.deepEqual(body.choices, [{
-      index: 0,
-      message: { role: 'assistant', content: 'Hello from the scripted engine.' },
-      finish_reason: 'stop',
-      logprobs: null,
-    }]);
+    assert.deepEqual(body.choices, [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Hello from the scripted engine.' },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ]);
     // 2 + 3 words, + 1 per message
     assert.deepEqual(body.usage, { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
   });
@@ -153,7 +165,10 @@ describe('default replies', () => {
     const { chunks, content } = await stream('hi');
     assert.equal(content, 'Hello from the scripted engine.');
     assert.deepEqual(chunks[0].choices[0].delta, { role: 'assistant', content: '' });
-    assert.deepEqual(chunks.slice(1, -1).map((c) => c.choices[0].delta.content), ['Hello ', 'from ', 'the ', 'scripted ', 'engine.']);
+    assert.deepEqual(
+      chunks.slice(1, -1).map((c) => c.choices[0].delta.content),
+      ['Hello ', 'from ', 'the ', 'scripted ', 'engine.'],
+    );
     const last = chunks.at(-1);
     assert.deepEqual(last.choices, [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
     for (const c of chunks) {
@@ -190,7 +205,10 @@ describe('reply markers', () => {
     assert.equal(body.choices[0].message.content, 'w1 w2 w3 w4 w5 w6 w7');
     assert.equal(body.usage.completion_tokens, 7);
     const { chunks } = await stream('[[tokens:3]]');
-    assert.deepEqual(chunks.slice(1, -1).map((c) => c.choices[0].delta.content), ['w1 ', 'w2 ', 'w3']);
+    assert.deepEqual(
+      chunks.slice(1, -1).map((c) => c.choices[0].delta.content),
+      ['w1 ', 'w2 ', 'w3'],
+    );
   });
 
   test('[[markdown]] and [[code]] canned answers', async () => {
@@ -289,13 +307,31 @@ describe('tool calls', () => {
   test('[[tools2]] calls the first two request tools in parallel', async () => {
     const body = await complete('[[tools2]]', { tools });
     const calls = body.choices[0].message.tool_calls;
-    assert.deepEqual(calls.map((c: any) => [c.function.name, c.function.arguments]), [['get_weather', '{}'], ['get_time', '{}']]);
+    assert.deepEqual(
+      calls.map((c: any) => [c.function.name, c.function.arguments]),
+      [
+        ['get_weather', '{}'],
+        ['get_time', '{}'],
+      ],
+    );
     assert.notEqual(calls[0].id, calls[1].id);
     const { chunks } = await stream('[[tools2]]', { tools });
     const frags = chunks.flatMap((c) => c.choices).flatMap((c: any) => c.delta.tool_calls ?? []);
-    assert.deepEqual(frags.filter((f) => f.id).map((f) => [f.index, f.function.name]), [[0, 'get_weather'], [1, 'get_time']]);
+    assert.deepEqual(
+      frags.filter((f) => f.id).map((f) => [f.index, f.function.name]),
+      [
+        [0, 'get_weather'],
+        [1, 'get_time'],
+      ],
+    );
     for (const i of [0, 1]) {
-      assert.equal(frags.filter((f) => f.index === i).map((f) => f.function.arguments).join(''), '{}');
+      assert.equal(
+        frags
+          .filter((f) => f.index === i)
+          .map((f) => f.function.arguments)
+          .join(''),
+        '{}',
+      );
     }
     const noTools = await post({ messages: user('[[tools2]]') });
     assert.equal(noTools.status, 400);
@@ -390,7 +426,10 @@ describe('failure markers', () => {
     });
     const events = parseSse(text);
     assert.ok(!events.includes('[DONE]'));
-    assert.deepEqual(events.slice(1).map((e) => e.choices[0].delta.content), ['Hello ', 'from ', 'the ']);
+    assert.deepEqual(
+      events.slice(1).map((e) => e.choices[0].delta.content),
+      ['Hello ', 'from ', 'the '],
+    );
     assert.equal(engine.abortedStreams, 0);
     await waitFor(() => engine.openStreams === 0);
   });
@@ -403,13 +442,21 @@ describe('failure markers', () => {
     const res = await post({ messages: user('[[error_mid]]'), stream: true });
     const events = parseSse(await res.text());
     assert.equal(events.length, 6);
-    assert.deepEqual(events.slice(1, 4).map((e) => e.choices[0].delta.content), ['Hello ', 'from ', 'the ']);
+    assert.deepEqual(
+      events.slice(1, 4).map((e) => e.choices[0].delta.content),
+      ['Hello ', 'from ', 'the '],
+    );
     assert.deepEqual(events[4], { error: { message: 'upstream exploded', type: 'server_error' } });
     assert.equal(events[5], '[DONE]');
   });
 
   test('[[status:CODE]] responds with that status and an OpenAI error', async () => {
-    for (const [code, type] of [[401, 'authentication_error'], [429, 'rate_limit_error'], [500, 'server_error'], [503, 'server_error']] as const) {
+    for (const [code, type] of [
+      [401, 'authentication_error'],
+      [429, 'rate_limit_error'],
+      [500, 'server_error'],
+      [503, 'server_error'],
+    ] as const) {
       for (const streamFlag of [false, true]) {
         const res = await post({ messages: user(`[[status:${code}]]`), stream: streamFlag });
         assert.equal(res.status, code);
@@ -448,13 +495,25 @@ describe('parameters', () => {
 
   test('n choices; streams interleave by index', async () => {
     const body = await complete('[[tokens:2]]', { n: 2 });
-    assert.deepEqual(body.choices.map((c: any) => [c.index, c.message.content]), [[0, 'w1 w2'], [1, 'w1 w2']]);
+    assert.deepEqual(
+      body.choices.map((c: any) => [c.index, c.message.content]),
+      [
+        [0, 'w1 w2'],
+        [1, 'w1 w2'],
+      ],
+    );
     assert.equal(body.usage.completion_tokens, 4);
     const { chunks } = await stream('[[tokens:2]]', { n: 2 });
     const order = chunks.map((c) => c.choices[0].index);
     assert.deepEqual(order, [0, 1, 0, 1, 0, 1, 0, 1]);
-    assert.deepEqual(chunks.filter((c) => c.choices[0].delta.role).map((c) => c.choices[0].index), [0, 1]);
-    assert.deepEqual(chunks.slice(-2).map((c) => c.choices[0].finish_reason), ['stop', 'stop']);
+    assert.deepEqual(
+      chunks.filter((c) => c.choices[0].delta.role).map((c) => c.choices[0].index),
+      [0, 1],
+    );
+    assert.deepEqual(
+      chunks.slice(-2).map((c) => c.choices[0].finish_reason),
+      ['stop', 'stop'],
+    );
   });
 
   test('max_tokens / max_completion_tokens cut with finish_reason length', async () => {
@@ -488,7 +547,14 @@ describe('parameters', () => {
   test('logprobs and top_logprobs', async () => {
     const body = await complete('[[tokens:3]]', { logprobs: true, top_logprobs: 2 });
     const content = body.choices[0].logprobs.content;
-    assert.deepEqual(content.map((e: any) => [e.token, e.logprob]), [['w1 ', -0.1], ['w2 ', -0.2], ['w3', -0.3]]);
+    assert.deepEqual(
+      content.map((e: any) => [e.token, e.logprob]),
+      [
+        ['w1 ', -0.1],
+        ['w2 ', -0.2],
+        ['w3', -0.3],
+      ],
+    );
     assert.deepEqual(content[0].bytes, [...Buffer.from('w1 ')]);
     assert.equal(content[1].top_logprobs.length, 2);
     assert.deepEqual(content[1].top_logprobs[0], { token: 'w2 ', logprob: -0.2, bytes: [...Buffer.from('w2 ')] });
@@ -500,8 +566,14 @@ describe('parameters', () => {
     const lps = chunks.map((c) => c.choices[0].logprobs);
     assert.equal(lps[0], null);
     assert.equal(lps.at(-1), null);
-    assert.deepEqual(lps.slice(1, -1).map((l) => [l.content[0].token, l.content[0].logprob, l.content[0].top_logprobs.length]),
-      [['w1 ', -0.1, 1], ['w2 ', -0.2, 1], ['w3', -0.3, 1]]);
+    assert.deepEqual(
+      lps.slice(1, -1).map((l) => [l.content[0].token, l.content[0].logprob, l.content[0].top_logprobs.length]),
+      [
+        ['w1 ', -0.1, 1],
+        ['w2 ', -0.2, 1],
+        ['w3', -0.3, 1],
+      ],
+    );
   });
 
   test('seed is ignored', async () => {

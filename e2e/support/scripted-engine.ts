@@ -107,16 +107,7 @@ const MARKDOWN_REPLY = [
   '```',
 ].join('\n');
 
-const CODE_REPLY = [
-  'Here is a Python function:',
-  '',
-  '```python',
-  'def add(a, b):',
-  '    return a + b',
-  '```',
-  '',
-  'It adds two numbers.',
-].join('\n');
+const CODE_REPLY = ['Here is a Python function:', '', '```python', 'def add(a, b):', '    return a + b', '```', '', 'It adds two numbers.'].join('\n');
 
 // The tags are cut mid-word so clients must parse `<think>` across chunk boundaries.
 const THINK_PIECES = ['<thi', 'nk>', 'Let ', 'me ', 'think ', 'this ', 'through.', '</th', 'ink>'];
@@ -207,35 +198,84 @@ export function hashVector(text: string, dims: number): number[] {
 
 function parseScript(text: string): Script {
   const s: Script = {
-    markdown: false, code: false, json: false, echoRequest: false, echo: false, think: false, reasoning: false,
-    tools: [], tools2: false, slowMs: 0, delayMs: 0, failMid: false, errorMid: false, context: false, hang: false,
+    markdown: false,
+    code: false,
+    json: false,
+    echoRequest: false,
+    echo: false,
+    think: false,
+    reasoning: false,
+    tools: [],
+    tools2: false,
+    slowMs: 0,
+    delayMs: 0,
+    failMid: false,
+    errorMid: false,
+    context: false,
+    hang: false,
   };
   for (const [, name, arg = ''] of text.matchAll(MARKER)) {
     const num = Number(arg);
     switch (name) {
-      case 'reply': s.reply = arg; break;
-      case 'tokens': s.tokens = Math.max(0, Math.floor(num) || 0); break;
-      case 'markdown': s.markdown = true; break;
-      case 'code': s.code = true; break;
-      case 'json': s.json = true; break;
-      case 'echo_request': s.echoRequest = true; break;
-      case 'echo': s.echo = true; break;
-      case 'think': s.think = true; break;
-      case 'reasoning': s.reasoning = true; break;
+      case 'reply':
+        s.reply = arg;
+        break;
+      case 'tokens':
+        s.tokens = Math.max(0, Math.floor(num) || 0);
+        break;
+      case 'markdown':
+        s.markdown = true;
+        break;
+      case 'code':
+        s.code = true;
+        break;
+      case 'json':
+        s.json = true;
+        break;
+      case 'echo_request':
+        s.echoRequest = true;
+        break;
+      case 'echo':
+        s.echo = true;
+        break;
+      case 'think':
+        s.think = true;
+        break;
+      case 'reasoning':
+        s.reasoning = true;
+        break;
       case 'tool': {
         const colon = arg.indexOf(':');
         s.tools.push(colon < 0 ? { name: arg, args: '{}' } : { name: arg.slice(0, colon), args: arg.slice(colon + 1) });
         break;
       }
-      case 'tools2': s.tools2 = true; break;
-      case 'slow': s.slowMs = Math.max(0, num || 0); break;
-      case 'delay': s.delayMs = Math.max(0, num || 0); break;
-      case 'fail_mid': s.failMid = true; break;
-      case 'error_mid': s.errorMid = true; break;
-      case 'status': s.status = num >= 200 && num <= 599 ? Math.floor(num) : 500; break;
-      case 'context': s.context = true; break;
-      case 'hang': s.hang = true; break;
-      case 'cached': s.cached = Math.max(0, Math.floor(num) || 0); break;
+      case 'tools2':
+        s.tools2 = true;
+        break;
+      case 'slow':
+        s.slowMs = Math.max(0, num || 0);
+        break;
+      case 'delay':
+        s.delayMs = Math.max(0, num || 0);
+        break;
+      case 'fail_mid':
+        s.failMid = true;
+        break;
+      case 'error_mid':
+        s.errorMid = true;
+        break;
+      case 'status':
+        s.status = num >= 200 && num <= 599 ? Math.floor(num) : 500;
+        break;
+      case 'context':
+        s.context = true;
+        break;
+      case 'hang':
+        s.hang = true;
+        break;
+      case 'cached':
+        s.cached = Math.max(0, Math.floor(num) || 0);
+        break;
     }
   }
   return s;
@@ -304,12 +344,17 @@ function errorBody(message: string, type: string, param: string | null = null, c
 function statusError(status: number) {
   if (status === 400) return errorBody(`scripted bad request (scripted status ${status})`, 'invalid_request_error');
   const type =
-    status === 401 ? 'authentication_error'
-    : status === 403 ? 'permission_error'
-    : status === 404 ? 'not_found_error'
-    : status === 429 ? 'rate_limit_error'
-    : status >= 500 ? 'server_error'
-    : 'invalid_request_error';
+    status === 401
+      ? 'authentication_error'
+      : status === 403
+        ? 'permission_error'
+        : status === 404
+          ? 'not_found_error'
+          : status === 429
+            ? 'rate_limit_error'
+            : status >= 500
+              ? 'server_error'
+              : 'invalid_request_error';
   return errorBody(`scripted status ${status}`, type, null, status === 429 ? 'rate_limit_exceeded' : null);
 }
 
@@ -378,7 +423,11 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
 
     const messages: any[] = body.messages;
     let lastUser = -1;
-    for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') { lastUser = i; break; }
+    for (let i = messages.length - 1; i >= 0; i--)
+      if (messages[i]?.role === 'user') {
+        lastUser = i;
+        break;
+      }
     const userText = lastUser >= 0 ? textOf(messages[lastUser].content) : '';
     const s = parseScript(userText);
     const stream = body.stream === true;
@@ -389,26 +438,43 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     let streamOpen = stream;
     if (stream) engine.openStreams++;
     const endStream = () => {
-      if (streamOpen) { streamOpen = false; engine.openStreams = Math.max(0, engine.openStreams - 1); }
+      if (streamOpen) {
+        streamOpen = false;
+        engine.openStreams = Math.max(0, engine.openStreams - 1);
+      }
     };
-    const gone = new Promise<void>((resolve) => res.once('close', () => {
-      closed = true;
-      if (!res.writableEnded && !ownDestroy && streamOpen) engine.abortedStreams++;
-      endStream();
-      resolve();
-    }));
+    const gone = new Promise<void>((resolve) =>
+      res.once('close', () => {
+        closed = true;
+        if (!res.writableEnded && !ownDestroy && streamOpen) engine.abortedStreams++;
+        endStream();
+        resolve();
+      }),
+    );
 
     if (globalDelay > 0) await sleep(globalDelay);
     if (s.delayMs > 0) await sleep(s.delayMs);
     if (closed) return;
     if (s.hang) return gone;
-    const finish = (fn: () => void) => { fn(); endStream(); };
+    const finish = (fn: () => void) => {
+      fn();
+      endStream();
+    };
     if (s.context) {
       const p = promptTokens(messages);
-      return finish(() => sendJson(res, 400, errorBody(
-        `This model's maximum context length is 4096 tokens. However, you requested ${4096 + p} tokens ` +
-          `(${4096 + p} in the messages, 0 in the completion). Please reduce the length of the messages or completion.`,
-        'invalid_request_error', 'messages', 'context_length_exceeded')));
+      return finish(() =>
+        sendJson(
+          res,
+          400,
+          errorBody(
+            `This model's maximum context length is 4096 tokens. However, you requested ${4096 + p} tokens ` +
+              `(${4096 + p} in the messages, 0 in the completion). Please reduce the length of the messages or completion.`,
+            'invalid_request_error',
+            'messages',
+            'context_length_exceeded',
+          ),
+        ),
+      );
     }
     if (s.status !== undefined) return finish(() => sendJson(res, s.status!, statusError(s.status!)));
 
@@ -467,14 +533,21 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     if (!stream) {
       if (s.slowMs > 0) await sleep(s.slowMs * perChoice);
       if (closed) return;
-      if (s.failMid) { ownDestroy = true; req.socket.destroy(); return; }
+      if (s.failMid) {
+        ownDestroy = true;
+        req.socket.destroy();
+        return;
+      }
       const message: Record<string, unknown> = { role: 'assistant', content: calls.length ? null : content.join('') };
       if (s.reasoning) message.reasoning_content = reasoning.join('');
       if (calls.length) {
         message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
       }
       const choices = Array.from({ length: n }, (_, index) => ({
-        index, message, finish_reason: finishReason, logprobs: entries ? { content: entries } : null,
+        index,
+        message,
+        finish_reason: finishReason,
+        logprobs: entries ? { content: entries } : null,
       }));
       return sendJson(res, 200, { id, object: 'chat.completion', created, model, choices, usage, system_fingerprint: 'scripted' });
     }
@@ -493,7 +566,10 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     // write instead of one syscall per chunk (the bytes on the wire are the same).
     const paced = s.slowMs > 0;
     let pending = '';
-    const send = (data: string) => { if (paced) res.write(data); else pending += data; };
+    const send = (data: string) => {
+      if (paced) res.write(data);
+      else pending += data;
+    };
     const flush = (last: string, then?: () => void) => {
       if (then) res.write(pending + last, then);
       else res.end(pending + last);
@@ -567,7 +643,10 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as { port: number }).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -607,10 +686,15 @@ if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) {
     },
   });
   const engine = await startScriptedEngine({
-    port: Number(values.port), host: values.host, delayMs: Number(values['delay-ms']), name: values.name,
+    port: Number(values.port),
+    host: values.host,
+    delayMs: Number(values['delay-ms']),
+    name: values.name,
   });
   console.log(engine.url);
-  const stop = () => { engine.close().then(() => process.exit(0)); };
+  const stop = () => {
+    engine.close().then(() => process.exit(0));
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

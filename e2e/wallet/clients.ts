@@ -25,7 +25,11 @@ export const BASE_PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
 export function walletEnv(chains: { anvil?: Anvil; solana?: Solana; solanaPayTo?: string }): Record<string, string> {
   const env: Record<string, string> = { LAGOON_PUBLIC_URL: PUBLIC_URL };
   if (chains.anvil) {
-    Object.assign(env, { LAGOON_X402_BASE_RPC_URL: chains.anvil.rpcUrl, LAGOON_X402_BASE_PAY_TO: BASE_PAY_TO, LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY });
+    Object.assign(env, {
+      LAGOON_X402_BASE_RPC_URL: chains.anvil.rpcUrl,
+      LAGOON_X402_BASE_PAY_TO: BASE_PAY_TO,
+      LAGOON_X402_BASE_FACILITATOR_KEY: FACILITATOR_KEY,
+    });
   }
   if (chains.solana && chains.solanaPayTo) {
     Object.assign(env, {
@@ -65,7 +69,9 @@ export async function signInHeader(
   opts: { sdk?: boolean } = {},
 ): Promise<string> {
   const info = alter(await challenge(h));
-  const chain = isSolana(signer) ? { chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' as const } : { chainId: 'eip155:8453', type: 'eip191' as const };
+  const chain = isSolana(signer)
+    ? { chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' as const }
+    : { chainId: 'eip155:8453', type: 'eip191' as const };
   if (opts.sdk === false && !isSolana(signer)) {
     const evm = signer as LocalAccount;
     const signature = await evm.signMessage({ message: createSIWxMessage({ ...info, ...chain }, evm.address) });
@@ -105,7 +111,9 @@ export async function legacySolanaHeader(seed: Uint8Array, message: (address: st
   const address = base58.encode(ed25519.getPublicKey(seed));
   const text = message(address);
   const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(text), seed)).toString('base64');
-  return Buffer.from(JSON.stringify({ address, message: text, signature, chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' })).toString('base64');
+  return Buffer.from(JSON.stringify({ address, message: text, signature, chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' })).toString(
+    'base64',
+  );
 }
 
 /** POST /chat/completions signed in with a wallet header (SIGN-IN-WITH-X unless another name is given). */
@@ -153,7 +161,12 @@ export async function postTopUp(h: Harness, header: string, name = 'PAYMENT-SIGN
 }
 
 /** Signs a payment for (possibly altered) requirements with a published client; the PAYMENT-SIGNATURE value. */
-export async function signPayment(client: x402Client, required: PaymentRequired, alter: (r: PaymentRequirements) => PaymentRequirements = (r) => r, network = 'eip155:8453'): Promise<string> {
+export async function signPayment(
+  client: x402Client,
+  required: PaymentRequired,
+  alter: (r: PaymentRequirements) => PaymentRequirements = (r) => r,
+  network = 'eip155:8453',
+): Promise<string> {
   const accepts = required.accepts.filter((a) => a.network === network).map(alter);
   return encodePaymentSignatureHeader(await client.createPaymentPayload({ ...required, accepts }));
 }

@@ -18,7 +18,6 @@ let engine: ScriptedEngine;
 let db: { url: string; drop(): Promise<void> };
 let servers: ServerProcess[] = [];
 
-
 before(async () => {
   [anvil, engine, db] = await Promise.all([startAnvil(), startScriptedEngine(), createTestDatabase()]);
   const models = path.join(dir, 'models.json');
@@ -34,7 +33,8 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const topUp = (base: string, header: string) => fetch(`${base}/x402/top-up`, { method: 'POST', headers: { 'PAYMENT-SIGNATURE': header } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+const topUp = (base: string, header: string) =>
+  fetch(`${base}/x402/top-up`, { method: 'POST', headers: { 'PAYMENT-SIGNATURE': header } }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 async function required(base: string, usd: number) {
   const r = await fetch(`${base}/x402/top-up?amount=${usd}`, { method: 'POST' });
@@ -45,7 +45,12 @@ test('one payment sent to two instances at once, then again to each: settled onc
   const account = evmWallet();
   await anvil.mint(account.address, 30_000_000n);
   const header = await signPayment(evmPayer(account), await required(servers[0].base, 10));
-  const concurrent = await Promise.all([topUp(servers[0].base, header), topUp(servers[1].base, header), topUp(servers[0].base, header), topUp(servers[1].base, header)]);
+  const concurrent = await Promise.all([
+    topUp(servers[0].base, header),
+    topUp(servers[1].base, header),
+    topUp(servers[0].base, header),
+    topUp(servers[1].base, header),
+  ]);
   assert.deepEqual(concurrent.map((r) => r.status).sort(), [200, 409, 409, 409], JSON.stringify(concurrent.map((r) => r.body)));
   for (const s of servers) assert.equal((await topUp(s.base, header)).body.code, 'PAYMENT_ALREADY_CREDITED');
   assert.equal(await anvil.usdcBalance(account.address), 20_000_000n);
@@ -59,7 +64,9 @@ test('one payment sent to two instances at once, then again to each: settled onc
   const ok = a.status === 200 ? a : b;
   assert.equal((await ok.json()).data.balanceUsd, 10);
   // The statement, on PostgreSQL: the one top-up, with its transaction.
-  const statement = await fetch(`${servers[0].base}/x402/transactions/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(servers[0], account) } });
+  const statement = await fetch(`${servers[0].base}/x402/transactions/${account.address}`, {
+    headers: { 'SIGN-IN-WITH-X': await signInHeader(servers[0], account) },
+  });
   assert.equal(statement.status, 200);
   const { data } = await statement.json();
   assert.deepEqual(

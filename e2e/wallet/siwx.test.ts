@@ -9,7 +9,18 @@ import { ensureWallet } from '../../lib/wallet/wallets.ts';
 import { formatSignInMessage } from '../../lib/wallet/siwx-message.ts';
 import { type Anvil, CONTRACTS, startAnvil } from '../support/chains/anvil.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { challenge, editHeader, evmWallet, legacyEvmHeader, legacySolanaHeader, PUBLIC_URL, signInHeader, solanaWallet, walletChat, walletEnv } from './clients.ts';
+import {
+  challenge,
+  editHeader,
+  evmWallet,
+  legacyEvmHeader,
+  legacySolanaHeader,
+  PUBLIC_URL,
+  signInHeader,
+  solanaWallet,
+  walletChat,
+  walletEnv,
+} from './clients.ts';
 
 let anvil: Anvil;
 let h: Harness;
@@ -44,7 +55,10 @@ test('an EVM wallet signs in with the x402 form and its own balance pays for the
   assert.equal(r.headers.get('x-balance-remaining'), (1 - cost).toFixed(6));
   await h.svc.ledger.drain();
   const rows = await h.svc.store.all<any>('SELECT key_id, usd FROM usage WHERE account_id = $1', [w.accountId]);
-  assert.deepEqual(rows.map((x) => [x.key_id, Number(x.usd)]), [[w.keyId, Math.round(cost * 1e6)]]);
+  assert.deepEqual(
+    rows.map((x) => [x.key_id, Number(x.usd)]),
+    [[w.keyId, Math.round(cost * 1e6)]],
+  );
 });
 
 test('a Solana wallet signs in with the x402 form (Ed25519, base58)', async () => {
@@ -67,16 +81,41 @@ test('the legacy form from Solana, with the signature in base64', async () => {
   const seed = crypto.getRandomValues(new Uint8Array(32));
   const issuedAt = new Date().toISOString();
   const header = await legacySolanaHeader(seed, (address) =>
-    formatSignInMessage('solana', { domain: 'lagoon.test', address, uri: PUBLIC_URL, version: '1', chainReference: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', nonce: 'legacy12345678', issuedAt, statement: 'Sign in' }),
+    formatSignInMessage('solana', {
+      domain: 'lagoon.test',
+      address,
+      uri: PUBLIC_URL,
+      version: '1',
+      chainReference: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      nonce: 'legacy12345678',
+      issuedAt,
+      statement: 'Sign in',
+    }),
   );
   const address = JSON.parse(Buffer.from(header, 'base64').toString()).address;
   await fund('solana', address);
   assert.equal((await walletChat(h, header)).status, 200);
   // Wallet-built texts may name the cluster ("mainnet") rather than its genesis hash.
   const named = await legacySolanaHeader(seed, (a) =>
-    formatSignInMessage('solana', { domain: 'lagoon.test', address: a, uri: PUBLIC_URL, version: '1', chainReference: 'mainnet', nonce: 'legacy87654321', issuedAt }),
+    formatSignInMessage('solana', {
+      domain: 'lagoon.test',
+      address: a,
+      uri: PUBLIC_URL,
+      version: '1',
+      chainReference: 'mainnet',
+      nonce: 'legacy87654321',
+      issuedAt,
+    }),
   );
-  assert.equal((await walletChat(h, editHeader(named, (p) => delete p.chainId))).status, 200);
+  assert.equal(
+    (
+      await walletChat(
+        h,
+        editHeader(named, (p) => delete p.chainId),
+      )
+    ).status,
+    200,
+  );
 });
 
 test('a replayed header is refused, in sequence and concurrently (nonce single use)', async () => {
@@ -108,9 +147,30 @@ test('tampered fields, another domain, an unknown nonce, an old message → 401'
   const account = evmWallet();
   await fund('eip155', account.address);
   const header = await signInHeader(h, account);
-  assertCode(await walletChat(h, editHeader(header, (p) => (p.statement = 'Send all my credit'))), 401, 'X402_SIGN_IN_INVALID_SIGNATURE');
-  assertCode(await walletChat(h, editHeader(header, (p) => (p.address = evmWallet().address))), 401, 'X402_SIGN_IN_INVALID_SIGNATURE');
-  assertCode(await walletChat(h, editHeader(header, (p) => (p.expirationTime = new Date(Date.now() + 86_400_000).toISOString()))), 401, 'X402_SIGN_IN_INVALID_SIGNATURE');
+  assertCode(
+    await walletChat(
+      h,
+      editHeader(header, (p) => (p.statement = 'Send all my credit')),
+    ),
+    401,
+    'X402_SIGN_IN_INVALID_SIGNATURE',
+  );
+  assertCode(
+    await walletChat(
+      h,
+      editHeader(header, (p) => (p.address = evmWallet().address)),
+    ),
+    401,
+    'X402_SIGN_IN_INVALID_SIGNATURE',
+  );
+  assertCode(
+    await walletChat(
+      h,
+      editHeader(header, (p) => (p.expirationTime = new Date(Date.now() + 86_400_000).toISOString())),
+    ),
+    401,
+    'X402_SIGN_IN_INVALID_SIGNATURE',
+  );
   // The tampering above never consumed the nonce: the untouched header still works once.
   assert.equal((await walletChat(h, header)).status, 200);
 
@@ -153,7 +213,11 @@ test('malformed headers are 400 (not 500); well-formed JSON with bad fields is 4
   assertCode(await walletChat(h, Buffer.from(JSON.stringify({ address: 'x' })).toString('base64')), 401, 'X402_SIGN_IN_INVALID_PAYLOAD');
   const short = editHeader(await signInHeader(h, evmWallet()), (p) => (p.nonce = 'abc'));
   assertCode(await walletChat(h, short), 401, 'X402_SIGN_IN_INVALID_PAYLOAD');
-  assertCode(await walletChat(h, Buffer.from(JSON.stringify({ address: '0x1', message: 'hello', signature: '0x' })).toString('base64')), 401, 'X402_SIGN_IN_INVALID_MESSAGE');
+  assertCode(
+    await walletChat(h, Buffer.from(JSON.stringify({ address: '0x1', message: 'hello', signature: '0x' })).toString('base64')),
+    401,
+    'X402_SIGN_IN_INVALID_MESSAGE',
+  );
 });
 
 test('smart wallets sign in: ERC-1271 (deployed) and ERC-6492 (not yet deployed), verified through the Base RPC', async () => {
@@ -170,7 +234,12 @@ test('smart wallets sign in: ERC-1271 (deployed) and ERC-6492 (not yet deployed)
 
   const factory = await anvil.deploy('TestWalletFactory');
   const salt = `0x${'22'.repeat(32)}` as Hex;
-  const predicted = (await anvil.publicClient.readContract({ address: factory, abi: CONTRACTS.TestWalletFactory.abi, functionName: 'predict', args: [owner.address, salt] })) as Hex;
+  const predicted = (await anvil.publicClient.readContract({
+    address: factory,
+    abi: CONTRACTS.TestWalletFactory.abi,
+    functionName: 'predict',
+    args: [owner.address, salt],
+  })) as Hex;
   assert.equal(await anvil.publicClient.getCode({ address: predicted }), undefined);
   await fund('eip155', predicted);
   const counterfactual = {

@@ -56,13 +56,25 @@ test('without a payment: 402 with the Base USDC requirement from configuration, 
   const body = await res.json();
   assert.equal(body.x402Version, 2);
   assert.deepEqual(body.accepts, [
-    { scheme: 'exact', network: 'eip155:8453', amount: '5000000', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: BASE_PAY_TO, maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } },
+    {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: '5000000',
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      payTo: BASE_PAY_TO,
+      maxTimeoutSeconds: 300,
+      extra: { name: 'USD Coin', version: '2' },
+    },
   ]);
   assert.equal(body.resource.url, 'https://lagoon.test/api/v1/x402/top-up');
   const header = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString());
   assert.deepEqual(header.accepts, body.accepts);
   assert.equal((await topUpRequirements(h, 12.5)).accepts[0].amount, '12500000');
-  for (const [amount, code] of [['4.99', 'AMOUNT_TOO_LOW'], ['100.01', 'AMOUNT_TOO_HIGH'], ['ten', 'INVALID_AMOUNT']]) {
+  for (const [amount, code] of [
+    ['4.99', 'AMOUNT_TOO_LOW'],
+    ['100.01', 'AMOUNT_TOO_HIGH'],
+    ['ten', 'INVALID_AMOUNT'],
+  ]) {
     const r = await fetch(`${h.base}/x402/top-up?amount=${amount}`, { method: 'POST' });
     assert.equal(r.status, 400);
     assert.equal((await r.json()).code, code);
@@ -119,10 +131,33 @@ test('client-chosen network, token, recipient or amount is refused before settle
   }
   // Fields edited after signing: the amount is not an integer; an unknown scheme; a v1 payment on another chain.
   const good = await signPayment(evmPayer(account), required);
-  assertCode(await postTopUp(h, editHeader(good, (p) => (p.accepted.amount = p.payload.authorization.value = '5000000.5'))), 400, 'INVALID_AMOUNT');
-  assertCode(await postTopUp(h, editHeader(good, (p) => (p.accepted.scheme = 'upto'))), 400, 'UNSUPPORTED_SCHEME');
-  assertCode(await postTopUp(h, toBase64Json({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: {} }), 'X-PAYMENT'), 400, 'UNSUPPORTED_NETWORK');
-  for (const bad of ['%%%', 'bm90IGpzb24=', toBase64Json({ x402Version: 3 }), toBase64Json({ x402Version: 2, accepted: { scheme: 'exact', network: 'eip155:8453' }, payload: {} })]) {
+  assertCode(
+    await postTopUp(
+      h,
+      editHeader(good, (p) => (p.accepted.amount = p.payload.authorization.value = '5000000.5')),
+    ),
+    400,
+    'INVALID_AMOUNT',
+  );
+  assertCode(
+    await postTopUp(
+      h,
+      editHeader(good, (p) => (p.accepted.scheme = 'upto')),
+    ),
+    400,
+    'UNSUPPORTED_SCHEME',
+  );
+  assertCode(
+    await postTopUp(h, toBase64Json({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: {} }), 'X-PAYMENT'),
+    400,
+    'UNSUPPORTED_NETWORK',
+  );
+  for (const bad of [
+    '%%%',
+    'bm90IGpzb24=',
+    toBase64Json({ x402Version: 3 }),
+    toBase64Json({ x402Version: 2, accepted: { scheme: 'exact', network: 'eip155:8453' }, payload: {} }),
+  ]) {
     assertCode(await postTopUp(h, bad), 400, 'INVALID_PAYMENT_FORMAT');
   }
   assert.equal(await anvil.usdcBalance(account.address), 50_000_000n);
@@ -172,7 +207,11 @@ test('legacy envelopes: the hybrid X-402-Payment (v2 number, v1 shape) and x402 
   assert.equal(decodePaymentResponseHeader(r2.headers.get('x-payment-response')!).success, true);
   // A hybrid payment to someone else is refused before settlement.
   const elsewhere = await signAuthorization(account, { to: evmWallet().address, value: 10_000_000n });
-  assertCode(await postTopUp(h, toBase64Json({ x402Version: 2, scheme: 'exact', network: 'base', payload: elsewhere }), 'X-402-Payment'), 400, 'INVALID_PAYMENT_RECIPIENT');
+  assertCode(
+    await postTopUp(h, toBase64Json({ x402Version: 2, scheme: 'exact', network: 'base', payload: elsewhere }), 'X-402-Payment'),
+    400,
+    'INVALID_PAYMENT_RECIPIENT',
+  );
 });
 
 test('a payment someone else put on chain first (front-running) is found there and credited once', async () => {

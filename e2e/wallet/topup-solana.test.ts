@@ -25,7 +25,9 @@ after(async () => {
 });
 
 function solanaPayer(signer: KeyPairSigner): x402Client {
-  return new x402Client().register(SOLANA_MAINNET.network, new ExactSvmScheme(signer, { rpcUrl: solana.rpcUrl })).setSpendControls({ maxAmountPerPayment: '$10000' });
+  return new x402Client()
+    .register(SOLANA_MAINNET.network, new ExactSvmScheme(signer, { rpcUrl: solana.rpcUrl }))
+    .setSpendControls({ maxAmountPerPayment: '$10000' });
 }
 
 async function fundedWallet(usd = 20) {
@@ -42,7 +44,15 @@ const assertCode = (r: { status: number; json: any }, status: number, code: stri
 test('the 402 offers USDC on Solana mainnet with the facilitator as fee payer', async () => {
   const required = await topUpRequirements(h);
   assert.deepEqual(required.accepts, [
-    { scheme: 'exact', network: SOLANA_MAINNET.network, amount: '5000000', asset: SOLANA_MAINNET.usdc, payTo, maxTimeoutSeconds: 300, extra: { feePayer: solana.feePayer.address } },
+    {
+      scheme: 'exact',
+      network: SOLANA_MAINNET.network,
+      amount: '5000000',
+      asset: SOLANA_MAINNET.usdc,
+      payTo,
+      maxTimeoutSeconds: 300,
+      extra: { feePayer: solana.feePayer.address },
+    },
   ]);
 });
 
@@ -89,10 +99,31 @@ test('a foreign fee payer, recipient, mint, devnet or a short amount is refused 
     assertCode(await postTopUp(h, header), 400, code);
   }
   const good = await signPayment(solanaPayer(signer), required, undefined, SOLANA_MAINNET.network);
-  assertCode(await postTopUp(h, editHeader(good, (p) => (p.accepted.asset = other))), 400, 'UNSUPPORTED_TOKEN');
+  assertCode(
+    await postTopUp(
+      h,
+      editHeader(good, (p) => (p.accepted.asset = other)),
+    ),
+    400,
+    'UNSUPPORTED_TOKEN',
+  );
   // The amount named in `accepted` must be what the transaction transfers: the facilitator checks it (402).
-  assertCode(await postTopUp(h, editHeader(good, (p) => (p.accepted.amount = '9000000'))), 402, 'PAYMENT_VERIFICATION_FAILED');
-  assertCode(await postTopUp(h, editHeader(good, (p) => (p.payload.transaction = 'AAAA'))), 400, 'INVALID_PAYMENT_FORMAT');
+  assertCode(
+    await postTopUp(
+      h,
+      editHeader(good, (p) => (p.accepted.amount = '9000000')),
+    ),
+    402,
+    'PAYMENT_VERIFICATION_FAILED',
+  );
+  assertCode(
+    await postTopUp(
+      h,
+      editHeader(good, (p) => (p.payload.transaction = 'AAAA')),
+    ),
+    400,
+    'INVALID_PAYMENT_FORMAT',
+  );
   assert.equal(await solana.usdcBalance(signer.address), 20_000_000n);
 });
 

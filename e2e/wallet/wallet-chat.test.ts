@@ -18,7 +18,10 @@ before(async () => {
   [anvil, solana] = await Promise.all([startAnvil(), startSolana()]);
   await solana.fund(solanaPayTo, 0n);
   // Wallets get rate limits like keys: 3 requests per window on the scripted models' tier here.
-  h = await startHarness({ env: walletEnv({ anvil, solana, solanaPayTo }), limits: { windowSeconds: 60, text: { default: { XS: { rpm: 3, tpm: 1_000_000 } } } } });
+  h = await startHarness({
+    env: walletEnv({ anvil, solana, solanaPayTo }),
+    limits: { windowSeconds: 60, text: { default: { XS: { rpm: 3, tpm: 1_000_000 } } } },
+  });
 });
 after(async () => {
   await h?.close();
@@ -40,14 +43,20 @@ test('402 variant 2: an unauthenticated chat gets x402 discovery (Base and Solan
   assert.equal(r.json.x402Version, 2);
   assert.equal(r.json.code, 'AUTHENTICATION_REQUIRED');
   assert.equal(r.json.resource.url, 'https://lagoon.test/api/v1/chat/completions');
-  assert.deepEqual(r.json.accepts.map((a: any) => [a.network, a.asset, a.payTo]), [
-    ['eip155:8453', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', BASE_PAY_TO],
-    [SOLANA_MAINNET.network, SOLANA_MAINNET.usdc, solanaPayTo],
-  ]);
+  assert.deepEqual(
+    r.json.accepts.map((a: any) => [a.network, a.asset, a.payTo]),
+    [
+      ['eip155:8453', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', BASE_PAY_TO],
+      [SOLANA_MAINNET.network, SOLANA_MAINNET.usdc, solanaPayTo],
+    ],
+  );
   const siwx = r.json.extensions['sign-in-with-x'];
   assert.equal(siwx.info.domain, 'lagoon.test');
   assert.match(siwx.info.nonce, /^[0-9a-f]{32}$/);
-  assert.deepEqual(siwx.supportedChains.map((c: any) => c.type), ['eip191', 'ed25519']);
+  assert.deepEqual(
+    siwx.supportedChains.map((c: any) => c.type),
+    ['eip191', 'ed25519'],
+  );
   const header = decode(r.headers.get('payment-required'));
   assert.deepEqual([header.x402Version, header.accepts, header.extensions], [2, r.json.accepts, r.json.extensions]);
   // A present but unusable bearer credential is still a 401, and payment headers do not belong here.
@@ -109,12 +118,20 @@ test('X-Balance-Remaining: after the charge on JSON answers; after the hold on s
   const res = await fetch(`${h.base}/x402/transactions/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
   assert.equal(res.status, 200);
   const { data } = await res.json();
-  assert.deepEqual(data.transactions.map((t: any) => t.type), ['CHARGE', 'CHARGE', 'GRANT']);
+  assert.deepEqual(
+    data.transactions.map((t: any) => t.type),
+    ['CHARGE', 'CHARGE', 'GRANT'],
+  );
   assert.equal(data.transactions[2].balanceAfter, 2);
   assert.equal(data.transactions[0].balanceAfter, data.currentBalance);
   assert.ok(Math.abs(data.currentBalance - (2 - json.json.cost.usd - streamCost)) < 1e-9);
-  const page = await (await fetch(`${h.base}/x402/transactions/${account.address}?limit=1&offset=1`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } })).json();
-  assert.deepEqual([page.data.transactions.length, page.data.transactions[0].balanceAfter, page.data.pagination.hasMore], [1, data.transactions[1].balanceAfter, true]);
+  const page = await (
+    await fetch(`${h.base}/x402/transactions/${account.address}?limit=1&offset=1`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } })
+  ).json();
+  assert.deepEqual(
+    [page.data.transactions.length, page.data.transactions[0].balanceAfter, page.data.pagination.hasMore],
+    [1, data.transactions[1].balanceAfter, true],
+  );
 });
 
 test('balance and statement: only for the signed-in wallet; 402 without SIWX, 403 for another wallet, 400 for a bad address', async () => {
@@ -122,7 +139,7 @@ test('balance and statement: only for the signed-in wallet; 402 without SIWX, 40
   const r = await fetch(`${h.base}/x402/balance/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
   const body = await r.json();
   assert.deepEqual([r.status, body.data.walletAddress, body.data.balanceUsd, body.data.canConsume], [200, account.address.toLowerCase(), 3, true]);
-  assert.equal(r.headers.get('x-ratelimit-limit-requests'), '120', 'wallet endpoints take from the wallet\'s management budget, as keys do');
+  assert.equal(r.headers.get('x-ratelimit-limit-requests'), '120', "wallet endpoints take from the wallet's management budget, as keys do");
   assert.equal((await fetch(`${h.base}/x402/balance/${account.address}`)).status, 402);
   const other = await fetch(`${h.base}/x402/balance/${evmWallet().address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
   assert.deepEqual([other.status, (await other.json()).code], [403, 'X402_WALLET_MISMATCH']);

@@ -68,7 +68,9 @@ test('EVM: wrapFetchWithPayment pays a $10 top-up, then signs in by itself and c
 test('Solana: wrapFetchWithPayment pays a $5 top-up and the wallet chats', async () => {
   const signer = await solanaWallet();
   await solana.fund(signer.address, 9_000_000n);
-  const client = new x402Client().register(SOLANA_MAINNET.network, new ExactSvmScheme(signer, { rpcUrl: solana.rpcUrl })).setSpendControls({ maxAmountPerPayment: '$100' });
+  const client = new x402Client()
+    .register(SOLANA_MAINNET.network, new ExactSvmScheme(signer, { rpcUrl: solana.rpcUrl }))
+    .setSpendControls({ maxAmountPerPayment: '$100' });
   // A kit KeyPairSigner is a SIWX Solana signer (signMessages); the SDK's types name another kit version's.
   client.registerExtension(createSIWxClientExtension({ signers: [signer as unknown as SIWxSigner] }));
   const pay = wrapFetchWithPayment(fetch, client);

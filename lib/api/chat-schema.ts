@@ -75,83 +75,83 @@ const functionTool = z.object({
   }),
 });
 
-const toolChoice = z.union([
-  z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
-]);
+const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
 
 const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
   z.object({
     type: z.literal('json_schema'),
-    json_schema: z.object({ name: z.string().min(1).max(64), description: z.string().optional(), strict: z.boolean().nullish(), schema: z.record(z.string(), z.unknown()).optional() }),
+    json_schema: z.object({
+      name: z.string().min(1).max(64),
+      description: z.string().optional(),
+      strict: z.boolean().nullish(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+    }),
   }),
 ]);
 
-const webSearchMode = z
-  .union([z.enum(['auto', 'on', 'off']), z.boolean()])
-  .transform((v) => (v === true ? 'on' : v === false ? 'off' : v));
+const webSearchMode = z.union([z.enum(['auto', 'on', 'off']), z.boolean()]).transform((v) => (v === true ? 'on' : v === false ? 'off' : v));
 
 /**
  * The request's service parameters, under their canonical internal names (`service_parameters`,
  * `include_service_system_prompt`); lib/api/wire-rename.ts maps the configured wire word onto them.
  */
 export const serviceParamsSchema = z
-    .object({
-      character_slug: z.string().min(1).max(200).optional(),
-      strip_thinking_response: z.boolean().optional(),
-      disable_thinking: z.boolean().optional(),
-      enable_web_search: webSearchMode.optional(),
-      enable_web_scraping: z.boolean().optional(),
-      enable_web_citations: z.boolean().optional(),
-      include_search_results_in_stream: z.boolean().optional(),
-      return_search_results_as_documents: z.boolean().optional(),
-      enable_x_search: z.boolean().optional(),
-      enable_e2ee: z.boolean().optional(),
-      include_service_system_prompt: z.boolean().optional(),
-    })
-    .strip();
+  .object({
+    character_slug: z.string().min(1).max(200).optional(),
+    strip_thinking_response: z.boolean().optional(),
+    disable_thinking: z.boolean().optional(),
+    enable_web_search: webSearchMode.optional(),
+    enable_web_scraping: z.boolean().optional(),
+    enable_web_citations: z.boolean().optional(),
+    include_search_results_in_stream: z.boolean().optional(),
+    return_search_results_as_documents: z.boolean().optional(),
+    enable_x_search: z.boolean().optional(),
+    enable_e2ee: z.boolean().optional(),
+    include_service_system_prompt: z.boolean().optional(),
+  })
+  .strip();
 export type ServiceParamsInput = z.infer<typeof serviceParamsSchema>;
 
 const stop = z.union([z.string(), z.array(z.string()).min(1).max(4), z.null()]);
 
 export const chatRequestSchema = z.strictObject({
-    model: z.string().min(1),
-    messages: z.array(message).min(1),
-    stream: z.boolean().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional(), continuous_usage_stats: z.boolean().optional() }).nullish(),
-    n: z.number().int().min(1).max(8).optional(),
-    temperature: z.number().min(0).max(2).nullish(),
-    top_p: z.number().min(0).max(1).nullish(),
-    top_k: z.number().int().min(0).optional(),
-    min_p: z.number().min(0).max(1).optional(),
-    min_temp: z.number().min(0).max(2).optional(),
-    max_temp: z.number().min(0).max(2).optional(),
-    frequency_penalty: z.number().min(-2).max(2).nullish(),
-    presence_penalty: z.number().min(-2).max(2).nullish(),
-    repetition_penalty: z.number().min(0).optional(),
-    max_tokens: z.number().int().nullish(),
-    max_completion_tokens: z.number().int().min(1).nullish(),
-    stop: stop.optional(),
-    stop_token_ids: z.array(z.number().int()).optional(),
-    seed: z.number().int().positive().nullish(),
-    logprobs: z.boolean().nullish(),
-    top_logprobs: z.number().int().min(0).max(20).nullish(),
-    logit_bias: z.record(z.string(), z.number()).nullish(),
-    tools: z.array(functionTool).nullish(),
-    tool_choice: toolChoice.nullish(),
-    parallel_tool_calls: z.boolean().nullish(),
-    response_format: responseFormat.nullish(),
-    reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
-    reasoning: z.object({ effort: z.string().optional(), summary: z.string().optional(), enabled: z.boolean().optional() }).nullish(),
-    prompt_cache_key: z.string().max(1024).nullish(),
-    prompt_cache_retention: z.enum(['default', 'extended', '24h']).nullish(),
-    verbosity: z.enum(['low', 'medium', 'high', 'auto']).nullish(),
-    user: z.string().max(256).nullish(),
-    store: z.boolean().nullish(),
-    metadata: z.record(z.string(), z.string()).nullish(),
-    service_parameters: serviceParamsSchema.optional(),
+  model: z.string().min(1),
+  messages: z.array(message).min(1),
+  stream: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional(), continuous_usage_stats: z.boolean().optional() }).nullish(),
+  n: z.number().int().min(1).max(8).optional(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  top_k: z.number().int().min(0).optional(),
+  min_p: z.number().min(0).max(1).optional(),
+  min_temp: z.number().min(0).max(2).optional(),
+  max_temp: z.number().min(0).max(2).optional(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  repetition_penalty: z.number().min(0).optional(),
+  max_tokens: z.number().int().nullish(),
+  max_completion_tokens: z.number().int().min(1).nullish(),
+  stop: stop.optional(),
+  stop_token_ids: z.array(z.number().int()).optional(),
+  seed: z.number().int().positive().nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  logit_bias: z.record(z.string(), z.number()).nullish(),
+  tools: z.array(functionTool).nullish(),
+  tool_choice: toolChoice.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  response_format: responseFormat.nullish(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
+  reasoning: z.object({ effort: z.string().optional(), summary: z.string().optional(), enabled: z.boolean().optional() }).nullish(),
+  prompt_cache_key: z.string().max(1024).nullish(),
+  prompt_cache_retention: z.enum(['default', 'extended', '24h']).nullish(),
+  verbosity: z.enum(['low', 'medium', 'high', 'auto']).nullish(),
+  user: z.string().max(256).nullish(),
+  store: z.boolean().nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  service_parameters: serviceParamsSchema.optional(),
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

@@ -26,7 +26,8 @@ const inputSchema = z.unknown().transform((v, ctx): string[] => {
   if (v.length === 0) ctx.addIssue({ code: 'custom', message: 'input must hold at least one string' });
   if (v.length > MAX_EMBEDDING_INPUTS) ctx.addIssue({ code: 'custom', message: `input may hold at most ${MAX_EMBEDDING_INPUTS} strings (got ${v.length})` });
   v.forEach((item, i) => {
-    if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [i], message: `${TEXT_ONLY}; item ${i} is ${Array.isArray(item) ? 'an array' : typeof item}` });
+    if (typeof item !== 'string')
+      ctx.addIssue({ code: 'custom', path: [i], message: `${TEXT_ONLY}; item ${i} is ${Array.isArray(item) ? 'an array' : typeof item}` });
     else if (item.length === 0) ctx.addIssue({ code: 'custom', path: [i], message: `input item ${i} must not be an empty string` });
   });
   return v as string[];

@@ -32,7 +32,16 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
   const chat = chatRoutes(deps);
   const { close, ...chatHandlers } = chat;
   return {
-    routes: { ...authRoutes(deps), ...conversationRoutes(deps), ...catalogueRoutes(deps), ...walletRoutes(deps), ...usageRoutes(deps), ...rateLimitRoutes(deps), ...keyRoutes(deps), ...chatHandlers },
+    routes: {
+      ...authRoutes(deps),
+      ...conversationRoutes(deps),
+      ...catalogueRoutes(deps),
+      ...walletRoutes(deps),
+      ...usageRoutes(deps),
+      ...rateLimitRoutes(deps),
+      ...keyRoutes(deps),
+      ...chatHandlers,
+    },
     close,
   };
 }

@@ -16,16 +16,21 @@
 //    where X is capitalised like a name ("What is Lagoon AI?" searches, "What is a lagoon?" does not).
 // 5. Otherwise no search.
 
-const GREETING = /^(?:hi|hello|hey|heya|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|thanks|thank you|thx|ok|okay|bye|goodbye|cheers)\b[\s,!.?]*/;
-const SMALL_TALK = /^(?:how are (?:you|things)|how'?s it going|how is it going|what'?s up|how do you do|how have you been|nice to meet you|who are you|what can you do|there)\b[\s\w,!.?']*$/;
+const GREETING =
+  /^(?:hi|hello|hey|heya|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|thanks|thank you|thx|ok|okay|bye|goodbye|cheers)\b[\s,!.?]*/;
+const SMALL_TALK =
+  /^(?:how are (?:you|things)|how'?s it going|how is it going|what'?s up|how do you do|how have you been|nice to meet you|who are you|what can you do|there)\b[\s\w,!.?']*$/;
 
-const CREATIVE = /\b(?:write|compose|create|draft|make up|come up with|generate)\b[^.?!]*\b(?:poem|poems|story|stories|song|songs|lyrics|haiku|limerick|sonnet|essay|novel|fable|joke|jokes|rap|verse|script|screenplay|dialogue|fan ?fiction|tale)\b|\b(?:imagine|pretend|role-?play|once upon a time)\b/;
+const CREATIVE =
+  /\b(?:write|compose|create|draft|make up|come up with|generate)\b[^.?!]*\b(?:poem|poems|story|stories|song|songs|lyrics|haiku|limerick|sonnet|essay|novel|fable|joke|jokes|rap|verse|script|screenplay|dialogue|fan ?fiction|tale)\b|\b(?:imagine|pretend|role-?play|once upon a time)\b/;
 const CODING =
   /```|\b(?:debug|refactor|compile|compiler|stack ?trace|segfault|regex|regular expression|unit tests?|syntax error|null pointer|sql query|bash script|shell script|function that|a function|this code|my code|the code|code snippet|algorithm|big-?o|leetcode)\b/;
 const CODE_IN_LANGUAGE =
   /\b(?:write|implement|code|program|fix|convert|port)\b[^.?!]*\b(?:python|javascript|typescript|java|rust|golang|ruby|php|sql|bash|kotlin|swift|c\+\+|c#)(?![\w+#])/;
-const MATH = /\b(?:solve|calculate|compute|simplify|derivative|integral|integrate|differentiate|equation|prove|proof|factori[sz]e|square root|modulo)\b|\b\d+(?:\.\d+)?\s*[+*×÷^]\s*\d|\b\d+\s*%\s*of\s*\d/;
-const TEXT_TASK = /\b(?:translate|translation|summari[sz]e|summary of|tl;?dr|rewrite|rephrase|paraphrase|proofread|correct the grammar|fix the grammar|improve this|shorten this)\b/;
+const MATH =
+  /\b(?:solve|calculate|compute|simplify|derivative|integral|integrate|differentiate|equation|prove|proof|factori[sz]e|square root|modulo)\b|\b\d+(?:\.\d+)?\s*[+*×÷^]\s*\d|\b\d+\s*%\s*of\s*\d/;
+const TEXT_TASK =
+  /\b(?:translate|translation|summari[sz]e|summary of|tl;?dr|rewrite|rephrase|paraphrase|proofread|correct the grammar|fix the grammar|improve this|shorten this)\b/;
 
 const RECENT = new RegExp(
   [

@@ -142,8 +142,14 @@ describe('scrapeAll', () => {
   it('scrapes concurrently and reports failures per URL instead of throwing', async () => {
     const urls = [`${base}/plain.txt`, `${base}/missing`, `http://localhost:${port}/plain.txt`, `${base}/notes.md`, 'not a url'];
     const { pages, failed } = await scrapeAll(urls, { allowHosts });
-    assert.deepEqual(pages.map((p) => p.url), [`${base}/plain.txt`, `${base}/notes.md`]);
-    assert.deepEqual(failed.map((f) => f.url), [`${base}/missing`, `http://localhost:${port}/plain.txt`, 'not a url']);
+    assert.deepEqual(
+      pages.map((p) => p.url),
+      [`${base}/plain.txt`, `${base}/notes.md`],
+    );
+    assert.deepEqual(
+      failed.map((f) => f.url),
+      [`${base}/missing`, `http://localhost:${port}/plain.txt`, 'not a url'],
+    );
     assert.match(failed[0].reason, /HTTP 404/);
     assert.match(failed[1].reason, /private or reserved/);
     assert.match(failed[2].reason, /invalid URL/);

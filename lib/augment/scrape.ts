@@ -95,10 +95,7 @@ export async function scrapeUrl(url: string, opts: ScrapeOptions = {}): Promise<
 }
 
 /** Every URL scraped at once; failures are reported per URL, never thrown. Pages keep the order of `urls`. */
-export async function scrapeAll(
-  urls: string[],
-  opts: ScrapeOptions = {},
-): Promise<{ pages: ScrapedPage[]; failed: { url: string; reason: string }[] }> {
+export async function scrapeAll(urls: string[], opts: ScrapeOptions = {}): Promise<{ pages: ScrapedPage[]; failed: { url: string; reason: string }[] }> {
   const settled = await Promise.allSettled(urls.map((url) => scrapeUrl(url, opts)));
   const pages: ScrapedPage[] = [];
   const failed: { url: string; reason: string }[] = [];
@@ -128,7 +125,9 @@ function sniff(body: Buffer, url: string): string {
 }
 
 const BLOCK_TAGS = new Set(
-  'ADDRESS ARTICLE ASIDE BLOCKQUOTE BR DD DIV DL DT FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION TABLE TD TH TR UL'.split(' '),
+  'ADDRESS ARTICLE ASIDE BLOCKQUOTE BR DD DIV DL DT FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION TABLE TD TH TR UL'.split(
+    ' ',
+  ),
 );
 const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAME', 'CANVAS']);
 

@@ -13,7 +13,12 @@ let base: string;
 let lastRequest: { url: URL; headers: http.IncomingHttpHeaders } | undefined;
 
 const searxngResults = [
-  { title: ' Lagoon  <b>basics</b> ', url: 'https://a.example/lagoon', content: 'A <em>lagoon</em> is\n  shallow &amp; calm.', publishedDate: '2024-05-01T10:00:00' },
+  {
+    title: ' Lagoon  <b>basics</b> ',
+    url: 'https://a.example/lagoon',
+    content: 'A <em>lagoon</em> is\n  shallow &amp; calm.',
+    publishedDate: '2024-05-01T10:00:00',
+  },
   { title: 'Duplicate of the first', url: 'https://a.example/lagoon#section', content: 'same page' },
   { title: '', url: 'https://b.example/no-title', content: 'dropped' },
   { title: 'No URL', content: 'dropped' },
@@ -24,7 +29,13 @@ const searxngResults = [
 ];
 
 const braveResults = [
-  { title: 'Brave <strong>lagoon</strong>', url: 'https://a.example/b', description: 'The <strong>lagoon</strong> of <strong>Venice</strong>.', page_age: '2024-03-02T08:30:00', age: 'March 2, 2024' },
+  {
+    title: 'Brave <strong>lagoon</strong>',
+    url: 'https://a.example/b',
+    description: 'The <strong>lagoon</strong> of <strong>Venice</strong>.',
+    page_age: '2024-03-02T08:30:00',
+    age: 'March 2, 2024',
+  },
   { title: 'Second', url: 'https://b.example/b', description: 'Plain text.', age: '3 days ago' },
   { title: 'Third', url: 'https://c.example/b', description: 'More.' },
 ];
@@ -91,7 +102,10 @@ describe('SearXNG', () => {
   it('returns every usable result when count allows, and none for count 0', async () => {
     const provider = createSearxng({ baseUrl: `${base}/searxng` });
     const all = await provider.search('lagoon', { count: 50 });
-    assert.deepEqual(all.map((r) => r.url), ['https://a.example/lagoon', 'https://c.example/reef', 'https://d.example/atoll', 'https://e.example/extra']);
+    assert.deepEqual(
+      all.map((r) => r.url),
+      ['https://a.example/lagoon', 'https://c.example/reef', 'https://d.example/atoll', 'https://e.example/extra'],
+    );
     assert.equal(lastRequest?.url.searchParams.has('language'), false);
     assert.deepEqual(await provider.search('lagoon', { count: 0 }), []);
     assert.deepEqual(await createSearxng({ baseUrl: `${base}/empty` }).search('x', { count: 5 }), []);
@@ -166,7 +180,10 @@ describe('search provider from the configuration', () => {
       [{ LAGOON_SEARCH_PROVIDER: 'brave' }, /LAGOON_SEARCH_PROVIDER=brave needs LAGOON_BRAVE_API_KEY/],
       [{ LAGOON_SEARCH_PROVIDER: 'brave', LAGOON_BRAVE_API_KEY: 'k', LAGOON_BRAVE_URL: 'nope' }, /LAGOON_BRAVE_URL is not a valid URL/],
       [{ LAGOON_SEARCH_PROVIDER: 'bing' }, /LAGOON_SEARCH_PROVIDER must be "searxng" or "brave", got "bing"/],
-      [{ LAGOON_SEARCH_PROVIDER: 'brave', LAGOON_BRAVE_API_KEY: 'k', LAGOON_SEARCH_TIMEOUT_MS: '5s' }, /LAGOON_SEARCH_TIMEOUT_MS must be a positive whole number/],
+      [
+        { LAGOON_SEARCH_PROVIDER: 'brave', LAGOON_BRAVE_API_KEY: 'k', LAGOON_SEARCH_TIMEOUT_MS: '5s' },
+        /LAGOON_SEARCH_TIMEOUT_MS must be a positive whole number/,
+      ],
       [{ LAGOON_SEARCH_PROVIDER: 'brave', LAGOON_BRAVE_API_KEY: 'k', LAGOON_SEARCH_RESULTS: '0' }, /LAGOON_SEARCH_RESULTS must be a positive whole number/],
     ];
     for (const [env, message] of cases) assert.throws(() => searchProviderFromEnv(env), message, JSON.stringify(env));

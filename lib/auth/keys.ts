@@ -139,7 +139,20 @@ export function accountKeys(store: Store, accountId: string) {
       await store.run(
         `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, browser_app)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [key.id, accountId, hashSecret(secret), key.last6, key.type, key.description, key.createdAt, key.expiresAt, key.limitUsd, key.limitDiem, key.limitPeriod, key.browserApp ? 1 : 0],
+        [
+          key.id,
+          accountId,
+          hashSecret(secret),
+          key.last6,
+          key.type,
+          key.description,
+          key.createdAt,
+          key.expiresAt,
+          key.limitUsd,
+          key.limitDiem,
+          key.limitPeriod,
+          key.browserApp ? 1 : 0,
+        ],
       );
       return { key, secret };
     },
@@ -230,7 +243,8 @@ export function accountKeys(store: Store, accountId: string) {
       return out;
     },
     async revoke(id: string, now = Date.now()): Promise<boolean> {
-      const done = (await store.run('UPDATE api_keys SET revoked_at = $3 WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL', [accountId, id, now])) === 1;
+      const done =
+        (await store.run('UPDATE api_keys SET revoked_at = $3 WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL', [accountId, id, now])) === 1;
       forgetPrincipals(store);
       return done;
     },
@@ -276,10 +290,9 @@ export async function authenticate(store: Store, secret: string | undefined, now
     noteUse(store, hit.principal.keyId, now);
     return hit.principal;
   }
-  const row = await store.get<PrincipalRow>(
-    `SELECT ${KEY_COLUMNS}, a.tier FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
-    [digest],
-  );
+  const row = await store.get<PrincipalRow>(`SELECT ${KEY_COLUMNS}, a.tier FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`, [
+    digest,
+  ]);
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
   if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY');
   const key = toKey(row);

@@ -46,11 +46,19 @@ export function tableHolds(store: Store, instanceId: string | null = null): Hold
     async add(q, h) {
       await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [h.accountId, h.usd, h.diem]);
       await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at, instance_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-        h.requestId, h.accountId, h.keyId, h.usd, h.diem, h.createdAt, instanceId,
+        h.requestId,
+        h.accountId,
+        h.keyId,
+        h.usd,
+        h.diem,
+        h.createdAt,
+        instanceId,
       ]);
     },
     async take(q, requestId) {
-      const held = await q.get<HeldAmount & { account_id: string }>(`SELECT account_id, usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [requestId]);
+      const held = await q.get<HeldAmount & { account_id: string }>(`SELECT account_id, usd, diem FROM holds WHERE request_id = $1${store.forUpdate}`, [
+        requestId,
+      ]);
       if (!held) return undefined;
       await q.run('DELETE FROM holds WHERE request_id = $1', [requestId]);
       await q.run('UPDATE accounts SET usd_held = usd_held - $2, diem_held = diem_held - $3 WHERE id = $1', [held.account_id, held.usd, held.diem]);

@@ -26,12 +26,16 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
       const [dies, lives] = [new InstanceLease(store, TIMES), new InstanceLease(store, TIMES)];
       await dies.start();
       await lives.start();
-      const ledgers = { dies: new Ledger(store, { soleWriter: false, instanceId: dies.id }), lives: new Ledger(store, { soleWriter: false, instanceId: lives.id }) };
+      const ledgers = {
+        dies: new Ledger(store, { soleWriter: false, instanceId: dies.id }),
+        lives: new Ledger(store, { soleWriter: false, instanceId: lives.id }),
+      };
       const crash = () => store.run('UPDATE instances SET heartbeat_at = heartbeat_at - 60000 WHERE id = $1', [dies.id]);
       return { dies, lives, ledgers, crash, stop: () => Promise.all([dies.stop(), lives.stop()]) };
     }
 
-    const heldRows = async (accountId: string) => Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM holds WHERE account_id = $1', [accountId]))!.n);
+    const heldRows = async (accountId: string) =>
+      Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM holds WHERE account_id = $1', [accountId]))!.n);
 
     test("a live instance's holds are left alone; a dead one's are released once, to the micro-unit", async () => {
       const p = await pair();
@@ -63,7 +67,10 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
       const b = await getBalances(store, a.id);
       assert.deepEqual([b.usd, b.usdHeld], [970_000, 0]);
       const rows = await store.all<{ usd: number }>('SELECT usd FROM usage WHERE account_id = $1', [a.id]);
-      assert.deepEqual(rows.map((r) => Number(r.usd)), [30_000]);
+      assert.deepEqual(
+        rows.map((r) => Number(r.usd)),
+        [30_000],
+      );
       await p.stop();
     });
 
@@ -77,7 +84,9 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
       await Promise.all([
         p.lives.sweep(),
         p.lives.sweep(),
-        ...holds.map((h, i) => (i % 3 === 0 ? p.ledgers.dies.release(h) : i % 3 === 1 ? p.ledgers.dies.settle(h, { usd: 10_000 + i, diem: 10_000 + i }, usage) : Promise.resolve())),
+        ...holds.map((h, i) =>
+          i % 3 === 0 ? p.ledgers.dies.release(h) : i % 3 === 1 ? p.ledgers.dies.settle(h, { usd: 10_000 + i, diem: 10_000 + i }, usage) : Promise.resolve(),
+        ),
       ]);
       await p.lives.sweep();
       const b = await getBalances(store, a.id);
@@ -88,7 +97,7 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
       await p.stop();
     });
 
-    test("a graceful stop deletes the heartbeat: what the instance still held is released by the next sweep", async () => {
+    test('a graceful stop deletes the heartbeat: what the instance still held is released by the next sweep', async () => {
       const p = await pair();
       const a = await createAccount(store, 'stopped');
       await grantUsd(store, a.id, 1_000_000);

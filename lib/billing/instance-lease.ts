@@ -69,7 +69,10 @@ async function releaseOrphansOf(store: Store, q: Queryable, accountId: string, l
 /** Releases every hold whose instance has no heartbeat fresher than `leaseMs` (and unowned ones over an hour old). */
 export async function sweepOrphanedHolds(store: Store, leaseMs: number): Promise<SweepResult> {
   const [live, unowned] = await cutoffs(store, leaseMs);
-  const accounts = await store.all<{ account_id: string }>(`SELECT DISTINCT h.account_id FROM holds h WHERE ${ORPHANED} ORDER BY h.account_id`, [live, unowned]);
+  const accounts = await store.all<{ account_id: string }>(`SELECT DISTINCT h.account_id FROM holds h WHERE ${ORPHANED} ORDER BY h.account_id`, [
+    live,
+    unowned,
+  ]);
   let holds = 0;
   for (const { account_id } of accounts) holds += await store.tx((q) => releaseOrphansOf(store, q, account_id, live, unowned));
   // Dead instances with nothing left held are forgotten (a late heartbeat from one would add it back).

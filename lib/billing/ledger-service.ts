@@ -48,7 +48,9 @@ export class Ledger {
   }
 
   release(hold: Hold): Promise<void> {
-    const done = this.holds.inMemory ? releaseIn(this.store, this.store, hold, this.holds) : this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true);
+    const done = this.holds.inMemory
+      ? releaseIn(this.store, this.store, hold, this.holds)
+      : this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true);
     return this.track(done.then(() => this.holds.committed(hold)));
   }
 

@@ -99,7 +99,12 @@ const CAP_NONE = Number.MAX_SAFE_INTEGER;
  * Reserves the estimate, or throws 402 INSUFFICIENT_BALANCE (before writing anything). With table holds it runs in
  * a transaction; with memory holds it is one read, and the check and the hold happen with no await between them.
  */
-export async function reserveIn(store: Store, q: Queryable, input: ReserveInput, holds: HoldBook = tableHolds(store)): Promise<{ hold: Hold; before: Balances }> {
+export async function reserveIn(
+  store: Store,
+  q: Queryable,
+  input: ReserveInput,
+  holds: HoldBook = tableHolds(store),
+): Promise<{ hold: Hold; before: Balances }> {
   const now = input.now ?? Date.now();
   const requestId = input.requestId ?? randomUUID();
   const limit = input.keyLimit;
@@ -176,7 +181,8 @@ export async function settleIn(
   const b = await lockedBalances(store, q, hold.accountId, now);
   const held = await holds.take(q, hold.requestId);
   // What this request may spend: the balance not held by other requests (its own hold is claimed already).
-  const others = holds.totals(hold.accountId, true) ?? (held ? { usd: b.usdHeld - held.usd, diem: b.diemHeld - held.diem } : { usd: b.usdHeld, diem: b.diemHeld });
+  const others =
+    holds.totals(hold.accountId, true) ?? (held ? { usd: b.usdHeld - held.usd, diem: b.diemHeld - held.diem } : { usd: b.usdHeld, diem: b.diemHeld });
   const diemFree = b.diem - others.diem;
   const usdFree = b.usd - others.usd;
   const split = chargeFor(cost, hold);
@@ -185,9 +191,21 @@ export async function settleIn(
     `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (request_id) DO NOTHING`,
     [
-      hold.requestId, hold.accountId, hold.keyId, usage.modelId, usage.endpoint, usage.promptTokens, usage.completionTokens, usage.cachedTokens,
-      usage.searches ?? 0, usage.scrapedUrls ?? 0, usage.unit ?? 'token', usage.quantity ?? usage.promptTokens + usage.completionTokens,
-      charged.usd, charged.diem, now,
+      hold.requestId,
+      hold.accountId,
+      hold.keyId,
+      usage.modelId,
+      usage.endpoint,
+      usage.promptTokens,
+      usage.completionTokens,
+      usage.cachedTokens,
+      usage.searches ?? 0,
+      usage.scrapedUrls ?? 0,
+      usage.unit ?? 'token',
+      usage.quantity ?? usage.promptTokens + usage.completionTokens,
+      charged.usd,
+      charged.diem,
+      now,
     ],
   );
   // Settled before: the row is there, nothing moves again.
@@ -222,7 +240,13 @@ export async function grantUsd(store: Store, accountId: string, micros: number, 
   return store.tx(async (q) => {
     const changed = await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [accountId, micros]);
     if (changed !== 1) throw new RangeError(`no account ${accountId}`);
-    await q.run('INSERT INTO credit_grants (id, account_id, usd, note, created_at) VALUES ($1, $2, $3, $4, $5)', [randomUUID(), accountId, micros, note, Date.now()]);
+    await q.run('INSERT INTO credit_grants (id, account_id, usd, note, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      randomUUID(),
+      accountId,
+      micros,
+      note,
+      Date.now(),
+    ]);
     return lockedBalances(store, q, accountId, Date.now());
   });
 }

@@ -15,7 +15,10 @@ function entry(type: string, pricing: Record<string, unknown>): ModelEntry {
 describe('unit prices', () => {
   test('tokens: per million tokens, cached input, quote rounds up and cost rounds as before', () => {
     const m = entry('text', { input_usd: 0.7, output_usd: 2.5, input_diem: 0.35, output_diem: 1.25, cached_input_usd: 0.1 });
-    assert.deepEqual(costOf(m, { promptTokens: 3, completionTokens: 2, cachedTokens: 1 }), { usd: Math.round(2 * 0.7 + 0.1 + 5), diem: Math.round(2 * 0.35 + 0.1 + 2.5) });
+    assert.deepEqual(costOf(m, { promptTokens: 3, completionTokens: 2, cachedTokens: 1 }), {
+      usd: Math.round(2 * 0.7 + 0.1 + 5),
+      diem: Math.round(2 * 0.35 + 0.1 + 2.5),
+    });
     assert.deepEqual(estimateOf(m, 3, 2, 2), { usd: Math.ceil(3 * 0.7 + 4 * 2.5), diem: Math.ceil(3 * 0.35 + 4 * 1.25) });
     assert.deepEqual(quote(unitPrices(m), { promptTokens: 3, completionTokens: 4 }), estimateOf(m, 3, 2, 2));
   });

@@ -115,7 +115,10 @@ function priced(p: UnitPrices, q: Quantities, c: keyof Rate, fees: Fees | undefi
   let n = (prompt - cached) * p.input[c] + cached * p.cachedInput[c] + (q.completionTokens ?? 0) * p.output[c];
   // Every other unit only when used: the token path (chat, embeddings) stays as it was.
   if (q.images) {
-    const perImage = (q.imageSize !== undefined && p.imageBySize && Object.hasOwn(p.imageBySize, q.imageSize) && p.imageBySize[q.imageSize]) || p.image || unpriced(`images${q.imageSize ? ` of size ${q.imageSize}` : ''}`);
+    const perImage =
+      (q.imageSize !== undefined && p.imageBySize && Object.hasOwn(p.imageBySize, q.imageSize) && p.imageBySize[q.imageSize]) ||
+      p.image ||
+      unpriced(`images${q.imageSize ? ` of size ${q.imageSize}` : ''}`);
     n += q.images * (perImage[c] + (q.imageSteps ?? 0) * (p.imageStep?.[c] ?? 0));
   }
   if (q.characters) n += q.characters * (p.character ?? unpriced('characters'))[c];

@@ -77,22 +77,25 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(total, 7);
       assert.deepEqual(ids(rows), ids(ofA().map((s) => ({ requestId: s.id }))));
       assert.deepEqual(ids(rows), ['a-07', 'a-06', 'a-05', 'a-04', 'a-03', 'a-02', 'a-01']);
-      assert.deepEqual(rows.find((r) => r.requestId === 'a-05'), {
-        timestamp: '2026-03-12T00:00:00.500Z',
-        requestId: 'a-05',
-        apiKeyId: keyA1,
-        modelId: 'gamma',
-        endpoint: '/chat/completions',
-        promptTokens: 40,
-        completionTokens: 11,
-        cachedTokens: 1,
-        searches: 0,
-        scrapedUrls: 0,
-        usd: 1.234567,
-        diem: 0,
-        unit: 'token',
-        quantity: 0,
-      });
+      assert.deepEqual(
+        rows.find((r) => r.requestId === 'a-05'),
+        {
+          timestamp: '2026-03-12T00:00:00.500Z',
+          requestId: 'a-05',
+          apiKeyId: keyA1,
+          modelId: 'gamma',
+          endpoint: '/chat/completions',
+          promptTokens: 40,
+          completionTokens: 11,
+          cachedTokens: 1,
+          searches: 0,
+          scrapedUrls: 0,
+          usd: 1.234567,
+          diem: 0,
+          unit: 'token',
+          quantity: 0,
+        },
+      );
       assert.equal(rows.find((r) => r.requestId === 'a-06')!.apiKeyId, null);
       assert.equal(rows.find((r) => r.requestId === 'a-02')!.diem, 0.000025);
       const other = await usageHistory(store, b, { page: 1, limit: 100 });
@@ -108,7 +111,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.equal(r.total, 7);
         pages.push(ids(r.rows));
       }
-      assert.deepEqual(pages.map((p) => p.length), [2, 2, 2, 1]);
+      assert.deepEqual(
+        pages.map((p) => p.length),
+        [2, 2, 2, 1],
+      );
       assert.deepEqual(pages.flat(), all);
       // a-05 and a-04 share a millisecond and sit on one page boundary's side deterministically.
       assert.deepEqual(pages[1], ['a-05', 'a-04']);
@@ -156,7 +162,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const from = T0 + 1_000;
       const to = T0 + 2 * DAY + 500;
       const r = await usageAnalytics(store, a, { from, to });
-      assert.deepEqual(r.byDay.map((d) => [d.date, d.requests]), [['2026-03-10', 2], ['2026-03-11', 0], ['2026-03-12', 0]]);
+      assert.deepEqual(
+        r.byDay.map((d) => [d.date, d.requests]),
+        [
+          ['2026-03-10', 2],
+          ['2026-03-11', 0],
+          ['2026-03-12', 0],
+        ],
+      );
       const hist = (await usageHistory(store, a, { from, to, page: 1, limit: 100 })).rows;
       const micros = (n: number) => Math.round(n * 1e6);
       const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
@@ -166,10 +179,18 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.equal(sum(r.byKey.map((d) => micros(d[field]))), sum(hist.map((h) => micros(h[field]))));
       }
       const other = await usageAnalytics(store, b, { from: T0, to: T0 + 3 * DAY });
-      assert.deepEqual(other.byModel.map((m) => m.modelId), ['delta', 'alpha']);
+      assert.deepEqual(
+        other.byModel.map((m) => m.modelId),
+        ['delta', 'alpha'],
+      );
       assert.deepEqual(other.byKey, [{ apiKeyId: keyB, description: 'other account', usd: 0.012, diem: 0.000003, requests: 2 }]);
       const empty = await usageAnalytics(store, a, { from: T0 + 10 * DAY, to: T0 + 11 * DAY });
-      assert.deepEqual(empty, { byDay: [{ date: '2026-03-20', usd: 0, diem: 0, requests: 0, promptTokens: 0, completionTokens: 0 }], byModel: [], byKey: [], byUnit: [] });
+      assert.deepEqual(empty, {
+        byDay: [{ date: '2026-03-20', usd: 0, diem: 0, requests: 0, promptTokens: 0, completionTokens: 0 }],
+        byModel: [],
+        byKey: [],
+        byUnit: [],
+      });
     });
 
     test('bad arguments are refused before any query', async () => {
@@ -203,9 +224,24 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await row(store, 'u-3', c, 'kokoro', '/audio/speech', 'character', 1_500, 30);
       await row(store, 'u-4', c, 'augment:scrape', '/augment/scrape', 'call', 1, 5_000);
       const { rows } = await usageHistory(store, c, { page: 1, limit: 10 });
-      assert.deepEqual(rows.map((r) => [r.requestId, r.unit, r.quantity]), [['u-4', 'call', 1], ['u-3', 'character', 1_500], ['u-2', 'image', 1], ['u-1', 'image', 2]]);
+      assert.deepEqual(
+        rows.map((r) => [r.requestId, r.unit, r.quantity]),
+        [
+          ['u-4', 'call', 1],
+          ['u-3', 'character', 1_500],
+          ['u-2', 'image', 1],
+          ['u-1', 'image', 2],
+        ],
+      );
       const r = await usageAnalytics(store, c, { from: T0, to: T0 + DAY });
-      assert.deepEqual(r.byModel.map((m) => [m.modelId, m.unit, m.quantity, m.requests]), [['flux', 'image', 3, 2], ['augment:scrape', 'call', 1, 1], ['kokoro', 'character', 1_500, 1]]);
+      assert.deepEqual(
+        r.byModel.map((m) => [m.modelId, m.unit, m.quantity, m.requests]),
+        [
+          ['flux', 'image', 3, 2],
+          ['augment:scrape', 'call', 1, 1],
+          ['kokoro', 'character', 1_500, 1],
+        ],
+      );
       assert.deepEqual(r.byUnit, [
         { unit: 'image', quantity: 3, usd: 0.06, diem: 0, requests: 2 },
         { unit: 'call', quantity: 1, usd: 0.005, diem: 0, requests: 1 },
@@ -216,7 +252,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     test('migration 8 counts earlier rows in tokens, the augment endpoints’ in calls', async () => {
       const c = (await createAccount(store, 'usage-migrated')).id;
       // Rows as written before the migration: no unit or quantity given (the column defaults).
-      for (const [id, endpoint] of [['m-1', '/chat/completions'], ['m-2', '/augment/search']]) {
+      for (const [id, endpoint] of [
+        ['m-1', '/chat/completions'],
+        ['m-2', '/augment/search'],
+      ]) {
         await store.run(
           `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, usd, diem, created_at)
            VALUES ($1, $2, NULL, 'm', $3, 12, 30, 0, 1, 0, $4)`,
@@ -227,14 +266,29 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(backfill.length, 2);
       for (const sql of backfill) await store.run(`${sql}${sql.includes('WHERE') ? ' AND' : ' WHERE'} account_id = $1`, [c]);
       const { rows } = await usageHistory(store, c, { page: 1, limit: 10 });
-      assert.deepEqual(rows.map((r) => [r.requestId, r.unit, r.quantity]), [['m-2', 'call', 1], ['m-1', 'token', 42]]);
+      assert.deepEqual(
+        rows.map((r) => [r.requestId, r.unit, r.quantity]),
+        [
+          ['m-2', 'call', 1],
+          ['m-1', 'token', 42],
+        ],
+      );
     });
   });
 }
 
 describe('CSV writer (RFC 4180)', () => {
   test('header row, CRLF line ends, plain fields unquoted, numbers and empty values', () => {
-    assert.equal(toCsv(['a', 'b', 'c'], [['x', 1.5, null], ['y', 0.000001, undefined]]), 'a,b,c\r\nx,1.5,\r\ny,0.000001,\r\n');
+    assert.equal(
+      toCsv(
+        ['a', 'b', 'c'],
+        [
+          ['x', 1.5, null],
+          ['y', 0.000001, undefined],
+        ],
+      ),
+      'a,b,c\r\nx,1.5,\r\ny,0.000001,\r\n',
+    );
     assert.equal(toCsv(['only'], []), 'only\r\n');
     assert.equal(csvField(true), 'true');
     assert.equal(csvField(-3), '-3'); // a number is data, not text: no formula guard

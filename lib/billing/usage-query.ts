@@ -166,7 +166,8 @@ interface SumsRow {
   completion_tokens: number;
 }
 
-const SUMS = 'SUM(u.usd) AS usd, SUM(u.diem) AS diem, COUNT(*) AS requests, SUM(u.prompt_tokens) AS prompt_tokens, SUM(u.completion_tokens) AS completion_tokens';
+const SUMS =
+  'SUM(u.usd) AS usd, SUM(u.diem) AS diem, COUNT(*) AS requests, SUM(u.prompt_tokens) AS prompt_tokens, SUM(u.completion_tokens) AS completion_tokens';
 
 // PostgreSQL returns SUM(BIGINT) as NUMERIC; the store parses it, and Number() covers SQLite's integers alike.
 const sums = (r: SumsRow) => ({

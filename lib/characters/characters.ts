@@ -90,7 +90,19 @@ export async function upsertCharacter(store: Store, c: Omit<Character, 'createdA
      ON CONFLICT (slug) DO UPDATE SET name = excluded.name, description = excluded.description, system_prompt = excluded.system_prompt,
        model_id = excluded.model_id, tags = excluded.tags, photo_url = excluded.photo_url, adult = excluded.adult,
        featured = excluded.featured, web_enabled = excluded.web_enabled, updated_at = excluded.updated_at`,
-    [c.slug, c.name, c.description, c.systemPrompt, c.modelId, JSON.stringify(c.tags.map((t) => t.toLowerCase())), c.photoUrl, c.adult, c.featured, c.webEnabled, now],
+    [
+      c.slug,
+      c.name,
+      c.description,
+      c.systemPrompt,
+      c.modelId,
+      JSON.stringify(c.tags.map((t) => t.toLowerCase())),
+      c.photoUrl,
+      c.adult,
+      c.featured,
+      c.webEnabled,
+      now,
+    ],
   );
 }
 

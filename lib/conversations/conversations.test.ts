@@ -96,7 +96,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       // Nothing changed for Alice.
       const still = await alice.get(c.id);
       assert.equal(still.title, 'Secret plans');
-      assert.deepEqual(still.messages.map((x) => x.content), ['the secret word is zebra', 'noted']);
+      assert.deepEqual(
+        still.messages.map((x) => x.content),
+        ['the secret word is zebra', 'noted'],
+      );
       assert.equal((await alice.search('zebra'))[0].conversation.id, c.id);
     });
 
@@ -110,9 +113,18 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const u2b = await alice.addMessage(c.id, { parentId: a1.id, role: 'user', content: 'And 5+5?' });
       const a2b = await alice.addMessage(c.id, { parentId: u2b.id, role: 'assistant', content: '10' });
 
-      assert.deepEqual((await alice.path(c.id)).map((m) => m.content), ['What is 2+2?', '4', 'And 5+5?', '10']);
-      assert.deepEqual((await alice.path(c.id, a2.id)).map((m) => m.id), [u1.id, a1.id, u2.id, a2.id]);
-      assert.deepEqual((await alice.path(c.id, u2.id)).map((m) => m.id), [u1.id, a1.id, u2.id]);
+      assert.deepEqual(
+        (await alice.path(c.id)).map((m) => m.content),
+        ['What is 2+2?', '4', 'And 5+5?', '10'],
+      );
+      assert.deepEqual(
+        (await alice.path(c.id, a2.id)).map((m) => m.id),
+        [u1.id, a1.id, u2.id, a2.id],
+      );
+      assert.deepEqual(
+        (await alice.path(c.id, u2.id)).map((m) => m.id),
+        [u1.id, a1.id, u2.id],
+      );
       await assert.rejects(alice.path(c.id, 'no-such-message'), code('NOT_FOUND'));
 
       assert.deepEqual(await alice.siblings(u2.id), { ids: [u2.id, u2b.id], index: 0 });
@@ -129,11 +141,17 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const a2c = await alice.addMessage(c.id, { parentId: u2.id, role: 'assistant', content: 'six' });
       assert.deepEqual(await alice.siblings(a2c.id), { ids: [a2.id, a2c.id], index: 1 });
       assert.equal((await alice.branchLeaf(u2.id)).id, a2c.id);
-      assert.deepEqual((await alice.path(c.id)).map((m) => m.content), ['What is 2+2?', '4', 'And 3+3?', 'six']);
+      assert.deepEqual(
+        (await alice.path(c.id)).map((m) => m.content),
+        ['What is 2+2?', '4', 'And 3+3?', 'six'],
+      );
 
       const all = await alice.get(c.id);
       assert.equal(all.messages.length, 7);
-      assert.deepEqual(all.messages.map((m) => m.id), [u1.id, a1.id, u2.id, a2.id, u2b.id, a2b.id, a2c.id]);
+      assert.deepEqual(
+        all.messages.map((m) => m.id),
+        [u1.id, a1.id, u2.id, a2.id, u2b.id, a2b.id, a2c.id],
+      );
       assert.ok(all.messages.every((m, i) => i === 0 || m.createdAt > all.messages[i - 1].createdAt));
       assert.ok(all.updatedAt >= a2c.createdAt);
 
@@ -255,9 +273,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(titleHit?.messageId, null);
       assert.equal(titleHit?.snippet, 'Budget for Q3');
 
-      assert.deepEqual((await dave.search('50%')).map((h) => h.conversation.id), [m.id]);
+      assert.deepEqual(
+        (await dave.search('50%')).map((h) => h.conversation.id),
+        [m.id],
+      );
       assert.deepEqual(await dave.search('5%f'), []); // % is literal, not a wildcard
-      assert.deepEqual((await dave.search('snake_case')).map((h) => h.conversation.id), [u.id]);
+      assert.deepEqual(
+        (await dave.search('snake_case')).map((h) => h.conversation.id),
+        [u.id],
+      );
       assert.deepEqual(await dave.search('snakeXcase'), []);
       assert.deepEqual(await dave.search('e_c'.replace('_', '\\')), []);
       assert.deepEqual(await dave.search('nothing like this'), []);

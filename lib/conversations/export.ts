@@ -9,7 +9,11 @@ const STATUS_NOTE: Partial<Record<Message['status'], string>> = {
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const escapeLinkText = (s: string) => s.replace(/[\\[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ').trim();
+const escapeLinkText = (s: string) =>
+  s
+    .replace(/[\\[\]]/g, (c) => `\\${c}`)
+    .replace(/\s+/g, ' ')
+    .trim();
 const escapeUrl = (s: string) => s.replace(/[\s()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 

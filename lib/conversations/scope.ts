@@ -23,19 +23,19 @@ export interface UserScope {
 export function userScope(store: Store, userId: string): UserScope {
   async function getConversation(q: Queryable, id: string, lock = false): Promise<Conversation> {
     if (typeof id !== 'string' || !id) throw notFound('Conversation');
-    const row = await q.get<ConversationRow>(
-      `SELECT ${C_COLS} FROM conversations c WHERE c.id = $1 AND c.user_id = $2${lock ? store.forUpdate : ''}`,
-      [id, userId],
-    );
+    const row = await q.get<ConversationRow>(`SELECT ${C_COLS} FROM conversations c WHERE c.id = $1 AND c.user_id = $2${lock ? store.forUpdate : ''}`, [
+      id,
+      userId,
+    ]);
     if (!row) throw notFound('Conversation');
     return toConversation(row);
   }
 
   async function messagesOf(q: Queryable, conversationId: string): Promise<Message[]> {
-    const rows = await q.all<MessageRow>(
-      `SELECT ${M_COLS} FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)} ORDER BY m.created_at, m.id`,
-      [conversationId, userId],
-    );
+    const rows = await q.all<MessageRow>(`SELECT ${M_COLS} FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)} ORDER BY m.created_at, m.id`, [
+      conversationId,
+      userId,
+    ]);
     return rows.map(toMessage);
   }
 

@@ -4,7 +4,11 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u20
 
 /** Removes control and invisible formatting characters, turns line breaks and tabs into spaces, collapses runs. */
 export function cleanLine(s: string): string {
-  return s.replace(/[\t\r\n]+/g, ' ').replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+  return s
+    .replace(/[\t\r\n]+/g, ' ')
+    .replace(CONTROL, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export const DEFAULT_TITLE = 'New chat';

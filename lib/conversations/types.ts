@@ -38,7 +38,11 @@ const messageErrorSchema = z.strictObject({
   code: z.string().min(1).max(100),
   status: z.number().int().min(0).max(999),
   message: z.string().max(2000),
-  retryAfter: z.number().min(0).max(86_400 * 7).optional(),
+  retryAfter: z
+    .number()
+    .min(0)
+    .max(86_400 * 7)
+    .optional(),
 });
 export type MessageError = z.infer<typeof messageErrorSchema>;
 

@@ -37,10 +37,11 @@ export class GroupCommit {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ op, key, resolve: resolve as (v: unknown) => void, reject });
       if (!lazy) this.schedule();
-      else this.lazyTimer ??= setTimeout(() => {
-        this.lazyTimer = undefined;
-        this.schedule();
-      }, this.lazyMs);
+      else
+        this.lazyTimer ??= setTimeout(() => {
+          this.lazyTimer = undefined;
+          this.schedule();
+        }, this.lazyMs);
     });
   }
 

@@ -106,10 +106,7 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
   {
     version: 3,
     name: 'web searches and scraped pages on usage rows',
-    sql: [
-      `ALTER TABLE usage ADD COLUMN searches BIGINT NOT NULL DEFAULT 0`,
-      `ALTER TABLE usage ADD COLUMN scraped_urls BIGINT NOT NULL DEFAULT 0`,
-    ],
+    sql: [`ALTER TABLE usage ADD COLUMN searches BIGINT NOT NULL DEFAULT 0`, `ALTER TABLE usage ADD COLUMN scraped_urls BIGINT NOT NULL DEFAULT 0`],
   },
   {
     version: 4,

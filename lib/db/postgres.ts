@@ -4,8 +4,7 @@ import pg from 'pg';
 import type { Param, Queryable, Store } from './store.ts';
 
 const types = {
-  getTypeParser: (oid: number, format?: string) =>
-    oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
+  getTypeParser: (oid: number, format?: string) => (oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')),
 };
 
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {

@@ -51,7 +51,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await assert.rejects(authenticate(store, expired.secret), { code: 'AUTHENTICATION_FAILED_INACTIVE_KEY', status: 401 });
       assert.equal(await keys.revoke(key.id), true);
       await assert.rejects(authenticate(store, secret), { status: 401 });
-      assert.deepEqual((await keys.listActive()).map((k) => k.id), []);
+      assert.deepEqual(
+        (await keys.listActive()).map((k) => k.id),
+        [],
+      );
     });
 
     test('key queries are scoped to their account', async () => {
@@ -69,7 +72,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const { hold } = await reserve(store, { accountId: a.id, keyId: null, estimate: { usd: 600_000, diem: 600_000 } });
       let b = await getBalances(store, a.id);
       assert.equal(b.usdHeld, 600_000);
-      await assert.rejects(reserve(store, { accountId: a.id, keyId: null, estimate: { usd: 500_000, diem: 500_000 } }), { code: 'INSUFFICIENT_BALANCE', status: 402 });
+      await assert.rejects(reserve(store, { accountId: a.id, keyId: null, estimate: { usd: 500_000, diem: 500_000 } }), {
+        code: 'INSUFFICIENT_BALANCE',
+        status: 402,
+      });
       const charged = await settle(store, hold, { usd: 250_000, diem: 250_000 }, usage);
       assert.deepEqual(charged, { usd: 250_000, diem: 0 });
       b = await getBalances(store, a.id);
@@ -83,7 +89,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(b.usd, 750_000);
       assert.equal(b.usdHeld, 0);
       const rows = await store.all<{ usd: number }>('SELECT usd FROM usage WHERE account_id = $1', [a.id]);
-      assert.deepEqual(rows.map((r) => Number(r.usd)), [250_000]);
+      assert.deepEqual(
+        rows.map((r) => Number(r.usd)),
+        [250_000],
+      );
     });
 
     test('DIEM is spent before USD, split when it runs out, and refills each UTC day', async () => {
@@ -138,11 +147,14 @@ describe('Ledger service', () => {
       let admitted = 0;
       // Waves of reservations, each settled in the background at its full estimate.
       for (let wave = 0; wave < 4; wave++) {
-        const results = await Promise.allSettled(Array.from({ length: 10 }, () => ledger.reserve({ accountId: a.id, keyId: null, estimate: { usd: 100_000, diem: 100_000 } })));
-        for (const r of results) if (r.status === 'fulfilled') {
-          admitted++;
-          void ledger.settle(r.value.hold, { usd: 100_000, diem: 100_000 }, usage);
-        }
+        const results = await Promise.allSettled(
+          Array.from({ length: 10 }, () => ledger.reserve({ accountId: a.id, keyId: null, estimate: { usd: 100_000, diem: 100_000 } })),
+        );
+        for (const r of results)
+          if (r.status === 'fulfilled') {
+            admitted++;
+            void ledger.settle(r.value.hold, { usd: 100_000, diem: 100_000 }, usage);
+          }
       }
       await ledger.drain();
       assert.equal(admitted, 10);

@@ -39,8 +39,7 @@ export function detectKind(data: Buffer, mimeType: string | undefined, filename:
       kind: undefined,
       from: 'unsupported',
       reason:
-        'legacy Office files (.doc, .xls, .ppt) and password-protected documents are not supported; ' +
-        'save it as .docx, .xlsx or .pptx without a password',
+        'legacy Office files (.doc, .xls, .ppt) and password-protected documents are not supported; ' + 'save it as .docx, .xlsx or .pptx without a password',
     };
   }
 

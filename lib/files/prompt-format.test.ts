@@ -39,10 +39,7 @@ describe('sanitizeFilename', () => {
 
 describe('formatFileForPrompt', () => {
   it('wraps the text between a header and a closing marker', () => {
-    assert.equal(
-      formatFileForPrompt('report.pdf', 'pdf', 'Hello\nworld\n'),
-      '[File: report.pdf (pdf)]\nHello\nworld\n[End of file: report.pdf]',
-    );
+    assert.equal(formatFileForPrompt('report.pdf', 'pdf', 'Hello\nworld\n'), '[File: report.pdf (pdf)]\nHello\nworld\n[End of file: report.pdf]');
   });
 
   it('keeps a crafted file name on the header line', () => {

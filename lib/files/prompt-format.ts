@@ -12,16 +12,13 @@ const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e
 /** A file name safe to put on one line of a prompt: base name only, no control characters, no brackets, capped. */
 export function sanitizeFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[/\\]/).pop() ?? '';
-  let clean = base
-    .replace(UNSAFE_NAME_CHARS, ' ')
-    .replace(/[[<]/g, '(')
-    .replace(/[\]>]/g, ')')
-    .replace(/\s+/g, ' ')
-    .trim();
+  let clean = base.replace(UNSAFE_NAME_CHARS, ' ').replace(/[[<]/g, '(').replace(/[\]>]/g, ')').replace(/\s+/g, ' ').trim();
   if (clean.length > MAX_NAME_LENGTH) {
     // Keep the extension: it tells the model (and the reader) what the file was.
     const ext = /\.[A-Za-z0-9]{1,10}$/.exec(clean)?.[0] ?? '';
-    clean = `${Array.from(clean).slice(0, MAX_NAME_LENGTH - ext.length - 1).join('')}…${ext}`;
+    clean = `${Array.from(clean)
+      .slice(0, MAX_NAME_LENGTH - ext.length - 1)
+      .join('')}…${ext}`;
   }
   return clean || 'unnamed';
 }

@@ -62,7 +62,10 @@ export async function fileToText(input: FileInput, limits: FileLimits = {}): Pro
   } else {
     if (kind === 'pdf' && (await pdfInflatedBytes(data, MAX_PDF_INFLATED_BYTES)) > MAX_PDF_INFLATED_BYTES) {
       // A few KB that inflate to tens of MB of page content is a decompression bomb, not a document to read.
-      throw new ApiError('CORRUPTED_FILE', `${label} unpacks to more than ${formatSize(MAX_PDF_INFLATED_BYTES)} of page content; it may be damaged or malicious`);
+      throw new ApiError(
+        'CORRUPTED_FILE',
+        `${label} unpacks to more than ${formatSize(MAX_PDF_INFLATED_BYTES)} of page content; it may be damaged or malicious`,
+      );
     }
     text = await parseDocument(data, kind, label);
     // Nothing to read (a scan without OCR, a page of drawing operators, a damaged file): an error, never billed text.
@@ -168,7 +171,6 @@ function parseFailure(e: unknown, kind: FileKind, label: string): ApiError {
 
 /** 10485760 → "10 MB", 1536 → "1.5 KB"; rounded up, so a file just over a limit never shows as equal to it. */
 function formatSize(bytes: number): string {
-  const [value, unit] =
-    bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
   return `${Math.ceil(value * 10) / 10} ${unit}`;
 }

@@ -80,11 +80,12 @@ export async function writeWebResponse(res: ServerResponse, response: Response, 
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        const go = () => (res.off('drain', go), res.off('close', go), resolve());
-        res.on('drain', go);
-        res.on('close', go);
-      });
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => (res.off('drain', go), res.off('close', go), resolve());
+          res.on('drain', go);
+          res.on('close', go);
+        });
     }
   } catch {
     // The body's source failed or was cancelled: end what was sent.

@@ -111,7 +111,10 @@ export function signInHeader(ctx: RequestCtx): string | undefined {
  * Verifies the request's SIGN-IN-WITH-X header (consuming its nonce) and makes the wallet the caller. As for keys,
  * `limit: 'api'` (the default) takes one request from the wallet's management-endpoint budget.
  */
-export async function requireWallet(ctx: RequestCtx, opts: { header?: string; limit?: 'api' | 'none' } = {}): Promise<{ principal: Principal; wallet: Wallet }> {
+export async function requireWallet(
+  ctx: RequestCtx,
+  opts: { header?: string; limit?: 'api' | 'none' } = {},
+): Promise<{ principal: Principal; wallet: Wallet }> {
   const header = opts.header ?? signInHeader(ctx);
   if (header === undefined) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
   let signed;

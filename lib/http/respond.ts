@@ -9,7 +9,10 @@ const MIN_COMPRESS_BYTES = 1024;
 
 function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
   if (!accept) return undefined;
-  const offered = accept.toLowerCase().split(',').map((s) => s.trim().split(';'));
+  const offered = accept
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim().split(';'));
   const ok = (name: string) => offered.some(([n, q]) => n === name && !/q=0(\.0*)?$/.test(q ?? ''));
   if (ok('br')) return 'br';
   if (ok('gzip')) return 'gzip';

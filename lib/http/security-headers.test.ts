@@ -15,12 +15,21 @@ test('the policy: nonce-only scripts without eval, no framing, no plugins, conne
   assert.deepEqual(p.get('connect-src'), ["'self'"]);
   assert.deepEqual(p.get('default-src'), ["'self'"]);
   assert.deepEqual(p.get('img-src'), ["'self'", 'data:', 'blob:'], 'no other image host: markdown images cannot exfiltrate');
-  assert.deepEqual(directives(contentSecurityPolicy('n', { imageOrigins: ['https://cdn.example'] })).get('img-src'), ["'self'", 'data:', 'blob:', 'https://cdn.example']);
+  assert.deepEqual(directives(contentSecurityPolicy('n', { imageOrigins: ['https://cdn.example'] })).get('img-src'), [
+    "'self'",
+    'data:',
+    'blob:',
+    'https://cdn.example',
+  ]);
   assert.ok(!contentSecurityPolicy('n').includes('unsafe-eval'));
   assert.ok(!contentSecurityPolicy('n').includes('upgrade-insecure-requests'));
   assert.ok(directives(contentSecurityPolicy('n', { https: true })).has('upgrade-insecure-requests'));
   // next dev only: React's development build evaluates code.
-  assert.ok(directives(contentSecurityPolicy('n', { dev: true })).get('script-src')?.includes("'unsafe-eval'"));
+  assert.ok(
+    directives(contentSecurityPolicy('n', { dev: true }))
+      .get('script-src')
+      ?.includes("'unsafe-eval'"),
+  );
 });
 
 test('HSTS only over https', () => {

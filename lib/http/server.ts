@@ -31,7 +31,7 @@ export interface ServerOptions {
 const PROCESS_SUFFIX = randomUUID().replaceAll('-', '').slice(0, 7);
 let counter = 0;
 export const newRequestId = () =>
-  Date.now().toString(16).padStart(11, '0') + ((counter = (counter + 1) & 0xffffff).toString(16).padStart(6, '0')) + PROCESS_SUFFIX;
+  Date.now().toString(16).padStart(11, '0') + (counter = (counter + 1) & 0xffffff).toString(16).padStart(6, '0') + PROCESS_SUFFIX;
 
 const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 

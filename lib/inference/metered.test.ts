@@ -18,7 +18,15 @@ const { byId } = parseCatalogue(
   {
     models: [
       { id: 'text', name: 'T', type: 'text', tier: 'XS', pricing: { input_usd: 1, output_usd: 2, input_diem: 1, output_diem: 2 }, context_length: 100, engine },
-      { id: 'video', name: 'V', type: 'video', tier: 'XS', pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: 0.05 }, context_length: 100, engine },
+      {
+        id: 'video',
+        name: 'V',
+        type: 'video',
+        tier: 'XS',
+        pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: 0.05 },
+        context_length: 100,
+        engine,
+      },
     ],
   },
   '/',
@@ -84,12 +92,24 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(meter.open, false);
       await ledger.drain();
       const r = await row(ctx.requestId);
-      assert.deepEqual({ ...r, quantity: Number(r!.quantity), usd: Number(r!.usd), prompt_tokens: Number(r!.prompt_tokens), completion_tokens: Number(r!.completion_tokens) }, {
-        unit: 'token', quantity: 90, prompt_tokens: 80, completion_tokens: 10, usd: 100, endpoint: '/chat/completions', model_id: 'text',
-      });
+      assert.deepEqual(
+        { ...r, quantity: Number(r!.quantity), usd: Number(r!.usd), prompt_tokens: Number(r!.prompt_tokens), completion_tokens: Number(r!.completion_tokens) },
+        {
+          unit: 'token',
+          quantity: 90,
+          prompt_tokens: 80,
+          completion_tokens: 10,
+          usd: 100,
+          endpoint: '/chat/completions',
+          model_id: 'text',
+        },
+      );
       const b = await ledger.balances(accountId);
       assert.deepEqual([b.usd, b.usdHeld], [10_000_000 - 100, 0]);
-      assert.deepEqual(calls, [['admit', 'text', 150], ['finish', 90]]);
+      assert.deepEqual(calls, [
+        ['admit', 'text', 150],
+        ['finish', 90],
+      ]);
     });
 
     test('a run that fails before any output is released: nothing charged, no row, the tokens go back', async () => {
@@ -104,7 +124,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(await row(ctx.requestId), undefined);
       const b = await ledger.balances(accountId);
       assert.deepEqual([b.usd, b.usdHeld], [10_000_000, 0]);
-      assert.deepEqual(calls, [['admit', 'text', 40], ['finish', 0]]);
+      assert.deepEqual(calls, [
+        ['admit', 'text', 40],
+        ['finish', 0],
+      ]);
     });
 
     test('a run aborted midway is billed for what it produced, in its own unit', async () => {
@@ -131,19 +154,37 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const r = await row(ctx.requestId);
       assert.deepEqual([r!.unit, Number(r!.quantity), Number(r!.usd)], ['second', 4, 200_000]);
       assert.equal((await ledger.balances(accountId)).usd, 10_000_000 - 200_000);
-      assert.deepEqual(calls, [['admit', 'video', 0], ['finish', 0]], 'other units admit as 0 tokens');
+      assert.deepEqual(
+        calls,
+        [
+          ['admit', 'video', 0],
+          ['finish', 0],
+        ],
+        'other units admit as 0 tokens',
+      );
     });
 
     test('refused for credit: 402, nothing held, the request counted and its tokens back', async () => {
       const { deps, ctx, calls, accountId } = await setup(0);
-      await assert.rejects(openMeter(deps, ctx, { model: text, endpoint: '/chat/completions', estimate: { promptTokens: 10 } }), { code: 'INSUFFICIENT_BALANCE' });
+      await assert.rejects(openMeter(deps, ctx, { model: text, endpoint: '/chat/completions', estimate: { promptTokens: 10 } }), {
+        code: 'INSUFFICIENT_BALANCE',
+      });
       assert.equal((await ledger.balances(accountId)).usdHeld, 0);
-      assert.deepEqual(calls, [['admit', 'text', 10], ['finish', 0]]);
+      assert.deepEqual(calls, [
+        ['admit', 'text', 10],
+        ['finish', 0],
+      ]);
     });
 
     test('server-priced work (no model) is not rate-limited; a release before settling makes settle a no-op', async () => {
       const { deps, ctx, calls, accountId } = await setup();
-      const meter = await openMeter(deps, ctx, { modelId: 'augment:scrape', endpoint: '/augment/scrape', unit: 'call', prices: { input: { usd: 0, diem: 0 }, cachedInput: { usd: 0, diem: 0 }, output: { usd: 0, diem: 0 }, call: { usd: 3_000, diem: 3_000 } }, estimate: { calls: 1 } });
+      const meter = await openMeter(deps, ctx, {
+        modelId: 'augment:scrape',
+        endpoint: '/augment/scrape',
+        unit: 'call',
+        prices: { input: { usd: 0, diem: 0 }, cachedInput: { usd: 0, diem: 0 }, output: { usd: 0, diem: 0 }, call: { usd: 3_000, diem: 3_000 } },
+        estimate: { calls: 1 },
+      });
       assert.equal(meter.hold.usd, 3_000);
       meter.release();
       assert.deepEqual(meter.settle({ calls: 1 }), { usd: 0, diem: 0 });

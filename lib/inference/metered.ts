@@ -78,7 +78,12 @@ export interface Meter {
 const tokensOf = (q: Quantities) => (q.promptTokens ?? 0) + (q.completionTokens ?? 0);
 
 /** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
-export async function admit(deps: Pick<MeterDeps, 'limiter' | 'store'>, ctx: Pick<MeterContext, 'principal'>, model: ModelEntry, tokens: number): Promise<Admission> {
+export async function admit(
+  deps: Pick<MeterDeps, 'limiter' | 'store'>,
+  ctx: Pick<MeterContext, 'principal'>,
+  model: ModelEntry,
+  tokens: number,
+): Promise<Admission> {
   const p = ctx.principal;
   const tier = p.accountTier === 'partner' ? 'partner' : 'default';
   try {

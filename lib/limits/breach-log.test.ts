@@ -40,7 +40,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(page.length, 50);
       assert.equal(page[0].modelId, 'm-59');
       assert.equal(page[49].modelId, 'm-10');
-      assert.deepEqual((await listBreaches(store, 'acc-page', 2)).map((b) => b.modelId), ['m-59', 'm-58']);
+      assert.deepEqual(
+        (await listBreaches(store, 'acc-page', 2)).map((b) => b.modelId),
+        ['m-59', 'm-58'],
+      );
 
       const before = Date.now();
       await recordBreach(store, { accountId: 'acc-now', keyId: 'k', modelId: 'm', type: 'RPD', tier: 'paid' });

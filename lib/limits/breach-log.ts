@@ -34,10 +34,15 @@ const sinceTrim = new Map<string, number>();
 
 export async function recordBreach(store: Store, b: Breach): Promise<void> {
   const at = b.at ?? Date.now();
-  await store.run(
-    'INSERT INTO rate_limit_breaches (id, account_id, key_id, model_id, type, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [randomUUID(), b.accountId, b.keyId, b.modelId, b.type, b.tier, at],
-  );
+  await store.run('INSERT INTO rate_limit_breaches (id, account_id, key_id, model_id, type, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    randomUUID(),
+    b.accountId,
+    b.keyId,
+    b.modelId,
+    b.type,
+    b.tier,
+    at,
+  ]);
   const account = b.accountId ?? '';
   const n = (sinceTrim.get(account) ?? 0) + 1;
   if (n < TRIM_EVERY) {
@@ -58,10 +63,7 @@ async function trimAccount(store: Store, accountId: string | null): Promise<void
     params,
   );
   if (!cutoff) return;
-  await store.run(`DELETE FROM rate_limit_breaches WHERE ${where} AND created_at < $${params.length + 1}`, [
-    ...params,
-    Number(cutoff.created_at),
-  ]);
+  await store.run(`DELETE FROM rate_limit_breaches WHERE ${where} AND created_at < $${params.length + 1}`, [...params, Number(cutoff.created_at)]);
 }
 
 /** An account's newest breaches first. */

@@ -49,11 +49,14 @@ describe('loadLimitConfig', () => {
 
   test('a bad value is refused with the field it is in', () => {
     const p = file('bad-value.json', JSON.stringify({ text: { default: { M: { tpm: -5 } } } }));
-    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: p }), (e: Error) => {
-      assert.match(e.message, /Invalid configuration: LAGOON_RATE_LIMITS names .*bad-value\.json, which is not a valid rate-limit file/);
-      assert.match(e.message, /text\.default\.M\.tpm/);
-      return true;
-    });
+    assert.throws(
+      () => loadLimitConfig({ LAGOON_RATE_LIMITS: p }),
+      (e: Error) => {
+        assert.match(e.message, /Invalid configuration: LAGOON_RATE_LIMITS names .*bad-value\.json, which is not a valid rate-limit file/);
+        assert.match(e.message, /text\.default\.M\.tpm/);
+        return true;
+      },
+    );
   });
 
   test('an unknown field (a typo) is refused rather than ignored', () => {
@@ -79,6 +82,9 @@ describe('loadLimitConfig', () => {
   test('a file that is not JSON, not an object, or missing is named in the error', () => {
     assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file('broken.json', '{ "text": ') }), /broken\.json, which is not valid JSON/);
     assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: file('array.json', '[1]') }), /array\.json, which must hold a JSON object/);
-    assert.throws(() => loadLimitConfig({ LAGOON_RATE_LIMITS: path.join(dir, 'missing.json') }), /LAGOON_RATE_LIMITS names .*missing\.json, which cannot be read/);
+    assert.throws(
+      () => loadLimitConfig({ LAGOON_RATE_LIMITS: path.join(dir, 'missing.json') }),
+      /LAGOON_RATE_LIMITS names .*missing\.json, which cannot be read/,
+    );
   });
 });

@@ -67,10 +67,7 @@ describe('RateLimiter (Redis)', () => {
     const k: LimitSubject = { credential: 'tokens', modelId: 'chat', model: model('text', 'L'), tier: 'default' };
     const held = await one.admit(k, 800);
     await assert.rejects(two.admit(k, 300), (e) => rateLimitTypeOf(e) === 'TPM');
-    assert.deepEqual(
-      { requests: (await two.status(k)).remainingRequests, tokens: (await two.status(k)).remainingTokens },
-      { requests: 99, tokens: 200 },
-    );
+    assert.deepEqual({ requests: (await two.status(k)).remainingRequests, tokens: (await two.status(k)).remainingTokens }, { requests: 99, tokens: 200 });
     await held.finish(100);
     const next = await two.admit(k, 300);
     assert.equal(next.headers['x-ratelimit-remaining-tokens'], '600');

@@ -84,11 +84,7 @@ describe('RateLimiter (memory)', () => {
   test('success headers: the request trio, plus the token trio for text models', async () => {
     const rl = new RateLimiter(short);
     const img = await rl.admit(subject({ credential: 'h' }), 0);
-    assert.deepEqual(Object.keys(img.headers).sort(), [
-      'x-ratelimit-limit-requests',
-      'x-ratelimit-remaining-requests',
-      'x-ratelimit-reset-requests',
-    ]);
+    assert.deepEqual(Object.keys(img.headers).sort(), ['x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests']);
     assert.equal(img.headers['x-ratelimit-remaining-requests'], String(N - 1));
 
     const text = await rl.admit(subject({ credential: 'h', modelId: 'chat', model: model('text', 'L') }), 300);

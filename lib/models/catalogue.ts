@@ -61,7 +61,11 @@ export function loadCatalogue(file: string, vars: CatalogueVars): Catalogue {
 }
 
 // Lookup tolerates case, and dots/underscores/spaces for dashes, as clients often write ids loosely.
-const normalise = (id: string) => id.trim().toLowerCase().replace(/[._\s]+/g, '-');
+const normalise = (id: string) =>
+  id
+    .trim()
+    .toLowerCase()
+    .replace(/[._\s]+/g, '-');
 
 /**
  * Resolves a model name (id, trait, compatibility alias) of the given type, or throws 404 MODEL_NOT_FOUND. The name
@@ -80,7 +84,10 @@ export function resolveModel(cat: Catalogue, name: string, type: ModelType = 'te
   const wanted = normalise(name);
   const loose = cat.models.find((m) => normalise(m.id) === wanted);
   if (loose) return loose;
-  const ids = ofType.map((m) => m.id).slice(0, 10).join(', ');
+  const ids = ofType
+    .map((m) => m.id)
+    .slice(0, 10)
+    .join(', ');
   throw new ApiError('MODEL_NOT_FOUND', `Specified model not found: "${name}". Available ${type} models: ${ids || 'none'}.`);
 }
 

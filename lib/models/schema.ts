@@ -127,19 +127,21 @@ function missingUnitPrice(m: z.infer<typeof modelEntrySchema>): string | undefin
   return undefined;
 }
 
-export const catalogueSchema = z.strictObject({
-  /** The operator's default system prompts, placed before the caller's unless the request opts out. */
-  system_prompts: z.array(z.string()).default([]),
-  models: z.array(modelEntrySchema).min(1),
-  compatibility_mapping: z.record(z.string(), z.string()).default({}),
-  image_styles: z.array(z.string()).default([]),
-}).superRefine((file, c) => {
-  // A media model bills in its own unit; a catalogue that left its price out would serve it for free.
-  file.models.forEach((m, i) => {
-    const missing = missingUnitPrice(m);
-    if (missing) c.addIssue({ code: 'custom', path: ['models', i, 'pricing'], message: `a model of type ${m.type} must declare pricing.${missing}` });
+export const catalogueSchema = z
+  .strictObject({
+    /** The operator's default system prompts, placed before the caller's unless the request opts out. */
+    system_prompts: z.array(z.string()).default([]),
+    models: z.array(modelEntrySchema).min(1),
+    compatibility_mapping: z.record(z.string(), z.string()).default({}),
+    image_styles: z.array(z.string()).default([]),
+  })
+  .superRefine((file, c) => {
+    // A media model bills in its own unit; a catalogue that left its price out would serve it for free.
+    file.models.forEach((m, i) => {
+      const missing = missingUnitPrice(m);
+      if (missing) c.addIssue({ code: 'custom', path: ['models', i, 'pricing'], message: `a model of type ${m.type} must declare pricing.${missing}` });
+    });
   });
-});
 
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type CatalogueFile = z.infer<typeof catalogueSchema>;

@@ -42,7 +42,8 @@ export function splitModelSuffix(model: string, includeSystemPromptKey: string):
     }
     if (key === 'enable_web_search') {
       const v = value === 'true' ? 'on' : value === 'false' ? 'off' : value;
-      if (v !== 'on' && v !== 'off' && v !== 'auto') throw new ApiError('INVALID_REQUEST', `Invalid model suffix: enable_web_search must be on, off or auto, got "${value}"`);
+      if (v !== 'on' && v !== 'off' && v !== 'auto')
+        throw new ApiError('INVALID_REQUEST', `Invalid model suffix: enable_web_search must be on, off or auto, got "${value}"`);
       params.enable_web_search = v;
     } else if (key === 'character_slug') {
       if (!value) throw new ApiError('INVALID_REQUEST', 'Invalid model suffix: character_slug is empty');

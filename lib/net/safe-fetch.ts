@@ -47,13 +47,7 @@ export interface SafeFetchResult {
 export const SAFE_FETCH_DEFAULTS = { maxBytes: 5 * 1024 * 1024, timeoutMs: 10_000, maxRedirects: 3 } as const;
 
 // Names that reach a cloud provider's instance metadata service from inside the instance.
-const METADATA_HOSTNAMES = new Set([
-  'metadata.google.internal',
-  'metadata.goog',
-  'metadata',
-  'instance-data',
-  'instance-data.ec2.internal',
-]);
+const METADATA_HOSTNAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Mozilla/5.0 (compatible; Lagoon/0.1)';
@@ -243,7 +237,6 @@ function describeNetworkError(e: unknown): string {
 }
 
 function formatSize(bytes: number): string {
-  const [value, unit] =
-    bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'bytes'];
   return `${Math.round(value * 10) / 10} ${unit}`;
 }

@@ -10,7 +10,9 @@ const forbidden = (re: RegExp) => ({ name: 'Error', code: 'FORBIDDEN', status: 4
 describe('checkCsrf', () => {
   test('safe methods pass without any token or origin', () => {
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'get']) {
-      assert.doesNotThrow(() => checkCsrf({ method, origin: 'https://evil.example', host: 'chat.example.com', headerToken: undefined, sessionCsrf: undefined }));
+      assert.doesNotThrow(() =>
+        checkCsrf({ method, origin: 'https://evil.example', host: 'chat.example.com', headerToken: undefined, sessionCsrf: undefined }),
+      );
     }
   });
   test('state-changing methods pass with the right token and a same-host origin', () => {
@@ -69,13 +71,16 @@ describe('session cookies', () => {
   test('parseCookies', () => {
     assert.deepEqual({ ...parseCookies(undefined) }, {});
     assert.deepEqual({ ...parseCookies('') }, {});
-    assert.deepEqual({ ...parseCookies('a=1; lagoon_session=abc-_XYZ; b=x%20y; c="quoted"; junk; =novalue; a=2; d=%E0%A4%A') }, {
-      a: '1',
-      lagoon_session: 'abc-_XYZ',
-      b: 'x y',
-      c: 'quoted',
-      d: '%E0%A4%A',
-    });
+    assert.deepEqual(
+      { ...parseCookies('a=1; lagoon_session=abc-_XYZ; b=x%20y; c="quoted"; junk; =novalue; a=2; d=%E0%A4%A') },
+      {
+        a: '1',
+        lagoon_session: 'abc-_XYZ',
+        b: 'x y',
+        c: 'quoted',
+        d: '%E0%A4%A',
+      },
+    );
     const p = parseCookies('__proto__=x; toString=y');
     // biome-ignore lint/suspicious/noProto: the test is that a cookie named __proto__ stays a plain own property
     assert.equal(p.__proto__, 'x');

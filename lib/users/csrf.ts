@@ -36,7 +36,8 @@ export function checkCsrf(input: CsrfInput): void {
   checkOrigin(input.origin, input.host);
   if (!input.sessionCsrf) throw new ApiError('FORBIDDEN', 'CSRF check failed: no session');
   if (!input.headerToken) throw new ApiError('FORBIDDEN', `CSRF check failed: the ${CSRF_HEADER} header is missing`);
-  if (!safeEqual(input.headerToken, input.sessionCsrf)) throw new ApiError('FORBIDDEN', `CSRF check failed: the ${CSRF_HEADER} header does not match the session`);
+  if (!safeEqual(input.headerToken, input.sessionCsrf))
+    throw new ApiError('FORBIDDEN', `CSRF check failed: the ${CSRF_HEADER} header does not match the session`);
 }
 
 /**

@@ -56,9 +56,7 @@ export const toUser = (r: UserRow): User => ({
   accountId: r.account_id,
   createdAt: Number(r.created_at),
   wallet:
-    r.wallet_id && r.wallet_address
-      ? { id: r.wallet_id, namespace: r.wallet_namespace === 'solana' ? 'solana' : 'eip155', address: r.wallet_address }
-      : null,
+    r.wallet_id && r.wallet_address ? { id: r.wallet_id, namespace: r.wallet_namespace === 'solana' ? 'solana' : 'eip155', address: r.wallet_address } : null,
 });
 
 export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, displayName: u.displayName, isAdmin: u.isAdmin, createdAt: u.createdAt });

@@ -35,7 +35,8 @@ export function normaliseEmail(email: unknown): string {
 function checkPassword(password: unknown): string {
   if (typeof password !== 'string') throw new ApiError('INVALID_REQUEST', 'Password is required', { param: 'password' });
   const n = [...password].length;
-  if (n < PASSWORD_MIN || n > PASSWORD_MAX) throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`, { param: 'password' });
+  if (n < PASSWORD_MIN || n > PASSWORD_MAX)
+    throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`, { param: 'password' });
   return password;
 }
 
@@ -46,7 +47,8 @@ export function normaliseDisplayName(name: unknown): string {
   if (name === undefined || name === null) return '';
   if (typeof name !== 'string') throw new ApiError('INVALID_REQUEST', 'Display name must be text', { param: 'displayName' });
   const clean = name.replace(CONTROL, '').trim();
-  if ([...clean].length > DISPLAY_NAME_MAX) throw new ApiError('INVALID_REQUEST', `Display name must be at most ${DISPLAY_NAME_MAX} characters`, { param: 'displayName' });
+  if ([...clean].length > DISPLAY_NAME_MAX)
+    throw new ApiError('INVALID_REQUEST', `Display name must be at most ${DISPLAY_NAME_MAX} characters`, { param: 'displayName' });
   return clean;
 }
 
@@ -100,10 +102,15 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
       const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now(), wallet: null };
-      await q.run(
-        'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [u.id, u.email, passwordHash, u.displayName, u.isAdmin, u.accountId, u.createdAt],
-      );
+      await q.run('INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        u.id,
+        u.email,
+        passwordHash,
+        u.displayName,
+        u.isAdmin,
+        u.accountId,
+        u.createdAt,
+      ]);
       return u;
     });
     return { user, accountId: user.accountId };
@@ -122,7 +129,9 @@ export const dummyPasswordHash = (): Promise<string> => (dummyHash ??= hash('lag
 export async function signIn(store: Store, input: { email: unknown; password: unknown }): Promise<User> {
   const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
   const password = typeof input.password === 'string' ? input.password : '';
-  const row = email ? await store.get<UserRow & { password_hash: string }>(`SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE u.email = $1`, [email]) : undefined;
+  const row = email
+    ? await store.get<UserRow & { password_hash: string }>(`SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE u.email = $1`, [email])
+    : undefined;
   let ok = false;
   try {
     ok = await verify(row ? row.password_hash : await dummyPasswordHash(), password.length > PASSWORD_MAX * 4 ? '' : password);

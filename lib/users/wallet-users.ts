@@ -42,8 +42,17 @@ export async function ensureWalletUser(store: Store, wallet: Wallet, now = Date.
 
 /** The principal a wallet user's chats run as: the wallet's own (401 when an operator revoked its key). */
 export async function walletUserPrincipal(store: Store, w: UserWallet, now = Date.now()): Promise<Principal> {
-  const row = await store.get<{ account_id: string; key_id: string; created_at: number }>('SELECT account_id, key_id, created_at FROM wallets WHERE id = $1', [w.id]);
+  const row = await store.get<{ account_id: string; key_id: string; created_at: number }>('SELECT account_id, key_id, created_at FROM wallets WHERE id = $1', [
+    w.id,
+  ]);
   if (!row) throw new Error(`wallet ${w.id} of a browser user is missing`);
-  const wallet: Wallet = { id: w.id, namespace: w.namespace, address: w.address, accountId: row.account_id, keyId: row.key_id, createdAt: Number(row.created_at) };
+  const wallet: Wallet = {
+    id: w.id,
+    namespace: w.namespace,
+    address: w.address,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    createdAt: Number(row.created_at),
+  };
   return walletPrincipal(store, wallet, now);
 }

@@ -13,13 +13,19 @@ test('defaults: no rails, SIWX bound to localhost, Base and Solana mainnet, $5 t
   const c = loadWalletConfig({}, 3000);
   assert.equal(c.publicOrigin, 'http://localhost:3000');
   assert.deepEqual(c.rails, { evm: false, solana: false });
-  assert.deepEqual([c.evm.network, c.evm.asset, c.solana.network], ['eip155:8453', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+  assert.deepEqual(
+    [c.evm.network, c.evm.asset, c.solana.network],
+    ['eip155:8453', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'],
+  );
   assert.deepEqual([c.minTopUp, c.maxTopUp, c.siwx.maxAgeMs], [5_000_000, 10_000_000_000, 300_000]);
   assert.equal(c.facilitatorUrl, undefined);
 });
 
 test('a rail is on with its recipient and a way to settle (in-process keys and RPC, or a remote facilitator)', () => {
-  const inProcess = loadWalletConfig({ LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_BASE_RPC_URL: 'http://127.0.0.1:8545', LAGOON_X402_BASE_FACILITATOR_KEY: KEY }, 3000);
+  const inProcess = loadWalletConfig(
+    { LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_BASE_RPC_URL: 'http://127.0.0.1:8545', LAGOON_X402_BASE_FACILITATOR_KEY: KEY },
+    3000,
+  );
   assert.equal(inProcess.rails.evm, true);
   const remote = loadWalletConfig({ LAGOON_X402_BASE_PAY_TO: PAY_TO, LAGOON_X402_FACILITATOR_URL: 'https://facilitator.internal' }, 3000);
   assert.deepEqual([remote.rails.evm, remote.facilitatorUrl], [true, 'https://facilitator.internal']);

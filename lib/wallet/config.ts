@@ -147,8 +147,10 @@ export function walletConfigOf(s: WalletSettings, port: number): WalletConfig {
   // A recipient without a way to settle is a half-configured rail: refuse to start rather than offer it.
   const evmSettles = s.facilitatorUrl !== undefined || (evm.facilitatorKey !== undefined && evm.rpcUrl !== undefined);
   const solSettles = s.facilitatorUrl !== undefined || (solana.feePayerKey !== undefined && solana.rpcUrl !== undefined);
-  if (s.evmPayTo && !evmSettles) throw new Error('LAGOON_X402_BASE_PAY_TO needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_BASE_RPC_URL and LAGOON_X402_BASE_FACILITATOR_KEY');
-  if (s.solanaPayTo && !solSettles) throw new Error('LAGOON_X402_SOLANA_PAY_TO needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_SOLANA_RPC_URL and LAGOON_X402_SOLANA_FEE_PAYER_KEY');
+  if (s.evmPayTo && !evmSettles)
+    throw new Error('LAGOON_X402_BASE_PAY_TO needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_BASE_RPC_URL and LAGOON_X402_BASE_FACILITATOR_KEY');
+  if (s.solanaPayTo && !solSettles)
+    throw new Error('LAGOON_X402_SOLANA_PAY_TO needs LAGOON_X402_FACILITATOR_URL, or LAGOON_X402_SOLANA_RPC_URL and LAGOON_X402_SOLANA_FEE_PAYER_KEY');
 
   return {
     publicOrigin: s.publicUrl ? new URL(s.publicUrl).origin : `http://localhost:${port}`,

@@ -28,10 +28,17 @@ const CONFIRMATION_TIMEOUT_MS = 60_000;
 function evmScheme(cfg: WalletConfig): ExactEvmScheme | undefined {
   const { rpcUrl, facilitatorKey, chainId } = cfg.evm;
   if (!rpcUrl || !facilitatorKey) return undefined;
-  const chain = defineChain({ id: chainId, name: `eip155:${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  const chain = defineChain({
+    id: chainId,
+    name: `eip155:${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
   const account = privateKeyToAccount(facilitatorKey);
   // Base makes a block every 2 s: polling each second for the receipt keeps a top-up's wait close to that.
-  const client = createWalletClient({ account, chain, pollingInterval: 1_000, transport: http(rpcUrl, { timeout: 30_000, retryCount: 1 }) }).extend(publicActions);
+  const client = createWalletClient({ account, chain, pollingInterval: 1_000, transport: http(rpcUrl, { timeout: 30_000, retryCount: 1 }) }).extend(
+    publicActions,
+  );
   const signer = toFacilitatorEvmSigner(
     {
       address: account.address,

@@ -1,8 +1,20 @@
 // The chains and tokens wallet users pay and sign in with. USDC only: 6 decimals, so one token unit is one micro-USD
 // and a top-up credits exactly its settled amount.
 
-export const BASE_MAINNET = { network: 'eip155:8453', chainId: 8453, usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', usdcName: 'USD Coin', usdcVersion: '2' } as const;
-export const BASE_SEPOLIA = { network: 'eip155:84532', chainId: 84532, usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', usdcName: 'USDC', usdcVersion: '2' } as const;
+export const BASE_MAINNET = {
+  network: 'eip155:8453',
+  chainId: 8453,
+  usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  usdcName: 'USD Coin',
+  usdcVersion: '2',
+} as const;
+export const BASE_SEPOLIA = {
+  network: 'eip155:84532',
+  chainId: 84532,
+  usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  usdcName: 'USDC',
+  usdcVersion: '2',
+} as const;
 
 export const SOLANA_MAINNET = { network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', usdc: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' } as const;
 export const SOLANA_DEVNET = { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', usdc: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' } as const;

@@ -38,7 +38,11 @@ export async function consumeNonce(
   opts: { clientChosenUntil?: number } = {},
   now = Date.now(),
 ): Promise<NonceOutcome> {
-  const taken = await store.run('UPDATE siwx_nonces SET used_at = $2, address = $3 WHERE nonce = $1 AND used_at IS NULL AND expires_at > $2', [nonce, now, address]);
+  const taken = await store.run('UPDATE siwx_nonces SET used_at = $2, address = $3 WHERE nonce = $1 AND used_at IS NULL AND expires_at > $2', [
+    nonce,
+    now,
+    address,
+  ]);
   if (taken === 1) return 'ok';
   const row = await store.get<{ used_at: number | null }>('SELECT used_at FROM siwx_nonces WHERE nonce = $1', [nonce]);
   if (row) return row.used_at === null ? 'expired' : 'reused';

@@ -46,10 +46,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 function amountOf(raw: unknown, cfg: WalletConfig): number {
-  if (typeof raw !== 'string' || !/^[0-9]{1,30}$/.test(raw)) throw new ApiError('INVALID_AMOUNT', 'The payment amount must be a whole number of token units, as a decimal string');
+  if (typeof raw !== 'string' || !/^[0-9]{1,30}$/.test(raw))
+    throw new ApiError('INVALID_AMOUNT', 'The payment amount must be a whole number of token units, as a decimal string');
   const units = BigInt(raw);
-  if (units < BigInt(cfg.minTopUp)) throw new ApiError('AMOUNT_TOO_LOW', `The top-up amount must be at least ${cfg.minTopUp / 1e6} USD (${cfg.minTopUp} units)`);
-  if (units > BigInt(cfg.maxTopUp)) throw new ApiError('AMOUNT_TOO_HIGH', `The top-up amount must be at most ${cfg.maxTopUp / 1e6} USD (${cfg.maxTopUp} units)`);
+  if (units < BigInt(cfg.minTopUp))
+    throw new ApiError('AMOUNT_TOO_LOW', `The top-up amount must be at least ${cfg.minTopUp / 1e6} USD (${cfg.minTopUp} units)`);
+  if (units > BigInt(cfg.maxTopUp))
+    throw new ApiError('AMOUNT_TOO_HIGH', `The top-up amount must be at most ${cfg.maxTopUp / 1e6} USD (${cfg.maxTopUp} units)`);
   return Number(units);
 }
 
@@ -77,7 +80,8 @@ function evmPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: R
   const { from, to, value, nonce, validAfter, validBefore } = auth;
   if (typeof from !== 'string' || !isAddress(from, { strict: false })) throw bad('authorization.from must be an address');
   if (typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw bad('authorization.nonce must be 32 bytes in hex');
-  if (![validAfter, validBefore].every((v) => typeof v === 'string' && /^[0-9]{1,30}$/.test(v))) throw bad('authorization.validAfter and validBefore must be decimal strings');
+  if (![validAfter, validBefore].every((v) => typeof v === 'string' && /^[0-9]{1,30}$/.test(v)))
+    throw bad('authorization.validAfter and validBefore must be decimal strings');
   const amount = amountOf(value, cfg);
   const offer = evmOffer(cfg, amount);
   if (accepted) {
@@ -96,13 +100,19 @@ function evmPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: R
   };
 }
 
-async function solanaPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: Record<string, unknown> | undefined, feePayer: string | undefined): Promise<Payment> {
+async function solanaPayment(
+  cfg: WalletConfig,
+  env: Record<string, unknown>,
+  accepted: Record<string, unknown> | undefined,
+  feePayer: string | undefined,
+): Promise<Payment> {
   if (!feePayer) throw new ApiError('X402_NOT_CONFIGURED', 'Solana payments are not available right now (no fee payer)');
   // The amount of a Solana payment is read from `accepted` (the facilitator then checks the transfer against it), so
   // only v2 envelopes can be taken.
   if (!accepted) throw bad('Solana payments need an x402 v2 PAYMENT-SIGNATURE with `accepted`');
   const scheme = isObject(env.payload) ? env.payload : undefined;
-  if (!scheme || typeof scheme.transaction !== 'string' || scheme.transaction.length > MAX_PAYMENT_HEADER) throw bad('a Solana payment must carry a base64 transaction');
+  if (!scheme || typeof scheme.transaction !== 'string' || scheme.transaction.length > MAX_PAYMENT_HEADER)
+    throw bad('a Solana payment must carry a base64 transaction');
   let messageBytes: Uint8Array;
   try {
     messageBytes = new Uint8Array(getTransactionDecoder().decode(Buffer.from(scheme.transaction, 'base64')).messageBytes);

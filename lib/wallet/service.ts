@@ -70,7 +70,13 @@ export class WalletService {
     return offers(this.settings, amount, this.settings.rails.solana ? await f.solanaFeePayer() : undefined);
   }
 
-  private paymentRequired(resourcePath: string, description: string, accepts: PaymentRequirements[], error: string, extensions?: Record<string, unknown>): PaymentRequired {
+  private paymentRequired(
+    resourcePath: string,
+    description: string,
+    accepts: PaymentRequirements[],
+    error: string,
+    extensions?: Record<string, unknown>,
+  ): PaymentRequired {
     return {
       x402Version: 2,
       error,
@@ -85,7 +91,12 @@ export class WalletService {
     const accepts = await this.offers(amount);
     if (!accepts.length) return new ApiError('X402_NOT_CONFIGURED');
     const { minTopUp, maxTopUp } = this.settings;
-    const pr = this.paymentRequired(TOP_UP_PATH, `Wallet credit top-up: any amount from ${fromMicros(minTopUp)} to ${fromMicros(maxTopUp)} USD`, accepts, 'Payment required');
+    const pr = this.paymentRequired(
+      TOP_UP_PATH,
+      `Wallet credit top-up: any amount from ${fromMicros(minTopUp)} to ${fromMicros(maxTopUp)} USD`,
+      accepts,
+      'Payment required',
+    );
     const { error: _, ...body } = pr;
     return new ApiError('PAYMENT_REQUIRED', 'Payment required', body, { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) });
   }
@@ -132,7 +143,8 @@ export class WalletService {
           ? {
               endpoint: `POST ${TOP_UP_PATH}`,
               step1: `POST ${TOP_UP_PATH} with no payment header: the 402 answer lists the accepted payments (add ?amount=<USD> to choose the amount)`,
-              step2: 'Sign one of them with the wallet: a USDC transfer authorization (EIP-3009) on Base, or a USDC transfer on Solana; any x402 client does this',
+              step2:
+                'Sign one of them with the wallet: a USDC transfer authorization (EIP-3009) on Base, or a USDC transfer on Solana; any x402 client does this',
               step3: `POST ${TOP_UP_PATH} again with the signed payment in the PAYMENT-SIGNATURE header; the credit is the wallet's at once`,
               tokenDecimals: 6,
               minimumAmountUsd: fromMicros(s.minTopUp),

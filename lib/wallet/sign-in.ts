@@ -42,7 +42,8 @@ export function checkClaim(claim: SignInClaim, cfg: WalletConfig, now = Date.now
   if (f.version !== '1') throw new ApiError('X402_SIGN_IN_INVALID_PAYLOAD', 'The Sign-In-With-X payload is invalid: version must be "1"');
   const addressOk = claim.namespace === 'eip155' ? EVM_ADDRESS.test(claim.address) && isAddress(claim.address) : solanaPublicKey(claim.address) !== undefined;
   if (!addressOk) throw new ApiError('X402_SIGN_IN_INVALID_PAYLOAD', `The Sign-In-With-X payload is invalid: ${claim.address} is not a valid address`);
-  if (!NONCE_PATTERN.test(f.nonce)) throw new ApiError('X402_SIGN_IN_INVALID_PAYLOAD', 'The Sign-In-With-X payload is invalid: the nonce must be 8-64 letters and digits');
+  if (!NONCE_PATTERN.test(f.nonce))
+    throw new ApiError('X402_SIGN_IN_INVALID_PAYLOAD', 'The Sign-In-With-X payload is invalid: the nonce must be 8-64 letters and digits');
   const origin = new URL(cfg.publicOrigin);
   let uriOrigin: string | undefined;
   try {
@@ -55,7 +56,8 @@ export function checkClaim(claim: SignInClaim, cfg: WalletConfig, now = Date.now
   }
   const issuedAt = time(f.issuedAt, 'issuedAt');
   if (issuedAt > now + SKEW_MS) throw new ApiError('X402_SIGN_IN_FUTURE_TIMESTAMP');
-  if (now - issuedAt > cfg.siwx.maxAgeMs) throw new ApiError('X402_SIGN_IN_EXPIRED', `The message was issued more than ${cfg.siwx.maxAgeMs / 1000}s ago: sign a fresh challenge`);
+  if (now - issuedAt > cfg.siwx.maxAgeMs)
+    throw new ApiError('X402_SIGN_IN_EXPIRED', `The message was issued more than ${cfg.siwx.maxAgeMs / 1000}s ago: sign a fresh challenge`);
   if (f.expirationTime !== undefined && time(f.expirationTime, 'expirationTime') <= now) throw new ApiError('X402_SIGN_IN_EXPIRED');
   if (f.notBefore !== undefined && time(f.notBefore, 'notBefore') > now + SKEW_MS) throw new ApiError('X402_SIGN_IN_NOT_BEFORE');
   if (claim.timestamp !== undefined && Math.abs(claim.timestamp - issuedAt) > TIMESTAMP_TOLERANCE_MS) throw new ApiError('X402_SIGN_IN_TIMESTAMP_MISMATCH');

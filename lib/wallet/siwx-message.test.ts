@@ -19,7 +19,13 @@ const base = {
 const variants: Partial<SignInFields>[] = [
   {},
   { statement: 'Sign in to Lagoon' },
-  { statement: 'Sign in to Lagoon', expirationTime: '2026-01-02T03:09:05.678Z', notBefore: '2026-01-02T03:04:00.000Z', requestId: 'req-1', resources: ['https://lagoon.example:8443/a', 'https://lagoon.example:8443/b'] },
+  {
+    statement: 'Sign in to Lagoon',
+    expirationTime: '2026-01-02T03:09:05.678Z',
+    notBefore: '2026-01-02T03:04:00.000Z',
+    requestId: 'req-1',
+    resources: ['https://lagoon.example:8443/a', 'https://lagoon.example:8443/b'],
+  },
 ];
 
 for (const [i, extra] of variants.entries()) {

@@ -74,10 +74,12 @@ function x402Claim(p: Record<string, unknown>): SignInClaim {
   const chain = splitChainId(p.chainId);
   if (!chain) throw invalid('chainId must be a CAIP-2 chain id such as eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
   const type = str(p, 'type', true);
-  if (type !== TYPE_OF[chain.namespace]) throw new ApiError('X402_SIGN_IN_CHAIN_MISMATCH', `Signature type ${type} does not fit chain ${chain.namespace}:${chain.reference}`);
+  if (type !== TYPE_OF[chain.namespace])
+    throw new ApiError('X402_SIGN_IN_CHAIN_MISMATCH', `Signature type ${type} does not fit chain ${chain.namespace}:${chain.reference}`);
   let resources: string[] | undefined;
   if (p.resources !== undefined) {
-    if (!Array.isArray(p.resources) || p.resources.length > 32 || !p.resources.every((r) => typeof r === 'string')) throw invalid('resources must be an array of strings');
+    if (!Array.isArray(p.resources) || p.resources.length > 32 || !p.resources.every((r) => typeof r === 'string'))
+      throw invalid('resources must be an array of strings');
     resources = p.resources as string[];
   }
   const fields: SignInFields = {
@@ -89,7 +91,12 @@ function x402Claim(p: Record<string, unknown>): SignInClaim {
     nonce: str(p, 'nonce', true),
     issuedAt: str(p, 'issuedAt', true),
   };
-  const optional = { statement: str(p, 'statement', false), expirationTime: str(p, 'expirationTime', false), notBefore: str(p, 'notBefore', false), requestId: str(p, 'requestId', false) };
+  const optional = {
+    statement: str(p, 'statement', false),
+    expirationTime: str(p, 'expirationTime', false),
+    notBefore: str(p, 'notBefore', false),
+    requestId: str(p, 'requestId', false),
+  };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (fields as unknown as Record<string, string>)[k] = v;
   if (resources) fields.resources = resources;
   // The x402 SDK writes EVM addresses into the text in their EIP-55 (checksummed) form, whatever case it was given.
@@ -101,7 +108,8 @@ function x402Claim(p: Record<string, unknown>): SignInClaim {
     }
   }
   // Lines must stay lines: a newline inside a field would let one text read as another.
-  for (const v of [...Object.values(fields), ...(resources ?? [])]) if (typeof v === 'string' && /[\r\n]/.test(v)) throw invalid('fields may not contain line breaks');
+  for (const v of [...Object.values(fields), ...(resources ?? [])])
+    if (typeof v === 'string' && /[\r\n]/.test(v)) throw invalid('fields may not contain line breaks');
   return {
     form: 'x402',
     namespace: chain.namespace,
@@ -125,7 +133,8 @@ function legacyClaim(p: Record<string, unknown>): SignInClaim {
   if (p.chainId !== undefined) {
     const claimed = splitChainId(p.chainId);
     if (!claimed) throw invalid('chainId must be 8453, "eip155:8453" or a solana: CAIP-2 id');
-    if (`${claimed.namespace}:${claimed.reference}` !== chainId) throw new ApiError('X402_SIGN_IN_CHAIN_MISMATCH', `chainId ${String(p.chainId)} does not match the message's ${chainId}`);
+    if (`${claimed.namespace}:${claimed.reference}` !== chainId)
+      throw new ApiError('X402_SIGN_IN_CHAIN_MISMATCH', `chainId ${String(p.chainId)} does not match the message's ${chainId}`);
   }
   if (p.type !== undefined && p.type !== null && p.type !== TYPE_OF[namespace] && !(namespace === 'eip155' && p.type === 'eip1271')) {
     throw new ApiError('X402_SIGN_IN_CHAIN_MISMATCH', `Signature type ${String(p.type)} does not fit chain ${chainId}`);

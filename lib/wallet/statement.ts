@@ -47,9 +47,18 @@ export async function walletStatement(
   return store.tx(async (q) => {
     const account = await q.get<{ usd: number }>('SELECT usd FROM accounts WHERE id = $1', [wallet.accountId]);
     const balance = Number(account?.usd ?? 0);
-    const rows = await q.all<EntryRow>(`SELECT * FROM (${ENTRIES}) e ${NEWEST_FIRST} LIMIT $3 OFFSET $4`, [wallet.id, wallet.accountId, page.limit + 1, page.offset]);
+    const rows = await q.all<EntryRow>(`SELECT * FROM (${ENTRIES}) e ${NEWEST_FIRST} LIMIT $3 OFFSET $4`, [
+      wallet.id,
+      wallet.accountId,
+      page.limit + 1,
+      page.offset,
+    ]);
     const newer = page.offset
-      ? await q.get<{ total: number | null }>(`SELECT SUM(amount) AS total FROM (SELECT amount FROM (${ENTRIES}) e ${NEWEST_FIRST} LIMIT $3) n`, [wallet.id, wallet.accountId, page.offset])
+      ? await q.get<{ total: number | null }>(`SELECT SUM(amount) AS total FROM (SELECT amount FROM (${ENTRIES}) e ${NEWEST_FIRST} LIMIT $3) n`, [
+          wallet.id,
+          wallet.accountId,
+          page.offset,
+        ])
       : undefined;
     let after = balance - Number(newer?.total ?? 0);
     const entries = rows.slice(0, page.limit).map((r) => {

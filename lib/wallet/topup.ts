@@ -119,7 +119,9 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
     verified = await facilitator.verify(payment.payload, payment.requirements);
   } catch (e) {
     console.error('x402: verification failed to run:', (e as Error).message.split('\n')[0]);
-    throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'The payment could not be verified right now (the facilitator is unavailable); try again', { details: { reason: 'facilitator_unavailable' } });
+    throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'The payment could not be verified right now (the facilitator is unavailable); try again', {
+      details: { reason: 'facilitator_unavailable' },
+    });
   }
   // An authorization already used on chain may be this very payment, settled by an earlier attempt or a front-runner.
   const onChainAlready = !verified.isValid && payment.rail === 'evm' && nonceUsed(verified.invalidReason);
@@ -151,9 +153,14 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
       else if (settlement.errorReason === 'settlement_pending') throw new ApiError('SETTLEMENT_TIMEOUT');
       else {
         await markFailed(store, c, reasonOf(settlement));
-        throw new ApiError('SETTLEMENT_FAILED', `The payment could not be settled: ${reasonOf(settlement)}`, { details: { reason: reasonOf(settlement) } }, {
-          'PAYMENT-RESPONSE': encodePaymentResponseHeader(settlement),
-        });
+        throw new ApiError(
+          'SETTLEMENT_FAILED',
+          `The payment could not be settled: ${reasonOf(settlement)}`,
+          { details: { reason: reasonOf(settlement) } },
+          {
+            'PAYMENT-RESPONSE': encodePaymentResponseHeader(settlement),
+          },
+        );
       }
     }
   }

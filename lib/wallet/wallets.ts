@@ -57,7 +57,12 @@ export async function ensureWallet(store: Store, namespace: WalletNamespace, add
   const wallet: Wallet = { id: randomUUID(), namespace, address: normal, accountId: randomUUID(), keyId: randomUUID(), createdAt: now };
   try {
     await store.tx(async (q) => {
-      await q.run('INSERT INTO accounts (id, name, tier, created_at) VALUES ($1, $2, $3, $4)', [wallet.accountId, `wallet ${namespace}:${normal}`, 'default', now]);
+      await q.run('INSERT INTO accounts (id, name, tier, created_at) VALUES ($1, $2, $3, $4)', [
+        wallet.accountId,
+        `wallet ${namespace}:${normal}`,
+        'default',
+        now,
+      ]);
       await q.run(
         `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, limit_period)
          VALUES ($1, $2, $3, $4, 'INFERENCE', $5, $6, 'EPOCH')`,
@@ -93,7 +98,8 @@ export async function walletPrincipal(store: Store, wallet: Wallet, now = Date.n
   if (hit && hit.until > now) return hit.principal;
   const [account, key] = await Promise.all([getAccount(store, wallet.accountId), accountKeys(store, wallet.accountId).get(wallet.keyId)]);
   if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED');
-  if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', 'This wallet has been disabled by the operator');
+  if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now))
+    throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', 'This wallet has been disabled by the operator');
   const principal: Principal = { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
   if (c.size >= 10_000) c.delete(c.keys().next().value!);
   c.set(wallet.id, { principal, until: now + PRINCIPAL_TTL_MS });

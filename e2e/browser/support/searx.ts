@@ -3,7 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const SEARCH_RESULTS = [
-  { title: 'Lagoons of the Pacific', url: 'https://example.org/lagoons', content: 'A lagoon is a shallow body of water separated from the sea.', publishedDate: '2026-11-01' },
+  {
+    title: 'Lagoons of the Pacific',
+    url: 'https://example.org/lagoons',
+    content: 'A lagoon is a shallow body of water separated from the sea.',
+    publishedDate: '2026-11-01',
+  },
   { title: 'Coral reef atlas', url: 'https://example.org/reefs', content: 'Reefs often enclose lagoons.' },
   { title: 'Tides explained', url: 'https://example.org/tides', content: 'Tides move water in and out of lagoons.' },
 ];

@@ -16,7 +16,10 @@ export async function until<T>(probe: () => T | Promise<T>, what: string | (() =
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+      );
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

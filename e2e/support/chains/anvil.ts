@@ -6,17 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type Abi,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  defineChain,
-  type Hex,
-  http,
-  publicActions,
-  type PublicClient,
-} from 'viem';
+import { type Abi, createPublicClient, createTestClient, createWalletClient, defineChain, type Hex, http, publicActions, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { BASE_MAINNET } from '../../../lib/wallet/networks.ts';
 
@@ -79,7 +69,12 @@ async function spawnAnvil(): Promise<{ proc: ChildProcess; rpcUrl: string }> {
 
 export async function startAnvil(): Promise<Anvil> {
   const { proc, rpcUrl } = await spawnAnvil();
-  const chain = defineChain({ id: BASE_MAINNET.chainId, name: 'base-local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  const chain = defineChain({
+    id: BASE_MAINNET.chainId,
+    name: 'base-local',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
   const testClient = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
   const deployer = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), chain, transport: http(rpcUrl) }).extend(publicActions);

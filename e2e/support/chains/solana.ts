@@ -47,7 +47,15 @@ export async function startSolana(): Promise<Solana> {
     lamports: lamports(rent(82)),
     programAddress: TOKEN_PROGRAM_ADDRESS,
     executable: false,
-    data: new Uint8Array(getMintEncoder().encode({ mintAuthority: some(address(mintAuthority.address)), supply: 1_000_000_000_000n, decimals: 6, isInitialized: true, freezeAuthority: none() })),
+    data: new Uint8Array(
+      getMintEncoder().encode({
+        mintAuthority: some(address(mintAuthority.address)),
+        supply: 1_000_000_000_000n,
+        decimals: 6,
+        isInitialized: true,
+        freezeAuthority: none(),
+      }),
+    ),
   } as never);
   const feePayer = solanaKeyPair();
   svm.airdrop(address(feePayer.address) as never, lamports(10_000_000_000n) as never);
@@ -90,7 +98,16 @@ export async function startSolana(): Promise<Solana> {
       const a = svm.getAccount(addr);
       return {
         context,
-        value: a?.exists ? { data: [b64(a.data), 'base64'], executable: a.executable, lamports: Number(a.lamports), owner: a.programAddress, rentEpoch: 0, space: a.data.length } : null,
+        value: a?.exists
+          ? {
+              data: [b64(a.data), 'base64'],
+              executable: a.executable,
+              lamports: Number(a.lamports),
+              owner: a.programAddress,
+              rentEpoch: 0,
+              space: a.data.length,
+            }
+          : null,
       };
     },
     getLatestBlockhash: () => ({ context, value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: 1000 } }),
@@ -115,7 +132,9 @@ export async function startSolana(): Promise<Solana> {
     },
     getSignatureStatuses: ([signatures]) => ({
       context,
-      value: (signatures as string[]).map((s) => (svm.getTransaction(s as never) ? { slot: 1, confirmations: null, err: null, confirmationStatus: 'confirmed' } : null)),
+      value: (signatures as string[]).map((s) =>
+        svm.getTransaction(s as never) ? { slot: 1, confirmations: null, err: null, confirmationStatus: 'confirmed' } : null,
+      ),
     }),
   };
   const methods = new Set<string>();

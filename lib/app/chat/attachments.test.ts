@@ -32,7 +32,12 @@ const code = (c: string) => (e: unknown) => e instanceof ApiError && e.code === 
 describe('checkAttachments', () => {
   test('accepts images and documents, storing canonical data: URLs', async () => {
     const { attachments, hasImages } = checkAttachments(
-      [png, txt(), { name: 'plan.docx', type: '', dataUrl: dataUrl('application/octet-stream', await docx('hello')) }, { name: 'readme.md', type: '', dataUrl: dataUrl('', '# Title') }],
+      [
+        png,
+        txt(),
+        { name: 'plan.docx', type: '', dataUrl: dataUrl('application/octet-stream', await docx('hello')) },
+        { name: 'readme.md', type: '', dataUrl: dataUrl('', '# Title') },
+      ],
       VISION,
     );
     assert.equal(hasImages, true);
@@ -51,24 +56,74 @@ describe('checkAttachments', () => {
   });
 
   test('refuses what it cannot take, naming the file', async () => {
-    assert.throws(() => checkAttachments([png], PLAIN), (e: unknown) => code('UNSUPPORTED_CONTENT')(e) && /plain-model/.test((e as Error).message));
-    assert.throws(() => checkAttachments([{ name: 'x.svg', type: 'image/svg+xml', dataUrl: dataUrl('image/svg+xml', '<svg/>') }], VISION), code('UNSUPPORTED_FILE'));
-    assert.throws(() => checkAttachments([{ name: 'a.zip', type: 'application/zip', dataUrl: dataUrl('application/zip', 'PK') }], VISION), code('UNSUPPORTED_FILE'));
+    assert.throws(
+      () => checkAttachments([png], PLAIN),
+      (e: unknown) => code('UNSUPPORTED_CONTENT')(e) && /plain-model/.test((e as Error).message),
+    );
+    assert.throws(
+      () => checkAttachments([{ name: 'x.svg', type: 'image/svg+xml', dataUrl: dataUrl('image/svg+xml', '<svg/>') }], VISION),
+      code('UNSUPPORTED_FILE'),
+    );
+    assert.throws(
+      () => checkAttachments([{ name: 'a.zip', type: 'application/zip', dataUrl: dataUrl('application/zip', 'PK') }], VISION),
+      code('UNSUPPORTED_FILE'),
+    );
     assert.throws(() => checkAttachments([{ name: 'run.exe', type: '', dataUrl: dataUrl('', 'MZ') }], VISION), code('UNSUPPORTED_FILE'));
     // Contents that do not match the declared type.
-    assert.throws(() => checkAttachments([{ name: 'fake.png', type: 'image/png', dataUrl: dataUrl('image/png', 'not a png at all') }], VISION), (e: unknown) => code('CORRUPTED_FILE')(e) && /fake\.png/.test((e as Error).message));
-    assert.throws(() => checkAttachments([{ name: 'fake.jpg', type: 'image/jpeg', dataUrl: `data:image/jpeg;base64,${PNG_1X1}` }], VISION), code('CORRUPTED_FILE'));
-    assert.throws(() => checkAttachments([{ name: 'fake.pdf', type: 'application/pdf', dataUrl: dataUrl('application/pdf', 'hello') }], VISION), code('CORRUPTED_FILE'));
+    assert.throws(
+      () => checkAttachments([{ name: 'fake.png', type: 'image/png', dataUrl: dataUrl('image/png', 'not a png at all') }], VISION),
+      (e: unknown) => code('CORRUPTED_FILE')(e) && /fake\.png/.test((e as Error).message),
+    );
+    assert.throws(
+      () => checkAttachments([{ name: 'fake.jpg', type: 'image/jpeg', dataUrl: `data:image/jpeg;base64,${PNG_1X1}` }], VISION),
+      code('CORRUPTED_FILE'),
+    );
+    assert.throws(
+      () => checkAttachments([{ name: 'fake.pdf', type: 'application/pdf', dataUrl: dataUrl('application/pdf', 'hello') }], VISION),
+      code('CORRUPTED_FILE'),
+    );
     const pdfBytes = await pdf('x');
-    assert.throws(() => checkAttachments([{ name: 'fake.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', dataUrl: dataUrl('application/pdf', pdfBytes) }], VISION), code('CORRUPTED_FILE'));
-    assert.throws(() => checkAttachments([{ name: 'bin.txt', type: 'text/plain', dataUrl: `data:text/plain;base64,${PNG_1X1}` }], VISION), code('CORRUPTED_FILE'));
+    assert.throws(
+      () =>
+        checkAttachments(
+          [
+            {
+              name: 'fake.docx',
+              type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+              dataUrl: dataUrl('application/pdf', pdfBytes),
+            },
+          ],
+          VISION,
+        ),
+      code('CORRUPTED_FILE'),
+    );
+    assert.throws(
+      () => checkAttachments([{ name: 'bin.txt', type: 'text/plain', dataUrl: `data:text/plain;base64,${PNG_1X1}` }], VISION),
+      code('CORRUPTED_FILE'),
+    );
     assert.throws(() => checkAttachments([{ name: 'bad.txt', type: 'text/plain', dataUrl: 'data:text/plain;base64,@@@' }], VISION), code('CORRUPTED_FILE'));
     assert.throws(() => checkAttachments([{ name: 'empty.txt', type: 'text/plain', dataUrl: 'data:text/plain;base64,' }], VISION), code('CORRUPTED_FILE'));
     // Size and count.
     const big = Buffer.alloc(MAX_FILE_BYTES + 1, 0x61);
-    assert.throws(() => checkAttachments([{ name: 'big.txt', type: 'text/plain', dataUrl: dataUrl('text/plain', big) }], VISION), (e: unknown) => code('FILE_TOO_LARGE')(e) && (e as ApiError).status === 400);
-    assert.throws(() => checkAttachments(Array.from({ length: 6 }, (_, i) => txt(`n${i}.txt`)), VISION), code('INVALID_REQUEST'));
-    assert.equal(checkAttachments(Array.from({ length: 5 }, (_, i) => txt(`n${i}.txt`)), VISION).attachments.length, 5);
+    assert.throws(
+      () => checkAttachments([{ name: 'big.txt', type: 'text/plain', dataUrl: dataUrl('text/plain', big) }], VISION),
+      (e: unknown) => code('FILE_TOO_LARGE')(e) && (e as ApiError).status === 400,
+    );
+    assert.throws(
+      () =>
+        checkAttachments(
+          Array.from({ length: 6 }, (_, i) => txt(`n${i}.txt`)),
+          VISION,
+        ),
+      code('INVALID_REQUEST'),
+    );
+    assert.equal(
+      checkAttachments(
+        Array.from({ length: 5 }, (_, i) => txt(`n${i}.txt`)),
+        VISION,
+      ).attachments.length,
+      5,
+    );
   });
 
   test('file names lose paths, markup brackets, control and bidi characters, and excess length', () => {
@@ -91,7 +146,22 @@ describe('checkAttachments', () => {
 
   test('the browser gets images as previews and documents without their bytes', () => {
     const { attachments } = checkAttachments([png, txt()], VISION);
-    const m = { id: 'm', conversationId: 'c', parentId: null, role: 'user', content: 'hi', reasoning: null, attachments, citations: [], modelId: null, status: 'complete', usage: null, error: null, createdAt: 1, updatedAt: 1 } satisfies Message;
+    const m = {
+      id: 'm',
+      conversationId: 'c',
+      parentId: null,
+      role: 'user',
+      content: 'hi',
+      reasoning: null,
+      attachments,
+      citations: [],
+      modelId: null,
+      status: 'complete',
+      usage: null,
+      error: null,
+      createdAt: 1,
+      updatedAt: 1,
+    } satisfies Message;
     const app = toAppMessage(m);
     assert.equal(app.attachments[0].previewUrl, `data:image/png;base64,${PNG_1X1}`);
     assert.equal(app.attachments[1].previewUrl, undefined);
@@ -116,7 +186,10 @@ describe('attachments through the chat routes', () => {
   });
 
   async function send(conversationId: string, body: Record<string, unknown>) {
-    const res = await call(chat.sendMessage, 'POST', `/conversations/${conversationId}/messages`, alice, { body: { parentId: null, ...body }, params: { id: conversationId } });
+    const res = await call(chat.sendMessage, 'POST', `/conversations/${conversationId}/messages`, alice, {
+      body: { parentId: null, ...body },
+      params: { id: conversationId },
+    });
     const text = await res.text();
     return { res, text, json: JSON.parse(text) as SendMessageResponse & { code?: string; error?: string } };
   }
@@ -133,18 +206,25 @@ describe('attachments through the chat routes', () => {
     const uploads = [
       txt('notes.txt', 'NARWHAL tide tables'),
       { name: 'table.csv', type: 'text/csv', dataUrl: dataUrl('text/csv', 'name,count\nAXOLOTL,3\n') },
-      { name: 'plan.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', dataUrl: dataUrl('application/octet-stream', docxBytes) },
+      {
+        name: 'plan.docx',
+        type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        dataUrl: dataUrl('application/octet-stream', docxBytes),
+      },
       { name: 'report.pdf', type: 'application/pdf', dataUrl: dataUrl('application/pdf', pdfBytes) },
     ];
     const { res, text, json } = await send(c.id, { content: 'Summarise these [[echo_request]]', attachments: uploads });
     assert.equal(res.status, 201, text);
     assert.ok(!text.includes('dataUrl') && !text.includes('base64'), 'no file bytes in the response');
-    assert.deepEqual(json.user.attachments.map((a) => [a.name, a.kind, a.previewUrl]), [
-      ['notes.txt', 'document', undefined],
-      ['table.csv', 'document', undefined],
-      ['plan.docx', 'document', undefined],
-      ['report.pdf', 'document', undefined],
-    ]);
+    assert.deepEqual(
+      json.user.attachments.map((a) => [a.name, a.kind, a.previewUrl]),
+      [
+        ['notes.txt', 'document', undefined],
+        ['table.csv', 'document', undefined],
+        ['plan.docx', 'document', undefined],
+        ['report.pdf', 'document', undefined],
+      ],
+    );
     const answer = await finish(json.assistant.id);
     assert.equal(answer.status, 'complete', JSON.stringify(answer.error));
     for (const word of ['NARWHAL', 'AXOLOTL', 'QUOKKA', 'PANGOLIN', '[File: plan.docx (docx)]']) assert.ok(answer.content.includes(word), word);
@@ -156,7 +236,7 @@ describe('attachments through the chat routes', () => {
     for (const word of ['NARWHAL', 'QUOKKA', 'PANGOLIN']) assert.ok(again.content.includes(word), word);
   });
 
-  test('an edited message keeps the original files (attachmentsFrom); another chat\'s message is 404', async () => {
+  test("an edited message keeps the original files (attachmentsFrom); another chat's message is 404", async () => {
     const ops = userConversations(h.svc.store, alice.user.id);
     const c = await ops.create();
     const first = await send(c.id, { content: 'Read this [[echo_request]]', attachments: [txt('tides.txt', 'OCELOT tide tables')] });
@@ -164,7 +244,10 @@ describe('attachments through the chat routes', () => {
     await finish(first.json.assistant.id);
     const edited = await send(c.id, { content: 'Read this again, edited [[echo_request]]', attachmentsFrom: first.json.user.id });
     assert.equal(edited.res.status, 201, edited.text);
-    assert.deepEqual(edited.json.user.attachments.map((a) => a.name), ['tides.txt']);
+    assert.deepEqual(
+      edited.json.user.attachments.map((a) => a.name),
+      ['tides.txt'],
+    );
     assert.notEqual(edited.json.user.attachments[0].id, first.json.user.attachments[0].id);
     const answer = await finish(edited.json.assistant.id);
     assert.ok(answer.content.includes('OCELOT'), 'the kept file reached the model');
@@ -185,7 +268,10 @@ describe('attachments through the chat routes', () => {
     assert.equal(json.user.attachments[0].previewUrl, png.dataUrl);
     await finish(json.assistant.id);
     const sent = h.engine.requests.at(-1)?.body.messages.at(-1);
-    assert.ok(Array.isArray(sent.content) && sent.content.some((p: { type: string; image_url?: { url: string } }) => p.type === 'image_url' && p.image_url?.url === png.dataUrl));
+    assert.ok(
+      Array.isArray(sent.content) &&
+        sent.content.some((p: { type: string; image_url?: { url: string } }) => p.type === 'image_url' && p.image_url?.url === png.dataUrl),
+    );
 
     // Switching this chat to a model without vision: its history has an image, so the turn is refused.
     const next = await send(c.id, { parentId: json.assistant.id, content: 'and now?', modelId: 'plain-model' });
@@ -215,7 +301,10 @@ describe('attachments through the chat routes', () => {
     }
     assert.equal((await ops.get(c.id)).messages.length, 0);
     const v = await ops.create({ modelId: 'vision-model' });
-    const fake = await send(v.id, { content: 'see', attachments: [{ name: 'cat.png', type: 'image/png', dataUrl: dataUrl('image/png', '<script>alert(1)</script>') }] });
+    const fake = await send(v.id, {
+      content: 'see',
+      attachments: [{ name: 'cat.png', type: 'image/png', dataUrl: dataUrl('image/png', '<script>alert(1)</script>') }],
+    });
     assert.equal(fake.res.status, 400);
     assert.equal(fake.json.code, 'CORRUPTED_FILE');
     assert.equal((await ops.get(v.id)).messages.length, 0);

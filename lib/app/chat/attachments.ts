@@ -156,7 +156,11 @@ export function checkAttachments(uploads: UploadAttachment[], model: { id: strin
     const label = `"${name}"`;
     const kind = images.has(type) ? 'image' : documents.has(type) ? 'document' : undefined;
     if (!kind) {
-      throw new ApiError('UNSUPPORTED_FILE', `${label} is not a supported file type (${type}). Attach images (PNG, JPEG, WebP, GIF) or documents (PDF, DOCX, PPTX, XLSX, TXT, MD, CSV).`, { param });
+      throw new ApiError(
+        'UNSUPPORTED_FILE',
+        `${label} is not a supported file type (${type}). Attach images (PNG, JPEG, WebP, GIF) or documents (PDF, DOCX, PPTX, XLSX, TXT, MD, CSV).`,
+        { param },
+      );
     }
     if (kind === 'image' && !model.vision) {
       throw new ApiError('UNSUPPORTED_CONTENT', `Model ${model.id} does not support image input: choose a model with vision to attach ${label}`, { param });
@@ -199,10 +203,13 @@ export function storedAttachment(a: Record<string, unknown>): StoredAttachment |
  * sent; only what depends on this turn is checked again (the model's vision, the file count with new uploads).
  */
 export function recheckKept(kept: StoredAttachment[], model: { id: string; vision: boolean }, newUploads: number): StoredAttachment[] {
-  if (kept.length + newUploads > MAX_FILES) throw new ApiError('INVALID_REQUEST', `At most ${MAX_FILES} files can be attached to one message`, { param: 'attachments' });
+  if (kept.length + newUploads > MAX_FILES)
+    throw new ApiError('INVALID_REQUEST', `At most ${MAX_FILES} files can be attached to one message`, { param: 'attachments' });
   const image = kept.find((a) => a.kind === 'image');
   if (image && !model.vision) {
-    throw new ApiError('UNSUPPORTED_CONTENT', `Model ${model.id} does not support image input: choose a model with vision to resend "${image.name}"`, { param: 'attachmentsFrom' });
+    throw new ApiError('UNSUPPORTED_CONTENT', `Model ${model.id} does not support image input: choose a model with vision to resend "${image.name}"`, {
+      param: 'attachmentsFrom',
+    });
   }
   return kept.map((a) => ({ ...a, id: randomUUID() }));
 }

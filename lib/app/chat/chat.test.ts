@@ -12,407 +12,453 @@ import { assemble, call, EventReader, sleep, testUser, type TestUser } from './t
 
 type Routes = ReturnType<typeof chatRoutes>;
 
-for (const backend of ['sqlite', 'postgres'] as const) describe(`chat routes (local inference, ${backend})`, () => {
-  let h: Harness;
-  let chat: Routes;
-  let alice: TestUser;
-  let bob: TestUser;
-  let drop: (() => Promise<void>) | undefined;
+for (const backend of ['sqlite', 'postgres'] as const)
+  describe(`chat routes (local inference, ${backend})`, () => {
+    let h: Harness;
+    let chat: Routes;
+    let alice: TestUser;
+    let bob: TestUser;
+    let drop: (() => Promise<void>) | undefined;
 
-  before(async () => {
-    let databaseUrl: string | undefined;
-    if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
-    h = await startHarness({
-      databaseUrl,
-      models: (url) => [scriptedModel('limited-model', url, { tier: 'L' })],
-      limits: { windowSeconds: 60, text: { default: { L: { rpm: 1, tpm: 1_000_000 } } } },
+    before(async () => {
+      let databaseUrl: string | undefined;
+      if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
+      h = await startHarness({
+        databaseUrl,
+        models: (url) => [scriptedModel('limited-model', url, { tier: 'L' })],
+        limits: { windowSeconds: 60, text: { default: { L: { rpm: 1, tpm: 1_000_000 } } } },
+      });
+      chat = chatRoutes({ svc: h.svc, app: h.svc.config.app });
+      alice = await testUser(h.svc.store);
+      bob = await testUser(h.svc.store);
     });
-    chat = chatRoutes({ svc: h.svc, app: h.svc.config.app });
-    alice = await testUser(h.svc.store);
-    bob = await testUser(h.svc.store);
-  });
-  after(async () => {
-    await chat.close();
-    await h.close();
-    await drop?.();
-  });
+    after(async () => {
+      await chat.close();
+      await h.close();
+      await drop?.();
+    });
 
-  const newChat = (who: TestUser, input: Parameters<ReturnType<typeof userConversations>['create']>[0] = {}) => userConversations(h.svc.store, who.user.id).create(input);
+    const newChat = (who: TestUser, input: Parameters<ReturnType<typeof userConversations>['create']>[0] = {}) =>
+      userConversations(h.svc.store, who.user.id).create(input);
 
-  async function send(who: TestUser, conversationId: string, body: Record<string, unknown>) {
-    const res = await call(chat.sendMessage, 'POST', `/conversations/${conversationId}/messages`, who, { body: { parentId: null, ...body }, params: { id: conversationId } });
-    return { res, json: (await res.json()) as SendMessageResponse & { code?: string; error?: string } };
-  }
-  const stream = (who: TestUser, id: string) => call(chat.streamMessage, 'GET', `/messages/${id}/stream`, who, { params: { id } });
-  async function finish(who: TestUser, id: string): Promise<{ events: GenerationEvent[]; message: AppMessage }> {
-    const events = await new EventReader(await stream(who, id)).rest();
-    const done = events.at(-1);
-    assert.equal(done?.type, 'done', JSON.stringify(events));
-    return { events, message: (done as { message: AppMessage }).message };
-  }
-
-  test('send → stream → done: the answer, its usage and cost are stored; the first message titles the chat', async () => {
-    const c = await newChat(alice);
-    const { res, json } = await send(alice, c.id, { content: 'Plan a weekend in Lisbon [[reply:Day one: Alfama. Day two: Belém.]]' });
-    assert.equal(res.status, 201, JSON.stringify(json));
-    assert.equal(json.user.role, 'user');
-    assert.equal(json.assistant.parentId, json.user.id);
-    assert.equal(json.assistant.status, 'streaming');
-    assert.equal(json.assistant.modelId, 'scripted-model');
-    assert.match(json.conversation.title, /^Plan a weekend in Lisbon/);
-
-    const r = await stream(alice, json.assistant.id);
-    assert.equal(r.status, 200);
-    assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
-    assert.equal(r.headers.get('cache-control'), 'no-cache, no-transform');
-    assert.equal(r.headers.get('x-accel-buffering'), 'no');
-    const events = await new EventReader(r).rest();
-    assert.equal(events[0].type, 'snapshot');
-    const done = events.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
-    assert.equal(done.type, 'done');
-    assert.equal(assemble(events).content, 'Day one: Alfama. Day two: Belém.');
-    assert.equal(done.message.content, 'Day one: Alfama. Day two: Belém.');
-    assert.equal(done.message.status, 'complete');
-    assert.equal(done.message.error, null);
-    assert.ok(done.message.usage && done.message.usage.completionTokens === 6 && done.message.usage.promptTokens > 0, JSON.stringify(done.message.usage));
-    assert.ok(done.message.usage.costUsd > 0);
-
-    const stored = await userConversations(h.svc.store, alice.user.id).message(json.assistant.id);
-    assert.equal(stored.status, 'complete');
-    assert.deepEqual(stored.usage, done.message.usage);
-    // The service billed the user's own account for it.
-    await h.svc.ledger.drain();
-    const row = await h.svc.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [alice.user.accountId]);
-    assert.ok(Number(row?.n) >= 1);
-
-    // A finished answer streams as snapshot + done at once.
-    const again = await new EventReader(await stream(alice, json.assistant.id)).rest();
-    assert.deepEqual(again.map((e) => e.type), ['snapshot', 'done']);
-    assert.equal((again[0] as { content: string }).content, 'Day one: Alfama. Day two: Belém.');
-  });
-
-  test('the conversation settings shape the request: system prompt, temperature, service parameters, history', async () => {
-    const c = await newChat(alice, { settings: { systemPrompt: 'Answer like a pirate.', temperature: 0.3, webSearch: 'auto', citations: false, includeServiceSystemPrompt: false } });
-    const first = await send(alice, c.id, { content: 'first question' });
-    await finish(alice, first.json.assistant.id);
-    h.engine.reset();
-    const second = await send(alice, c.id, { parentId: first.json.assistant.id, content: 'second question' });
-    await finish(alice, second.json.assistant.id);
-    const req = h.engine.requests.at(-1)?.body;
-    assert.equal(req.temperature, 0.3);
-    // The operator prompt is left out as asked; the chat's own system prompt leads.
-    assert.deepEqual(
-      req.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
-      [['system', 'Answer like a pirate.'], ['user', 'first question'], ['assistant', 'Hello from the scripted engine.'], ['user', 'second question']],
-    );
-  });
-
-  test('reasoning streams as reasoning deltas and is stored apart from the answer', async () => {
-    const c = await newChat(alice);
-    // Paced, so the stream attaches before the reasoning ends and some of it arrives as deltas.
-    const { json } = await send(alice, c.id, { content: 'Why? [[reasoning]] [[slow:40]] [[reply:Because.]]' });
-    const { events, message } = await finish(alice, json.assistant.id);
-    assert.ok(events.some((e) => e.type === 'delta' && e.reasoning));
-    assert.equal(message.reasoning, 'The user wants a scripted answer, so I will give one.');
-    assert.equal(message.content, 'Because.');
-    assert.equal(assemble(events).reasoning, message.reasoning);
-
-    // <think> blocks in the content are split out the same way.
-    const t = await send(alice, c.id, { parentId: json.assistant.id, content: 'And? [[think]] [[reply:Done.]]' });
-    const thought = await finish(alice, t.json.assistant.id);
-    assert.equal(thought.message.reasoning, 'Let me think this through.');
-    assert.equal(thought.message.content, 'Done.');
-  });
-
-  test('stop keeps the partial answer, marks it stopped, and only what was produced is billed', async () => {
-    const c = await newChat(alice);
-    const aborted = h.engine.abortedStreams;
-    const { json } = await send(alice, c.id, { content: '[[tokens:200]] [[slow:40]]' });
-    const reader = new EventReader(await stream(alice, json.assistant.id));
-    const seen: GenerationEvent[] = [];
-    while (seen.filter((e) => e.type === 'delta').length < 5) seen.push((await reader.next()) as GenerationEvent);
-    const res = await call(chat.stopMessage, 'POST', `/messages/${json.assistant.id}/stop`, alice, { params: { id: json.assistant.id } });
-    assert.equal(res.status, 200);
-    const { message } = (await res.json()) as { message: AppMessage };
-    assert.equal(message.status, 'stopped');
-    assert.match(message.content, /^w1 w2 w3 w4 w5/);
-    assert.ok(!message.content.includes('w200'));
-    assert.ok(message.usage && message.usage.completionTokens >= 5 && message.usage.completionTokens < 200, JSON.stringify(message.usage));
-    // The open stream ends with the same stopped message.
-    const rest = await reader.rest();
-    assert.equal((rest.at(-1) as { message: AppMessage }).message.status, 'stopped');
-    assert.equal(assemble([...seen, ...rest]).content, message.content, 'the stream saw exactly what was kept');
-    // The engine saw the request go away, and the ledger charged the partial output only.
-    for (let i = 0; i < 50 && h.engine.abortedStreams === aborted; i++) await sleep(20);
-    assert.equal(h.engine.abortedStreams, aborted + 1);
-    await h.svc.ledger.drain();
-    const usage = await h.svc.store.get<{ completion_tokens: number }>('SELECT completion_tokens FROM usage WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1', [alice.user.accountId]);
-    assert.ok(Number(usage?.completion_tokens) < 200);
-    assert.equal((await userConversations(h.svc.store, alice.user.id).message(json.assistant.id)).status, 'stopped');
-    // Stopping again is harmless.
-    const again = await call(chat.stopMessage, 'POST', `/messages/${json.assistant.id}/stop`, alice, { params: { id: json.assistant.id } });
-    assert.equal(((await again.json()) as { message: AppMessage }).message.status, 'stopped');
-  });
-
-  test('regenerate answers the same question again as a sibling', async () => {
-    const c = await newChat(alice);
-    const { json } = await send(alice, c.id, { content: 'Tell me a fact [[tokens:3]]' });
-    await finish(alice, json.assistant.id);
-    h.engine.reset();
-    const res = await call(chat.regenerate, 'POST', `/messages/${json.assistant.id}/regenerate`, alice, { params: { id: json.assistant.id } });
-    assert.equal(res.status, 201);
-    const { assistant } = (await res.json()) as { assistant: AppMessage };
-    assert.notEqual(assistant.id, json.assistant.id);
-    assert.equal(assistant.parentId, json.user.id);
-    const { message } = await finish(alice, assistant.id);
-    assert.equal(message.content, 'w1 w2 w3');
-    const ops = userConversations(h.svc.store, alice.user.id);
-    assert.deepEqual((await ops.siblings(assistant.id)).ids, [json.assistant.id, assistant.id]);
-    // The same history went to the model: just the question.
-    assert.deepEqual(h.engine.requests.at(-1)?.body.messages.filter((m: { role: string }) => m.role !== 'system').map((m: { content: string }) => m.content), ['Tell me a fact [[tokens:3]]']);
-    // With another model, which then becomes the chat's model.
-    const other = await call(chat.regenerate, 'POST', `/messages/${json.assistant.id}/regenerate`, alice, { params: { id: json.assistant.id }, body: { modelId: 'plain-model' } });
-    const o = (await other.json()) as { assistant: AppMessage };
-    assert.equal(o.assistant.modelId, 'plain-model');
-    assert.equal((await finish(alice, o.assistant.id)).message.modelId, 'plain-model');
-    assert.equal((await ops.conversation(c.id)).modelId, 'plain-model');
-    // A user message cannot be regenerated.
-    const bad = await call(chat.regenerate, 'POST', `/messages/${json.user.id}/regenerate`, alice, { params: { id: json.user.id } });
-    assert.equal(bad.status, 400);
-  });
-
-  test('edit-and-resend branches from the edited message’s parent and keeps the earlier branch', async () => {
-    const c = await newChat(alice);
-    const a1 = await send(alice, c.id, { content: 'first [[tokens:2]]' });
-    await finish(alice, a1.json.assistant.id);
-    const q2 = await send(alice, c.id, { parentId: a1.json.assistant.id, content: 'second [[tokens:2]]' });
-    await finish(alice, q2.json.assistant.id);
-    // Edit the second question: same parent as before.
-    const edit = await send(alice, c.id, { parentId: a1.json.assistant.id, content: 'second, edited [[reply:edited answer]]' });
-    assert.equal(edit.res.status, 201);
-    assert.equal(edit.json.user.parentId, a1.json.assistant.id);
-    assert.equal((await finish(alice, edit.json.assistant.id)).message.content, 'edited answer');
-    const ops = userConversations(h.svc.store, alice.user.id);
-    assert.deepEqual((await ops.siblings(edit.json.user.id)).ids, [q2.json.user.id, edit.json.user.id]);
-    // Editing the first message makes a second root; the title stays the first one.
-    const root = await send(alice, c.id, { parentId: null, content: 'a different start' });
-    assert.equal(root.json.user.parentId, null);
-    assert.match(root.json.conversation.title, /^first/);
-    await finish(alice, root.json.assistant.id);
-    assert.equal((await ops.siblings(root.json.user.id)).ids.length, 2);
-    // A parent from another conversation is refused, and nothing is stored.
-    const other = await newChat(alice);
-    const wrong = await send(alice, other.id, { parentId: a1.json.assistant.id, content: 'x' });
-    assert.equal(wrong.res.status, 404);
-    assert.equal((await ops.get(other.id)).messages.length, 0);
-  });
-
-  test('a reattached stream gets a snapshot, then the rest; the generation outlives a closed stream', async () => {
-    const c = await newChat(alice);
-    const aborted = h.engine.abortedStreams;
-    const { json } = await send(alice, c.id, { content: '[[tokens:30]] [[slow:40]]' });
-    const first = new EventReader(await stream(alice, json.assistant.id));
-    const seen: GenerationEvent[] = [];
-    while (seen.filter((e) => e.type === 'delta').length < 4) seen.push((await first.next()) as GenerationEvent);
-    await first.cancel(); // the tab closes
-    await sleep(300);
-    const second = new EventReader(await stream(alice, json.assistant.id));
-    const snap = (await second.next()) as Extract<GenerationEvent, { type: 'snapshot' }>;
-    assert.equal(snap.type, 'snapshot');
-    assert.equal(snap.status, 'streaming');
-    assert.ok(snap.content.startsWith(assemble(seen).content), 'the snapshot covers what the first stream saw');
-    assert.ok(snap.content.length > assemble(seen).content.length, 'generation went on while nobody watched');
-    const rest = await second.rest();
-    const done = rest.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
-    assert.equal(done.message.status, 'complete');
-    assert.equal(assemble([snap, ...rest]).content, Array.from({ length: 30 }, (_, i) => `w${i + 1}`).join(' '));
-    assert.equal(h.engine.abortedStreams, aborted, 'closing the stream did not stop the engine');
-  });
-
-  test('progress is written to the row about once a second while generating', async () => {
-    const c = await newChat(alice);
-    const { json } = await send(alice, c.id, { content: '[[tokens:40]] [[slow:60]]' });
-    const ops = userConversations(h.svc.store, alice.user.id);
-    await sleep(1600);
-    const mid = await ops.message(json.assistant.id);
-    assert.equal(mid.status, 'streaming');
-    assert.ok(mid.content.length > 0, 'partial content persisted');
-    assert.ok((mid.updatedAt ?? 0) > mid.createdAt);
-    await finish(alice, json.assistant.id);
-  });
-
-  test('402: no credit is stored on the answer as its error', async () => {
-    const broke = await testUser(h.svc.store, 0);
-    const c = await newChat(broke);
-    const { res, json } = await send(broke, c.id, { content: 'hello' });
-    assert.equal(res.status, 201);
-    const { message } = await finish(broke, json.assistant.id);
-    assert.equal(message.status, 'error');
-    assert.equal(message.error?.code, 'INSUFFICIENT_BALANCE');
-    assert.equal(message.error?.status, 402);
-    assert.equal(message.content, '');
-    assert.deepEqual((await userConversations(h.svc.store, broke.user.id).message(json.assistant.id)).error, message.error);
-  });
-
-  test('429 carries retryAfter; 503 from the engine too; a stream failing midway keeps what came before', async () => {
-    const c = await newChat(bob, { modelId: 'limited-model' });
-    const one = await send(bob, c.id, { content: 'one' });
-    await finish(bob, one.json.assistant.id);
-    const two = await send(bob, c.id, { parentId: one.json.assistant.id, content: 'two' });
-    const { message } = await finish(bob, two.json.assistant.id);
-    assert.equal(message.error?.code, 'RATE_LIMIT_EXCEEDED');
-    assert.equal(message.error?.status, 429);
-    assert.ok(typeof message.error?.retryAfter === 'number' && message.error.retryAfter > 0, JSON.stringify(message.error));
-
-    const d = await newChat(bob);
-    const busy = await send(bob, d.id, { content: '[[status:503]]' });
-    const m503 = (await finish(bob, busy.json.assistant.id)).message;
-    assert.equal(m503.error?.status, 503);
-    assert.equal(m503.error?.retryAfter, 5);
-
-    const mid = await send(bob, d.id, { parentId: busy.json.assistant.id, content: '[[tokens:10]] [[error_mid]]' });
-    const failed = (await finish(bob, mid.json.assistant.id)).message;
-    assert.equal(failed.status, 'error');
-    assert.equal(failed.error?.code, 'INFERENCE_FAILED');
-    assert.match(failed.content, /^w1 w2 w3/);
-    assert.ok(failed.usage && failed.usage.completionTokens > 0, 'a failed stream shows what it was billed');
-  });
-
-  test('another user’s conversation or message is 404; a missing CSRF token is 403; no session is 401', async () => {
-    const c = await newChat(alice);
-    const { json } = await send(alice, c.id, { content: 'mine [[tokens:2]]' });
-    await finish(alice, json.assistant.id);
-    const id = json.assistant.id;
-    assert.equal((await send(bob, c.id, { content: 'hijack' })).res.status, 404);
-    for (const [handler, method, path] of [
-      [chat.streamMessage, 'GET', 'stream'],
-      [chat.stopMessage, 'POST', 'stop'],
-      [chat.regenerate, 'POST', 'regenerate'],
-    ] as const) {
-      const res = await call(handler, method, `/messages/${id}/${path}`, bob, { params: { id } });
-      assert.equal(res.status, 404, path);
-      assert.equal(((await res.json()) as { code: string }).code, 'NOT_FOUND');
+    async function send(who: TestUser, conversationId: string, body: Record<string, unknown>) {
+      const res = await call(chat.sendMessage, 'POST', `/conversations/${conversationId}/messages`, who, {
+        body: { parentId: null, ...body },
+        params: { id: conversationId },
+      });
+      return { res, json: (await res.json()) as SendMessageResponse & { code?: string; error?: string } };
     }
-    const noCsrf = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: null, content: 'x' }, params: { id: c.id }, noCsrf: true });
-    assert.equal(noCsrf.status, 403);
-    assert.equal(((await noCsrf.json()) as { code: string }).code, 'FORBIDDEN');
-    const stopNoCsrf = await call(chat.stopMessage, 'POST', `/messages/${id}/stop`, alice, { params: { id }, noCsrf: true });
-    assert.equal(stopNoCsrf.status, 403);
-    assert.equal((await call(chat.streamMessage, 'GET', `/messages/${id}/stream`, undefined, { params: { id } })).status, 401);
-    assert.equal((await call(chat.limits, 'GET', '/limits', undefined)).status, 401);
-    assert.equal((await userConversations(h.svc.store, alice.user.id).get(c.id)).messages.length, 2);
-  });
-
-  test('bad input is a clear 400 and stores nothing', async () => {
-    const c = await newChat(alice);
-    const cases: [Record<string, unknown>, string][] = [
-      [{ content: '   ' }, 'INVALID_REQUEST'],
-      [{ content: 'x', extra: 1 }, 'INVALID_REQUEST'],
-      [{ content: 42 }, 'INVALID_REQUEST'],
-      [{ content: 'x', modelId: 'no-such-model' }, 'MODEL_NOT_FOUND'],
-      [{ content: 'x', parentId: 'no-such-message' }, 'NOT_FOUND'],
-    ];
-    for (const [body, code] of cases) {
-      const { json } = await send(alice, c.id, body);
-      assert.equal(json.code, code, JSON.stringify(body));
+    const stream = (who: TestUser, id: string) => call(chat.streamMessage, 'GET', `/messages/${id}/stream`, who, { params: { id } });
+    async function finish(who: TestUser, id: string): Promise<{ events: GenerationEvent[]; message: AppMessage }> {
+      const events = await new EventReader(await stream(who, id)).rest();
+      const done = events.at(-1);
+      assert.equal(done?.type, 'done', JSON.stringify(events));
+      return { events, message: (done as { message: AppMessage }).message };
     }
-    const notJson = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: '{nope', params: { id: c.id } });
-    assert.equal(notJson.status, 400);
-    assert.equal((await userConversations(h.svc.store, alice.user.id).get(c.id)).messages.length, 0);
-  });
 
-  test('limits describe the attachment rules', async () => {
-    const res = await call(chat.limits, 'GET', '/limits', alice);
-    const limits = (await res.json()) as { maxFiles: number; maxFileBytes: number; imageTypes: string[]; documentTypes: string[]; accept: string };
-    assert.equal(limits.maxFiles, 5);
-    assert.equal(limits.maxFileBytes, 10 * 1024 * 1024);
-    assert.deepEqual(limits.imageTypes, ['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
-    assert.ok(limits.documentTypes.includes('application/pdf') && limits.documentTypes.includes('text/csv'));
-    assert.match(limits.accept, /\.docx/);
-  });
-
-  test('a row left streaming by a dead process is marked interrupted when read', async () => {
-    const ops = userConversations(h.svc.store, alice.user.id);
-    const c = await newChat(alice);
-    const u = await ops.addMessage(c.id, { parentId: null, role: 'user', content: 'q' });
-    const a = await ops.addMessage(c.id, { parentId: u.id, role: 'assistant', content: 'half an ans', status: 'streaming' });
-    await h.svc.store.run('UPDATE messages SET updated_at = $1 WHERE id = $2', [Date.now() - 60_000, a.id]);
-    const { events, message } = await finish(alice, a.id);
-    assert.equal(events[0].type, 'snapshot');
-    assert.equal(message.status, 'error');
-    assert.equal(message.error?.code, 'GENERATION_INTERRUPTED');
-    assert.equal(message.content, 'half an ans');
-    assert.equal((await ops.message(a.id)).status, 'error');
-
-    // Such a row never blocks the chat: answering after it, or regenerating it, declares it interrupted first.
-    const b = await ops.addMessage(c.id, { parentId: u.id, role: 'assistant', content: '', status: 'streaming' });
-    await h.svc.store.run('UPDATE messages SET updated_at = $1 WHERE id = $2', [Date.now() - 60_000, b.id]);
-    const regen = await call(chat.regenerate, 'POST', `/messages/${b.id}/regenerate`, alice, { params: { id: b.id } });
-    assert.equal(regen.status, 201);
-    assert.equal((await ops.message(b.id)).error?.code, 'GENERATION_INTERRUPTED');
-    await finish(alice, ((await regen.json()) as { assistant: AppMessage }).assistant.id);
-  });
-
-  test('a turn after an answer that is still being written is refused', async () => {
-    const c = await newChat(alice);
-    const first = await send(alice, c.id, { content: '[[tokens:50]] [[slow:30]]' });
-    const next = await send(alice, c.id, { parentId: first.json.assistant.id, content: 'too soon' });
-    assert.equal(next.res.status, 400);
-    const regen = await call(chat.regenerate, 'POST', `/messages/${first.json.assistant.id}/regenerate`, alice, { params: { id: first.json.assistant.id } });
-    assert.equal(regen.status, 400);
-    await call(chat.stopMessage, 'POST', `/messages/${first.json.assistant.id}/stop`, alice, { params: { id: first.json.assistant.id } });
-    const after = await send(alice, c.id, { parentId: first.json.assistant.id, content: 'now [[tokens:1]]' });
-    assert.equal(after.res.status, 201);
-    await finish(alice, after.json.assistant.id);
-  });
-
-  test('an answer generated by another instance is followed by polling its row, and can be stopped from here', async () => {
-    // A second backend on the same store stands in for another server instance.
-    const other = chatRoutes({ svc: h.svc, app: h.svc.config.app });
-    try {
+    test('send → stream → done: the answer, its usage and cost are stored; the first message titles the chat', async () => {
       const c = await newChat(alice);
-      const sent = await call(other.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: null, content: '[[tokens:30]] [[slow:50]]' }, params: { id: c.id } });
-      const { assistant } = (await sent.json()) as SendMessageResponse;
-      const reader = new EventReader(await stream(alice, assistant.id)); // through *this* instance
-      const events = await reader.rest();
+      const { res, json } = await send(alice, c.id, { content: 'Plan a weekend in Lisbon [[reply:Day one: Alfama. Day two: Belém.]]' });
+      assert.equal(res.status, 201, JSON.stringify(json));
+      assert.equal(json.user.role, 'user');
+      assert.equal(json.assistant.parentId, json.user.id);
+      assert.equal(json.assistant.status, 'streaming');
+      assert.equal(json.assistant.modelId, 'scripted-model');
+      assert.match(json.conversation.title, /^Plan a weekend in Lisbon/);
+
+      const r = await stream(alice, json.assistant.id);
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.equal(r.headers.get('cache-control'), 'no-cache, no-transform');
+      assert.equal(r.headers.get('x-accel-buffering'), 'no');
+      const events = await new EventReader(r).rest();
       assert.equal(events[0].type, 'snapshot');
-      assert.ok(events.some((e) => e.type === 'delta'), 'growth arrives as deltas');
       const done = events.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
+      assert.equal(done.type, 'done');
+      assert.equal(assemble(events).content, 'Day one: Alfama. Day two: Belém.');
+      assert.equal(done.message.content, 'Day one: Alfama. Day two: Belém.');
       assert.equal(done.message.status, 'complete');
-      assert.equal(assemble(events).content, done.message.content);
+      assert.equal(done.message.error, null);
+      assert.ok(done.message.usage && done.message.usage.completionTokens === 6 && done.message.usage.promptTokens > 0, JSON.stringify(done.message.usage));
+      assert.ok(done.message.usage.costUsd > 0);
 
-      const slow = await call(other.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: assistant.id, content: '[[tokens:200]] [[slow:40]]' }, params: { id: c.id } });
-      const { assistant: a2 } = (await slow.json()) as SendMessageResponse;
-      await sleep(600);
-      const stopped = await call(chat.stopMessage, 'POST', `/messages/${a2.id}/stop`, alice, { params: { id: a2.id } });
-      assert.equal(((await stopped.json()) as { message: AppMessage }).message.status, 'stopped');
-      // The generating instance notices at its next progress write, stops the engine and keeps its partial answer.
-      const final = await finish(alice, a2.id);
-      assert.equal(final.message.status, 'stopped');
-      await sleep(1500);
-      const row = await userConversations(h.svc.store, alice.user.id).message(a2.id);
+      const stored = await userConversations(h.svc.store, alice.user.id).message(json.assistant.id);
+      assert.equal(stored.status, 'complete');
+      assert.deepEqual(stored.usage, done.message.usage);
+      // The service billed the user's own account for it.
+      await h.svc.ledger.drain();
+      const row = await h.svc.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [alice.user.accountId]);
+      assert.ok(Number(row?.n) >= 1);
+
+      // A finished answer streams as snapshot + done at once.
+      const again = await new EventReader(await stream(alice, json.assistant.id)).rest();
+      assert.deepEqual(
+        again.map((e) => e.type),
+        ['snapshot', 'done'],
+      );
+      assert.equal((again[0] as { content: string }).content, 'Day one: Alfama. Day two: Belém.');
+    });
+
+    test('the conversation settings shape the request: system prompt, temperature, service parameters, history', async () => {
+      const c = await newChat(alice, {
+        settings: { systemPrompt: 'Answer like a pirate.', temperature: 0.3, webSearch: 'auto', citations: false, includeServiceSystemPrompt: false },
+      });
+      const first = await send(alice, c.id, { content: 'first question' });
+      await finish(alice, first.json.assistant.id);
+      h.engine.reset();
+      const second = await send(alice, c.id, { parentId: first.json.assistant.id, content: 'second question' });
+      await finish(alice, second.json.assistant.id);
+      const req = h.engine.requests.at(-1)?.body;
+      assert.equal(req.temperature, 0.3);
+      // The operator prompt is left out as asked; the chat's own system prompt leads.
+      assert.deepEqual(
+        req.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
+        [
+          ['system', 'Answer like a pirate.'],
+          ['user', 'first question'],
+          ['assistant', 'Hello from the scripted engine.'],
+          ['user', 'second question'],
+        ],
+      );
+    });
+
+    test('reasoning streams as reasoning deltas and is stored apart from the answer', async () => {
+      const c = await newChat(alice);
+      // Paced, so the stream attaches before the reasoning ends and some of it arrives as deltas.
+      const { json } = await send(alice, c.id, { content: 'Why? [[reasoning]] [[slow:40]] [[reply:Because.]]' });
+      const { events, message } = await finish(alice, json.assistant.id);
+      assert.ok(events.some((e) => e.type === 'delta' && e.reasoning));
+      assert.equal(message.reasoning, 'The user wants a scripted answer, so I will give one.');
+      assert.equal(message.content, 'Because.');
+      assert.equal(assemble(events).reasoning, message.reasoning);
+
+      // <think> blocks in the content are split out the same way.
+      const t = await send(alice, c.id, { parentId: json.assistant.id, content: 'And? [[think]] [[reply:Done.]]' });
+      const thought = await finish(alice, t.json.assistant.id);
+      assert.equal(thought.message.reasoning, 'Let me think this through.');
+      assert.equal(thought.message.content, 'Done.');
+    });
+
+    test('stop keeps the partial answer, marks it stopped, and only what was produced is billed', async () => {
+      const c = await newChat(alice);
+      const aborted = h.engine.abortedStreams;
+      const { json } = await send(alice, c.id, { content: '[[tokens:200]] [[slow:40]]' });
+      const reader = new EventReader(await stream(alice, json.assistant.id));
+      const seen: GenerationEvent[] = [];
+      while (seen.filter((e) => e.type === 'delta').length < 5) seen.push((await reader.next()) as GenerationEvent);
+      const res = await call(chat.stopMessage, 'POST', `/messages/${json.assistant.id}/stop`, alice, { params: { id: json.assistant.id } });
+      assert.equal(res.status, 200);
+      const { message } = (await res.json()) as { message: AppMessage };
+      assert.equal(message.status, 'stopped');
+      assert.match(message.content, /^w1 w2 w3 w4 w5/);
+      assert.ok(!message.content.includes('w200'));
+      assert.ok(message.usage && message.usage.completionTokens >= 5 && message.usage.completionTokens < 200, JSON.stringify(message.usage));
+      // The open stream ends with the same stopped message.
+      const rest = await reader.rest();
+      assert.equal((rest.at(-1) as { message: AppMessage }).message.status, 'stopped');
+      assert.equal(assemble([...seen, ...rest]).content, message.content, 'the stream saw exactly what was kept');
+      // The engine saw the request go away, and the ledger charged the partial output only.
+      for (let i = 0; i < 50 && h.engine.abortedStreams === aborted; i++) await sleep(20);
+      assert.equal(h.engine.abortedStreams, aborted + 1);
+      await h.svc.ledger.drain();
+      const usage = await h.svc.store.get<{ completion_tokens: number }>(
+        'SELECT completion_tokens FROM usage WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1',
+        [alice.user.accountId],
+      );
+      assert.ok(Number(usage?.completion_tokens) < 200);
+      assert.equal((await userConversations(h.svc.store, alice.user.id).message(json.assistant.id)).status, 'stopped');
+      // Stopping again is harmless.
+      const again = await call(chat.stopMessage, 'POST', `/messages/${json.assistant.id}/stop`, alice, { params: { id: json.assistant.id } });
+      assert.equal(((await again.json()) as { message: AppMessage }).message.status, 'stopped');
+    });
+
+    test('regenerate answers the same question again as a sibling', async () => {
+      const c = await newChat(alice);
+      const { json } = await send(alice, c.id, { content: 'Tell me a fact [[tokens:3]]' });
+      await finish(alice, json.assistant.id);
+      h.engine.reset();
+      const res = await call(chat.regenerate, 'POST', `/messages/${json.assistant.id}/regenerate`, alice, { params: { id: json.assistant.id } });
+      assert.equal(res.status, 201);
+      const { assistant } = (await res.json()) as { assistant: AppMessage };
+      assert.notEqual(assistant.id, json.assistant.id);
+      assert.equal(assistant.parentId, json.user.id);
+      const { message } = await finish(alice, assistant.id);
+      assert.equal(message.content, 'w1 w2 w3');
+      const ops = userConversations(h.svc.store, alice.user.id);
+      assert.deepEqual((await ops.siblings(assistant.id)).ids, [json.assistant.id, assistant.id]);
+      // The same history went to the model: just the question.
+      assert.deepEqual(
+        h.engine.requests
+          .at(-1)
+          ?.body.messages.filter((m: { role: string }) => m.role !== 'system')
+          .map((m: { content: string }) => m.content),
+        ['Tell me a fact [[tokens:3]]'],
+      );
+      // With another model, which then becomes the chat's model.
+      const other = await call(chat.regenerate, 'POST', `/messages/${json.assistant.id}/regenerate`, alice, {
+        params: { id: json.assistant.id },
+        body: { modelId: 'plain-model' },
+      });
+      const o = (await other.json()) as { assistant: AppMessage };
+      assert.equal(o.assistant.modelId, 'plain-model');
+      assert.equal((await finish(alice, o.assistant.id)).message.modelId, 'plain-model');
+      assert.equal((await ops.conversation(c.id)).modelId, 'plain-model');
+      // A user message cannot be regenerated.
+      const bad = await call(chat.regenerate, 'POST', `/messages/${json.user.id}/regenerate`, alice, { params: { id: json.user.id } });
+      assert.equal(bad.status, 400);
+    });
+
+    test('edit-and-resend branches from the edited message’s parent and keeps the earlier branch', async () => {
+      const c = await newChat(alice);
+      const a1 = await send(alice, c.id, { content: 'first [[tokens:2]]' });
+      await finish(alice, a1.json.assistant.id);
+      const q2 = await send(alice, c.id, { parentId: a1.json.assistant.id, content: 'second [[tokens:2]]' });
+      await finish(alice, q2.json.assistant.id);
+      // Edit the second question: same parent as before.
+      const edit = await send(alice, c.id, { parentId: a1.json.assistant.id, content: 'second, edited [[reply:edited answer]]' });
+      assert.equal(edit.res.status, 201);
+      assert.equal(edit.json.user.parentId, a1.json.assistant.id);
+      assert.equal((await finish(alice, edit.json.assistant.id)).message.content, 'edited answer');
+      const ops = userConversations(h.svc.store, alice.user.id);
+      assert.deepEqual((await ops.siblings(edit.json.user.id)).ids, [q2.json.user.id, edit.json.user.id]);
+      // Editing the first message makes a second root; the title stays the first one.
+      const root = await send(alice, c.id, { parentId: null, content: 'a different start' });
+      assert.equal(root.json.user.parentId, null);
+      assert.match(root.json.conversation.title, /^first/);
+      await finish(alice, root.json.assistant.id);
+      assert.equal((await ops.siblings(root.json.user.id)).ids.length, 2);
+      // A parent from another conversation is refused, and nothing is stored.
+      const other = await newChat(alice);
+      const wrong = await send(alice, other.id, { parentId: a1.json.assistant.id, content: 'x' });
+      assert.equal(wrong.res.status, 404);
+      assert.equal((await ops.get(other.id)).messages.length, 0);
+    });
+
+    test('a reattached stream gets a snapshot, then the rest; the generation outlives a closed stream', async () => {
+      const c = await newChat(alice);
+      const aborted = h.engine.abortedStreams;
+      const { json } = await send(alice, c.id, { content: '[[tokens:30]] [[slow:40]]' });
+      const first = new EventReader(await stream(alice, json.assistant.id));
+      const seen: GenerationEvent[] = [];
+      while (seen.filter((e) => e.type === 'delta').length < 4) seen.push((await first.next()) as GenerationEvent);
+      await first.cancel(); // the tab closes
+      await sleep(300);
+      const second = new EventReader(await stream(alice, json.assistant.id));
+      const snap = (await second.next()) as Extract<GenerationEvent, { type: 'snapshot' }>;
+      assert.equal(snap.type, 'snapshot');
+      assert.equal(snap.status, 'streaming');
+      assert.ok(snap.content.startsWith(assemble(seen).content), 'the snapshot covers what the first stream saw');
+      assert.ok(snap.content.length > assemble(seen).content.length, 'generation went on while nobody watched');
+      const rest = await second.rest();
+      const done = rest.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
+      assert.equal(done.message.status, 'complete');
+      assert.equal(assemble([snap, ...rest]).content, Array.from({ length: 30 }, (_, i) => `w${i + 1}`).join(' '));
+      assert.equal(h.engine.abortedStreams, aborted, 'closing the stream did not stop the engine');
+    });
+
+    test('progress is written to the row about once a second while generating', async () => {
+      const c = await newChat(alice);
+      const { json } = await send(alice, c.id, { content: '[[tokens:40]] [[slow:60]]' });
+      const ops = userConversations(h.svc.store, alice.user.id);
+      await sleep(1600);
+      const mid = await ops.message(json.assistant.id);
+      assert.equal(mid.status, 'streaming');
+      assert.ok(mid.content.length > 0, 'partial content persisted');
+      assert.ok((mid.updatedAt ?? 0) > mid.createdAt);
+      await finish(alice, json.assistant.id);
+    });
+
+    test('402: no credit is stored on the answer as its error', async () => {
+      const broke = await testUser(h.svc.store, 0);
+      const c = await newChat(broke);
+      const { res, json } = await send(broke, c.id, { content: 'hello' });
+      assert.equal(res.status, 201);
+      const { message } = await finish(broke, json.assistant.id);
+      assert.equal(message.status, 'error');
+      assert.equal(message.error?.code, 'INSUFFICIENT_BALANCE');
+      assert.equal(message.error?.status, 402);
+      assert.equal(message.content, '');
+      assert.deepEqual((await userConversations(h.svc.store, broke.user.id).message(json.assistant.id)).error, message.error);
+    });
+
+    test('429 carries retryAfter; 503 from the engine too; a stream failing midway keeps what came before', async () => {
+      const c = await newChat(bob, { modelId: 'limited-model' });
+      const one = await send(bob, c.id, { content: 'one' });
+      await finish(bob, one.json.assistant.id);
+      const two = await send(bob, c.id, { parentId: one.json.assistant.id, content: 'two' });
+      const { message } = await finish(bob, two.json.assistant.id);
+      assert.equal(message.error?.code, 'RATE_LIMIT_EXCEEDED');
+      assert.equal(message.error?.status, 429);
+      assert.ok(typeof message.error?.retryAfter === 'number' && message.error.retryAfter > 0, JSON.stringify(message.error));
+
+      const d = await newChat(bob);
+      const busy = await send(bob, d.id, { content: '[[status:503]]' });
+      const m503 = (await finish(bob, busy.json.assistant.id)).message;
+      assert.equal(m503.error?.status, 503);
+      assert.equal(m503.error?.retryAfter, 5);
+
+      const mid = await send(bob, d.id, { parentId: busy.json.assistant.id, content: '[[tokens:10]] [[error_mid]]' });
+      const failed = (await finish(bob, mid.json.assistant.id)).message;
+      assert.equal(failed.status, 'error');
+      assert.equal(failed.error?.code, 'INFERENCE_FAILED');
+      assert.match(failed.content, /^w1 w2 w3/);
+      assert.ok(failed.usage && failed.usage.completionTokens > 0, 'a failed stream shows what it was billed');
+    });
+
+    test('another user’s conversation or message is 404; a missing CSRF token is 403; no session is 401', async () => {
+      const c = await newChat(alice);
+      const { json } = await send(alice, c.id, { content: 'mine [[tokens:2]]' });
+      await finish(alice, json.assistant.id);
+      const id = json.assistant.id;
+      assert.equal((await send(bob, c.id, { content: 'hijack' })).res.status, 404);
+      for (const [handler, method, path] of [
+        [chat.streamMessage, 'GET', 'stream'],
+        [chat.stopMessage, 'POST', 'stop'],
+        [chat.regenerate, 'POST', 'regenerate'],
+      ] as const) {
+        const res = await call(handler, method, `/messages/${id}/${path}`, bob, { params: { id } });
+        assert.equal(res.status, 404, path);
+        assert.equal(((await res.json()) as { code: string }).code, 'NOT_FOUND');
+      }
+      const noCsrf = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: null, content: 'x' },
+        params: { id: c.id },
+        noCsrf: true,
+      });
+      assert.equal(noCsrf.status, 403);
+      assert.equal(((await noCsrf.json()) as { code: string }).code, 'FORBIDDEN');
+      const stopNoCsrf = await call(chat.stopMessage, 'POST', `/messages/${id}/stop`, alice, { params: { id }, noCsrf: true });
+      assert.equal(stopNoCsrf.status, 403);
+      assert.equal((await call(chat.streamMessage, 'GET', `/messages/${id}/stream`, undefined, { params: { id } })).status, 401);
+      assert.equal((await call(chat.limits, 'GET', '/limits', undefined)).status, 401);
+      assert.equal((await userConversations(h.svc.store, alice.user.id).get(c.id)).messages.length, 2);
+    });
+
+    test('bad input is a clear 400 and stores nothing', async () => {
+      const c = await newChat(alice);
+      const cases: [Record<string, unknown>, string][] = [
+        [{ content: '   ' }, 'INVALID_REQUEST'],
+        [{ content: 'x', extra: 1 }, 'INVALID_REQUEST'],
+        [{ content: 42 }, 'INVALID_REQUEST'],
+        [{ content: 'x', modelId: 'no-such-model' }, 'MODEL_NOT_FOUND'],
+        [{ content: 'x', parentId: 'no-such-message' }, 'NOT_FOUND'],
+      ];
+      for (const [body, code] of cases) {
+        const { json } = await send(alice, c.id, body);
+        assert.equal(json.code, code, JSON.stringify(body));
+      }
+      const notJson = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: '{nope', params: { id: c.id } });
+      assert.equal(notJson.status, 400);
+      assert.equal((await userConversations(h.svc.store, alice.user.id).get(c.id)).messages.length, 0);
+    });
+
+    test('limits describe the attachment rules', async () => {
+      const res = await call(chat.limits, 'GET', '/limits', alice);
+      const limits = (await res.json()) as { maxFiles: number; maxFileBytes: number; imageTypes: string[]; documentTypes: string[]; accept: string };
+      assert.equal(limits.maxFiles, 5);
+      assert.equal(limits.maxFileBytes, 10 * 1024 * 1024);
+      assert.deepEqual(limits.imageTypes, ['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+      assert.ok(limits.documentTypes.includes('application/pdf') && limits.documentTypes.includes('text/csv'));
+      assert.match(limits.accept, /\.docx/);
+    });
+
+    test('a row left streaming by a dead process is marked interrupted when read', async () => {
+      const ops = userConversations(h.svc.store, alice.user.id);
+      const c = await newChat(alice);
+      const u = await ops.addMessage(c.id, { parentId: null, role: 'user', content: 'q' });
+      const a = await ops.addMessage(c.id, { parentId: u.id, role: 'assistant', content: 'half an ans', status: 'streaming' });
+      await h.svc.store.run('UPDATE messages SET updated_at = $1 WHERE id = $2', [Date.now() - 60_000, a.id]);
+      const { events, message } = await finish(alice, a.id);
+      assert.equal(events[0].type, 'snapshot');
+      assert.equal(message.status, 'error');
+      assert.equal(message.error?.code, 'GENERATION_INTERRUPTED');
+      assert.equal(message.content, 'half an ans');
+      assert.equal((await ops.message(a.id)).status, 'error');
+
+      // Such a row never blocks the chat: answering after it, or regenerating it, declares it interrupted first.
+      const b = await ops.addMessage(c.id, { parentId: u.id, role: 'assistant', content: '', status: 'streaming' });
+      await h.svc.store.run('UPDATE messages SET updated_at = $1 WHERE id = $2', [Date.now() - 60_000, b.id]);
+      const regen = await call(chat.regenerate, 'POST', `/messages/${b.id}/regenerate`, alice, { params: { id: b.id } });
+      assert.equal(regen.status, 201);
+      assert.equal((await ops.message(b.id)).error?.code, 'GENERATION_INTERRUPTED');
+      await finish(alice, ((await regen.json()) as { assistant: AppMessage }).assistant.id);
+    });
+
+    test('a turn after an answer that is still being written is refused', async () => {
+      const c = await newChat(alice);
+      const first = await send(alice, c.id, { content: '[[tokens:50]] [[slow:30]]' });
+      const next = await send(alice, c.id, { parentId: first.json.assistant.id, content: 'too soon' });
+      assert.equal(next.res.status, 400);
+      const regen = await call(chat.regenerate, 'POST', `/messages/${first.json.assistant.id}/regenerate`, alice, { params: { id: first.json.assistant.id } });
+      assert.equal(regen.status, 400);
+      await call(chat.stopMessage, 'POST', `/messages/${first.json.assistant.id}/stop`, alice, { params: { id: first.json.assistant.id } });
+      const after = await send(alice, c.id, { parentId: first.json.assistant.id, content: 'now [[tokens:1]]' });
+      assert.equal(after.res.status, 201);
+      await finish(alice, after.json.assistant.id);
+    });
+
+    test('an answer generated by another instance is followed by polling its row, and can be stopped from here', async () => {
+      // A second backend on the same store stands in for another server instance.
+      const other = chatRoutes({ svc: h.svc, app: h.svc.config.app });
+      try {
+        const c = await newChat(alice);
+        const sent = await call(other.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+          body: { parentId: null, content: '[[tokens:30]] [[slow:50]]' },
+          params: { id: c.id },
+        });
+        const { assistant } = (await sent.json()) as SendMessageResponse;
+        const reader = new EventReader(await stream(alice, assistant.id)); // through *this* instance
+        const events = await reader.rest();
+        assert.equal(events[0].type, 'snapshot');
+        assert.ok(
+          events.some((e) => e.type === 'delta'),
+          'growth arrives as deltas',
+        );
+        const done = events.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
+        assert.equal(done.message.status, 'complete');
+        assert.equal(assemble(events).content, done.message.content);
+
+        const slow = await call(other.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+          body: { parentId: assistant.id, content: '[[tokens:200]] [[slow:40]]' },
+          params: { id: c.id },
+        });
+        const { assistant: a2 } = (await slow.json()) as SendMessageResponse;
+        await sleep(600);
+        const stopped = await call(chat.stopMessage, 'POST', `/messages/${a2.id}/stop`, alice, { params: { id: a2.id } });
+        assert.equal(((await stopped.json()) as { message: AppMessage }).message.status, 'stopped');
+        // The generating instance notices at its next progress write, stops the engine and keeps its partial answer.
+        const final = await finish(alice, a2.id);
+        assert.equal(final.message.status, 'stopped');
+        await sleep(1500);
+        const row = await userConversations(h.svc.store, alice.user.id).message(a2.id);
+        assert.equal(row.status, 'stopped');
+        assert.ok(row.content.startsWith('w1 w2'), row.content);
+        assert.ok(!row.content.includes('w200'));
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('close() stops live generations and keeps what they produced', async () => {
+      const mine = chatRoutes({ svc: h.svc, app: h.svc.config.app });
+      const c = await newChat(alice);
+      const sent = await call(mine.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: null, content: '[[tokens:200]] [[slow:30]]' },
+        params: { id: c.id },
+      });
+      const { assistant } = (await sent.json()) as SendMessageResponse;
+      await sleep(500);
+      await mine.close();
+      const row = await userConversations(h.svc.store, alice.user.id).message(assistant.id);
       assert.equal(row.status, 'stopped');
-      assert.ok(row.content.startsWith('w1 w2'), row.content);
-      assert.ok(!row.content.includes('w200'));
-    } finally {
-      await other.close();
-    }
+      assert.match(row.content, /^w1 /);
+      // A backend that is closing refuses to leave new answers running.
+      const late = await call(mine.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: assistant.id, content: '[[tokens:5]]' },
+        params: { id: c.id },
+      });
+      const { assistant: a2 } = (await late.json()) as SendMessageResponse;
+      await sleep(300);
+      assert.equal((await userConversations(h.svc.store, alice.user.id).message(a2.id)).status, 'stopped');
+    });
   });
-
-  test('close() stops live generations and keeps what they produced', async () => {
-    const mine = chatRoutes({ svc: h.svc, app: h.svc.config.app });
-    const c = await newChat(alice);
-    const sent = await call(mine.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: null, content: '[[tokens:200]] [[slow:30]]' }, params: { id: c.id } });
-    const { assistant } = (await sent.json()) as SendMessageResponse;
-    await sleep(500);
-    await mine.close();
-    const row = await userConversations(h.svc.store, alice.user.id).message(assistant.id);
-    assert.equal(row.status, 'stopped');
-    assert.match(row.content, /^w1 /);
-    // A backend that is closing refuses to leave new answers running.
-    const late = await call(mine.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: assistant.id, content: '[[tokens:5]]' }, params: { id: c.id } });
-    const { assistant: a2 } = (await late.json()) as SendMessageResponse;
-    await sleep(300);
-    assert.equal((await userConversations(h.svc.store, alice.user.id).message(a2.id)).status, 'stopped');
-  });
-});

@@ -44,10 +44,15 @@ describe('citations from web search', () => {
     const ops = userConversations(h.svc.store, alice.user.id);
     const c = await ops.create({ settings: { webSearch: 'on' } });
     const before = searches;
-    const res = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: null, content: 'Tell me about lagoons [[reply:Lagoons are shallow [1].]]' }, params: { id: c.id } });
+    const res = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+      body: { parentId: null, content: 'Tell me about lagoons [[reply:Lagoons are shallow [1].]]' },
+      params: { id: c.id },
+    });
     assert.equal(res.status, 201);
     const { assistant } = (await res.json()) as SendMessageResponse;
-    const events = await new EventReader(await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } })).rest();
+    const events = await new EventReader(
+      await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } }),
+    ).rest();
     assert.equal(searches, before + 1);
     const cites = events.find((e) => e.type === 'citations') as Extract<GenerationEvent, { type: 'citations' }>;
     assert.ok(cites, JSON.stringify(events));
@@ -63,7 +68,9 @@ describe('citations from web search', () => {
     assert.deepEqual((await ops.message(assistant.id)).citations, cites.citations);
 
     // A reattach after the end gets them in the snapshot.
-    const again = await new EventReader(await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } })).rest();
+    const again = await new EventReader(
+      await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } }),
+    ).rest();
     assert.deepEqual((again[0] as Extract<GenerationEvent, { type: 'snapshot' }>).citations, cites.citations);
   });
 
@@ -71,9 +78,14 @@ describe('citations from web search', () => {
     const ops = userConversations(h.svc.store, alice.user.id);
     const c = await ops.create();
     const before = searches;
-    const res = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, { body: { parentId: null, content: 'Tell me about lagoons' }, params: { id: c.id } });
+    const res = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+      body: { parentId: null, content: 'Tell me about lagoons' },
+      params: { id: c.id },
+    });
     const { assistant } = (await res.json()) as SendMessageResponse;
-    const events = await new EventReader(await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } })).rest();
+    const events = await new EventReader(
+      await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } }),
+    ).rest();
     assert.equal(searches, before);
     assert.ok(!events.some((e) => e.type === 'citations'));
   });
@@ -85,7 +97,10 @@ describe('citations from web search', () => {
       const bob = await testUser(bare.svc.store);
       const ops = userConversations(bare.svc.store, bob.user.id);
       const c = await ops.create({ settings: { webSearch: 'on' } });
-      const res = await call(routes.sendMessage, 'POST', `/conversations/${c.id}/messages`, bob, { body: { parentId: null, content: 'hi' }, params: { id: c.id } });
+      const res = await call(routes.sendMessage, 'POST', `/conversations/${c.id}/messages`, bob, {
+        body: { parentId: null, content: 'hi' },
+        params: { id: c.id },
+      });
       assert.equal(res.status, 400);
       assert.match(((await res.json()) as { error: string }).error, /Web search is not configured/);
       assert.equal((await ops.get(c.id)).messages.length, 0);

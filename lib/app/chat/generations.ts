@@ -188,8 +188,7 @@ export class Generation {
 
   private async writeFinal(): Promise<Message> {
     // Stopped here: 'stopped'. Stopped elsewhere: that instance's verdict (stopped, or declared interrupted).
-    const status =
-      this.stopReason === 'elsewhere' ? (this.error ? 'error' : 'stopped') : this.stopReason ? 'stopped' : this.error ? 'error' : 'complete';
+    const status = this.stopReason === 'elsewhere' ? (this.error ? 'error' : 'stopped') : this.stopReason ? 'stopped' : this.error ? 'error' : 'complete';
     const patch = {
       ...this.progress(),
       status,

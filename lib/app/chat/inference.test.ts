@@ -36,9 +36,19 @@ describe('upstream stream parsing', () => {
     const events = await collect(
       upstreamEvents(
         chunks(
-          sse({ model: 'm1', choices: [], venice_parameters: { web_search_citations: [{ title: 'A', url: 'https://a.example/', content: 'x', date: '2025-01-01' }] } }),
+          sse({
+            model: 'm1',
+            choices: [],
+            venice_parameters: { web_search_citations: [{ title: 'A', url: 'https://a.example/', content: 'x', date: '2025-01-01' }] },
+          }),
           sse({ model: 'm1', choices: [{ index: 0, delta: { role: 'assistant', reasoning_content: 'hmm' } }] }),
-          sse({ model: 'm1', choices: [{ index: 0, delta: { content: 'Hi' } }, { index: 1, delta: { content: 'ignored' } }] }),
+          sse({
+            model: 'm1',
+            choices: [
+              { index: 0, delta: { content: 'Hi' } },
+              { index: 1, delta: { content: 'ignored' } },
+            ],
+          }),
           'data: not json\n\n',
           sse({ model: 'm1', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }, cost: { usd: 0.001, diem: 0 } }),
           'data: [DONE]\n\n',
@@ -68,11 +78,18 @@ describe('upstream stream parsing', () => {
       for (let i = 0; i < bytes.length; i += 5) yield bytes.slice(i, i + 5);
     }
     const events = await collect(upstreamEvents(split(), wireNames('service')));
-    assert.deepEqual(events.filter((e) => e.type === 'content'), [{ type: 'content', text: 'héllo ✓' }]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'content'),
+      [{ type: 'content', text: 'héllo ✓' }],
+    );
   });
 
   test('citation URLs that are not http(s) are blanked, keeping the numbering', () => {
-    assert.deepEqual(toCitations([{ url: 'javascript:alert(1)', title: 'x' }, { url: 'https://ok.example/' }, 'junk']), [{ url: '', title: 'x' }, { url: 'https://ok.example/' }, { url: '' }]);
+    assert.deepEqual(toCitations([{ url: 'javascript:alert(1)', title: 'x' }, { url: 'https://ok.example/' }, 'junk']), [
+      { url: '', title: 'x' },
+      { url: 'https://ok.example/' },
+      { url: '' },
+    ]);
   });
 });
 
@@ -89,8 +106,14 @@ describe('local stream events', () => {
         steps(
           [{ type: 'citations', results }],
           [{ type: 'delta', index: 0, role: 'assistant', reasoning: 'hmm' }],
-          [{ type: 'delta', index: 0, content: 'Hi' }, { type: 'delta', index: 1, content: 'ignored' }],
-          [{ type: 'tool_calls', index: 0, calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] }, { type: 'finish', index: 0, reason: 'stop' }],
+          [
+            { type: 'delta', index: 0, content: 'Hi' },
+            { type: 'delta', index: 1, content: 'ignored' },
+          ],
+          [
+            { type: 'tool_calls', index: 0, calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] },
+            { type: 'finish', index: 0, reason: 'stop' },
+          ],
           [{ type: 'usage', usage: { prompt_tokens: 3, completion_tokens: 2 }, cost: { usd: 1000, diem: 0 }, params: { web_search_citations: results } }],
         ),
       ),
@@ -114,7 +137,10 @@ describe('local stream events', () => {
         ),
       ),
     );
-    assert.deepEqual(events.map((e) => e.type), ['model', 'content', 'citations', 'usage']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['model', 'content', 'citations', 'usage'],
+    );
     const failed = await collect(appEvents({ model: 'm1' }, steps([{ type: 'delta', index: 0, content: 'a' }], [{ type: 'error', message: 'stopped early' }])));
     assert.deepEqual(failed.at(-1), { type: 'error', error: { code: 'INFERENCE_FAILED', status: 500, message: 'stopped early' } });
   });
@@ -135,14 +161,36 @@ describe('local stream events', () => {
 
 describe('errors', () => {
   test('ApiErrors keep code, status and retry-after', () => {
-    assert.deepEqual(appErrorOf(new ApiError('RATE_LIMIT_EXCEEDED', 'slow down', undefined, { 'retry-after': '12' })), { code: 'RATE_LIMIT_EXCEEDED', status: 429, message: 'slow down', retryAfter: 12 });
-    assert.deepEqual(appErrorOf(new ApiError('INSUFFICIENT_BALANCE')), { code: 'INSUFFICIENT_BALANCE', status: 402, message: 'Insufficient USD or Diem balance to complete request.' });
+    assert.deepEqual(appErrorOf(new ApiError('RATE_LIMIT_EXCEEDED', 'slow down', undefined, { 'retry-after': '12' })), {
+      code: 'RATE_LIMIT_EXCEEDED',
+      status: 429,
+      message: 'slow down',
+      retryAfter: 12,
+    });
+    assert.deepEqual(appErrorOf(new ApiError('INSUFFICIENT_BALANCE')), {
+      code: 'INSUFFICIENT_BALANCE',
+      status: 402,
+      message: 'Insufficient USD or Diem balance to complete request.',
+    });
   });
 
   test('remote error bodies in either shape; a refused server key says nothing about the key', () => {
-    assert.deepEqual(remoteError(402, '{"error":"No credit","code":"INSUFFICIENT_BALANCE"}', null), { code: 'INSUFFICIENT_BALANCE', status: 402, message: 'No credit' });
-    assert.deepEqual(remoteError(429, '{"error":{"message":"Too many","code":"rate_limit_exceeded"}}', '7'), { code: 'RATE_LIMIT_EXCEEDED', status: 429, message: 'Too many', retryAfter: 7 });
-    assert.deepEqual(remoteError(504, '<html>gateway</html>', null), { code: 'REQUEST_TIMEOUT', status: 504, message: 'The inference service answered HTTP 504' });
+    assert.deepEqual(remoteError(402, '{"error":"No credit","code":"INSUFFICIENT_BALANCE"}', null), {
+      code: 'INSUFFICIENT_BALANCE',
+      status: 402,
+      message: 'No credit',
+    });
+    assert.deepEqual(remoteError(429, '{"error":{"message":"Too many","code":"rate_limit_exceeded"}}', '7'), {
+      code: 'RATE_LIMIT_EXCEEDED',
+      status: 429,
+      message: 'Too many',
+      retryAfter: 7,
+    });
+    assert.deepEqual(remoteError(504, '<html>gateway</html>', null), {
+      code: 'REQUEST_TIMEOUT',
+      status: 504,
+      message: 'The inference service answered HTTP 504',
+    });
     const refused = remoteError(401, '{"error":"Authentication failed for key lgn_inf_secret"}', null);
     assert.equal(refused.status, 503);
     assert.ok(!JSON.stringify(refused).includes('lgn_inf_secret'));
@@ -154,7 +202,10 @@ describe('errors', () => {
     const cfg = remoteConfigFrom({ INFERENCE_BASE_URL: 'https://api.example/v1/', INFERENCE_API_KEY: 'k' }, 'service');
     assert.equal(cfg?.baseUrl, 'https://api.example/v1');
     assert.equal(cfg?.wire.params, 'service_parameters');
-    assert.equal(remoteConfigFrom({ INFERENCE_BASE_URL: 'https://api.venice.ai/api/v1', INFERENCE_API_KEY: 'k', INFERENCE_WIRE_NAME: 'venice' }, 'service')?.wire.params, 'venice_parameters');
+    assert.equal(
+      remoteConfigFrom({ INFERENCE_BASE_URL: 'https://api.venice.ai/api/v1', INFERENCE_API_KEY: 'k', INFERENCE_WIRE_NAME: 'venice' }, 'service')?.wire.params,
+      'venice_parameters',
+    );
     assert.throws(() => remoteConfigFrom({ INFERENCE_BASE_URL: 'https://api.example/v1' }, 'service'), /INFERENCE_API_KEY/);
     assert.throws(() => remoteConfigFrom({ INFERENCE_BASE_URL: 'ftp://x', INFERENCE_API_KEY: 'k' }, 'service'), /http/);
   });

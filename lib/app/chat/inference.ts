@@ -110,7 +110,13 @@ export function chunkEvents(chunk: Record<string, unknown>, wire: WireNames): In
     const completionTokens = num(usage.completion_tokens);
     out.push({
       type: 'usage',
-      usage: { promptTokens, completionTokens, totalTokens: num(usage.total_tokens) || promptTokens + completionTokens, costUsd: num(cost.usd), costDiem: num(cost.diem) },
+      usage: {
+        promptTokens,
+        completionTokens,
+        totalTokens: num(usage.total_tokens) || promptTokens + completionTokens,
+        costUsd: num(cost.usd),
+        costDiem: num(cost.diem),
+      },
     });
   }
   return out;

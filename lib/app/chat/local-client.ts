@@ -38,7 +38,13 @@ export async function* appEvents(head: Pick<StreamHead, 'model'>, stream: ChatSt
           const { prompt_tokens: promptTokens, completion_tokens: completionTokens } = ev.usage;
           yield {
             type: 'usage',
-            usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, costUsd: fromMicros(ev.cost.usd), costDiem: fromMicros(ev.cost.diem) },
+            usage: {
+              promptTokens,
+              completionTokens,
+              totalTokens: promptTokens + completionTokens,
+              costUsd: fromMicros(ev.cost.usd),
+              costDiem: fromMicros(ev.cost.diem),
+            },
           };
           break;
         }
@@ -59,7 +65,9 @@ export function localClient(svc: Service): InferenceClient {
 
     checkSettings(settings) {
       if (settings.webSearch === 'on' && !svc.searchAvailable) {
-        throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server: set the chat’s web search to off or auto', { param: 'settings.webSearch' });
+        throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server: set the chat’s web search to off or auto', {
+          param: 'settings.webSearch',
+        });
       }
     },
 
@@ -86,7 +94,13 @@ export function localClient(svc: Service): InferenceClient {
       if (!row) return null;
       const promptTokens = Number(row.prompt_tokens);
       const completionTokens = Number(row.completion_tokens);
-      return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, costUsd: fromMicros(Number(row.usd)), costDiem: fromMicros(Number(row.diem)) };
+      return {
+        promptTokens,
+        completionTokens,
+        totalTokens: promptTokens + completionTokens,
+        costUsd: fromMicros(Number(row.usd)),
+        costDiem: fromMicros(Number(row.diem)),
+      };
     },
   };
 }

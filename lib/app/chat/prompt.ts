@@ -5,7 +5,10 @@ import type { WireNames } from '../../api/wire.ts';
 import type { ChatSettings, Conversation, Message } from '../../conversations/conversations.ts';
 import { storedAttachment } from './attachments.ts';
 
-type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } };
+type Part =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'file'; file: { filename: string; file_data: string } };
 
 export interface PromptInput {
   model: string;

@@ -39,7 +39,9 @@ export function remoteError(status: number, text: string, retryAfter: string | n
     /* not JSON: the status speaks for it */
   }
   const nested = body.error && typeof body.error === 'object' ? (body.error as Record<string, unknown>) : undefined;
-  const message = (typeof body.error === 'string' ? body.error : typeof nested?.message === 'string' ? nested.message : undefined) ?? `The inference service answered HTTP ${status}`;
+  const message =
+    (typeof body.error === 'string' ? body.error : typeof nested?.message === 'string' ? nested.message : undefined) ??
+    `The inference service answered HTTP ${status}`;
   const named = typeof body.code === 'string' ? body.code : undefined;
   const code = named && /^[A-Z][A-Z0-9_]{1,60}$/.test(named) ? named : (STATUS_CODES[status] ?? 'INFERENCE_FAILED');
   const out: AppError = { code, status: status >= 400 && status <= 599 ? status : 502, message: message.slice(0, 1000) };

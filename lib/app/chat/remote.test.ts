@@ -55,7 +55,8 @@ describe('remote inference (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
     );
     return { res, json: (await res.json()) as SendMessageResponse & { code?: string } };
   }
-  const stream = (routes: ReturnType<typeof chatRoutes>, who: TestUser, id: string) => recorded(routes.streamMessage)(new Request(`http://127.0.0.1/api/app/messages/${id}/stream`, { headers: { cookie: who.cookie } }), { id });
+  const stream = (routes: ReturnType<typeof chatRoutes>, who: TestUser, id: string) =>
+    recorded(routes.streamMessage)(new Request(`http://127.0.0.1/api/app/messages/${id}/stream`, { headers: { cookie: who.cookie } }), { id });
 
   test('an answer streams from the remote API, billed to the server key’s account, with usage and cost', async () => {
     const c = await userConversations(h.svc.store, alice.user.id).create();
@@ -83,7 +84,10 @@ describe('remote inference (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
     let deltas = 0;
     while (deltas < 3) if ((await reader.next())?.type === 'delta') deltas++;
     const res = await recorded(chat.stopMessage)(
-      new Request(`http://127.0.0.1/api/app/messages/${json.assistant.id}/stop`, { method: 'POST', headers: { cookie: alice.cookie, 'x-csrf-token': alice.csrf } }),
+      new Request(`http://127.0.0.1/api/app/messages/${json.assistant.id}/stop`, {
+        method: 'POST',
+        headers: { cookie: alice.cookie, 'x-csrf-token': alice.csrf },
+      }),
       { id: json.assistant.id },
     );
     const { message } = (await res.json()) as { message: AppMessage };

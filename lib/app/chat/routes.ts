@@ -81,7 +81,8 @@ export function chatRoutes(deps: AppDeps) {
   /** The stored files of a user message in this conversation (edit-and-resend); 404 for anything else. */
   async function keptAttachments(ops: ConversationOps, conversationId: string, messageId: string): Promise<StoredAttachment[]> {
     const m = await ops.message(messageId);
-    if (m.conversationId !== conversationId || m.role !== 'user') throw new ApiError('NOT_FOUND', 'The message whose files should be kept was not found', { param: 'attachmentsFrom' });
+    if (m.conversationId !== conversationId || m.role !== 'user')
+      throw new ApiError('NOT_FOUND', 'The message whose files should be kept was not found', { param: 'attachmentsFrom' });
     return m.attachments.map((a) => storedAttachment(a)).filter((a): a is StoredAttachment => a !== undefined);
   }
 
@@ -96,13 +97,15 @@ export function chatRoutes(deps: AppDeps) {
     const uploads = input.attachments ?? [];
     const ops = userConversations(svc.store, user.id);
     const kept = input.attachmentsFrom ? await keptAttachments(ops, params.id ?? '', input.attachmentsFrom) : [];
-    if (!input.content.trim() && !uploads.length && !kept.length) throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
+    if (!input.content.trim() && !uploads.length && !kept.length)
+      throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
     // The branch being answered: the path to the parent (empty for a first message, or an edit of the first one).
     const c = await ops.withPath(params.id ?? '', input.parentId ?? undefined);
     const isFirst = input.parentId === null && c.messages.length === 0;
     const history = input.parentId === null ? [] : c.messages;
     const parent = history.at(-1);
-    if (parent) history[history.length - 1] = await notWriting(ops, user, parent, 'The previous answer is still being written: stop it or wait for it', 'parentId');
+    if (parent)
+      history[history.length - 1] = await notWriting(ops, user, parent, 'The previous answer is still being written: stop it or wait for it', 'parentId');
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, history);
     client.checkSettings(c.settings);
     const attachments = [...recheckKept(kept, model, uploads.length), ...checkAttachments(uploads, model).attachments];

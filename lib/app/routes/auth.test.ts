@@ -35,7 +35,11 @@ after(() => h.close());
 describe('sign-up, me, sign-out', () => {
   test('the first user is the admin; a session cookie that is HttpOnly, SameSite=Lax, Path=/ and not Secure over http', async () => {
     const e = email();
-    const r = await call(auth.signUp, '/auth/sign-up', { method: 'POST', body: { email: `  ${e.toUpperCase()} `, password, displayName: 'Ada' }, browser: { ip: '203.0.113.1' } });
+    const r = await call(auth.signUp, '/auth/sign-up', {
+      method: 'POST',
+      body: { email: `  ${e.toUpperCase()} `, password, displayName: 'Ada' },
+      browser: { ip: '203.0.113.1' },
+    });
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(Object.keys(r.json).sort(), ['csrfToken', 'user']);
     assert.deepEqual(Object.keys(r.json.user).sort(), ['createdAt', 'displayName', 'email', 'id', 'isAdmin']);
@@ -124,7 +128,11 @@ describe('sign-up validation', () => {
   });
 
   test('a body that is not JSON is refused before anything runs', async () => {
-    const r = await call(auth.signUp, '/auth/sign-up', { method: 'POST', body: 'email=a@b.c', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await call(auth.signUp, '/auth/sign-up', {
+      method: 'POST',
+      body: 'email=a@b.c',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(r.status, 415);
     const broken = await call(auth.signIn, '/auth/sign-in', { method: 'POST', body: '{"email":' });
     assert.equal(broken.status, 400);
@@ -159,7 +167,8 @@ describe('sign-in', () => {
   test('brute force: failures per email are limited (429 with retry-after, even for the right password), success resets them', async () => {
     const routes = authRoutes(deps({ LAGOON_SIGNIN_MAX_FAILURES: '3', LAGOON_SIGNIN_MAX_FAILURES_PER_IP: '100' }));
     const victim = await signUp(routes);
-    const attempt = (pw: string, ip: string) => call(routes.signIn, '/auth/sign-in', { method: 'POST', body: { email: victim.email, password: pw }, browser: { ip } });
+    const attempt = (pw: string, ip: string) =>
+      call(routes.signIn, '/auth/sign-in', { method: 'POST', body: { email: victim.email, password: pw }, browser: { ip } });
     // Two failures, then a success: the email's count starts again.
     assert.equal((await attempt('nope nope nope', '10.0.0.1')).status, 401);
     assert.equal((await attempt('nope nope nope', '10.0.0.2')).status, 401);
@@ -174,7 +183,10 @@ describe('sign-in', () => {
     assert.equal(blocked.json.retryAfter, retry);
     // Another account is not affected.
     const other = await signUp(routes);
-    assert.equal((await call(routes.signIn, '/auth/sign-in', { method: 'POST', body: { email: other.email, password }, browser: { ip: '10.0.3.1' } })).status, 200);
+    assert.equal(
+      (await call(routes.signIn, '/auth/sign-in', { method: 'POST', body: { email: other.email, password }, browser: { ip: '10.0.3.1' } })).status,
+      200,
+    );
   });
 
   test('brute force: failures per IP are limited across emails', async () => {
@@ -221,7 +233,12 @@ describe('sign-in', () => {
 describe('CSRF and Origin', () => {
   test('sign-up and sign-in refuse a foreign Origin and a cross-site fetch', async () => {
     const b = await signUp();
-    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: `${ORIGIN}.evil.example` }, { 'sec-fetch-site': 'cross-site' }];
+    const foreign: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: `${ORIGIN}.evil.example` },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of foreign) {
       const up = await call(auth.signUp, '/auth/sign-up', { method: 'POST', body: { email: email(), password }, headers });
       assert.equal(up.status, 403, JSON.stringify(headers));
@@ -242,7 +259,12 @@ describe('CSRF and Origin', () => {
     assert.match(missing.json.error, /x-csrf-token/);
     const wrong = await call(conv.createConversation, '/conversations', { method: 'POST', body: {}, browser: b, headers: { 'x-csrf-token': 'A'.repeat(43) } });
     assert.equal(wrong.status, 403);
-    const foreign = await call(conv.createConversation, '/conversations', { method: 'POST', body: {}, browser: b, headers: { origin: 'https://evil.example' } });
+    const foreign = await call(conv.createConversation, '/conversations', {
+      method: 'POST',
+      body: {},
+      browser: b,
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(foreign.status, 403);
     assert.match(foreign.json.error, /Origin/);
     const list = await call(conv.listConversations, '/conversations', { browser: b });

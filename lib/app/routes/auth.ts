@@ -63,7 +63,14 @@ export function authRoutes(deps: AppDeps) {
     // the same; with a session, its CSRF token is checked too.
     signOut: appRoute(deps, 'origin', async ({ req }) => {
       const s = await optionalSession(deps, req);
-      if (s) checkCsrf({ method: 'POST', origin: req.headers.get('origin'), host: req.headers.get('x-forwarded-host') ?? req.headers.get('host'), headerToken: req.headers.get(CSRF_HEADER), sessionCsrf: s.csrfToken });
+      if (s)
+        checkCsrf({
+          method: 'POST',
+          origin: req.headers.get('origin'),
+          host: req.headers.get('x-forwarded-host') ?? req.headers.get('host'),
+          headerToken: req.headers.get(CSRF_HEADER),
+          sessionCsrf: s.csrfToken,
+        });
       await endSession(store, sessionToken(req));
       return noContent({ 'set-cookie': clearSessionCookie(isHttps(req)) });
     }),

@@ -22,7 +22,11 @@ let n = 0;
 let admin: Browser; // the store's first user
 
 async function newUser(): Promise<Browser & { accountId: string }> {
-  const r = await call(auth.signUp, '/auth/sign-up', { method: 'POST', body: { email: `k${++n}@example.com`, password: 'correct horse battery' }, browser: { ip: `192.0.2.${n}` } });
+  const r = await call(auth.signUp, '/auth/sign-up', {
+    method: 'POST',
+    body: { email: `k${++n}@example.com`, password: 'correct horse battery' },
+    browser: { ip: `192.0.2.${n}` },
+  });
   assert.equal(r.status, 201, r.text);
   const row = await h.svc.store.get<{ account_id: string }>('SELECT account_id FROM users WHERE id = $1', [r.json.user.id]);
   return { ip: `192.0.2.${n}`, cookie: cookieFrom(r), csrf: r.json.csrfToken, accountId: row!.account_id };
@@ -149,7 +153,11 @@ describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
     assert.equal(chars.json.characters[0].photoUrl, `${new URL(h.base).origin}/characters/socratic-tutor.svg`);
 
     const conv = conversationRoutes(deps);
-    const created = await call(conv.createConversation, '/conversations', { method: 'POST', body: { characterSlug: 'code-reviewer', modelId: 'plain-model' }, browser: u });
+    const created = await call(conv.createConversation, '/conversations', {
+      method: 'POST',
+      body: { characterSlug: 'code-reviewer', modelId: 'plain-model' },
+      browser: u,
+    });
     assert.equal(created.status, 201, created.text);
     const missing = await call(conv.createConversation, '/conversations', { method: 'POST', body: { modelId: 'not-remote' }, browser: u });
     assert.equal(missing.json.code, 'MODEL_NOT_FOUND');
@@ -168,7 +176,10 @@ describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   });
 
   test('a refused key is a 503 too (the operator’s problem, not the user’s); the key is not echoed', async () => {
-    const remote = catalogueRoutes({ svc: h.svc, app: loadConfig({ INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: 'lgn_inf_wrongwrongwrongwrongwrongwrongwrongwron' }).app });
+    const remote = catalogueRoutes({
+      svc: h.svc,
+      app: loadConfig({ INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: 'lgn_inf_wrongwrongwrongwrongwrongwrongwrongwron' }).app,
+    });
     const u = await newUser();
     const r = await call(remote.characters, '/characters', { browser: u });
     assert.equal(r.status, 503);

@@ -17,7 +17,8 @@ function topUpHowTo(user: User, diemDaily: number, remote: boolean, rails: Walle
   if (remote) return `${allowance}Chats on this server are billed to its operator's account with the inference provider; ask the operator if you run out.`;
   if (user.wallet) {
     const evm = user.wallet.namespace === 'eip155';
-    if (evm ? rails.evm : rails.solana) return `${allowance}Top up with USDC on ${evm ? 'Base' : 'Solana'} from this page: sign the payment in your wallet, and the credit is yours once it settles.`;
+    if (evm ? rails.evm : rails.solana)
+      return `${allowance}Top up with USDC on ${evm ? 'Base' : 'Solana'} from this page: sign the payment in your wallet, and the credit is yours once it settles.`;
     return `${allowance}This server takes no USDC top-ups on ${evm ? 'Base' : 'Solana'} at the moment; ask its operator for credit.`;
   }
   if (user.isAdmin) return `${allowance}You are this server's operator: add USD credit on the server with \`${grant}\` (any amount).`;

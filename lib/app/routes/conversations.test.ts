@@ -20,7 +20,11 @@ interface User extends Browser {
 }
 
 async function newUser(): Promise<User> {
-  const r = await call(auth.signUp, '/auth/sign-up', { method: 'POST', body: { email: `c${++n}@example.com`, password: 'correct horse battery' }, browser: { ip: `192.0.2.${n}` } });
+  const r = await call(auth.signUp, '/auth/sign-up', {
+    method: 'POST',
+    body: { email: `c${++n}@example.com`, password: 'correct horse battery' },
+    browser: { ip: `192.0.2.${n}` },
+  });
   assert.equal(r.status, 201, r.text);
   return { ip: `192.0.2.${n}`, cookie: cookieFrom(r), csrf: r.json.csrfToken, userId: r.json.user.id };
 }

@@ -79,7 +79,12 @@ export function conversationRoutes(deps: AppDeps) {
       if (b.modelId) model = (await catalogue.model(b.modelId)).id;
       else if (character?.modelId) model = (await catalogue.models()).find((m) => m.id === character.modelId)?.id ?? null;
       model ??= (await catalogue.models()).find((m) => m.isDefault)?.id ?? null;
-      const c = await ops.create({ title: b.title, modelId: model, characterSlug: character?.slug ?? null, settings: b.settings as CreateConversationInput['settings'] });
+      const c = await ops.create({
+        title: b.title,
+        modelId: model,
+        characterSlug: character?.slug ?? null,
+        settings: b.settings as CreateConversationInput['settings'],
+      });
       return json(toAppConversation(c), 201);
     }),
 

@@ -18,7 +18,15 @@ export function fileStem(title: string, fallback = 'conversation'): string {
  */
 export function contentDisposition(stem: string, ext: string, opts: { suffix?: string; fallback?: string } = {}): string {
   const suffix = opts.suffix ?? '';
-  const asciiStem = stem.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\%;]/g, '').replace(/\s+/g, ' ').trim().replace(/^\.+/, '') || (opts.fallback ?? 'download');
+  const asciiStem =
+    stem
+      .normalize('NFKD')
+      .replace(/[^\x20-\x7e]/g, '')
+      .replace(/["\\%;]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^\.+/, '') ||
+    (opts.fallback ?? 'download');
   const encoded = encodeURIComponent(`${stem}${suffix}.${ext}`).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${asciiStem}${suffix}.${ext}"; filename*=UTF-8''${encoded}`;
 }

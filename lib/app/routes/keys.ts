@@ -22,7 +22,10 @@ export function keyRoutes(deps: AppDeps) {
       const keys = accountKeys(store, user.accountId);
       const [list, spending, lastBilled] = await Promise.all([keys.list(MAX_KEYS), keys.spending(), keys.lastBilledAt()]);
       // The key the app chats with (a wallet user's is the wallet's key); a revoked one leaves no key marked.
-      const browserKeyId = await principalForUser(store, user).then((p) => p.keyId, () => null);
+      const browserKeyId = await principalForUser(store, user).then(
+        (p) => p.keyId,
+        () => null,
+      );
       const out: AppApiKey[] = list.map((k) => {
         const spent = spending.get(k.id);
         const capped = k.limitUsd !== null || k.limitDiem !== null;

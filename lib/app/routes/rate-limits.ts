@@ -12,9 +12,20 @@ const num = (h: Record<string, string>, name: string) => Number(h[name] ?? NaN);
 
 /** Meters from the x-ratelimit-* headers peek returns (request resets are Unix seconds; token resets, seconds from now). */
 export function metersOf(h: Record<string, string>, now: number): { requests: RateMeter; tokens?: RateMeter } {
-  const requests = { limit: num(h, 'x-ratelimit-limit-requests'), remaining: num(h, 'x-ratelimit-remaining-requests'), resetsAt: num(h, 'x-ratelimit-reset-requests') * 1000 };
+  const requests = {
+    limit: num(h, 'x-ratelimit-limit-requests'),
+    remaining: num(h, 'x-ratelimit-remaining-requests'),
+    resetsAt: num(h, 'x-ratelimit-reset-requests') * 1000,
+  };
   if (h['x-ratelimit-limit-tokens'] === undefined) return { requests };
-  return { requests, tokens: { limit: num(h, 'x-ratelimit-limit-tokens'), remaining: num(h, 'x-ratelimit-remaining-tokens'), resetsAt: now + num(h, 'x-ratelimit-reset-tokens') * 1000 } };
+  return {
+    requests,
+    tokens: {
+      limit: num(h, 'x-ratelimit-limit-tokens'),
+      remaining: num(h, 'x-ratelimit-remaining-tokens'),
+      resetsAt: now + num(h, 'x-ratelimit-reset-tokens') * 1000,
+    },
+  };
 }
 
 export function rateLimitRoutes(deps: AppDeps) {

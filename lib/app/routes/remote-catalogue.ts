@@ -23,7 +23,12 @@ const remoteModel = z.looseObject({
       availableContextTokens: z.number().int().positive().optional(),
       traits: z.array(z.string()).catch([]).optional(),
       capabilities: z
-        .looseObject({ supportsVision: bool.optional(), supportsReasoning: bool.optional(), supportsWebSearch: bool.optional(), supportsFunctionCalling: bool.optional() })
+        .looseObject({
+          supportsVision: bool.optional(),
+          supportsReasoning: bool.optional(),
+          supportsWebSearch: bool.optional(),
+          supportsFunctionCalling: bool.optional(),
+        })
         .optional(),
       pricing: z.looseObject({ input: z.looseObject({ usd: num }).optional(), output: z.looseObject({ usd: num }).optional() }).optional(),
     })
@@ -151,7 +156,10 @@ export function remoteCatalogue(remote: Pick<RemoteConfig, 'baseUrl' | 'apiKey'>
       const needle = checkCharacterQuery(q).toLowerCase();
       const all = await characters();
       const hit = (c: AppCharacter) =>
-        !needle || c.name.toLowerCase().includes(needle) || c.description.toLowerCase().includes(needle) || c.tags.some((t) => t.toLowerCase().includes(needle));
+        !needle ||
+        c.name.toLowerCase().includes(needle) ||
+        c.description.toLowerCase().includes(needle) ||
+        c.tags.some((t) => t.toLowerCase().includes(needle));
       return structuredClone(all.filter(hit));
     },
     async model(name) {

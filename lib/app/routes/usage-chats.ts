@@ -42,7 +42,8 @@ export async function chatUsage(store: Store, userId: string, days: UsagePeriod,
     let model = byModel.get(modelId);
     if (!model) byModel.set(modelId, (model = { modelId, ...zeroTotals() }));
     addTotals(model, one);
-    if (recent.length < RECENT_LIMIT) recent.push({ at, modelId, promptTokens: u.promptTokens, completionTokens: u.completionTokens, usd: u.costUsd, diem: u.costDiem, via: null });
+    if (recent.length < RECENT_LIMIT)
+      recent.push({ at, modelId, promptTokens: u.promptTokens, completionTokens: u.completionTokens, usd: u.costUsd, diem: u.costDiem, via: null });
   }
   const models = [...byModel.values()].sort((a, b) => b.usd + b.diem - (a.usd + a.diem) || b.requests - a.requests || a.modelId.localeCompare(b.modelId));
   return { days, ...span, source: 'chats', totals, byDay: [...byDay.values()], byModel: models, recent };

@@ -24,7 +24,8 @@ export function spanOf(days: UsagePeriod, now: number): { from: number; to: numb
 /** Every UTC day of the span, oldest first (YYYY-MM-DD). */
 export function daysOf(span: { from: number; to: number }): string[] {
   const out: string[] = [];
-  for (let d = Math.floor(span.from / DAY_MS), last = Math.floor((span.to - 1) / DAY_MS); d <= last; d++) out.push(new Date(d * DAY_MS).toISOString().slice(0, 10));
+  for (let d = Math.floor(span.from / DAY_MS), last = Math.floor((span.to - 1) / DAY_MS); d <= last; d++)
+    out.push(new Date(d * DAY_MS).toISOString().slice(0, 10));
   return out;
 }
 

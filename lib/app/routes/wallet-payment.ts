@@ -8,7 +8,8 @@ import type { WalletConfig } from '../../wallet/config.ts';
 
 /** ?amount=<USD> in micro-USD; 400 unless a number of USD with at most 6 decimals within the top-up bounds. */
 export function requestedAmount(raw: string | null, cfg: Pick<WalletConfig, 'minTopUp' | 'maxTopUp'>): number {
-  if (raw === null || !/^\d{1,9}(\.\d{1,6})?$/.test(raw)) throw new ApiError('INVALID_AMOUNT', 'amount must be a number of USD with at most 6 decimals', { param: 'amount' });
+  if (raw === null || !/^\d{1,9}(\.\d{1,6})?$/.test(raw))
+    throw new ApiError('INVALID_AMOUNT', 'amount must be a number of USD with at most 6 decimals', { param: 'amount' });
   const [whole, frac = ''] = raw.split('.');
   const micros = Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
   if (micros < cfg.minTopUp) throw new ApiError('AMOUNT_TOO_LOW', `The top-up amount must be at least ${fromMicros(cfg.minTopUp)} USD`, { param: 'amount' });

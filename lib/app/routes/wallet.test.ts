@@ -168,7 +168,11 @@ describe('sign-in', () => {
     assert.equal(forged.status, 401);
     assert.equal(forged.json.code, 'X402_SIGN_IN_INVALID_SIGNATURE');
 
-    const foreign = await call(routes.walletSignIn, '/wallet/sign-in', { method: 'POST', body: { payload: await signedPayload(s) }, headers: { origin: 'https://evil.test' } });
+    const foreign = await call(routes.walletSignIn, '/wallet/sign-in', {
+      method: 'POST',
+      body: { payload: await signedPayload(s) },
+      headers: { origin: 'https://evil.test' },
+    });
     assert.equal(foreign.status, 403);
     for (const body of [{}, { payload: 'x' }, { payload: [] }]) {
       const r = await call(routes.walletSignIn, '/wallet/sign-in', { method: 'POST', body });
@@ -199,7 +203,8 @@ async function pay(s: Signer, req: WalletTopUpRequirements) {
   return client.setSpendControls({ maxAmountPerPayment: '$10000' }).createPaymentPayload(req as never);
 }
 
-const postTopUp = (b: Browser, payment: unknown, o: { noCsrf?: boolean } = {}) => call(routes.walletTopUp, '/wallet/top-up', { method: 'POST', body: { payment }, browser: b, ...o });
+const postTopUp = (b: Browser, payment: unknown, o: { noCsrf?: boolean } = {}) =>
+  call(routes.walletTopUp, '/wallet/top-up', { method: 'POST', body: { payment }, browser: b, ...o });
 
 describe('top-up', () => {
   test('EVM: requirements from configuration; $12.5 settles on anvil and credits once; the account shows it', async () => {
@@ -208,7 +213,10 @@ describe('top-up', () => {
     const b = await signIn(s);
     const r = await requirements(b, 'evm', '12.5');
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json.accepts.map((a: any) => [a.network, a.amount, a.payTo]), [['eip155:8453', '12500000', BASE_PAY_TO]]);
+    assert.deepEqual(
+      r.json.accepts.map((a: any) => [a.network, a.amount, a.payTo]),
+      [['eip155:8453', '12500000', BASE_PAY_TO]],
+    );
     assert.deepEqual([r.json.minimumUsd, r.json.maximumUsd], [5, 100]);
     const payment = await pay(s, r.json);
     const before = await anvil.usdcBalance(BASE_PAY_TO);
@@ -228,7 +236,11 @@ describe('top-up', () => {
 
   test('amounts under 5 USD or over the maximum, email users, and no session are refused', async () => {
     const b = await signIn(evmSigner());
-    for (const [amount, code] of [['4.99', 'AMOUNT_TOO_LOW'], ['100.01', 'AMOUNT_TOO_HIGH'], ['ten', 'INVALID_AMOUNT']]) {
+    for (const [amount, code] of [
+      ['4.99', 'AMOUNT_TOO_LOW'],
+      ['100.01', 'AMOUNT_TOO_HIGH'],
+      ['ten', 'INVALID_AMOUNT'],
+    ]) {
       const r = await requirements(b, 'evm', amount);
       assert.equal(r.status, 400);
       assert.equal(r.json.code, code);

@@ -45,7 +45,8 @@ export function walletRoutes(deps: AppDeps) {
       const chain = chainOf(q.get('chain'));
       const raw = q.get('address') ?? '';
       const valid = chain === 'evm' ? EVM_ADDRESS.test(raw) : SOLANA_ADDRESS.test(raw);
-      if (!valid) throw new ApiError('INVALID_REQUEST', `address must be ${chain === 'evm' ? 'an EVM (0x…)' : 'a Solana (base58)'} address`, { param: 'address' });
+      if (!valid)
+        throw new ApiError('INVALID_REQUEST', `address must be ${chain === 'evm' ? 'an EVM (0x…)' : 'a Solana (base58)'} address`, { param: 'address' });
       // Wallets display and sign EVM addresses in their checksummed form; the server rebuilds the text the same way.
       const address = chain === 'evm' ? getAddress(raw.toLowerCase()) : raw;
       const { info } = await wallets.challenge(WALLET_SIGN_IN_PATH);
@@ -80,7 +81,11 @@ export function walletRoutes(deps: AppDeps) {
       const q = new URL(req.url).searchParams;
       const chain = chainOf(q.get('chain'));
       // Only the signed-in wallet may pay (see walletTopUp), so only its own chain is offered.
-      if ((chain === 'evm') !== (wallet.namespace === 'eip155')) throw new ApiError('X402_WALLET_MISMATCH', `You signed in with a ${wallet.namespace === 'eip155' ? 'Base (EVM)' : 'Solana'} wallet: top up from that wallet`);
+      if ((chain === 'evm') !== (wallet.namespace === 'eip155'))
+        throw new ApiError(
+          'X402_WALLET_MISMATCH',
+          `You signed in with a ${wallet.namespace === 'eip155' ? 'Base (EVM)' : 'Solana'} wallet: top up from that wallet`,
+        );
       const amount = requestedAmount(q.get('amount'), wallets.settings);
       const network = chain === 'evm' ? wallets.settings.evm.network : wallets.settings.solana.network;
       const accepts = (await wallets.offers(amount)).filter((a) => a.network === network);
@@ -102,15 +107,18 @@ export function walletRoutes(deps: AppDeps) {
       const { wallet } = walletUser(session);
       const body = await readJson(req, BODY_LIMIT);
       const payment = body.payment;
-      if (!payment || typeof payment !== 'object' || Array.isArray(payment)) throw new ApiError('INVALID_REQUEST', 'payment must be the signed x402 payment', { param: 'payment' });
+      if (!payment || typeof payment !== 'object' || Array.isArray(payment))
+        throw new ApiError('INVALID_REQUEST', 'payment must be the signed x402 payment', { param: 'payment' });
       const header = encodePaymentSignatureHeader(payment as unknown as PaymentPayload);
       // The payer must be this session's wallet, checked before anything is settled: a top-up credits whoever paid,
       // and crediting another wallet from this session would surprise both.
-      const feePayer = async () => (await wallets.offers(wallets.settings.minTopUp)).find((o) => typeof o.extra?.feePayer === 'string')?.extra?.feePayer as string | undefined;
+      const feePayer = async () =>
+        (await wallets.offers(wallets.settings.minTopUp)).find((o) => typeof o.extra?.feePayer === 'string')?.extra?.feePayer as string | undefined;
       const p = await readPayment(header, wallets.settings, feePayer);
       const payers = p.rail === 'evm' ? [p.payer?.toLowerCase()] : solanaSigners(p.payload, await feePayer());
       const own = p.rail === 'evm' ? wallet.namespace === 'eip155' : wallet.namespace === 'solana';
-      if (!own || !payers.includes(wallet.address)) throw new ApiError('X402_WALLET_MISMATCH', 'The payment must be signed by the wallet you are signed in with');
+      if (!own || !payers.includes(wallet.address))
+        throw new ApiError('X402_WALLET_MISMATCH', 'The payment must be signed by the wallet you are signed in with');
       const result = await wallets.topUp(header);
       const out: WalletTopUpResponse = {
         amountCreditedUsd: fromMicros(result.amount),

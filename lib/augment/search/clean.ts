@@ -8,17 +8,19 @@ const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quo
 /** Text without HTML tags, with entities decoded and whitespace collapsed. */
 export function cleanText(value: unknown): string {
   if (typeof value !== 'string') return '';
-  return value
-    // Inline tags vanish ("<strong>Rome</strong>." stays "Rome."); any other tag separates words.
-    .replace(/<\/?(?:strong|b|em|i|u|mark|span|a|code|small|abbr)\b[^>]*>/gi, '')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-      if (name[0] !== '#') return Object.hasOwn(NAMED_ENTITIES, name.toLowerCase()) ? NAMED_ENTITIES[name.toLowerCase()] : whole;
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    value
+      // Inline tags vanish ("<strong>Rome</strong>." stays "Rome."); any other tag separates words.
+      .replace(/<\/?(?:strong|b|em|i|u|mark|span|a|code|small|abbr)\b[^>]*>/gi, '')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+        if (name[0] !== '#') return Object.hasOwn(NAMED_ENTITIES, name.toLowerCase()) ? NAMED_ENTITIES[name.toLowerCase()] : whole;
+        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      })
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /**

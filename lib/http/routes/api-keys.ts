@@ -35,17 +35,15 @@ export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
 }
 
 // `""` or null clears an expiry; a date or datetime sets it (a bare date means its start, UTC).
-const expiresAt = z
-  .union([z.literal(''), z.null(), z.iso.datetime({ offset: true }), z.iso.date()])
-  .transform((v, ctx) => {
-    if (!v) return null;
-    const ms = Date.parse(v);
-    if (ms <= Date.now()) {
-      ctx.addIssue({ code: 'custom', message: 'expiresAt must be in the future' });
-      return z.NEVER;
-    }
-    return ms;
-  });
+const expiresAt = z.union([z.literal(''), z.null(), z.iso.datetime({ offset: true }), z.iso.date()]).transform((v, ctx) => {
+  if (!v) return null;
+  const ms = Date.parse(v);
+  if (ms <= Date.now()) {
+    ctx.addIssue({ code: 'custom', message: 'expiresAt must be in the future' });
+    return z.NEVER;
+  }
+  return ms;
+});
 const cap = z.number().min(0).max(LIMIT_MAX).nullable().optional();
 const consumptionLimit = z.strictObject({ usd: cap, diem: cap, vcu: cap }).optional();
 const limitPeriod = z.enum(['EPOCH', 'MONTH', 'LIFETIME']);

@@ -18,7 +18,13 @@ import { ok } from '../send.ts';
  * A metered call at the configured price per call (not rate-limited: no model runs): reserves the price, runs the
  * work, and bills one call only when the work succeeded. The usage row counts the search or scraped page too.
  */
-async function billed<T>(ctx: RequestCtx, p: Principal, price: number, usage: { modelId: string; endpoint: string; searches?: number; scrapedUrls?: number }, work: () => Promise<T>): Promise<T> {
+async function billed<T>(
+  ctx: RequestCtx,
+  p: Principal,
+  price: number,
+  usage: { modelId: string; endpoint: string; searches?: number; scrapedUrls?: number },
+  work: () => Promise<T>,
+): Promise<T> {
   const used = { calls: 1, searches: usage.searches, scrapedUrls: usage.scrapedUrls };
   const call = { modelId: usage.modelId, endpoint: usage.endpoint, prices: perCallPrices(price), unit: 'call' as const, estimate: used };
   return metered(ctx.svc, { principal: p, requestId: ctx.requestId, responseHeaders: ctx.extraHeaders }, call, async (meter) => {
@@ -40,16 +46,24 @@ export async function augmentSearch(ctx: RequestCtx): Promise<void> {
   const provider = ctx.svc.searchProvider;
   if (!provider) throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server');
   if (body.search_provider && body.search_provider !== provider.name) {
-    throw new ApiError('INVALID_REQUEST', `search_provider "${body.search_provider}" is not available here; this server searches with ${provider.name}`, { param: 'search_provider' });
+    throw new ApiError('INVALID_REQUEST', `search_provider "${body.search_provider}" is not available here; this server searches with ${provider.name}`, {
+      param: 'search_provider',
+    });
   }
-  const results = await billed(ctx, p, ctx.svc.config.augmentPrices.search, { modelId: `augment:search:${provider.name}`, endpoint: '/augment/search', searches: 1 }, async () => {
-    try {
-      return await provider.search(body.query, { count: body.limit, signal: ctx.signal });
-    } catch (e) {
-      console.warn(`augment search failed: ${(e as Error).message}`);
-      throw new ApiError('INFERENCE_FAILED', 'The search provider failed; nothing was charged. Try again later.');
-    }
-  });
+  const results = await billed(
+    ctx,
+    p,
+    ctx.svc.config.augmentPrices.search,
+    { modelId: `augment:search:${provider.name}`, endpoint: '/augment/search', searches: 1 },
+    async () => {
+      try {
+        return await provider.search(body.query, { count: body.limit, signal: ctx.signal });
+      } catch (e) {
+        console.warn(`augment search failed: ${(e as Error).message}`);
+        throw new ApiError('INFERENCE_FAILED', 'The search provider failed; nothing was charged. Try again later.');
+      }
+    },
+  );
   ok(ctx, { query: body.query, results: results.map((r) => ({ title: r.title, url: r.url, content: r.content, date: r.date ?? '' })) });
 }
 

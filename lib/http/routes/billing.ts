@@ -42,7 +42,9 @@ export async function billingBalance(ctx: RequestCtx): Promise<void> {
 
 // A day (00:00 UTC) or an instant with an explicit zone: a zoneless time would depend on the server's clock zone.
 const instant = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time with a zone (e.g. 2026-01-31T12:00:00Z)' })
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time with a zone (e.g. 2026-01-31T12:00:00Z)',
+  })
   .transform((s) => Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s));
 
 const intParam = (min: number, max: number, fallback: number) =>
@@ -71,8 +73,20 @@ const historyQuery = z
 // unit and quantity came later: they follow the original columns, so a reader of the earlier file finds its columns
 // where they were.
 const CSV_COLUMNS = [
-  'timestamp', 'requestId', 'apiKeyId', 'modelId', 'endpoint', 'promptTokens', 'completionTokens', 'cachedTokens', 'searches', 'scrapedUrls', 'usd', 'diem',
-  'unit', 'quantity',
+  'timestamp',
+  'requestId',
+  'apiKeyId',
+  'modelId',
+  'endpoint',
+  'promptTokens',
+  'completionTokens',
+  'cachedTokens',
+  'searches',
+  'scrapedUrls',
+  'usd',
+  'diem',
+  'unit',
+  'quantity',
 ] as const satisfies readonly (keyof UsageRow)[];
 
 /** Whether the client asked for CSV: text/csv accepted (q > 0) and preferred at least as much as JSON. */
@@ -106,7 +120,13 @@ export async function usageHistory(ctx: RequestCtx): Promise<void> {
   });
   if (!wantsCsv(ctx.req.headers.accept)) return ok(ctx, { beta: true, data: rows });
 
-  const body = Buffer.from(toCsv(CSV_COLUMNS, rows.map((r) => CSV_COLUMNS.map((c) => r[c]))), 'utf8');
+  const body = Buffer.from(
+    toCsv(
+      CSV_COLUMNS,
+      rows.map((r) => CSV_COLUMNS.map((c) => r[c])),
+    ),
+    'utf8',
+  );
   ctx.res.writeHead(200, {
     ...baseHeaders(ctx.headerCtx),
     ...ctx.extraHeaders,

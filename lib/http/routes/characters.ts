@@ -20,7 +20,13 @@ export async function listCharactersRoute(ctx: RequestCtx): Promise<void> {
   const raw: Record<string, unknown> = Object.create(null); // the client's parameter names, whatever they are
   for (const key of new Set(sp.keys())) {
     const name = key.replace(/\[\]$/, '');
-    raw[name] = name === 'tags' ? sp.getAll(key).flatMap((t) => t.split(',')).filter(Boolean) : sp.get(key);
+    raw[name] =
+      name === 'tags'
+        ? sp
+            .getAll(key)
+            .flatMap((t) => t.split(','))
+            .filter(Boolean)
+        : sp.get(key);
   }
   const q = parseOrThrow(query, raw, ctx.svc.config.wire);
   const list = await listCharacters(ctx.svc.store, q);

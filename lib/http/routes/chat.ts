@@ -11,11 +11,7 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   const body = await jsonBody(ctx);
   const { svc } = ctx;
   const result = await withWalletCredit(ctx, () =>
-    runChat(
-      svc.chatDeps,
-      { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders },
-      body,
-    ),
+    runChat(svc.chatDeps, { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders }, body),
   );
   const { balancesBefore: before, hold } = result.meta;
   Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, before));
@@ -27,11 +23,14 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   // A reasoning model can think in silence for a long time; a comment line keeps idle-timeout proxies from cutting it.
   let lastWrite = Date.now();
   const keepAliveMs = svc.config.sseKeepAliveMs;
-  const keepAlive = setInterval(() => {
-    if (Date.now() - lastWrite < keepAliveMs || ctx.res.destroyed) return;
-    ctx.res.write(': keep-alive\n\n');
-    lastWrite = Date.now();
-  }, Math.max(10, Math.floor(keepAliveMs / 3)));
+  const keepAlive = setInterval(
+    () => {
+      if (Date.now() - lastWrite < keepAliveMs || ctx.res.destroyed) return;
+      ctx.res.write(': keep-alive\n\n');
+      lastWrite = Date.now();
+    },
+    Math.max(10, Math.floor(keepAliveMs / 3)),
+  );
   try {
     const { head } = result;
     for await (const step of result.events) {

@@ -37,7 +37,10 @@ function latestUserText(messages: EngineMessage[]): string {
     const m = messages[i];
     if (m.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
-    return (m.content ?? []).filter((p) => p.type === 'text').map((p) => String(p.text)).join('\n');
+    return (m.content ?? [])
+      .filter((p) => p.type === 'text')
+      .map((p) => String(p.text))
+      .join('\n');
   }
   return '';
 }

@@ -21,11 +21,15 @@ test('a <think> block becomes reasoning deltas; the finish is its own event', ()
 
 test('tool calls move past the documents call; citations are rewritten; logprobs ride on the delta', () => {
   const s = new StreamShaper(true, 2, 1);
-  assert.deepEqual(s.shape(chunk({ tool_calls: [{ index: 0, function: { name: 'f' } }] })), [{ type: 'tool_calls', index: 0, calls: [{ index: 1, function: { name: 'f' } }] }]);
+  assert.deepEqual(s.shape(chunk({ tool_calls: [{ index: 0, function: { name: 'f' } }] })), [
+    { type: 'tool_calls', index: 0, calls: [{ index: 1, function: { name: 'f' } }] },
+  ]);
   assert.deepEqual(s.shape(chunk({ content: 'See [1].' }, 'stop')), [
     { type: 'delta', index: 0, content: 'See ^1^.' },
     { type: 'finish', index: 0, reason: 'stop' },
   ]);
   const logprobs = { content: [{ token: 'a', logprob: -0.5 }] };
-  assert.deepEqual(new StreamShaper(true).shape({ choices: [{ index: 1, delta: {}, finish_reason: null, logprobs }] }), [{ type: 'delta', index: 1, logprobs }]);
+  assert.deepEqual(new StreamShaper(true).shape({ choices: [{ index: 1, delta: {}, finish_reason: null, logprobs }] }), [
+    { type: 'delta', index: 1, logprobs },
+  ]);
 });

@@ -151,7 +151,12 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   const abandon = () => meter.release();
   let augmented: { messages: typeof plan.messages; result: Augmentation };
   try {
-    augmented = await runAugmentation(augmentPlan, plan.messages, { provider: deps.searchProvider, citations: plan.params.enable_web_citations, signal: ctx.signal, allowHosts: deps.fetchAllowHosts });
+    augmented = await runAugmentation(augmentPlan, plan.messages, {
+      provider: deps.searchProvider,
+      citations: plan.params.enable_web_citations,
+      signal: ctx.signal,
+      allowHosts: deps.fetchAllowHosts,
+    });
   } catch (e) {
     abandon();
     throw e;
@@ -232,8 +237,18 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
     meta,
     head: { id: completionId(ctx.requestId), created: Math.floor(Date.now() / 1000), model: plan.model.id, paramsKey: deps.wire.params },
     events: streamEvents({
-      iterator, first, promptTokens, keepReasoning, bill, abandon, echo, recorded: () => meter.recorded(), signal: ctx.signal,
-      citations: aug.citations, citing, documents,
+      iterator,
+      first,
+      promptTokens,
+      keepReasoning,
+      bill,
+      abandon,
+      echo,
+      recorded: () => meter.recorded(),
+      signal: ctx.signal,
+      citations: aug.citations,
+      citing,
+      documents,
       citationsFirst: plan.params.include_search_results_in_stream && aug.citations.length > 0,
     }),
   };

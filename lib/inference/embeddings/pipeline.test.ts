@@ -11,7 +11,17 @@ const catalogue = {
     {
       models: [
         { id: 'chat', name: 'Chat', type: 'text', tier: 'XS', pricing, context_length: 100, engine },
-        { id: 'mrl', name: 'M', type: 'embedding', tier: 'XS', pricing, context_length: 100, traits: ['default'], embedding: { dimensions: 32, max_input_tokens: 10, custom_dimensions: true }, engine },
+        {
+          id: 'mrl',
+          name: 'M',
+          type: 'embedding',
+          tier: 'XS',
+          pricing,
+          context_length: 100,
+          traits: ['default'],
+          embedding: { dimensions: 32, max_input_tokens: 10, custom_dimensions: true },
+          engine,
+        },
         { id: 'fixed', name: 'F', type: 'embedding', tier: 'XS', pricing, context_length: 100, embedding: { dimensions: 32 }, engine },
       ],
       compatibility_mapping: { 'text-embedding-3-small': 'mrl' },
@@ -37,7 +47,11 @@ describe('embeddings request validation', () => {
   });
 
   test('strict: unknown fields, dimensions < 1, a fractional dimensions', () => {
-    for (const body of [{ model: 'm', input: 'x', foo: 1 }, { model: 'm', input: 'x', dimensions: 0 }, { model: 'm', input: 'x', dimensions: 1.5 }]) {
+    for (const body of [
+      { model: 'm', input: 'x', foo: 1 },
+      { model: 'm', input: 'x', dimensions: 0 },
+      { model: 'm', input: 'x', dimensions: 1.5 },
+    ]) {
       assert.equal(embeddingsRequestSchema.safeParse(body).success, false, JSON.stringify(body));
     }
   });

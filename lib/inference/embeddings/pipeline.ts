@@ -32,7 +32,9 @@ export function embeddingModel(deps: Pick<EmbeddingsDeps, 'catalogue'>, req: Pic
       throw new ApiError('INVALID_REQUEST', `Model ${model.id} does not support custom dimensions; leave out dimensions`, { param: 'dimensions' });
     }
     if (req.dimensions > spec.dimensions) {
-      throw new ApiError('INVALID_REQUEST', `dimensions must be at most ${spec.dimensions} for model ${model.id} (got ${req.dimensions})`, { param: 'dimensions' });
+      throw new ApiError('INVALID_REQUEST', `dimensions must be at most ${spec.dimensions} for model ${model.id} (got ${req.dimensions})`, {
+        param: 'dimensions',
+      });
     }
   }
   return model;
@@ -59,7 +61,8 @@ export async function runEmbeddings(deps: EmbeddingsDeps, ctx: ChatContext, rawB
     let result;
     try {
       result = await engine.embed!(inputs, { requestId: ctx.requestId, model: model.id, dimensions: req.dimensions, signal: ctx.signal });
-      if (result.vectors.length !== inputs.length) throw new EngineError('failed', `the engine returned ${result.vectors.length} vectors for ${inputs.length} inputs`);
+      if (result.vectors.length !== inputs.length)
+        throw new EngineError('failed', `the engine returned ${result.vectors.length} vectors for ${inputs.length} inputs`);
     } catch (e) {
       if (e instanceof EngineError && e.kind === 'context_length') {
         throw new ApiError('CONTEXT_LENGTH_EXCEEDED', e.message, { param: 'input' });

@@ -59,7 +59,10 @@ describe('llama engine embeddings on the demo model', () => {
     const bounded = createLlamaEngine({ path: path.join(dir, 'demo.gguf'), contextSize: 128, queueTimeoutMs: 5 });
     try {
       await bounded.embed!(['warm up'], opts()); // loads the embedding context
-      const long = bounded.embed!(Array.from({ length: 200 }, (_, i) => `text number ${i} about the sea`), opts());
+      const long = bounded.embed!(
+        Array.from({ length: 200 }, (_, i) => `text number ${i} about the sea`),
+        opts(),
+      );
       const late = bounded.embed!(['late'], opts());
       const ac = new AbortController();
       const left = bounded.embed!(['left'], { ...opts(), signal: ac.signal });

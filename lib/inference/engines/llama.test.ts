@@ -19,7 +19,14 @@ function request(params: Partial<EngineParams>, signal = new AbortController().s
 /** The words and punctuation marks of a demo model output, checking nothing else is in it. */
 function pieces(text: string): string[] {
   const found = text.match(/[A-Za-z]+|[.,!?]/g) ?? [];
-  assert.equal(text.replace(/[A-Za-z]+|[.,!?]/g, '').trim().replace(/ /g, ''), '', `unexpected characters in ${JSON.stringify(text)}`);
+  assert.equal(
+    text
+      .replace(/[A-Za-z]+|[.,!?]/g, '')
+      .trim()
+      .replace(/ /g, ''),
+    '',
+    `unexpected characters in ${JSON.stringify(text)}`,
+  );
   return found;
 }
 
@@ -146,7 +153,10 @@ describe('llama engine on the demo model', () => {
 
   test('n=2 gives two different choices and sums their usage', async () => {
     const r = await engine.complete(request({ seed: 3, n: 2, max_tokens: 30 }));
-    assert.deepEqual(r.choices.map((c) => c.index), [0, 1]);
+    assert.deepEqual(
+      r.choices.map((c) => c.index),
+      [0, 1],
+    );
     const texts = r.choices.map((c) => c.message.content ?? '');
     assert.notEqual(texts[0], texts[1]);
     const tokens = r.choices.map((c, i) => pieces(texts[i]).length + (c.finish_reason === 'stop' ? 1 : 0));
@@ -174,15 +184,16 @@ describe('llama engine on the demo model', () => {
   });
 
   test('prompt + max_tokens beyond the context is a context_length error', async () => {
-    await assert.rejects(
-      engine.complete(request({ max_tokens: 100_000 })),
-      (err: unknown) => err instanceof EngineError && err.kind === 'context_length',
-    );
+    await assert.rejects(engine.complete(request({ max_tokens: 100_000 })), (err: unknown) => err instanceof EngineError && err.kind === 'context_length');
   });
 
   test('countTokens counts the templated prompt', async () => {
     const one = await engine.countTokens!([{ role: 'user', content: 'hello' }]);
-    const two = await engine.countTokens!([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'The fox sleeps.' }, { role: 'user', content: 'hello' }]);
+    const two = await engine.countTokens!([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'The fox sleeps.' },
+      { role: 'user', content: 'hello' },
+    ]);
     assert.ok(one! > 0);
     assert.ok(two! > one! + 4);
   });
@@ -228,7 +239,10 @@ describe('llama engine on the demo model', () => {
   test('a model that cannot be loaded fails every request with failed', async () => {
     const missing = createLlamaEngine({ path: path.join(dir, 'missing.gguf') });
     for (let attempt = 0; attempt < 2; attempt++) {
-      await assert.rejects(missing.complete(request({})), (err: unknown) => err instanceof EngineError && err.kind === 'failed' && /missing\.gguf|load/.test(err.message));
+      await assert.rejects(
+        missing.complete(request({})),
+        (err: unknown) => err instanceof EngineError && err.kind === 'failed' && /missing\.gguf|load/.test(err.message),
+      );
     }
     await missing.close?.();
   });

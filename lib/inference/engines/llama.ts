@@ -196,7 +196,8 @@ class LlamaEngine implements Engine {
   }
 
   async embed(inputs: string[], opts: EmbedOptions): Promise<EmbedResult> {
-    if (this.embedWaiting >= (this.opts.maxQueue ?? 16) + 1) throw new EngineError('capacity', `${this.router} is at capacity: too many embedding requests waiting`);
+    if (this.embedWaiting >= (this.opts.maxQueue ?? 16) + 1)
+      throw new EngineError('capacity', `${this.router} is at capacity: too many embedding requests waiting`);
     const context = await this.loadEmbedding();
     const contextSize = this.contextSizeFor(context.model);
     // Checked before anything runs, so an over-long input costs nothing and the error names the input to fix.
@@ -221,7 +222,10 @@ class LlamaEngine implements Engine {
       };
     });
     gaveUp.catch(() => undefined);
-    const timer = setTimeout(() => stopWaiting(new EngineError('capacity', `${this.router} is at capacity: no embedding turn within ${maxWaitMs} ms`)), maxWaitMs);
+    const timer = setTimeout(
+      () => stopWaiting(new EngineError('capacity', `${this.router} is at capacity: no embedding turn within ${maxWaitMs} ms`)),
+      maxWaitMs,
+    );
     const onAbort = () => stopWaiting(opts.signal.reason);
     opts.signal.addEventListener('abort', onAbort, { once: true });
     const work = this.embedTail.then(async () => {
@@ -459,8 +463,7 @@ class LlamaEngine implements Engine {
     };
     let finishReason: FinishReason = 'stop';
     let textEnd = 0; // generated[0..textEnd) are text tokens (the end-of-turn token is not)
-    const decodePending = () =>
-      model.detokenize(generated.slice(decoded, textEnd), false, generated.slice(Math.max(0, decoded - DECODE_LOOKBEHIND), decoded));
+    const decodePending = () => model.detokenize(generated.slice(decoded, textEnd), false, generated.slice(Math.max(0, decoded - DECODE_LOOKBEHIND), decoded));
 
     for await (const out of outputs) {
       generated.push(out.token);

@@ -10,7 +10,8 @@ import { DEFAULT_MAX_CONCURRENCY } from '../queue.ts';
 
 /** Vectors in input order from an OpenAI embeddings body; floats, or base64 from an upstream that ignores the ask. */
 function vectorsFrom(j: Record<string, any>, count: number): number[][] {
-  if (!Array.isArray(j.data) || j.data.length !== count) throw new EngineError('failed', `the upstream answered ${Array.isArray(j.data) ? j.data.length : 'no'} embeddings for ${count} inputs`);
+  if (!Array.isArray(j.data) || j.data.length !== count)
+    throw new EngineError('failed', `the upstream answered ${Array.isArray(j.data) ? j.data.length : 'no'} embeddings for ${count} inputs`);
   const out: number[][] = new Array(count);
   for (const [pos, item] of (j.data as Record<string, any>[]).entries()) {
     const i = typeof item?.index === 'number' ? item.index : pos;

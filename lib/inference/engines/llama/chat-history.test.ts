@@ -7,7 +7,14 @@ test('messages map to chat history items and end with an open model turn', () =>
     toChatHistory([
       { role: 'developer', content: 'Rules.' },
       { role: 'system', content: 'Be kind.' },
-      { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'what?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look:' },
+          { type: 'image_url', image_url: { url: 'x' } },
+          { type: 'text', text: 'what?' },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
       { role: 'tool', name: 'f', tool_call_id: 'c1', content: '42' },
       { role: 'assistant', content: 'It is 42.' },

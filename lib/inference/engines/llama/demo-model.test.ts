@@ -63,7 +63,11 @@ test('every demo word is one token and the chat template uses the role control t
       const wrapper = resolveChatWrapper(model, { type: 'jinjaTemplate', warningLogs: false });
       assert.equal(wrapper.wrapperName, 'JinjaTemplate');
       const state = wrapper.generateContextState({
-        chatHistory: [{ type: 'system', text: 'Be brief.' }, { type: 'user', text: 'hi' }, { type: 'model', response: [] }],
+        chatHistory: [
+          { type: 'system', text: 'Be brief.' },
+          { type: 'user', text: 'hi' },
+          { type: 'model', response: [] },
+        ],
       });
       assert.equal(state.contextText.toString(), '<|system|>Be brief.</s><|user|>hi</s><|assistant|>');
       assert.equal(model.tokens.eosString, '</s>');

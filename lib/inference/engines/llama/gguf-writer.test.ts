@@ -42,11 +42,14 @@ test('node-llama-cpp reads back the metadata, tensor infos and data', async () =
       { ...m.test, u64: BigInt(m.test.u64 as number | bigint) },
       { u32: 4_000_000_000, i32: -5, u64: 2n ** 40n, f32: 0.25, bool: true, strings: ['▁hello', '<0x0A>', ''], floats: [1.5, -2], ints: [1, -1, 6] },
     );
-    assert.deepEqual(info.tensorInfo!.map((t) => [t.name, t.dimensions.map(Number), t.ggmlType]), [
-      ['a.weight', [3, 2], 0],
-      ['b.weight', [5], 0],
-      ['c.weight', [2], 0],
-    ]);
+    assert.deepEqual(
+      info.tensorInfo!.map((t) => [t.name, t.dimensions.map(Number), t.ggmlType]),
+      [
+        ['a.weight', [3, 2], 0],
+        ['b.weight', [5], 0],
+        ['c.weight', [2], 0],
+      ],
+    );
     for (const [i, t] of info.tensorInfo!.entries()) {
       const at = Number(t.fileOffset);
       assert.equal(at % 64, 0, `${t.name} is aligned`);
