@@ -13,7 +13,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
 import type { Store } from '../../lib/db/store.ts';
-import { scriptedModel, sseEvents } from '../support/harness.ts';
+import { scriptedModel } from '../support/harness.ts';
+import { loadChat } from '../support/load.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
@@ -22,44 +23,6 @@ const REQUESTS = 150;
 const DAY = 86_400_000;
 // Short leases so the test sees the sweep: a heartbeat every 200 ms, dead after 1 s, swept every 250 ms.
 const LEASE = { LAGOON_HEARTBEAT_MS: '200', LAGOON_HOLD_LEASE_MS: '1000', LAGOON_HOLD_SWEEP_MS: '250' };
-
-interface Outcome {
-  status?: number;
-  /** A non-stream 200 with its body, or a stream that reached [DONE]. */
-  complete: boolean;
-  requestId?: string;
-  cost?: { usd: number; diem: number };
-  /** When the client had the whole response. */
-  at?: number;
-}
-
-async function chat(base: string, key: string, i: number): Promise<Outcome> {
-  const stream = i % 2 === 0;
-  const slow = i % 3 === 0 ? ' [[slow:20]]' : '';
-  let status: number | undefined;
-  try {
-    const res = await fetch(`${base}/api/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'crash-model', stream, messages: [{ role: 'user', content: `Request ${i} [[tokens:${4 + (i % 12)}]]${slow}` }] }),
-    });
-    status = res.status;
-    const text = await res.text();
-    const at = Date.now();
-    if (res.status !== 200) return { status: res.status, complete: false };
-    if (!stream) {
-      const body = JSON.parse(text);
-      return { status: 200, complete: true, requestId: body.id.replace(/^chatcmpl-/, ''), cost: body.cost, at };
-    }
-    const events = sseEvents(text);
-    const usage = events.find((e) => e !== '[DONE]' && e.usage);
-    const complete = events.at(-1) === '[DONE]' && !events.some((e) => e !== '[DONE]' && e.error);
-    return { status: 200, complete, requestId: events[0]?.id?.replace(/^chatcmpl-/, ''), cost: usage?.cost, at };
-  } catch {
-    // Refused, reset, or the body cut by the kill.
-    return { status, complete: false };
-  }
-}
 
 const count = async (store: Store, sql: string, params: (string | number)[] = []) => Number((await store.get<{ n: number }>(sql, params))?.n ?? 0);
 
@@ -123,7 +86,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       let completed = 0;
       const outcomes = Promise.all(
         Array.from({ length: REQUESTS }, (_, i) =>
-          new Promise((r) => setTimeout(r, 2 * i)).then(() => chat(first.base, key, i)).then((o) => (o.complete && completed++, o)),
+          new Promise((r) => setTimeout(r, 2 * i)).then(() => loadChat(first.base, key, 'crash-model', i)).then((o) => (o.complete && completed++, o)),
         ),
       );
       const deadline = Date.now() + 20_000;
@@ -160,7 +123,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.ok(sweptAt - killedAt < 8_000, `released ${sweptAt - killedAt} ms after the kill`);
 
         // The restarted server serves, and stops gracefully.
-        const after = await Promise.all(Array.from({ length: 6 }, (_, i) => chat(second.base, key, 1000 + i)));
+        const after = await Promise.all(Array.from({ length: 6 }, (_, i) => loadChat(second.base, key, 'crash-model', 1000 + i)));
         assert.ok(
           after.every((r) => r.complete),
           'the restarted server answers',

@@ -10,57 +10,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
-import { scriptedModel, sseEvents } from '../support/harness.ts';
+import { scriptedModel } from '../support/harness.ts';
+import { loadChat } from '../support/load.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
 const run = promisify(execFile);
 const REQUESTS = 200;
 const DAY = 86_400_000;
-
-interface Outcome {
-  /** HTTP status, when response headers arrived. */
-  status?: number;
-  /** A non-stream 200 with its body, or a stream that reached [DONE]. */
-  complete: boolean;
-  requestId?: string;
-  cost?: { usd: number; diem: number };
-  error?: string;
-}
-
-async function chat(base: string, key: string, i: number): Promise<Outcome> {
-  const stream = i % 2 === 0;
-  const slow = i % 3 === 0 ? ' [[slow:20]]' : '';
-  let res: Response;
-  try {
-    res = await fetch(`${base}/api/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'graceful-model', stream, messages: [{ role: 'user', content: `Request ${i} [[tokens:${4 + (i % 12)}]]${slow}` }] }),
-    });
-  } catch (e) {
-    return { complete: false, error: String((e as Error).cause ?? e) };
-  }
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (e) {
-    return { status: res.status, complete: false, error: `body cut: ${String((e as Error).cause ?? e)}` };
-  }
-  if (res.status !== 200) return { status: res.status, complete: false, error: text };
-  if (!stream) {
-    const body = JSON.parse(text);
-    return { status: 200, complete: true, requestId: body.id.replace(/^chatcmpl-/, ''), cost: body.cost };
-  }
-  const events = sseEvents(text);
-  const usage = events.find((e) => e !== '[DONE]' && e.usage);
-  return {
-    status: 200,
-    complete: events.at(-1) === '[DONE]' && !events.some((e) => e !== '[DONE]' && e.error),
-    requestId: events[0]?.id?.replace(/^chatcmpl-/, ''),
-    cost: usage?.cost,
-  };
-}
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   describe(`graceful stop on ${backend}`, () => {
@@ -115,7 +72,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
       // The requests go out over about 200 ms; SIGTERM comes once the engine has a quarter of them, so some are
       // streaming, some are waiting for a slow answer, and the latest ones meet a closed listener.
-      const outcomes = Promise.all(Array.from({ length: REQUESTS }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => chat(base, key, i))));
+      const outcomes = Promise.all(
+        Array.from({ length: REQUESTS }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => loadChat(base, key, 'graceful-model', i))),
+      );
       const deadline = Date.now() + 20_000;
       while (engine.requests.length < REQUESTS / 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
       assert.ok(engine.requests.length >= REQUESTS / 4, 'the engine received requests before the stop');
