@@ -5,7 +5,7 @@
 // holds were in memory and died with the process), nothing stays held, and every complete 200 a client received has
 // its usage row with the cost it reported (the settlement commits before the response's last bytes).
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { openStore } from '../../lib/db/open.ts';
 import type { Store } from '../../lib/db/store.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { loadChat } from '../support/load.ts';
+import { startLoggedServer } from '../support/processes.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
@@ -55,21 +56,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
     const cli = async (...args: string[]) => (await run(process.execPath, ['scripts/lagoon.ts', ...args], { env })).stdout.trim().split('\n').at(-1)!;
 
-    async function serve(): Promise<{ proc: ChildProcess; base: string; log: () => string; exited: Promise<number | null> }> {
-      let log = '';
-      const proc = spawn(process.execPath, ['scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      servers.push(proc);
-      proc.stdout!.on('data', (b) => (log += b));
-      proc.stderr!.on('data', (b) => (log += b));
-      const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-      let base = '';
-      for (let i = 0; i < 300 && !base; i++) {
-        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(log);
-        if (m) base = m[1];
-        else await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(base, `the server did not start:\n${log}`);
-      return { proc, base, log: () => log, exited };
+    async function serve() {
+      const server = await startLoggedServer(env);
+      servers.push(server.proc);
+      return { ...server, base: server.origin };
     }
 
     test(`SIGKILL with requests in flight, restart: no hold outlives the sweep, every complete 200 is billed, the ledger reconciles`, async (t) => {

@@ -3,7 +3,7 @@
 // it had accepted, and the store must reconcile: every credit granted is either still on the account or in a usage
 // row, nothing stays held, and every complete 200 response has its usage row with the cost it reported.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { loadChat } from '../support/load.ts';
+import { startLoggedServer } from '../support/processes.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
@@ -26,7 +27,6 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     let env: NodeJS.ProcessEnv;
     let dropDb = async () => {};
     let server: ChildProcess | undefined;
-    let log = '';
 
     before(async () => {
       engine = await startScriptedEngine({ name: 'graceful' });
@@ -57,18 +57,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       // A small DIEM allowance runs out during the load, so charges move from DIEM to USD under concurrency.
       await cli('diem', 'set', '--account', accountId, '--daily', '0.002');
 
-      const srv = spawn(process.execPath, ['scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const launched = await startLoggedServer(env);
+      const srv = launched.proc;
       server = srv;
-      srv.stdout!.on('data', (b) => (log += b));
-      srv.stderr!.on('data', (b) => (log += b));
-      const exited = new Promise<number | null>((resolve) => srv.on('exit', (code) => resolve(code)));
-      let base = '';
-      for (let i = 0; i < 300 && !base; i++) {
-        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(log);
-        if (m) base = m[1];
-        else await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(base, `the server did not start:\n${log}`);
+      const { exited, origin: base } = launched;
 
       // The requests go out over about 200 ms; SIGTERM comes once the engine has a quarter of them, so some are
       // streaming, some are waiting for a slow answer, and the latest ones meet a closed listener.
@@ -80,6 +72,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.ok(engine.requests.length >= REQUESTS / 4, 'the engine received requests before the stop');
       srv.kill('SIGTERM');
       const results = await outcomes;
+      const log = launched.log();
       assert.equal(await exited, 0, log);
 
       const inFlight = /SIGTERM: stopping; waiting for (\d+) in-flight/.exec(log);

@@ -39,3 +39,29 @@ export async function stopServers(servers: ServerProcess[]): Promise<void> {
   for (const s of servers) s.proc.kill('SIGTERM');
   await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)))));
 }
+
+export interface LoggedServer {
+  proc: ChildProcess;
+  /** http://127.0.0.1:PORT (the server picks the port it prints). */
+  origin: string;
+  /** Everything it printed so far, stdout and stderr. */
+  log: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts one server with exactly `env` and waits until it listens, keeping its output (for tests that kill it). */
+export async function startLoggedServer(env: NodeJS.ProcessEnv): Promise<LoggedServer> {
+  let log = '';
+  const proc = spawn(process.execPath, ['scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (b) => (log += b));
+  proc.stderr!.on('data', (b) => (log += b));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  let origin = '';
+  for (let i = 0; i < 300 && !origin; i++) {
+    const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(log);
+    if (m) origin = m[1];
+    else await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!origin) throw new Error(`the server did not start:\n${log}`);
+  return { proc, origin, log: () => log, exited };
+}

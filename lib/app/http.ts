@@ -107,15 +107,20 @@ async function requireSession(deps: AppDeps, req: Request, csrf: boolean): Promi
   const s = await optionalSession(deps, req);
   if (!s) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
   if (csrf) {
-    checkCsrf({
-      method: req.method === 'GET' || req.method === 'HEAD' ? 'POST' : req.method, // declared: checked whatever the method
-      origin: req.headers.get('origin'),
-      host: requestHost(req),
-      headerToken: req.headers.get(CSRF_HEADER),
-      sessionCsrf: s.csrfToken,
-    });
+    checkSessionCsrf(req, s);
   }
   return s;
+}
+
+/** The session's CSRF token and this site's Origin, whatever the method (the route's declaration decided to check). */
+export function checkSessionCsrf(req: Request, s: SessionCtx): void {
+  checkCsrf({
+    method: 'POST',
+    origin: req.headers.get('origin'),
+    host: requestHost(req),
+    headerToken: req.headers.get(CSRF_HEADER),
+    sessionCsrf: s.csrfToken,
+  });
 }
 
 const requestHost = (req: Request) => req.headers.get('x-forwarded-host') ?? req.headers.get('host');

@@ -1,4 +1,4 @@
-// The browser app's own JSON API (served under /api/app by Next route handlers that call lib/app): the shapes the
+// The browser app's own JSON API (served under /api/app by the lean HTTP layer, lib/http/app.ts): the shapes the
 // server sends and the client reads. Types only, so the React client can import them without pulling server code.
 //
 // Routes (all JSON unless noted; every non-GET needs the session's CSRF token in `x-csrf-token`; errors use the

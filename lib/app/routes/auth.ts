@@ -2,11 +2,10 @@
 // CSRF token) exists: they take JSON only (a cross-site form cannot send it without a CORS preflight, which this
 // server never grants) and refuse a foreign Origin or a cross-site Sec-Fetch-Site.
 import { ApiError } from '../../api/errors.ts';
-import { checkCsrf, CSRF_HEADER } from '../../users/csrf.ts';
 import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../../users/sessions.ts';
 import { signIn, signUp } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
-import { appRoute, isHttps, json, noContent, optionalSession, readJson } from '../http.ts';
+import { appRoute, checkSessionCsrf, isHttps, json, noContent, optionalSession, readJson } from '../http.ts';
 import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
 import { toAppUser } from './present.ts';
@@ -63,14 +62,7 @@ export function authRoutes(deps: AppDeps) {
     // the same; with a session, its CSRF token is checked too.
     signOut: appRoute(deps, 'origin', async ({ req }) => {
       const s = await optionalSession(deps, req);
-      if (s)
-        checkCsrf({
-          method: 'POST',
-          origin: req.headers.get('origin'),
-          host: req.headers.get('x-forwarded-host') ?? req.headers.get('host'),
-          headerToken: req.headers.get(CSRF_HEADER),
-          sessionCsrf: s.csrfToken,
-        });
+      if (s) checkSessionCsrf(req, s);
       await endSession(store, sessionToken(req));
       return noContent({ 'set-cookie': clearSessionCookie(isHttps(req)) });
     }),
