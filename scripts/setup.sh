@@ -9,7 +9,7 @@ start=1
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# System packages: Node.js/npm to bootstrap (the project then runs on the Node 24 it installs from npm), and the
+# System packages: Node.js/npm to bootstrap (the project then runs on the Node 24 it installs from npm), the
 # PostgreSQL and Redis servers and the Chromium the test suite runs against (Playwright drives Debian's build; it
 # never downloads a browser of its own).
 missing=()
@@ -18,6 +18,10 @@ command -v pg_ctlcluster >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v g++ >/dev/null 2>&1 || missing+=(g++ make python3)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# Media engines that run here: ffmpeg encodes audio and video; pocketsphinx (with its US English model) transcribes.
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v pocketsphinx_continuous >/dev/null 2>&1 || missing+=(pocketsphinx)
+[ -d /usr/share/pocketsphinx/model/en-us ] || missing+=(pocketsphinx-en-us)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq
