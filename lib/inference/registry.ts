@@ -60,6 +60,7 @@ export class EngineRegistry {
 
   private async create(model: ModelEntry): Promise<Engine> {
     const spec = model.engine;
+    if (spec.kind !== 'llama' && spec.kind !== 'openai') throw new Error(`model ${model.id}: a ${spec.kind} engine does not serve text`);
     if (spec.kind === 'openai') {
       const apiKey = spec.apiKeyEnv ? this.variable(spec.apiKeyEnv) : undefined;
       if (spec.apiKeyEnv && !apiKey) throw new Error(`model ${model.id}: environment variable ${spec.apiKeyEnv} is not set`);

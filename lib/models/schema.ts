@@ -1,5 +1,8 @@
 // The model catalogue file format (LAGOON_MODELS), validated at start so a bad file fails loudly before serving.
 import { z } from 'zod';
+import { audioEngines, audioSpec } from './audio-models.ts';
+import { imageEngines, imageSpec } from './image-models.ts';
+import { videoEngines, videoSpec } from './video-models.ts';
 
 export const MODEL_TYPES = ['text', 'embedding', 'image', 'tts', 'asr', 'video'] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
@@ -115,7 +118,11 @@ export const modelEntrySchema = z.strictObject({
     })
     .optional(),
   deprecation: z.strictObject({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), replacement: z.string().optional() }).optional(),
-  engine: z.discriminatedUnion('kind', [llamaEngine, openaiEngine]),
+  /** Media models: their limits and capabilities (image-models.ts, audio-models.ts, video-models.ts). */
+  image: imageSpec.optional(),
+  audio: audioSpec.optional(),
+  video: videoSpec.optional(),
+  engine: z.discriminatedUnion('kind', [llamaEngine, openaiEngine, ...imageEngines, ...audioEngines, ...videoEngines]),
 });
 
 /** The unit price a media model's type requires, when its pricing leaves it out. */
@@ -146,3 +153,5 @@ export const catalogueSchema = z
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type CatalogueFile = z.infer<typeof catalogueSchema>;
 export type EngineSpec = ModelEntry['engine'];
+/** The engines that serve text and embeddings (EngineRegistry); media engines live with their capability. */
+export type TextEngineSpec = Extract<EngineSpec, { kind: 'llama' | 'openai' }>;
