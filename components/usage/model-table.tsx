@@ -1,15 +1,17 @@
 'use client';
-// Usage per model over the period, by spend; model names from the chat's model list when it has them.
+// Usage per model over the period, by spend; model names from the chat's model list when it has them. Usage billed in
+// another unit shows its count there instead of tokens (a JSON-RPC network: its RPC credits and main methods).
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
 import type { AppModel, UsageModel } from '@/lib/app/wire.ts';
-import { formatCount, formatSpend } from '@/components/usage/format.ts';
+import { formatCount, formatRpcMethods, formatSpend, formatUnits } from '@/components/usage/format.ts';
 import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 
 export function useModelNames(): (id: string) => string {
   const models = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => api<{ models: AppModel[] }>('/models', { signal }), staleTime: 5 * 60_000 });
   const names = new Map((models.data?.models ?? []).map((m) => [m.id, m.name]));
-  return (id) => names.get(id) ?? id;
+  // JSON-RPC proxy calls are billed to `rpc:<network>`.
+  return (id) => names.get(id) ?? (id.startsWith('rpc:') ? `JSON-RPC ${id.slice(4)}` : id);
 }
 
 export function ModelTable({ models }: { models: UsageModel[] }) {
@@ -38,18 +40,30 @@ export function ModelTable({ models }: { models: UsageModel[] }) {
           </tr>
         </thead>
         <tbody>
-          {models.map((m) => (
-            <tr key={m.modelId} className="border-t border-border" data-testid="usage-model-row" data-model={m.modelId}>
-              <th scope="row" className={`${TD} text-left font-medium`}>
-                {nameOf(m.modelId)}
-                {nameOf(m.modelId) !== m.modelId && <span className="block text-xs font-normal text-muted-foreground">{m.modelId}</span>}
-              </th>
-              <td className={`${TD} text-right`}>{formatCount(m.requests)}</td>
-              <td className={`${TD} text-right`}>{formatCount(m.promptTokens)}</td>
-              <td className={`${TD} text-right`}>{formatCount(m.completionTokens)}</td>
-              <td className={`${TD} text-right`}>{formatSpend(m.usd, m.diem)}</td>
-            </tr>
-          ))}
+          {models.map((m) => {
+            const units = formatUnits(m.unit, m.quantity);
+            const detail = m.rpc ? formatRpcMethods(m.rpc.methods) : nameOf(m.modelId) !== m.modelId ? m.modelId : undefined;
+            return (
+              <tr key={`${m.modelId}:${m.unit ?? 'token'}`} className="border-t border-border" data-testid="usage-model-row" data-model={m.modelId}>
+                <th scope="row" className={`${TD} text-left font-medium`}>
+                  {nameOf(m.modelId)}
+                  {detail && <span className="block text-xs font-normal text-muted-foreground">{detail}</span>}
+                </th>
+                <td className={`${TD} text-right`}>{formatCount(m.requests)}</td>
+                {units ? (
+                  <td colSpan={2} className={`${TD} text-right`} data-testid="usage-units">
+                    {units}
+                  </td>
+                ) : (
+                  <>
+                    <td className={`${TD} text-right`}>{formatCount(m.promptTokens)}</td>
+                    <td className={`${TD} text-right`}>{formatCount(m.completionTokens)}</td>
+                  </>
+                )}
+                <td className={`${TD} text-right`}>{formatSpend(m.usd, m.diem)}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </TableFrame>

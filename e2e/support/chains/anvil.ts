@@ -48,7 +48,8 @@ const freePort = () =>
     s.on('error', reject);
   });
 
-async function spawnAnvil(): Promise<{ proc: ChildProcess; rpcUrl: string }> {
+/** A bare anvil process (no contracts deployed), answering on its rpcUrl; the caller stops it. */
+export async function spawnAnvil(): Promise<{ proc: ChildProcess; rpcUrl: string }> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const proc = spawn(ANVIL, ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(BASE_MAINNET.chainId), '--silent'], { stdio: 'ignore' });

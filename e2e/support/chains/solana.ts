@@ -112,6 +112,9 @@ export async function startSolana(): Promise<Solana> {
     },
     getLatestBlockhash: () => ({ context, value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: 1000 } }),
     getBalance: ([addr]) => ({ context, value: Number(svm.getBalance(addr) ?? 0n) }),
+    // A node's health call and its slot (the JSON-RPC proxy's health checks and tests).
+    getHealth: () => 'ok',
+    getSlot: () => Number(svm.getClock().slot),
     // x402 simulates the partially signed transaction (its fee payer has not signed yet) with sigVerify: false.
     simulateTransaction: ([wire, cfg]) => {
       svm.withSigverify(cfg?.sigVerify === true);
@@ -142,17 +145,25 @@ export async function startSolana(): Promise<Solana> {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      const answer = (call: any): unknown => {
+        let id: unknown = null;
+        try {
+          id = call.id;
+          methods.add(call.method);
+          const handler = handlers[call.method];
+          if (!handler) throw new Error(`method not supported by the test RPC: ${call.method}`);
+          return { jsonrpc: '2.0', id, result: handler(call.params ?? []) };
+        } catch (e) {
+          return { jsonrpc: '2.0', id, error: { code: -32000, message: (e as Error).message } };
+        }
+      };
       let out: unknown;
-      let id: unknown = null;
       try {
-        const call = JSON.parse(body);
-        id = call.id;
-        methods.add(call.method);
-        const handler = handlers[call.method];
-        if (!handler) throw new Error(`method not supported by the test RPC: ${call.method}`);
-        out = { jsonrpc: '2.0', id, result: handler(call.params ?? []) };
+        const parsed = JSON.parse(body);
+        // A batch (an array of calls) gets an array of answers, as Solana's RPC gives.
+        out = Array.isArray(parsed) ? parsed.map(answer) : answer(parsed);
       } catch (e) {
-        out = { jsonrpc: '2.0', id, error: { code: -32000, message: (e as Error).message } };
+        out = { jsonrpc: '2.0', id: null, error: { code: -32700, message: (e as Error).message } };
       }
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(out));

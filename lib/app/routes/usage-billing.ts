@@ -32,6 +32,9 @@ export async function billingUsage(store: Store, accountId: string, days: UsageP
       usd: r.usd,
       diem: r.diem,
       via: via.get(r.apiKeyId) ?? null,
+      // Token requests keep their shape; others say what they were billed in (a JSON-RPC call: credits and methods).
+      ...(r.unit !== 'token' ? { unit: r.unit, quantity: r.quantity } : {}),
+      ...(r.rpc ? { rpc: r.rpc } : {}),
     })),
   };
 }

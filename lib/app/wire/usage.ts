@@ -18,8 +18,18 @@ export interface UsageDay extends UsageTotals {
   date: string;
 }
 
+/** A JSON-RPC proxy call (model `rpc:<network>`): its network and, per method, calls, credits and error answers. */
+export interface UsageRpc {
+  network: string;
+  methods: { method: string; calls: number; credits: number; errors: number }[];
+}
+
 export interface UsageModel extends UsageTotals {
   modelId: string;
+  /** The unit its requests were billed in ('token', 'rpc_credit', 'image', …) and how many. */
+  unit?: string;
+  quantity?: number;
+  rpc?: UsageRpc;
 }
 
 /** One request: what it used and cost; never its content. */
@@ -33,6 +43,10 @@ export interface UsageRequest {
   diem: number;
   /** The description of the API key that made it ('browser app' for chats here); null when unknown. */
   via: string | null;
+  /** Requests billed in another unit than tokens ('rpc_credit', 'image', …): the unit and how many. */
+  unit?: string;
+  quantity?: number;
+  rpc?: UsageRpc;
 }
 
 export interface UsageReport {

@@ -1,0 +1,168 @@
+// POST /crypto/rpc/{network}, framework-free: resolve the network → check every call (shape, method allowed on the
+// network's family, no subscriptions or filters; one refused call refuses the batch) → price it (credits per call,
+// the worst case of the batch) → the caller's caps (requests per minute, credits per 24 h) → the Idempotency-Key
+// claim (a replay returns here, unbilled) → one metered call: reserve the worst case, forward to the upstream pool,
+// settle on what the answers cost (a JSON-RPC error at the flat rate), or release when no answer came.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../api/errors.ts';
+import type { UnitPrices } from '../billing/pricing.ts';
+import { type MeterContext, type MeterDeps, openMeter } from '../inference/metered.ts';
+import type { RpcConfig } from './config.ts';
+import { type Claim, IDEMPOTENCY_KEY, IdempotencyStore } from './idempotency.ts';
+import { answerWithIds, callIds, withoutIds } from './ids.ts';
+import { RpcLimiter } from './limits.ts';
+import { refusalReason, ruleFor, TIER_MULTIPLIER } from './methods.ts';
+import { byMethod, creditPrices, creditsCostUsd, outcomes, worstCase } from './pricing.ts';
+import { parseRpcRequest } from './request.ts';
+import { UpstreamSet } from './upstreams.ts';
+import { recordRpcUsage, rpcModelId } from './usage.ts';
+
+export interface RpcCallContext extends MeterContext {
+  /** Aborts when the client goes away (a read-only call without an Idempotency-Key is then abandoned). */
+  signal: AbortSignal;
+}
+
+export interface RpcResult {
+  /** The node's JSON-RPC answer as it sent it (or as it was stored, for a replay). */
+  body: string;
+  credits: number;
+  /** credits × the price per credit, to 8 decimals. */
+  costUsd: string;
+  replayed: boolean;
+  /** Spendable USD after the call (micro-units): X-Balance-Remaining for wallets. */
+  usdAfter: number;
+}
+
+export interface RpcProxyDeps extends MeterDeps {
+  redis?: Redis;
+  /** Namespace of the shared counters in Redis. */
+  keyPrefix: string;
+  log?: (message: string) => void;
+}
+
+export class RpcProxy {
+  readonly config: RpcConfig;
+  private readonly deps: MeterDeps;
+  private readonly upstreams: UpstreamSet;
+  private readonly limiter: RpcLimiter;
+  private readonly idempotency: IdempotencyStore;
+  private readonly prices: UnitPrices;
+
+  constructor(config: RpcConfig, deps: RpcProxyDeps) {
+    this.config = config;
+    this.deps = { ledger: deps.ledger, limiter: deps.limiter, store: deps.store };
+    this.prices = creditPrices(config.creditPriceUsd);
+    const entries = [...config.upstreams].map(([network, urls]) => ({ network, family: config.networks.get(network)!.family, urls }));
+    this.upstreams = new UpstreamSet(entries, { timeoutMs: config.timeoutMs, healthIntervalMs: config.healthIntervalMs, log: deps.log });
+    this.limiter = new RpcLimiter(config, { redis: deps.redis, keyPrefix: deps.keyPrefix, warn: deps.log });
+    // A claim is taken for abandoned only after its owner could have tried every upstream and settled.
+    const mostUpstreams = Math.max(1, ...entries.map((e) => e.urls.length));
+    this.idempotency = new IdempotencyStore(deps.store, { staleMs: config.timeoutMs * (mostUpstreams + 1) + 30_000 });
+  }
+
+  /** The networks served (those with an upstream), sorted. */
+  networks(): string[] {
+    return this.upstreams.names();
+  }
+
+  async call(ctx: RpcCallContext, slug: string, raw: Buffer, body: unknown, idempotencyKey: string | undefined): Promise<RpcResult> {
+    const { networks, methodSets, errorCredits, creditPriceUsd } = this.config;
+    const spec = networks.get(slug);
+    const pool = this.upstreams.get(slug);
+    if (!spec || !pool) {
+      throw new ApiError('RPC_NETWORK_NOT_SUPPORTED', `The network "${slug.slice(0, 64)}" is not served here; GET /crypto/rpc/networks lists those that are`, {
+        param: 'network',
+      });
+    }
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new ApiError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, _ and -', { param: 'Idempotency-Key' });
+    }
+    const req = parseRpcRequest(body);
+    const rules = req.items.map((it) => ruleFor(methodSets, spec, it.method));
+    const refused = new Map<string, string>();
+    req.items.forEach((it, i) => {
+      const rule = rules[i];
+      if (!rule || 'refused' in rule) refused.set(it.method, refusalReason(rule, slug));
+    });
+    if (refused.size > 0) {
+      const list = [...refused].map(([m, why]) => `${m} (${why})`).join('; ');
+      throw new ApiError('RPC_METHOD_NOT_SUPPORTED', `${req.batch ? 'The batch calls methods' : 'The method is'} not supported on ${slug}: ${list}`, {
+        methods: [...refused.keys()],
+      });
+    }
+    const credits = rules.map((r) => spec.baseCredits * TIER_MULTIPLIER[(r as { tier: keyof typeof TIER_MULTIPLIER }).tier]);
+    const sends = rules.some((r) => r && 'tier' in r && r.sends === true);
+    const worst = worstCase(credits, errorCredits);
+
+    const p = ctx.principal;
+    const admission = await this.limiter.admit(p.keyId, worst);
+    Object.assign(ctx.responseHeaders, admission.headers);
+    let claim: Claim | undefined;
+    let ids: (string | null)[] = [];
+    try {
+      if (idempotencyKey !== undefined) {
+        // The same calls on the same network, whatever ids the client's transport numbered them with this time.
+        const text = raw.toString('utf8');
+        ids = callIds(text, req.items.length);
+        const hash = createHash('sha256').update(slug).update('\n').update(withoutIds(text)).digest('hex');
+        claim = await this.idempotency.claim(p.accountId, idempotencyKey, hash, ctx.requestId);
+        if (claim.kind === 'replay') {
+          admission.finish(0);
+          const b = await this.deps.ledger.balances(p.accountId);
+          const { body: stored, credits: billed, callIds: original } = claim.answer;
+          const replay = answerWithIds(stored, original, ids);
+          return { body: replay, credits: billed, costUsd: creditsCostUsd(billed, creditPriceUsd), replayed: true, usdAfter: b.usd - b.usdHeld };
+        }
+      }
+      const meter = await openMeter(this.deps, ctx, {
+        modelId: rpcModelId(slug),
+        endpoint: `/crypto/rpc/${slug}`,
+        prices: this.prices,
+        unit: 'rpc_credit',
+        estimate: { rpcCredits: worst },
+      });
+      let answer;
+      try {
+        // A call that changes state, or one the client may retry by key, runs to its end even if the client leaves.
+        const signal = sends || claim ? undefined : ctx.signal;
+        answer = await pool.forward(raw, { sends, expectsNothing: req.items.every((it) => it.id === undefined), signal });
+      } catch (e) {
+        meter.release();
+        throw e;
+      }
+      const outs = outcomes(req.items, credits, answer.json, errorCredits);
+      const total = outs.reduce((n, o) => n + o.credits, 0);
+      const charged = meter.settle({ rpcCredits: total });
+      admission.finish(total);
+      await meter.recorded();
+      const owner = claim?.kind === 'owner' ? claim : undefined;
+      claim = undefined;
+      await Promise.all([
+        recordRpcUsage(this.deps.store, { requestId: ctx.requestId, accountId: p.accountId, network: slug, methods: byMethod(outs), at: Date.now() }).catch(
+          (e) => console.error(`[${ctx.requestId}] crypto-rpc: could not record the call's methods:`, e),
+        ),
+        // The answer was billed: a failure to store it leaves the claim pending (a retry waits, then takes it over),
+        // which is safer than handing the key back at once.
+        owner
+          ?.complete({ body: answer.text, credits: total, callIds: ids })
+          .catch((e) => console.error(`[${ctx.requestId}] crypto-rpc: could not store the answer for replay:`, e)),
+      ]);
+      return {
+        body: answer.text,
+        credits: total,
+        costUsd: creditsCostUsd(total, creditPriceUsd),
+        replayed: false,
+        usdAfter: meter.before.usd - meter.before.usdHeld - charged.usd,
+      };
+    } catch (e) {
+      admission.finish(0);
+      if (claim?.kind === 'owner') await claim.abandon().catch((err) => console.error('crypto-rpc: could not give an idempotency claim up:', err));
+      throw e;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.upstreams.close();
+  }
+}
