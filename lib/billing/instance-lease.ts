@@ -30,9 +30,14 @@ const UNOWNED_HOLD_MS = 60 * 60 * 1000;
 export const nowSql = (store: Store) =>
   store.kind === 'postgres' ? '(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT' : "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 
-/** The condition on `holds h` of a hold nobody alive owns ($1: the oldest live heartbeat, $2: the unowned cut-off). */
+/**
+ * The condition on `holds h` of a hold nobody alive owns ($1: the oldest live heartbeat, $2: the unowned cut-off). A
+ * job's hold (lib/jobs) is the job's until its billing closes, whichever instance queued it: the job machinery
+ * settles or releases it, so the sweep leaves it alone.
+ */
 const ORPHANED = `((h.instance_id IS NULL AND h.created_at < $2)
-  OR (h.instance_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.instance_id AND i.heartbeat_at >= $1)))`;
+  OR (h.instance_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.instance_id AND i.heartbeat_at >= $1)))
+  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = h.request_id AND j.billing IN ('held', 'settling', 'releasing'))`;
 
 export interface SweepResult {
   /** Holds released. */
