@@ -1,0 +1,212 @@
+'use client';
+// The billing charts: spend per UTC day stacked by model (30 days), tokens per day, and requests per hour (24 h).
+//
+// Drawn by Recharts (maintained, declarative React components over SVG): the charts are ordinary React trees that
+// re-render from the query data, scale as vectors, take their colours from CSS variables (so both themes hold), and
+// get keyboard focus with arrow-key navigation from its accessibility layer; the numbers are also in a table beside
+// each chart. uPlot would draw faster on a canvas, but would need imperative glue (create, resize, destroy) around
+// React and a canvas carries no accessible content; for at most a few hundred points SVG costs nothing noticeable.
+// Loaded on demand (next/dynamic) so the page's first bundle stays small.
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CELL, ChartFrame, HEAD, seriesColour } from '@/components/billing/chart-frame.tsx';
+import { formatCount, formatDay, formatUsd } from '@/components/usage/format.ts';
+import type { BillingSummary } from '@/lib/app/wire.ts';
+
+const AXIS = { fill: 'var(--muted-foreground)', fontSize: 12 };
+const TOOLTIP = {
+  contentStyle: { background: 'var(--popover)', border: '1px solid var(--border)', borderRadius: 8, color: 'var(--popover-foreground)' },
+  labelStyle: { color: 'var(--popover-foreground)' },
+  itemStyle: { color: 'var(--popover-foreground)' },
+  cursor: { fill: 'var(--accent)' },
+};
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+const hourLabel = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+// Axis ticks of tiny amounts stay short: "$0.000015" rather than a rounded "$0.00".
+const axisUsd = (v: number) => (v === 0 ? '$0' : v < 0.01 ? `$${Number(v.toPrecision(2))}` : formatUsd(v));
+const modelLabel = (m: string) => (m === 'other' ? 'Other models' : m);
+
+function peak<T>(rows: T[], value: (r: T) => number): T | undefined {
+  let best: T | undefined;
+  for (const r of rows) if (value(r) > 0 && (!best || value(r) > value(best))) best = r;
+  return best;
+}
+
+export default function BillingCharts({ chart }: { chart: BillingSummary['chart'] }) {
+  const { days, models, hours } = chart;
+  const first = formatDay(days[0].date);
+  const last = formatDay(days.at(-1)!.date);
+  const spendPeak = peak(days, (d) => d.total);
+  const tokenPeak = peak(days, (d) => d.tokens);
+  const hourPeak = peak(hours, (h) => h.requests);
+  const dayRows = days.map((d) => ({ ...d, label: formatDay(d.date) }));
+  const hourRows = hours.map((h) => ({ ...h, label: hourLabel(h.hour) }));
+
+  return (
+    <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+      <div className="lg:col-span-2">
+        <ChartFrame
+          title="Spend per day, by model"
+          testId="chart-spend"
+          summary={
+            spendPeak
+              ? `USD and DIEM spent per UTC day from ${first} to ${last}, stacked by model; the most on ${formatDay(spendPeak.date)}: ${formatUsd(spendPeak.total)}.`
+              : `Nothing spent from ${first} to ${last}.`
+          }
+          chart={
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={dayRows} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title="Spend per day, by model">
+                <CartesianGrid vertical={false} stroke="var(--border)" />
+                <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
+                <YAxis tick={AXIS} stroke="var(--input)" width={76} tickFormatter={axisUsd} />
+                <Tooltip {...TOOLTIP} formatter={(v) => formatUsd(Number(v))} />
+                <Legend wrapperStyle={{ color: 'var(--foreground)', fontSize: 12 }} />
+                {models.map((m, i) => (
+                  <Bar
+                    key={m}
+                    dataKey={(d: (typeof dayRows)[number]) => d.spend[m] ?? 0}
+                    name={modelLabel(m)}
+                    stackId="spend"
+                    fill={seriesColour(i)}
+                    isAnimationActive={false}
+                  />
+                ))}
+              </BarChart>
+            </ResponsiveContainer>
+          }
+          tableLabel="Spend per day, by model"
+          table={
+            <table className="w-full text-sm" data-testid="chart-spend-table">
+              <caption className="sr-only">Spend per UTC day, by model</caption>
+              <thead className="text-muted-foreground">
+                <tr>
+                  <th scope="col" className="py-1 pr-3 text-left font-medium">
+                    Day
+                  </th>
+                  {models.map((m) => (
+                    <th key={m} scope="col" className={HEAD}>
+                      {modelLabel(m)}
+                    </th>
+                  ))}
+                  <th scope="col" className={HEAD}>
+                    Total
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {days.map((d) => (
+                  <tr key={d.date} className="border-t border-border">
+                    <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
+                      {formatDay(d.date)}
+                    </th>
+                    {models.map((m) => (
+                      <td key={m} className={CELL}>
+                        {formatUsd(d.spend[m] ?? 0)}
+                      </td>
+                    ))}
+                    <td className={CELL}>{formatUsd(d.total)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          }
+        />
+      </div>
+      <ChartFrame
+        title="Tokens per day"
+        testId="chart-tokens"
+        summary={
+          tokenPeak
+            ? `Prompt and completion tokens per UTC day; the most on ${formatDay(tokenPeak.date)}: ${formatCount(tokenPeak.tokens)}.`
+            : 'No tokens in the last 30 days.'
+        }
+        chart={
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={dayRows} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title="Tokens per day">
+              <CartesianGrid vertical={false} stroke="var(--border)" />
+              <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
+              <YAxis tick={AXIS} stroke="var(--input)" width={48} tickFormatter={(v: number) => compact.format(v)} />
+              <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
+              <Bar dataKey="tokens" name="Tokens" fill={seriesColour(3)} isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        }
+        tableLabel="Tokens per day"
+        table={
+          <table className="w-full text-sm" data-testid="chart-tokens-table">
+            <caption className="sr-only">Tokens and requests per UTC day</caption>
+            <thead className="text-muted-foreground">
+              <tr>
+                <th scope="col" className="py-1 pr-3 text-left font-medium">
+                  Day
+                </th>
+                <th scope="col" className={HEAD}>
+                  Tokens
+                </th>
+                <th scope="col" className={HEAD}>
+                  Requests
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d) => (
+                <tr key={d.date} className="border-t border-border">
+                  <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
+                    {formatDay(d.date)}
+                  </th>
+                  <td className={CELL}>{formatCount(d.tokens)}</td>
+                  <td className={CELL}>{formatCount(d.requests)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        }
+      />
+      <ChartFrame
+        title="Requests per hour, last 24 hours"
+        testId="chart-hours"
+        summary={
+          hourPeak
+            ? `Requests per hour in your time zone; the most at ${hourLabel(hourPeak.hour)}: ${formatCount(hourPeak.requests)}.`
+            : 'No requests in the last 24 hours.'
+        }
+        chart={
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={hourRows} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title="Requests per hour">
+              <CartesianGrid vertical={false} stroke="var(--border)" />
+              <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
+              <YAxis tick={AXIS} stroke="var(--input)" width={40} allowDecimals={false} />
+              <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
+              <Bar dataKey="requests" name="Requests" fill={seriesColour(0)} isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        }
+        tableLabel="Requests per hour"
+        table={
+          <table className="w-full text-sm" data-testid="chart-hours-table">
+            <caption className="sr-only">Requests per hour, last 24 hours</caption>
+            <thead className="text-muted-foreground">
+              <tr>
+                <th scope="col" className="py-1 pr-3 text-left font-medium">
+                  Hour
+                </th>
+                <th scope="col" className={HEAD}>
+                  Requests
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {hours.map((h) => (
+                <tr key={h.hour} className="border-t border-border">
+                  <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
+                    {hourLabel(h.hour)}
+                  </th>
+                  <td className={CELL}>{formatCount(h.requests)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        }
+      />
+    </div>
+  );
+}

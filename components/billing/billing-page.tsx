@@ -1,0 +1,176 @@
+'use client';
+// The billing page (/billing): what the account has (USD credit, today's DIEM and its refill, what requests in flight
+// hold), what it spends (today, 7 and 30 days, and when the credit runs out at this rate), adding credit (a wallet
+// top-up; the operator's grant otherwise), the charts, and the statement with its exports.
+// data-testid: billing-page, balance-usd, balance-held, balance-diem, spend-today, spend-7d, spend-30d, projection,
+// billing-add-credit (plus chart-* and the statement's, see billing-charts.tsx and statement.tsx).
+import dynamic from 'next/dynamic';
+import Link from 'next/link';
+import { useIsMutating, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { DashPage } from '@/components/billing/dash-page.tsx';
+import { billingKeys, NO_FILTERS, useBillingSummary, useStatement } from '@/components/billing/queries.ts';
+import { StatCard } from '@/components/billing/stat-card.tsx';
+import { Statement } from '@/components/billing/statement.tsx';
+import { useMe } from '@/components/session/use-me.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { formatCount, formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
+import { Section } from '@/components/usage/section.tsx';
+import type { BillingSummary, SpendWindow } from '@/lib/app/wire.ts';
+
+const BillingCharts = dynamic(() => import('@/components/billing/billing-charts.tsx'), {
+  ssr: false,
+  loading: () => <Spinner label="Loading the charts" className="size-5" />,
+});
+// Wallet code (wagmi, viem, the x402 client) is downloaded only by users who signed in with a wallet.
+const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), {
+  ssr: false,
+  loading: () => <Spinner label="Loading top-up" className="size-5" />,
+});
+
+const when = (ms: number) => new Date(ms).toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+const spendNote = (w: SpendWindow) => `${formatCount(w.requests)} request${w.requests === 1 ? '' : 's'}`;
+
+function projection(s: BillingSummary): string {
+  const { usdPerDay, runsOutAt } = s.projection;
+  if (runsOutAt === null) return 'No USD spent in the last 7 days, so your USD credit is not running down.';
+  const days = (runsOutAt - s.now) / 86_400_000;
+  if (days > 1000) return `At ${formatUsd(usdPerDay)} a day (the last 7 days’ average), your USD credit lasts more than 1,000 days.`;
+  const lasts = days < 1 ? 'less than a day' : `about ${formatCount(Math.floor(days))} day${Math.floor(days) === 1 ? '' : 's'}`;
+  return `At ${formatUsd(usdPerDay)} a day (the last 7 days’ average), your USD credit lasts ${lasts}, until ${new Date(runsOutAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })}.`;
+}
+
+function AddCredit({ s }: { s: BillingSummary }) {
+  const me = useMe();
+  const wallet = me.data?.user.wallet;
+  if (s.topUp === 'wallet' && wallet) return <WalletTopUp wallet={wallet} />;
+  return (
+    <div className="rounded-xl border border-border bg-card p-5 text-sm text-muted-foreground" data-testid="billing-add-credit">
+      {s.isOperator ? (
+        <>
+          You are this server’s operator: grant credit to any account, yours included, on the{' '}
+          <Link href="/operator" className="font-medium text-primary underline-offset-4 hover:underline">
+            Operator page
+          </Link>
+          .
+        </>
+      ) : (
+        <>
+          USD credit on this server is added by its operator. See{' '}
+          <Link href="/account#add-credit" className="font-medium text-primary underline-offset-4 hover:underline">
+            how to add credit
+          </Link>
+          .
+        </>
+      )}
+    </div>
+  );
+}
+
+function Body({ s }: { s: BillingSummary }) {
+  const b = s.balances;
+  return (
+    <>
+      <Section id="billing-balances" title="Balances">
+        <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+          <StatCard label="USD credit" value={formatUsd(b.usd)} note="Spendable now; used once today’s DIEM is spent." testId="balance-usd" />
+          <StatCard
+            label="DIEM today"
+            value={formatDiem(b.diem)}
+            note={
+              b.diemDailyAllowance > 0
+                ? `Allowance ${formatDiem(b.diemDailyAllowance)} a day; refills ${when(b.diemResetsAt)}.`
+                : 'No daily allowance on this account.'
+            }
+            testId="balance-diem"
+          />
+          <StatCard
+            label="Held by requests in flight"
+            value={formatSpend(b.usdHeld, b.diemHeld)}
+            note="Reserved until they finish; the unused part comes back."
+            testId="balance-held"
+          />
+        </dl>
+      </Section>
+      <Section id="billing-spend" title="Spend">
+        <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+          <StatCard label="Today (UTC)" value={formatSpend(s.spend.today.usd, s.spend.today.diem)} note={spendNote(s.spend.today)} testId="spend-today" />
+          <StatCard
+            label="Last 7 days"
+            value={formatSpend(s.spend.last7Days.usd, s.spend.last7Days.diem)}
+            note={spendNote(s.spend.last7Days)}
+            testId="spend-7d"
+          />
+          <StatCard
+            label="Last 30 days"
+            value={formatSpend(s.spend.last30Days.usd, s.spend.last30Days.diem)}
+            note={spendNote(s.spend.last30Days)}
+            testId="spend-30d"
+          />
+        </dl>
+        <p className="text-sm" data-testid="projection">
+          {projection(s)}
+        </p>
+      </Section>
+      <Section id="billing-add" title="Add credit">
+        <AddCredit s={s} />
+      </Section>
+      <Section id="billing-charts" title="Charts">
+        <BillingCharts chart={s.chart} />
+      </Section>
+      <Section
+        id="billing-statement"
+        title="Statement"
+        note="Every charge and credit of your account. Times are shown in your time zone; filter dates are UTC days."
+      >
+        <Statement filters={s.filters} />
+      </Section>
+    </>
+  );
+}
+
+export function BillingPage() {
+  const summary = useBillingSummary();
+  // No waterfall: the statement's first page and the charts' code load alongside the summary.
+  useStatement(NO_FILTERS, 1);
+  useEffect(() => void import('@/components/billing/billing-charts.tsx'), []);
+  const qc = useQueryClient();
+  // A top-up or a grant elsewhere changes balances and the statement: refresh both when the page is shown again.
+  useEffect(() => () => void qc.invalidateQueries({ queryKey: billingKeys.all }), [qc]);
+  // And at once when an action on this page ends (a wallet top-up: its own hook refreshes only the account).
+  const mutating = useIsMutating();
+  const wasMutating = useRef(0);
+  useEffect(() => {
+    if (wasMutating.current > 0 && mutating === 0) void qc.invalidateQueries({ queryKey: billingKeys.all });
+    wasMutating.current = mutating;
+  }, [mutating, qc]);
+  return (
+    <DashPage
+      title="Billing"
+      description="Your balances, what you spend, and every charge and credit of your account."
+      current="/billing"
+      testId="billing-page"
+    >
+      {summary.isPending ? (
+        <div className="flex justify-center py-10 text-muted-foreground">
+          <Spinner label="Loading billing" className="size-6" />
+        </div>
+      ) : summary.isError && !summary.data ? (
+        <Alert
+          title="Could not load billing"
+          action={
+            <Button size="sm" variant="secondary" onClick={() => void summary.refetch()} pending={summary.isFetching}>
+              Retry
+            </Button>
+          }
+        >
+          {summary.error.message}
+        </Alert>
+      ) : (
+        <Body s={summary.data} />
+      )}
+    </DashPage>
+  );
+}

@@ -1,0 +1,44 @@
+// Icons for the account pages' links (24×24 stroke, currentColor, decorative like components/ui/icons).
+import type { ReactNode } from 'react';
+
+function Icon({ className, children }: { className?: string; children: ReactNode }) {
+  return (
+    <svg
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.8}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+      className={className ?? 'size-5'}
+    >
+      {children}
+    </svg>
+  );
+}
+
+export const BillingIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <rect x="3" y="5" width="18" height="14" rx="2" />
+    <path d="M3 10h18M7 15h4" />
+  </Icon>
+);
+export const KeyIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <circle cx="8" cy="15" r="4" />
+    <path d="m10.8 12.2 8.2-8.2M16 7l2 2M14 9l2 2" />
+  </Icon>
+);
+export const GaugeIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="M4 18a8 8 0 1 1 16 0" />
+    <path d="m12 14 4-5" />
+  </Icon>
+);
+export const ShieldIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="M12 3 5 6v6c0 4.5 3 7.5 7 9 4-1.5 7-4.5 7-9V6z" />
+  </Icon>
+);

@@ -1,0 +1,268 @@
+'use client';
+// The statement: every ledger entry of the account (charges in any unit, searches and scrapes, top-ups with their
+// transaction on the chain's explorer, operator grants), filtered by UTC date range, key, model and kind, a page at
+// a time, and exported (CSV or JSON: every matching entry) with the same filters.
+// data-testid: statement, statement-row (data-kind, data-id), statement-empty, export-csv, export-json,
+// statement-from, statement-to, statement-key, statement-model, statement-kind, statement-pager.
+import { useEffect, useId, useState } from 'react';
+import { InputField, SelectField } from '@/components/billing/fields.tsx';
+import { Pager } from '@/components/billing/pager.tsx';
+import { filterQuery, NO_FILTERS, type StatementFilters, useStatement } from '@/components/billing/queries.ts';
+import { APP_API } from '@/components/api/client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button, buttonClasses } from '@/components/ui/button.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
+import { formatCount, formatDiem, formatUsd, formatWhen } from '@/components/usage/format.ts';
+import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
+import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/app/wire.ts';
+
+const KIND_LABEL: Record<StatementKind, string> = { inference: 'Inference', search: 'Search & scrape', topup: 'Top-up', grant: 'Credit grant' };
+const UNIT: Record<string, [string, string]> = {
+  token: ['token', 'tokens'],
+  image: ['image', 'images'],
+  character: ['character', 'characters'],
+  second: ['second', 'seconds'],
+  rpc_credit: ['RPC credit', 'RPC credits'],
+  call: ['call', 'calls'],
+};
+const ENDPOINT: Record<string, string> = { '/augment/search': 'Web search', '/augment/scrape': 'Page scrape', '/augment/text-parser': 'Text parser' };
+
+const units = (n: number, unit: string) => `${formatCount(n)} ${(UNIT[unit] ?? [unit, unit])[n === 1 ? 0 : 1]}`;
+const short = (s: string) => (s.length > 14 ? `${s.slice(0, 8)}…${s.slice(-4)}` : s);
+
+function Details({ e }: { e: AppStatementEntry }) {
+  if (e.usage) {
+    const u = e.usage;
+    const extras = [
+      u.unit === 'token' ? `${formatCount(u.promptTokens)} in · ${formatCount(u.completionTokens)} out` : '',
+      u.searches ? `${u.searches} searches` : '',
+      u.scrapedUrls ? `${u.scrapedUrls} pages scraped` : '',
+      u.rpc ? u.rpc.methods.map((m) => `${m.method} ×${formatCount(m.calls)}`).join(', ') : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    return (
+      <>
+        <span className="font-medium">{e.kind === 'search' ? (ENDPOINT[u.endpoint] ?? u.endpoint) : u.modelId}</span>
+        <span className="block text-xs text-muted-foreground">
+          {units(u.quantity, u.unit)}
+          {extras && ` · ${extras}`}
+        </span>
+      </>
+    );
+  }
+  const c = e.credit!;
+  if (e.kind === 'topup') {
+    return (
+      <>
+        <span className="font-medium">USDC top-up{c.networkName ? ` on ${c.networkName}` : ''}</span>
+        <span className="block text-xs text-muted-foreground">
+          {c.payer && `From ${short(c.payer)}`}
+          {c.transaction &&
+            (c.explorerUrl ? (
+              <>
+                {' · '}
+                <a
+                  href={c.explorerUrl}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  className="relative font-medium text-primary underline-offset-4 hover:underline"
+                >
+                  Transaction {short(c.transaction)}
+                  <span className="sr-only"> on the explorer (opens in a new tab)</span>
+                </a>
+              </>
+            ) : (
+              ` · Transaction ${short(c.transaction)}`
+            ))}
+        </span>
+      </>
+    );
+  }
+  return (
+    <>
+      <span className="font-medium">Credit grant</span>
+      {c.note && <span className="block max-w-xs truncate text-xs text-muted-foreground">{c.note}</span>}
+    </>
+  );
+}
+
+function Amount({ e }: { e: AppStatementEntry }) {
+  if (e.credit) return <span className="text-success">+{formatUsd(e.credit.usd)}</span>;
+  const u = e.usage!;
+  const parts = [u.usd > 0 || u.diem === 0 ? `−${formatUsd(u.usd)}` : '', u.diem > 0 ? `−${formatDiem(u.diem)} DIEM` : ''].filter(Boolean);
+  return <>{parts.join(' ')}</>;
+}
+
+export function Statement({ filters: choices }: { filters: BillingSummary['filters'] }) {
+  const [f, setF] = useState<StatementFilters>(NO_FILTERS);
+  const [page, setPage] = useState(1);
+  // The model is typed (any id; the last 30 days' models are suggested): it filters once typing pauses.
+  const [model, setModel] = useState('');
+  const typed = useDebouncedValue(model.trim(), 300);
+  const q = useStatement(f, page);
+  const id = useId();
+  const set = (patch: Partial<StatementFilters>) => {
+    setF((prev) => ({ ...prev, ...patch }));
+    setPage(1);
+  };
+  useEffect(() => {
+    setF((prev) => (prev.modelId === typed ? prev : { ...prev, modelId: typed }));
+    setPage(1);
+  }, [typed]);
+  const exportHref = (format: 'csv' | 'json') => {
+    const params = filterQuery(f);
+    params.set('format', format);
+    return `${APP_API}/billing/statement/export?${params}`;
+  };
+  const badRange = f.from && f.to && f.from > f.to;
+
+  return (
+    <div className="flex flex-col gap-3" data-testid="statement">
+      <form className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" onSubmit={(e) => e.preventDefault()} aria-label="Statement filters">
+        <InputField
+          id={`${id}-from`}
+          label="From (UTC)"
+          type="date"
+          value={f.from}
+          max={f.to || undefined}
+          onChange={(e) => set({ from: e.target.value })}
+          data-testid="statement-from"
+        />
+        <InputField
+          id={`${id}-to`}
+          label="To (UTC)"
+          type="date"
+          value={f.to}
+          min={f.from || undefined}
+          onChange={(e) => set({ to: e.target.value })}
+          error={badRange ? 'Ends before it starts' : undefined}
+          data-testid="statement-to"
+        />
+        <SelectField
+          id={`${id}-kind`}
+          label="Kind"
+          value={f.kind}
+          onChange={(e) => set({ kind: e.target.value as StatementKind | '' })}
+          data-testid="statement-kind"
+        >
+          <option value="">All entries</option>
+          {Object.entries(KIND_LABEL).map(([k, label]) => (
+            <option key={k} value={k}>
+              {label}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField id={`${id}-key`} label="Key" value={f.keyId} onChange={(e) => set({ keyId: e.target.value })} data-testid="statement-key">
+          <option value="">Any key</option>
+          {choices.keys.map((k) => (
+            <option key={k.id} value={k.id}>
+              {k.description || 'Unnamed key'}
+              {k.revoked ? ' (revoked)' : ''}
+            </option>
+          ))}
+        </SelectField>
+        <InputField
+          id={`${id}-model`}
+          label="Model"
+          list={`${id}-models`}
+          value={model}
+          placeholder="Any model"
+          onChange={(e) => setModel(e.target.value)}
+          data-testid="statement-model"
+          autoComplete="off"
+        />
+        <datalist id={`${id}-models`}>
+          {choices.models.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <div className="flex items-end">
+          <Button
+            variant="ghost"
+            className="w-full"
+            onClick={() => {
+              setModel('');
+              set(NO_FILTERS);
+            }}
+            disabled={f === NO_FILTERS && !model}
+          >
+            Clear filters
+          </Button>
+        </div>
+      </form>
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <span className="text-muted-foreground">Export what the filters match:</span>
+        <a href={exportHref('csv')} download className={buttonClasses('secondary', 'sm')} data-testid="export-csv">
+          CSV
+        </a>
+        <a href={exportHref('json')} download className={buttonClasses('secondary', 'sm')} data-testid="export-json">
+          JSON
+        </a>
+      </div>
+      {badRange ? null : q.isPending ? (
+        <Spinner label="Loading the statement" className="size-5" />
+      ) : q.isError && !q.data ? (
+        <Alert
+          title="Could not load the statement"
+          action={
+            <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
+              Retry
+            </Button>
+          }
+        >
+          {q.error.message}
+        </Alert>
+      ) : q.data.total === 0 ? (
+        <p className="rounded-xl border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground" data-testid="statement-empty">
+          No entries match these filters.
+        </p>
+      ) : (
+        <div className={cn('flex flex-col gap-3 transition-opacity', q.isPlaceholderData && 'opacity-60')} aria-busy={q.isPlaceholderData || undefined}>
+          <TableFrame label="Statement">
+            <table className="w-full text-sm">
+              <caption className="sr-only">Statement entries, newest first</caption>
+              <thead className="bg-muted text-left text-muted-foreground">
+                <tr>
+                  <th scope="col" className={TH}>
+                    When
+                  </th>
+                  <th scope="col" className={TH}>
+                    Kind
+                  </th>
+                  <th scope="col" className={TH}>
+                    Details
+                  </th>
+                  <th scope="col" className={TH}>
+                    Key
+                  </th>
+                  <th scope="col" className={`${TH} text-right`}>
+                    Amount
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.data.entries.map((e) => (
+                  <tr key={`${e.kind}:${e.id}`} className="border-t border-border align-top" data-testid="statement-row" data-kind={e.kind} data-id={e.id}>
+                    <td className={TD}>{formatWhen(e.at)}</td>
+                    <td className={TD}>{KIND_LABEL[e.kind]}</td>
+                    <td className="px-3 py-2">
+                      <Details e={e} />
+                    </td>
+                    <td className={TD}>{e.usage ? (e.keyDescription ?? (e.usage.apiKeyId ? 'Deleted key' : '—')) : '—'}</td>
+                    <td className={`${TD} text-right tabular-nums`}>
+                      <Amount e={e} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
+          <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="entries" onPage={setPage} testId="statement-pager" />
+        </div>
+      )}
+    </div>
+  );
+}

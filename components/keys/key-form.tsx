@@ -1,0 +1,103 @@
+'use client';
+// The fields of a key, shared by "create" and "edit": description, expiry (a UTC day, optional), and consumption caps
+// in USD and DIEM per day, month or lifetime. Values are kept as typed text; toLimits() turns them into the API's
+// body (blank = no cap), and the server's 400 names any field it refuses.
+import { InputField, SelectField } from '@/components/billing/fields.tsx';
+import type { KeyLimitPeriod } from '@/lib/app/wire.ts';
+
+export interface KeyFormValues {
+  description: string;
+  /** YYYY-MM-DD or ''. */
+  expires: string;
+  usd: string;
+  diem: string;
+  period: KeyLimitPeriod;
+}
+
+export const EMPTY_KEY_FORM: KeyFormValues = { description: '', expires: '', usd: '', diem: '', period: 'EPOCH' };
+
+export const PERIOD_LABEL: Record<KeyLimitPeriod, string> = { EPOCH: 'per day (UTC)', MONTH: 'per month', LIFETIME: 'in total' };
+
+/** A cap field's problem, or undefined (blank means no cap). */
+export function capError(v: string): string | undefined {
+  if (!v.trim()) return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? undefined : 'Enter an amount of 0 or more, or leave it blank';
+}
+
+const cap = (v: string) => (v.trim() ? Number(v) : null);
+export const toLimits = (v: KeyFormValues) => ({ consumptionLimit: { usd: cap(v.usd), diem: cap(v.diem) }, limitPeriod: v.period });
+
+export function KeyFields({
+  idPrefix,
+  values,
+  onChange,
+  descriptionMax,
+}: {
+  idPrefix: string;
+  values: KeyFormValues;
+  onChange: (v: KeyFormValues) => void;
+  descriptionMax: number;
+}) {
+  const set = (patch: Partial<KeyFormValues>) => onChange({ ...values, ...patch });
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  return (
+    <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+      <InputField
+        id={`${idPrefix}-description`}
+        label="Description"
+        value={values.description}
+        maxLength={descriptionMax}
+        onChange={(e) => set({ description: e.target.value })}
+        hint="What or who uses it, so you recognise it later."
+        data-testid="key-description"
+        autoComplete="off"
+      />
+      <InputField
+        id={`${idPrefix}-expires`}
+        label="Expires (optional)"
+        type="date"
+        min={tomorrow}
+        value={values.expires}
+        onChange={(e) => set({ expires: e.target.value })}
+        hint="At the start of that day, UTC. Blank: never."
+        data-testid="key-expires"
+      />
+      <InputField
+        id={`${idPrefix}-usd`}
+        label="USD cap (optional)"
+        inputMode="decimal"
+        value={values.usd}
+        onChange={(e) => set({ usd: e.target.value })}
+        error={capError(values.usd)}
+        hint="Most this key may spend in USD."
+        data-testid="key-cap-usd"
+        autoComplete="off"
+      />
+      <InputField
+        id={`${idPrefix}-diem`}
+        label="DIEM cap (optional)"
+        inputMode="decimal"
+        value={values.diem}
+        onChange={(e) => set({ diem: e.target.value })}
+        error={capError(values.diem)}
+        hint="Most this key may spend in DIEM."
+        data-testid="key-cap-diem"
+        autoComplete="off"
+      />
+      <SelectField
+        id={`${idPrefix}-period`}
+        label="Caps apply"
+        value={values.period}
+        onChange={(e) => set({ period: e.target.value as KeyLimitPeriod })}
+        data-testid="key-period"
+      >
+        {Object.entries(PERIOD_LABEL).map(([p, label]) => (
+          <option key={p} value={p}>
+            {label}
+          </option>
+        ))}
+      </SelectField>
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+'use client';
+// The rate-limit log: every refused request of the account (when, which key and model, which limit), newest first,
+// filtered by limit type, model and key, a page at a time.
+// data-testid: breach-log, breach-row (data-type, data-model), breach-empty, breach-type, breach-model, breach-key.
+import { useId, useState } from 'react';
+import { SelectField } from '@/components/billing/fields.tsx';
+import { Pager } from '@/components/billing/pager.tsx';
+import { ANY_BREACH, type BreachFilters, useBreaches } from '@/components/limits/queries.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { formatWhen } from '@/components/usage/format.ts';
+import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
+import { BREACH_TYPES } from '@/lib/app/wire/limits.ts';
+import type { BreachKind, LimitsReport } from '@/lib/app/wire.ts';
+
+const TYPE_LABEL: Record<BreachKind, string> = {
+  RPM: 'Requests per minute',
+  RPD: 'Requests per day',
+  TPM: 'Tokens per minute',
+  FAILED_REQUESTS: 'Too many failed requests',
+};
+
+export function BreachLog({ report }: { report: LimitsReport }) {
+  const id = useId();
+  const [f, setF] = useState<BreachFilters>(ANY_BREACH);
+  const [page, setPage] = useState(1);
+  const q = useBreaches(f, page);
+  const set = (patch: Partial<BreachFilters>) => {
+    setF((prev) => ({ ...prev, ...patch }));
+    setPage(1);
+  };
+  return (
+    <div className="flex flex-col gap-3" data-testid="breach-log">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+        <SelectField
+          id={`${id}-type`}
+          label="Limit"
+          value={f.type}
+          onChange={(e) => set({ type: e.target.value as BreachKind | '' })}
+          data-testid="breach-type"
+        >
+          <option value="">Any limit</option>
+          {BREACH_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {TYPE_LABEL[t]}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField id={`${id}-model`} label="Model" value={f.modelId} onChange={(e) => set({ modelId: e.target.value })} data-testid="breach-model">
+          <option value="">Any model</option>
+          {report.models.map((m) => (
+            <option key={m.modelId} value={m.modelId}>
+              {m.modelId}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField id={`${id}-key`} label="Key" value={f.keyId} onChange={(e) => set({ keyId: e.target.value })} data-testid="breach-key">
+          <option value="">Any key</option>
+          {report.keys.map((k) => (
+            <option key={k.id} value={k.id}>
+              {k.description || 'Unnamed key'}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      {q.isPending ? (
+        <Spinner label="Loading the rate-limit log" className="size-5" />
+      ) : q.isError && !q.data ? (
+        <Alert title="Could not load the rate-limit log">{q.error.message}</Alert>
+      ) : q.data.total === 0 ? (
+        <p className="rounded-xl border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground" data-testid="breach-empty">
+          No refused requests match.
+        </p>
+      ) : (
+        <>
+          <TableFrame label="Rate-limit log">
+            <table className="w-full text-sm">
+              <caption className="sr-only">Requests refused by a rate limit, newest first</caption>
+              <thead className="bg-muted text-left text-muted-foreground">
+                <tr>
+                  <th scope="col" className={TH}>
+                    When
+                  </th>
+                  <th scope="col" className={TH}>
+                    Limit
+                  </th>
+                  <th scope="col" className={TH}>
+                    Model
+                  </th>
+                  <th scope="col" className={TH}>
+                    Key
+                  </th>
+                  <th scope="col" className={TH}>
+                    Tier
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.data.items.map((b, i) => (
+                  <tr key={`${b.at}-${i}`} className="border-t border-border" data-testid="breach-row" data-type={b.type} data-model={b.modelId}>
+                    <td className={TD}>{formatWhen(b.at)}</td>
+                    <td className={TD}>{TYPE_LABEL[b.type] ?? b.type}</td>
+                    <td className={TD}>{b.modelId}</td>
+                    <td className={TD}>{b.keyDescription ?? (b.keyId ? 'Deleted key' : '—')}</td>
+                    <td className={TD}>{b.tier}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
+          <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="refusals" onPage={setPage} />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,216 @@
+'use client';
+// The operator page (/operator; the first user only): every account with its balances, live keys, 30 days' spend,
+// tier and state, searchable, each manageable (grant credit, DIEM allowance, tier, disable); and the audit log of
+// who did what. Anyone else is told the page is the operator's (the server refuses them too).
+// data-testid: operator-page, operator-search, account-row (data-id, data-disabled), account-usd, manage-account,
+// audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
+import { useId, useState } from 'react';
+import { DashPage } from '@/components/billing/dash-page.tsx';
+import { InputField } from '@/components/billing/fields.tsx';
+import { Pager } from '@/components/billing/pager.tsx';
+import { ManageAccount, ownerOf } from '@/components/operator/manage-account.tsx';
+import { useAudit, useOperatorAccounts } from '@/components/operator/queries.ts';
+import { useMe } from '@/components/session/use-me.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
+import { formatDiem, formatSpend, formatUsd, formatWhen } from '@/components/usage/format.ts';
+import { Section } from '@/components/usage/section.tsx';
+import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
+import type { OperatorAccount, OperatorAuditEntry } from '@/lib/app/wire.ts';
+
+const ACTION: Record<OperatorAuditEntry['action'], string> = {
+  grant: 'Granted credit',
+  diem_daily: 'Set the DIEM allowance',
+  tier: 'Changed the tier',
+  disable: 'Disabled the account',
+  enable: 'Enabled the account',
+};
+
+function detail(e: OperatorAuditEntry): string {
+  const d = e.details;
+  if (e.action === 'grant') return `${formatUsd(Number(d.usd ?? 0))}${d.note ? ` · ${String(d.note)}` : ''}`;
+  if (e.action === 'diem_daily') return `${formatDiem(Number(d.diemDaily ?? 0))} DIEM a day`;
+  if (e.action === 'tier') return `${String(d.from)} → ${String(d.to)}`;
+  return '';
+}
+
+function Accounts() {
+  const id = useId();
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
+  const [managing, setManaging] = useState<OperatorAccount | null>(null);
+  const debounced = useDebouncedValue(search.trim(), 250);
+  const q = useOperatorAccounts(debounced, page);
+  return (
+    <div className="flex flex-col gap-3">
+      <InputField
+        id={`${id}-search`}
+        label="Find an account"
+        type="search"
+        value={search}
+        onChange={(e) => {
+          setSearch(e.target.value);
+          setPage(1);
+        }}
+        hint="By email, wallet address, name or account id."
+        className="sm:max-w-sm"
+        data-testid="operator-search"
+      />
+      {q.isPending ? (
+        <Spinner label="Loading accounts" className="size-5" />
+      ) : q.isError && !q.data ? (
+        <Alert
+          title="Could not load the accounts"
+          action={
+            <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
+              Retry
+            </Button>
+          }
+        >
+          {q.error.message}
+        </Alert>
+      ) : (
+        <div className={cn('flex flex-col gap-3 transition-opacity', q.isPlaceholderData && 'opacity-60')}>
+          <TableFrame label="Accounts">
+            <table className="w-full text-sm">
+              <caption className="sr-only">Every account on this server, newest first</caption>
+              <thead className="bg-muted text-left text-muted-foreground">
+                <tr>
+                  <th scope="col" className={TH}>
+                    Account
+                  </th>
+                  <th scope="col" className={`${TH} text-right`}>
+                    USD
+                  </th>
+                  <th scope="col" className={`${TH} text-right`}>
+                    DIEM today / a day
+                  </th>
+                  <th scope="col" className={`${TH} text-right`}>
+                    Keys
+                  </th>
+                  <th scope="col" className={`${TH} text-right`}>
+                    Spent, 30 days
+                  </th>
+                  <th scope="col" className={TH}>
+                    Tier
+                  </th>
+                  <th scope="col" className={TH}>
+                    Actions
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.data.accounts.map((a) => (
+                  <tr key={a.id} className="border-t border-border" data-testid="account-row" data-id={a.id} data-disabled={a.disabledAt !== null}>
+                    <th scope="row" className={`${TD} text-left font-medium`}>
+                      {ownerOf(a)}
+                      <span className="block text-xs font-normal text-muted-foreground">
+                        {a.operator ? 'You (operator)' : a.disabledAt !== null ? 'Disabled' : a.wallet ? 'Wallet account' : a.email ? 'App user' : 'API only'}
+                        {` · since ${new Date(a.createdAt).toLocaleDateString()}`}
+                      </span>
+                    </th>
+                    <td className={`${TD} text-right tabular-nums`} data-testid="account-usd">
+                      {formatUsd(a.balances.usd)}
+                    </td>
+                    <td className={`${TD} text-right tabular-nums`}>
+                      {formatDiem(a.balances.diem)} / {formatDiem(a.balances.diemDaily)}
+                    </td>
+                    <td className={`${TD} text-right tabular-nums`}>{a.keys}</td>
+                    <td className={`${TD} text-right tabular-nums`}>{formatSpend(a.spent30Days.usd, a.spent30Days.diem)}</td>
+                    <td className={TD}>{a.tier === 'partner' ? 'Partner' : 'Default'}</td>
+                    <td className={TD}>
+                      <Button size="sm" variant="secondary" onClick={() => setManaging(a)} data-testid="manage-account" aria-label={`Manage ${ownerOf(a)}`}>
+                        Manage
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
+          <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="accounts" onPage={setPage} />
+        </div>
+      )}
+      {managing && <ManageAccount account={managing} onClose={() => setManaging(null)} />}
+    </div>
+  );
+}
+
+function Audit() {
+  const [page, setPage] = useState(1);
+  const q = useAudit(page);
+  if (q.isPending) return <Spinner label="Loading the audit log" className="size-5" />;
+  if (q.isError && !q.data) return <Alert title="Could not load the audit log">{q.error.message}</Alert>;
+  if (q.data.total === 0) return <p className="text-sm text-muted-foreground">No operator actions yet.</p>;
+  return (
+    <div className="flex flex-col gap-3" data-testid="audit-log">
+      <TableFrame label="Audit log">
+        <table className="w-full text-sm">
+          <caption className="sr-only">Operator actions, newest first</caption>
+          <thead className="bg-muted text-left text-muted-foreground">
+            <tr>
+              <th scope="col" className={TH}>
+                When
+              </th>
+              <th scope="col" className={TH}>
+                Who
+              </th>
+              <th scope="col" className={TH}>
+                What
+              </th>
+              <th scope="col" className={TH}>
+                Account
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.entries.map((e) => (
+              <tr key={e.id} className="border-t border-border" data-testid="audit-row" data-action={e.action}>
+                <td className={TD}>{formatWhen(e.at)}</td>
+                <td className={TD}>{e.actor}</td>
+                <td className="px-3 py-2">
+                  {ACTION[e.action] ?? e.action}
+                  {detail(e) && <span className="block text-xs text-muted-foreground">{detail(e)}</span>}
+                </td>
+                <td className={`${TD} font-mono text-xs`}>{e.accountId.slice(0, 8)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableFrame>
+      <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="actions" onPage={setPage} />
+    </div>
+  );
+}
+
+export function OperatorPage() {
+  const me = useMe();
+  const user = me.data?.user;
+  const operator = Boolean(user?.isAdmin && !user.wallet);
+  return (
+    <DashPage
+      title="Operator"
+      description="Every account on this server: credit, allowances, tiers, and who did what."
+      current="/operator"
+      testId="operator-page"
+    >
+      {!operator ? (
+        <Alert tone="info" data-testid="operator-only">
+          This page is for the server’s operator (its first user).
+        </Alert>
+      ) : (
+        <>
+          <Section id="operator-accounts" title="Accounts">
+            <Accounts />
+          </Section>
+          <Section id="operator-audit" title="Audit log" note="Every change made here, with who made it.">
+            <Audit />
+          </Section>
+        </>
+      )}
+    </DashPage>
+  );
+}
