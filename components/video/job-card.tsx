@@ -1,0 +1,131 @@
+'use client';
+// One job of the list: what was asked, then its state — waiting, a progress bar while it runs, the player with a
+// download once it is done, or why it failed (nothing charged). Delete removes the clip; on a job still under way (Stop)
+// it cancels it and releases its hold.
+// data-testid: video-job (data-id, data-status), video-progress (data-progress), video-remaining, video-player,
+// video-download, video-failure, video-delete.
+import { useState } from 'react';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button, buttonClasses } from '@/components/ui/button.tsx';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
+import { formatWhen } from '@/components/usage/format.ts';
+import { formatRemaining, isActive, jobProgress } from '@/components/video/progress.ts';
+import { useDeleteVideo } from '@/components/video/queries.ts';
+import type { AppVideoJob } from '@/lib/app/wire/video.ts';
+
+const STATUS_LABEL: Record<AppVideoJob['status'], string> = { queued: 'Waiting to start', running: 'Generating', succeeded: 'Ready', failed: 'Failed' };
+
+function ProgressBar({ job, sinceFetchMs }: { job: AppVideoJob; sinceFetchMs: number }) {
+  const p = jobProgress(job, sinceFetchMs);
+  const percent = Math.round(p.fraction * 100);
+  const note =
+    job.status === 'queued'
+      ? 'Waiting for a free worker'
+      : p.overdue
+        ? 'Taking longer than usual'
+        : p.remainingMs !== null
+          ? formatRemaining(p.remainingMs)
+          : '';
+  return (
+    <div className="flex flex-col gap-1">
+      <div
+        role="progressbar"
+        aria-label={`Progress of “${job.prompt.slice(0, 60)}”`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        aria-valuetext={`${percent}%, ${note}`}
+        data-testid="video-progress"
+        data-progress={p.fraction.toFixed(3)}
+        className="h-2 overflow-hidden rounded-full bg-muted"
+      >
+        <div className="h-full rounded-full bg-primary transition-[width] duration-300 ease-linear" style={{ width: `${percent}%` }} />
+      </div>
+      <p className="flex justify-between text-xs text-muted-foreground" data-testid="video-remaining">
+        <span>{note}</span>
+        <span className="tabular-nums">{percent}%</span>
+      </p>
+    </div>
+  );
+}
+
+export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; sinceFetchMs: number; retentionMs: number }) {
+  const [confirming, setConfirming] = useState(false);
+  const remove = useDeleteVideo();
+  const toast = useToast();
+  const active = isActive(job);
+  const meta = [`${job.seconds} s`, job.aspectRatio, job.resolution, job.audio ? 'with sound' : 'silent', job.modelName].filter(Boolean).join(' · ');
+
+  const confirm = () =>
+    remove.mutate(job.id, {
+      onSuccess: () => {
+        setConfirming(false);
+        toast({ message: active ? 'Video stopped: nothing was charged' : 'Video deleted', tone: 'success' });
+      },
+      onError: (e) => {
+        setConfirming(false);
+        toast({ message: `Could not delete the video: ${e.message}`, tone: 'error' });
+      },
+    });
+
+  return (
+    <li className="flex flex-col gap-3 rounded-xl border border-border p-4" data-testid="video-job" data-id={job.id} data-status={job.status}>
+      <div className="flex items-start justify-between gap-3">
+        <div className="min-w-0">
+          <p className="line-clamp-3 break-words font-medium">{job.prompt}</p>
+          <p className="mt-1 text-xs text-muted-foreground">
+            {meta} · <time dateTime={new Date(job.createdAt).toISOString()}>{formatWhen(job.createdAt)}</time>
+          </p>
+        </div>
+        <span className="shrink-0 rounded-full border border-border px-2 py-0.5 text-xs font-medium" data-testid="video-status">
+          {STATUS_LABEL[job.status]}
+        </span>
+      </div>
+      {active && <ProgressBar job={job} sinceFetchMs={sinceFetchMs} />}
+      {job.status === 'succeeded' && job.mediaUrl && (
+        // biome-ignore lint/a11y/useMediaCaption: generated clips have no speech to caption; the prompt labels the player
+        <video
+          controls
+          preload="metadata"
+          playsInline
+          src={job.mediaUrl}
+          width={job.width || undefined}
+          height={job.height || undefined}
+          aria-label={`Video: ${job.prompt.slice(0, 120)}`}
+          className="h-auto max-h-[70vh] w-full rounded-lg bg-black object-contain"
+          data-testid="video-player"
+        />
+      )}
+      {job.status === 'failed' && (
+        <Alert title="This video could not be made" data-testid="video-failure">
+          {job.error?.message ?? 'The job failed.'} Nothing was charged.
+        </Alert>
+      )}
+      <div className="flex flex-wrap items-center gap-2">
+        {job.status === 'succeeded' && job.downloadUrl && (
+          <a href={job.downloadUrl} download className={buttonClasses('secondary', 'sm')} data-testid="video-download">
+            Download
+          </a>
+        )}
+        <Button variant="ghost" size="sm" onClick={() => setConfirming(true)} data-testid="video-delete">
+          {active ? 'Stop' : 'Delete'}
+        </Button>
+        {job.status === 'succeeded' && job.finishedAt !== null && (
+          <p className="text-xs text-muted-foreground" data-testid="video-expires">
+            Kept until {formatWhen(job.finishedAt + retentionMs)}
+          </p>
+        )}
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title={active ? 'Stop this video?' : 'Delete this video?'}
+        message={active ? 'It stops being made, and what was held for it is released.' : 'The clip is deleted from this server. Download it first to keep it.'}
+        confirmLabel={active ? 'Stop and delete' : 'Delete video'}
+        pending={remove.isPending}
+        onConfirm={confirm}
+        onCancel={() => setConfirming(false)}
+      />
+    </li>
+  );
+}

@@ -1,0 +1,185 @@
+'use client';
+// The new-clip form: model, prompt, duration, aspect ratio, resolution and sound (each offered only as the model
+// offers it), the price of exactly this shape from the server before anything is sent, and "Generate". A demo model
+// is named as one, with its catalogue description, as /models does.
+// data-testid: video-form, video-model, video-demo-note, video-prompt, video-duration, video-aspect, video-resolution,
+// video-audio, video-quote (data-usd), video-submit, video-error.
+import { useState, type FormEvent, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { useToast } from '@/components/ui/toast.tsx';
+import { formatUsd } from '@/components/usage/format.ts';
+import { type QuoteShape, useQueueVideo, useVideoQuote } from '@/components/video/queries.ts';
+import type { AppVideoModel } from '@/lib/app/wire/video.ts';
+
+const CONTROL = 'h-10 w-full rounded-lg border border-input bg-background px-3 text-foreground focus-visible:border-ring';
+
+function Select({ id, label, children, ...rest }: SelectHTMLAttributes<HTMLSelectElement> & { id: string; label: string; children: ReactNode }) {
+  return (
+    <div className="flex min-w-0 flex-col gap-1">
+      <label htmlFor={id} className="text-sm font-medium">
+        {label}
+      </label>
+      <select id={id} className={CONTROL} {...rest}>
+        {children}
+      </select>
+    </div>
+  );
+}
+
+interface Choices {
+  duration?: number;
+  aspect?: string;
+  resolution?: string;
+  audio?: boolean;
+}
+
+/** The form's values for this model: what the user chose where the model offers it, else the model's default. */
+function shapeFor(model: AppVideoModel, c: Choices): QuoteShape {
+  return {
+    model: model.id,
+    duration: c.duration !== undefined && model.durations.includes(c.duration) ? c.duration : model.defaultDuration,
+    aspect_ratio: c.aspect && model.aspectRatios.includes(c.aspect) ? c.aspect : model.defaultAspectRatio,
+    resolution: c.resolution && model.resolutions.includes(c.resolution) ? c.resolution : model.defaultResolution,
+    audio: model.audio && (c.audio ?? true),
+  };
+}
+
+export function VideoForm({ models }: { models: AppVideoModel[] }) {
+  const [modelId, setModelId] = useState<string | null>(null);
+  const [choices, setChoices] = useState<Choices>({});
+  const [prompt, setPrompt] = useState('');
+  const model = models.find((m) => m.id === modelId) ?? models.find((m) => m.isDefault) ?? models[0];
+  const shape = shapeFor(model, choices);
+  const quote = useVideoQuote(shape);
+  const queue = useQueueVideo();
+  const toast = useToast();
+  const set = (patch: Choices) => setChoices((c) => ({ ...c, ...patch }));
+  const tooLong = prompt.length > model.promptCharacterLimit;
+  const blank = prompt.trim().length === 0;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (blank || tooLong || queue.isPending) return;
+    queue.mutate(
+      {
+        model: shape.model,
+        prompt: prompt.trim(),
+        duration: shape.duration,
+        aspect_ratio: shape.aspect_ratio,
+        resolution: shape.resolution,
+        ...(model.audio ? { audio: shape.audio } : {}),
+      },
+      { onSuccess: () => toast({ message: 'Video queued: it appears below as it is made', tone: 'success' }) },
+    );
+  };
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4 rounded-xl border border-border p-4" data-testid="video-form" noValidate>
+      <Select
+        id="video-model"
+        label="Model"
+        value={model.id}
+        onChange={(e) => {
+          setModelId(e.target.value);
+          setChoices({});
+        }}
+        data-testid="video-model"
+      >
+        {models.map((m) => (
+          <option key={m.id} value={m.id}>
+            {m.demo && !/\bdemo\b/i.test(m.name) ? `${m.name} (demo)` : m.name}
+          </option>
+        ))}
+      </Select>
+      {model.demo && (
+        <Alert tone="info" title="A demo model" data-testid="video-demo-note">
+          {model.description ?? 'This model is a demo: it does not depict the prompt.'}
+        </Alert>
+      )}
+      <div className="flex flex-col gap-1">
+        <label htmlFor="video-prompt" className="text-sm font-medium">
+          Prompt
+        </label>
+        <textarea
+          id="video-prompt"
+          value={prompt}
+          onChange={(e) => setPrompt(e.target.value)}
+          rows={3}
+          placeholder="A lagoon at dawn, the camera gliding over still water"
+          className="min-h-20 w-full resize-y rounded-lg border border-input bg-background px-3 py-2 text-foreground focus-visible:border-ring aria-invalid:border-error"
+          aria-invalid={tooLong || undefined}
+          aria-describedby="video-prompt-count"
+          data-testid="video-prompt"
+        />
+        <p id="video-prompt-count" className={cn('text-xs', tooLong ? 'text-error' : 'text-muted-foreground')}>
+          {prompt.length.toLocaleString('en-US')} / {model.promptCharacterLimit.toLocaleString('en-US')} characters
+        </p>
+      </div>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+        <Select
+          id="video-duration"
+          label="Duration"
+          value={shape.duration}
+          onChange={(e) => set({ duration: Number(e.target.value) })}
+          data-testid="video-duration"
+        >
+          {model.durations.map((d) => (
+            <option key={d} value={d}>
+              {d} seconds
+            </option>
+          ))}
+        </Select>
+        <Select id="video-aspect" label="Aspect ratio" value={shape.aspect_ratio} onChange={(e) => set({ aspect: e.target.value })} data-testid="video-aspect">
+          {model.aspectRatios.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </Select>
+        <Select
+          id="video-resolution"
+          label="Resolution"
+          value={shape.resolution}
+          onChange={(e) => set({ resolution: e.target.value })}
+          data-testid="video-resolution"
+        >
+          {model.resolutions.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </Select>
+      </div>
+      {model.audio && (
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={shape.audio} onChange={(e) => set({ audio: e.target.checked })} className="size-4" data-testid="video-audio" />
+          With a soundtrack
+        </label>
+      )}
+      <div className="flex flex-col gap-3 border-t border-border pt-4 sm:flex-row sm:items-center sm:justify-between">
+        <div className="text-sm" aria-live="polite">
+          {quote.data ? (
+            <p data-testid="video-quote" data-usd={quote.data.usd} className={cn(quote.isPlaceholderData && 'opacity-60')}>
+              This clip costs <span className="font-semibold tabular-nums">{formatUsd(quote.data.usd)}</span>
+            </p>
+          ) : quote.isError ? (
+            <p className="text-error">{quote.error.message}</p>
+          ) : (
+            <p className="text-muted-foreground">Pricing…</p>
+          )}
+          <p className="text-xs text-muted-foreground">Held from your balance when it starts; charged once it is made, refunded if it fails.</p>
+        </div>
+        <Button type="submit" pending={queue.isPending} disabled={blank || tooLong} data-testid="video-submit">
+          Generate video
+        </Button>
+      </div>
+      {queue.isError && (
+        <Alert title="The video was not queued" data-testid="video-error">
+          {queue.error.message}
+        </Alert>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,71 @@
+'use client';
+// The video page (/video): a form for a new clip with its price before it is sent, and the account's clips below,
+// each with its progress, a player and a download once made. Clips are made by the job service (lib/jobs) through
+// the user's own account, billed as on the API's /video routes.
+// data-testid: video-page, video-unavailable.
+import Link from 'next/link';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import { Section } from '@/components/usage/section.tsx';
+import { JobList } from '@/components/video/job-list.tsx';
+import { useVideoModels } from '@/components/video/queries.ts';
+import { VideoForm } from '@/components/video/video-form.tsx';
+
+function NewVideo() {
+  const models = useVideoModels();
+  if (models.isPending) {
+    return (
+      <div className="flex justify-center py-8 text-muted-foreground">
+        <Spinner label="Loading the video models" className="size-6" />
+      </div>
+    );
+  }
+  if (models.isError) {
+    return (
+      <Alert
+        title="Could not load the video models"
+        action={
+          <Button size="sm" variant="secondary" onClick={() => void models.refetch()} pending={models.isFetching}>
+            Retry
+          </Button>
+        }
+      >
+        {models.error.message}
+      </Alert>
+    );
+  }
+  const { models: list, unavailable } = models.data;
+  if (unavailable || !list.length) {
+    return (
+      <Alert tone="info" title="No video here" data-testid="video-unavailable">
+        {unavailable ?? 'This server offers no video model.'}
+      </Alert>
+    );
+  }
+  return <VideoForm models={list} />;
+}
+
+export function VideoPage() {
+  return (
+    <div className="flex-1 overflow-y-auto" data-testid="video-page">
+      <div className="mx-auto flex max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
+        <header>
+          <h1 className="text-2xl font-semibold tracking-tight">Video</h1>
+          <p className="mt-1 text-sm text-muted-foreground">
+            Describe a clip and pick its length and shape; it is made in the background, so you can leave and come back.{' '}
+            <Link href="/account" className="font-medium text-primary underline-offset-4 hover:underline">
+              Balances and credit
+            </Link>
+          </p>
+        </header>
+        <Section id="video-new" title="New video">
+          <NewVideo />
+        </Section>
+        <Section id="video-list" title="Your videos">
+          <JobList />
+        </Section>
+      </div>
+    </div>
+  );
+}
