@@ -3,6 +3,7 @@
 // first sentence is playing while the next is made. WAV and raw PCM need no ffmpeg (wav.ts writes them).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import type { SpeechFormat } from '../../models/audio-models.ts';
 import { MissingBinary, ProcessFailed, runProcess } from './processes.ts';
 import { wavHeader } from './wav.ts';
@@ -108,7 +109,7 @@ export async function* encodePcm(
     try {
       for await (const piece of pcm) {
         if (child.stdin.destroyed) return;
-        if (!child.stdin.write(piece)) await new Promise<void>((r) => child.stdin.once('drain', r).once('close', r));
+        if (!child.stdin.write(piece)) await writable(child.stdin);
       }
     } catch (e) {
       feedError = e;
@@ -132,4 +133,20 @@ export async function* encodePcm(
       await exited.catch(() => {});
     }
   }
+}
+
+/**
+ * Resolves when the encoder's input can take more (or has closed); the other listener is removed, so the many waits
+ * of a long text leave none behind.
+ */
+function writable(stdin: Writable): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stdin.off('drain', done);
+      stdin.off('close', done);
+      resolve();
+    };
+    stdin.once('drain', done);
+    stdin.once('close', done);
+  });
 }
