@@ -7,6 +7,7 @@
 // each chart. uPlot would draw faster on a canvas, but would need imperative glue (create, resize, destroy) around
 // React and a canvas carries no accessible content; for at most a few hundred points SVG costs nothing noticeable.
 // Loaded on demand (next/dynamic) so the page's first bundle stays small.
+import type { ComponentProps, ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CELL, ChartFrame, HEAD, seriesColour } from '@/components/billing/chart-frame.tsx';
 import { formatCount, formatDay, formatUsd } from '@/components/usage/format.ts';
@@ -31,6 +32,80 @@ function peak<T>(rows: T[], value: (r: T) => number): T | undefined {
   return best;
 }
 
+/** The bar charts' common frame: a grid, the day or hour labels along the bottom, the value axis and the tooltip. */
+function Bars({
+  data,
+  title,
+  yAxis,
+  format,
+  children,
+}: {
+  data: object[];
+  title: string;
+  yAxis: ComponentProps<typeof YAxis>;
+  format: (v: number) => string;
+  children: ReactNode;
+}) {
+  return (
+    <ResponsiveContainer width="100%" height="100%">
+      <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title={title}>
+        <CartesianGrid vertical={false} stroke="var(--border)" />
+        <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
+        <YAxis tick={AXIS} stroke="var(--input)" {...yAxis} />
+        <Tooltip {...TOOLTIP} formatter={(v) => format(Number(v))} />
+        {children}
+      </BarChart>
+    </ResponsiveContainer>
+  );
+}
+
+/** A chart's figures: one row per day or hour (its label heading the row), one numeric column per heading. */
+function FigureTable({
+  testId,
+  caption,
+  first,
+  columns,
+  rows,
+}: {
+  testId: string;
+  caption: string;
+  first: string;
+  columns: string[];
+  rows: { key: string | number; label: string; cells: string[] }[];
+}) {
+  return (
+    <table className="w-full text-sm" data-testid={testId}>
+      <caption className="sr-only">{caption}</caption>
+      <thead className="text-muted-foreground">
+        <tr>
+          <th scope="col" className="py-1 pr-3 text-left font-medium">
+            {first}
+          </th>
+          {columns.map((c, i) => (
+            <th key={i} scope="col" className={HEAD}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key} className="border-t border-border">
+            <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
+              {r.label}
+            </th>
+            {r.cells.map((c, i) => (
+              <td key={i} className={CELL}>
+                {c}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export default function BillingCharts({ chart }: { chart: BillingSummary['chart'] }) {
   const { days, models, hours } = chart;
   const first = formatDay(days[0].date);
@@ -53,61 +128,29 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
               : `Nothing spent from ${first} to ${last}.`
           }
           chart={
-            <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={dayRows} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title="Spend per day, by model">
-                <CartesianGrid vertical={false} stroke="var(--border)" />
-                <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
-                <YAxis tick={AXIS} stroke="var(--input)" width={76} tickFormatter={axisUsd} />
-                <Tooltip {...TOOLTIP} formatter={(v) => formatUsd(Number(v))} />
-                <Legend wrapperStyle={{ color: 'var(--foreground)', fontSize: 12 }} />
-                {models.map((m, i) => (
-                  <Bar
-                    key={m}
-                    dataKey={(d: (typeof dayRows)[number]) => d.spend[m] ?? 0}
-                    name={modelLabel(m)}
-                    stackId="spend"
-                    fill={seriesColour(i)}
-                    isAnimationActive={false}
-                  />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
+            <Bars data={dayRows} title="Spend per day, by model" yAxis={{ width: 76, tickFormatter: axisUsd }} format={formatUsd}>
+              <Legend wrapperStyle={{ color: 'var(--foreground)', fontSize: 12 }} />
+              {models.map((m, i) => (
+                <Bar
+                  key={m}
+                  dataKey={(d: (typeof dayRows)[number]) => d.spend[m] ?? 0}
+                  name={modelLabel(m)}
+                  stackId="spend"
+                  fill={seriesColour(i)}
+                  isAnimationActive={false}
+                />
+              ))}
+            </Bars>
           }
           tableLabel="Spend per day, by model"
           table={
-            <table className="w-full text-sm" data-testid="chart-spend-table">
-              <caption className="sr-only">Spend per UTC day, by model</caption>
-              <thead className="text-muted-foreground">
-                <tr>
-                  <th scope="col" className="py-1 pr-3 text-left font-medium">
-                    Day
-                  </th>
-                  {models.map((m) => (
-                    <th key={m} scope="col" className={HEAD}>
-                      {modelLabel(m)}
-                    </th>
-                  ))}
-                  <th scope="col" className={HEAD}>
-                    Total
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {days.map((d) => (
-                  <tr key={d.date} className="border-t border-border">
-                    <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
-                      {formatDay(d.date)}
-                    </th>
-                    {models.map((m) => (
-                      <td key={m} className={CELL}>
-                        {formatUsd(d.spend[m] ?? 0)}
-                      </td>
-                    ))}
-                    <td className={CELL}>{formatUsd(d.total)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <FigureTable
+              testId="chart-spend-table"
+              caption="Spend per UTC day, by model"
+              first="Day"
+              columns={[...models.map(modelLabel), 'Total']}
+              rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [...models.map((m) => formatUsd(d.spend[m] ?? 0)), formatUsd(d.total)] }))}
+            />
           }
         />
       </div>
@@ -120,45 +163,19 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
             : 'No tokens in the last 30 days.'
         }
         chart={
-          <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={dayRows} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title="Tokens per day">
-              <CartesianGrid vertical={false} stroke="var(--border)" />
-              <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
-              <YAxis tick={AXIS} stroke="var(--input)" width={48} tickFormatter={(v: number) => compact.format(v)} />
-              <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-              <Bar dataKey="tokens" name="Tokens" fill={seriesColour(3)} isAnimationActive={false} />
-            </BarChart>
-          </ResponsiveContainer>
+          <Bars data={dayRows} title="Tokens per day" yAxis={{ width: 48, tickFormatter: (v: number) => compact.format(v) }} format={formatCount}>
+            <Bar dataKey="tokens" name="Tokens" fill={seriesColour(3)} isAnimationActive={false} />
+          </Bars>
         }
         tableLabel="Tokens per day"
         table={
-          <table className="w-full text-sm" data-testid="chart-tokens-table">
-            <caption className="sr-only">Tokens and requests per UTC day</caption>
-            <thead className="text-muted-foreground">
-              <tr>
-                <th scope="col" className="py-1 pr-3 text-left font-medium">
-                  Day
-                </th>
-                <th scope="col" className={HEAD}>
-                  Tokens
-                </th>
-                <th scope="col" className={HEAD}>
-                  Requests
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.date} className="border-t border-border">
-                  <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
-                    {formatDay(d.date)}
-                  </th>
-                  <td className={CELL}>{formatCount(d.tokens)}</td>
-                  <td className={CELL}>{formatCount(d.requests)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <FigureTable
+            testId="chart-tokens-table"
+            caption="Tokens and requests per UTC day"
+            first="Day"
+            columns={['Tokens', 'Requests']}
+            rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [formatCount(d.tokens), formatCount(d.requests)] }))}
+          />
         }
       />
       <ChartFrame
@@ -170,41 +187,19 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
             : 'No requests in the last 24 hours.'
         }
         chart={
-          <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={hourRows} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} title="Requests per hour">
-              <CartesianGrid vertical={false} stroke="var(--border)" />
-              <XAxis dataKey="label" tick={AXIS} stroke="var(--input)" interval="preserveStartEnd" minTickGap={24} />
-              <YAxis tick={AXIS} stroke="var(--input)" width={40} allowDecimals={false} />
-              <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-              <Bar dataKey="requests" name="Requests" fill={seriesColour(0)} isAnimationActive={false} />
-            </BarChart>
-          </ResponsiveContainer>
+          <Bars data={hourRows} title="Requests per hour" yAxis={{ width: 40, allowDecimals: false }} format={formatCount}>
+            <Bar dataKey="requests" name="Requests" fill={seriesColour(0)} isAnimationActive={false} />
+          </Bars>
         }
         tableLabel="Requests per hour"
         table={
-          <table className="w-full text-sm" data-testid="chart-hours-table">
-            <caption className="sr-only">Requests per hour, last 24 hours</caption>
-            <thead className="text-muted-foreground">
-              <tr>
-                <th scope="col" className="py-1 pr-3 text-left font-medium">
-                  Hour
-                </th>
-                <th scope="col" className={HEAD}>
-                  Requests
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {hours.map((h) => (
-                <tr key={h.hour} className="border-t border-border">
-                  <th scope="row" className="py-1 pr-3 text-left font-normal whitespace-nowrap">
-                    {hourLabel(h.hour)}
-                  </th>
-                  <td className={CELL}>{formatCount(h.requests)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <FigureTable
+            testId="chart-hours-table"
+            caption="Requests per hour, last 24 hours"
+            first="Hour"
+            columns={['Requests']}
+            rows={hours.map((h) => ({ key: h.hour, label: hourLabel(h.hour), cells: [formatCount(h.requests)] }))}
+          />
         }
       />
     </div>

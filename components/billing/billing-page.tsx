@@ -13,8 +13,7 @@ import { billingKeys, NO_FILTERS, useBillingSummary, useStatement } from '@/comp
 import { StatCard } from '@/components/billing/stat-card.tsx';
 import { Statement } from '@/components/billing/statement.tsx';
 import { useMe } from '@/components/session/use-me.ts';
-import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
+import { QueryContent } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatCount, formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
@@ -153,24 +152,9 @@ export function BillingPage() {
       current="/billing"
       testId="billing-page"
     >
-      {summary.isPending ? (
-        <div className="flex justify-center py-10 text-muted-foreground">
-          <Spinner label="Loading billing" className="size-6" />
-        </div>
-      ) : summary.isError && !summary.data ? (
-        <Alert
-          title="Could not load billing"
-          action={
-            <Button size="sm" variant="secondary" onClick={() => void summary.refetch()} pending={summary.isFetching}>
-              Retry
-            </Button>
-          }
-        >
-          {summary.error.message}
-        </Alert>
-      ) : (
-        <Body s={summary.data} />
-      )}
+      <QueryContent query={summary} loading="Loading billing" failed="Could not load billing">
+        {(data) => <Body s={data} />}
+      </QueryContent>
     </DashPage>
   );
 }

@@ -2,8 +2,9 @@
 // A chart with its figures beside it: a titled figure holding the drawing and a "Show as a table" toggle whose table
 // carries the same numbers (always in the accessibility tree; shown on demand to everyone else). The chart colours
 // are CSS variables set here, one palette per theme, each at least 3:1 against the card in its theme.
-import { type ReactNode, useId, useState } from 'react';
+import { type ReactNode, useId } from 'react';
 import { cn } from '@/components/ui/cn.ts';
+import { TableToggle } from '@/components/ui/table-toggle.tsx';
 
 /** --chart-1…6 for the series, per theme (the `dark` class on <html> switches them with the rest of the design tokens). */
 export const CHART_PALETTE =
@@ -23,9 +24,7 @@ export interface ChartFrameProps {
 }
 
 export function ChartFrame({ title, summary, testId, chart, table, tableLabel }: ChartFrameProps) {
-  const [shown, setShown] = useState(false);
   const headingId = useId();
-  const tableId = useId();
   return (
     <figure
       aria-labelledby={headingId}
@@ -39,24 +38,7 @@ export function ChartFrame({ title, summary, testId, chart, table, tableLabel }:
         <p className="text-sm text-muted-foreground">{summary}</p>
       </div>
       <div className="h-56 w-full min-w-0">{chart}</div>
-      <div>
-        <button
-          type="button"
-          className="text-sm font-medium text-primary underline-offset-4 hover:underline"
-          aria-expanded={shown}
-          aria-controls={tableId}
-          onClick={() => setShown((s) => !s)}
-        >
-          {shown ? 'Hide the table' : 'Show as a table'}
-        </button>
-        <div
-          id={tableId}
-          className={cn(shown ? 'mt-3 max-h-80 overflow-auto' : 'sr-only')}
-          {...(shown ? { role: 'region', 'aria-label': tableLabel, tabIndex: 0 } : {})}
-        >
-          {table}
-        </div>
-      </div>
+      <TableToggle label={tableLabel}>{table}</TableToggle>
     </figure>
   );
 }

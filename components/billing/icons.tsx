@@ -1,23 +1,5 @@
 // Icons for the account pages' links (24×24 stroke, currentColor, decorative like components/ui/icons).
-import type { ReactNode } from 'react';
-
-function Icon({ className, children }: { className?: string; children: ReactNode }) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      className={className ?? 'size-5'}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Icon } from '@/components/ui/icons.tsx';
 
 export const BillingIcon = ({ className }: { className?: string }) => (
   <Icon className={className}>

@@ -5,17 +5,17 @@
 // data-testid: statement, statement-row (data-kind, data-id), statement-empty, export-csv, export-json,
 // statement-from, statement-to, statement-key, statement-model, statement-kind, statement-pager.
 import { useEffect, useId, useState } from 'react';
-import { InputField, SelectField } from '@/components/billing/fields.tsx';
 import { Pager } from '@/components/billing/pager.tsx';
 import { filterQuery, NO_FILTERS, type StatementFilters, useStatement } from '@/components/billing/queries.ts';
 import { APP_API } from '@/components/api/client.ts';
-import { Alert } from '@/components/ui/alert.tsx';
 import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
+import { InputField, SelectField } from '@/components/ui/fields.tsx';
+import { EmptyState, LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { formatCount, formatDiem, formatUsd, formatWhen } from '@/components/usage/format.ts';
-import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/app/wire.ts';
 
 const KIND_LABEL: Record<StatementKind, string> = { inference: 'Inference', search: 'Search & scrape', topup: 'Top-up', grant: 'Credit grant' };
@@ -205,61 +205,30 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
       {badRange ? null : q.isPending ? (
         <Spinner label="Loading the statement" className="size-5" />
       ) : q.isError && !q.data ? (
-        <Alert
-          title="Could not load the statement"
-          action={
-            <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
-              Retry
-            </Button>
-          }
-        >
-          {q.error.message}
-        </Alert>
+        <LoadError title="Could not load the statement" error={q.error} onRetry={q.refetch} />
       ) : q.data.total === 0 ? (
-        <p className="rounded-xl border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground" data-testid="statement-empty">
-          No entries match these filters.
-        </p>
+        <EmptyState testId="statement-empty">No entries match these filters.</EmptyState>
       ) : (
         <div className={cn('flex flex-col gap-3 transition-opacity', q.isPlaceholderData && 'opacity-60')} aria-busy={q.isPlaceholderData || undefined}>
-          <TableFrame label="Statement">
-            <table className="w-full text-sm">
-              <caption className="sr-only">Statement entries, newest first</caption>
-              <thead className="bg-muted text-left text-muted-foreground">
-                <tr>
-                  <th scope="col" className={TH}>
-                    When
-                  </th>
-                  <th scope="col" className={TH}>
-                    Kind
-                  </th>
-                  <th scope="col" className={TH}>
-                    Details
-                  </th>
-                  <th scope="col" className={TH}>
-                    Key
-                  </th>
-                  <th scope="col" className={`${TH} text-right`}>
-                    Amount
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.entries.map((e) => (
-                  <tr key={`${e.kind}:${e.id}`} className="border-t border-border align-top" data-testid="statement-row" data-kind={e.kind} data-id={e.id}>
-                    <td className={TD}>{formatWhen(e.at)}</td>
-                    <td className={TD}>{KIND_LABEL[e.kind]}</td>
-                    <td className="px-3 py-2">
-                      <Details e={e} />
-                    </td>
-                    <td className={TD}>{e.usage ? (e.keyDescription ?? (e.usage.apiKeyId ? 'Deleted key' : '—')) : '—'}</td>
-                    <td className={`${TD} text-right tabular-nums`}>
-                      <Amount e={e} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+          <DataTable
+            label="Statement"
+            caption="Statement entries, newest first"
+            columns={[{ label: 'When' }, { label: 'Kind' }, { label: 'Details' }, { label: 'Key' }, { label: 'Amount', numeric: true }]}
+          >
+            {q.data.entries.map((e) => (
+              <tr key={`${e.kind}:${e.id}`} className="border-t border-border align-top" data-testid="statement-row" data-kind={e.kind} data-id={e.id}>
+                <td className={TD}>{formatWhen(e.at)}</td>
+                <td className={TD}>{KIND_LABEL[e.kind]}</td>
+                <td className="px-3 py-2">
+                  <Details e={e} />
+                </td>
+                <td className={TD}>{e.usage ? (e.keyDescription ?? (e.usage.apiKeyId ? 'Deleted key' : '—')) : '—'}</td>
+                <td className={`${TD} text-right tabular-nums`}>
+                  <Amount e={e} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="entries" onPage={setPage} testId="statement-pager" />
         </div>
       )}

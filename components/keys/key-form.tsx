@@ -2,8 +2,8 @@
 // The fields of a key, shared by "create" and "edit": description, expiry (a UTC day, optional), and consumption caps
 // in USD and DIEM per day, month or lifetime. Values are kept as typed text; toLimits() turns them into the API's
 // body (blank = no cap), and the server's 400 names any field it refuses.
-import { InputField, SelectField } from '@/components/billing/fields.tsx';
 import type { KeyLimitPeriod } from '@/lib/app/wire.ts';
+import { InputField, SelectField } from '@/components/ui/fields.tsx';
 
 export interface KeyFormValues {
   description: string;

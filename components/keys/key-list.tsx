@@ -11,9 +11,9 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
+import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
-import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 import type { AppApiKey } from '@/lib/app/wire.ts';
 
 const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
@@ -120,82 +120,67 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
   const toast = useToast();
   return (
     <>
-      <TableFrame label="API keys">
-        <table className="w-full text-sm" data-testid="key-list">
-          <caption className="sr-only">Your account’s API keys</caption>
-          <thead className="bg-muted text-left text-muted-foreground">
-            <tr>
-              <th scope="col" className={TH}>
-                Key
+      <DataTable
+        label="API keys"
+        caption="Your account’s API keys"
+        testId="key-list"
+        columns={[
+          { label: 'Key' },
+          { label: 'Status' },
+          { label: 'Last used' },
+          { label: 'Last 7 days', numeric: true },
+          { label: 'Caps this period' },
+          { label: 'Actions' },
+        ]}
+      >
+        {keys.map((k) => {
+          const live = k.revokedAt === null;
+          return (
+            <tr key={k.id} className="border-t border-border align-top" data-testid="key-row" data-id={k.id} data-revoked={!live} data-type={k.type}>
+              <th scope="row" className={`${TD} text-left font-medium`}>
+                {k.description || 'Unnamed key'}
+                <span className="block text-xs font-normal text-muted-foreground">
+                  {k.type === 'ADMIN' ? 'Admin' : 'Inference'} · created {day(k.createdAt)}
+                  {k.browserApp && ' · used by this app for your chats'}
+                </span>
               </th>
-              <th scope="col" className={TH}>
-                Status
-              </th>
-              <th scope="col" className={TH}>
-                Last used
-              </th>
-              <th scope="col" className={`${TH} text-right`}>
-                Last 7 days
-              </th>
-              <th scope="col" className={TH}>
-                Caps this period
-              </th>
-              <th scope="col" className={TH}>
-                Actions
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => {
-              const live = k.revokedAt === null;
-              return (
-                <tr key={k.id} className="border-t border-border align-top" data-testid="key-row" data-id={k.id} data-revoked={!live} data-type={k.type}>
-                  <th scope="row" className={`${TD} text-left font-medium`}>
-                    {k.description || 'Unnamed key'}
-                    <span className="block text-xs font-normal text-muted-foreground">
-                      {k.type === 'ADMIN' ? 'Admin' : 'Inference'} · created {day(k.createdAt)}
-                      {k.browserApp && ' · used by this app for your chats'}
-                    </span>
-                  </th>
-                  <td className={TD}>{status(k)}</td>
-                  <td className={TD}>{k.lastUsedAt === null ? 'Never' : day(k.lastUsedAt)}</td>
-                  <td className={`${TD} text-right tabular-nums`}>{formatSpend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
-                  <td className={TD}>
-                    <Caps k={k} />
-                  </td>
-                  <td className={TD}>
-                    {live && (
-                      <div className="flex gap-1">
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          onClick={() => setEditing(k)}
-                          data-testid="edit-key"
-                          aria-label={`Edit ${k.description || 'unnamed key'}`}
-                        >
-                          Edit
-                        </Button>
-                        {!k.browserApp && (
-                          <Button
-                            size="sm"
-                            variant="ghost"
-                            className="text-error"
-                            onClick={() => setRevoking(k)}
-                            data-testid="revoke-key"
-                            aria-label={`Revoke ${k.description || 'unnamed key'}`}
-                          >
-                            Revoke
-                          </Button>
-                        )}
-                      </div>
+              <td className={TD}>{status(k)}</td>
+              <td className={TD}>{k.lastUsedAt === null ? 'Never' : day(k.lastUsedAt)}</td>
+              <td className={`${TD} text-right tabular-nums`}>{formatSpend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
+              <td className={TD}>
+                <Caps k={k} />
+              </td>
+              <td className={TD}>
+                {live && (
+                  <div className="flex gap-1">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      onClick={() => setEditing(k)}
+                      data-testid="edit-key"
+                      aria-label={`Edit ${k.description || 'unnamed key'}`}
+                    >
+                      Edit
+                    </Button>
+                    {!k.browserApp && (
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        className="text-error"
+                        onClick={() => setRevoking(k)}
+                        data-testid="revoke-key"
+                        aria-label={`Revoke ${k.description || 'unnamed key'}`}
+                      >
+                        Revoke
+                      </Button>
                     )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </TableFrame>
+                  </div>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
       {editing && <EditDialog k={editing} descriptionMax={descriptionMax} onClose={() => setEditing(null)} />}
       <ConfirmDialog
         open={revoking !== null}

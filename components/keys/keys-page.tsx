@@ -7,9 +7,7 @@ import { CreateKey } from '@/components/keys/create-key.tsx';
 import { KeyList } from '@/components/keys/key-list.tsx';
 import { useDefaultModel, useKeysReport } from '@/components/keys/queries.ts';
 import { Snippets } from '@/components/keys/snippets.tsx';
-import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
-import { Spinner } from '@/components/ui/spinner.tsx';
+import { QueryContent } from '@/components/ui/query-state.tsx';
 import { Section } from '@/components/usage/section.tsx';
 
 export function KeysPage() {
@@ -22,31 +20,18 @@ export function KeysPage() {
       current="/keys"
       testId="keys-page"
     >
-      {report.isPending ? (
-        <div className="flex justify-center py-10 text-muted-foreground">
-          <Spinner label="Loading your keys" className="size-6" />
-        </div>
-      ) : report.isError && !report.data ? (
-        <Alert
-          title="Could not load your keys"
-          action={
-            <Button size="sm" variant="secondary" onClick={() => void report.refetch()} pending={report.isFetching}>
-              Retry
-            </Button>
-          }
-        >
-          {report.error.message}
-        </Alert>
-      ) : (
-        <>
-          <Section id="keys-create" title="Create a key">
-            <CreateKey report={report.data} />
-          </Section>
-          <Section id="keys-list" title="Your keys" note="A key's secret is shown once, when it is created, and never again.">
-            <KeyList keys={report.data.keys} descriptionMax={report.data.descriptionMax} />
-          </Section>
-        </>
-      )}
+      <QueryContent query={report} loading="Loading your keys" failed="Could not load your keys">
+        {(data) => (
+          <>
+            <Section id="keys-create" title="Create a key">
+              <CreateKey report={data} />
+            </Section>
+            <Section id="keys-list" title="Your keys" note="A key's secret is shown once, when it is created, and never again.">
+              <KeyList keys={data.keys} descriptionMax={data.descriptionMax} />
+            </Section>
+          </>
+        )}
+      </QueryContent>
       <Section id="keys-use" title="Use a key" note="Any OpenAI-compatible client works: point it at this server and give it your key.">
         <Snippets model={model} secret={null} testId="use-key" />
       </Section>

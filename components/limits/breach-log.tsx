@@ -3,13 +3,13 @@
 // filtered by limit type, model and key, a page at a time.
 // data-testid: breach-log, breach-row (data-type, data-model), breach-empty, breach-type, breach-model, breach-key.
 import { useId, useState } from 'react';
-import { SelectField } from '@/components/billing/fields.tsx';
 import { Pager } from '@/components/billing/pager.tsx';
 import { ANY_BREACH, type BreachFilters, useBreaches } from '@/components/limits/queries.ts';
-import { Alert } from '@/components/ui/alert.tsx';
+import { SelectField } from '@/components/ui/fields.tsx';
+import { EmptyState, LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatWhen } from '@/components/usage/format.ts';
-import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 import { BREACH_TYPES } from '@/lib/app/wire/limits.ts';
 import type { BreachKind, LimitsReport } from '@/lib/app/wire.ts';
 
@@ -66,48 +66,26 @@ export function BreachLog({ report }: { report: LimitsReport }) {
       {q.isPending ? (
         <Spinner label="Loading the rate-limit log" className="size-5" />
       ) : q.isError && !q.data ? (
-        <Alert title="Could not load the rate-limit log">{q.error.message}</Alert>
+        <LoadError title="Could not load the rate-limit log" error={q.error} />
       ) : q.data.total === 0 ? (
-        <p className="rounded-xl border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground" data-testid="breach-empty">
-          No refused requests match.
-        </p>
+        <EmptyState testId="breach-empty">No refused requests match.</EmptyState>
       ) : (
         <>
-          <TableFrame label="Rate-limit log">
-            <table className="w-full text-sm">
-              <caption className="sr-only">Requests refused by a rate limit, newest first</caption>
-              <thead className="bg-muted text-left text-muted-foreground">
-                <tr>
-                  <th scope="col" className={TH}>
-                    When
-                  </th>
-                  <th scope="col" className={TH}>
-                    Limit
-                  </th>
-                  <th scope="col" className={TH}>
-                    Model
-                  </th>
-                  <th scope="col" className={TH}>
-                    Key
-                  </th>
-                  <th scope="col" className={TH}>
-                    Tier
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.items.map((b, i) => (
-                  <tr key={`${b.at}-${i}`} className="border-t border-border" data-testid="breach-row" data-type={b.type} data-model={b.modelId}>
-                    <td className={TD}>{formatWhen(b.at)}</td>
-                    <td className={TD}>{TYPE_LABEL[b.type] ?? b.type}</td>
-                    <td className={TD}>{b.modelId}</td>
-                    <td className={TD}>{b.keyDescription ?? (b.keyId ? 'Deleted key' : '—')}</td>
-                    <td className={TD}>{b.tier}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+          <DataTable
+            label="Rate-limit log"
+            caption="Requests refused by a rate limit, newest first"
+            columns={[{ label: 'When' }, { label: 'Limit' }, { label: 'Model' }, { label: 'Key' }, { label: 'Tier' }]}
+          >
+            {q.data.items.map((b, i) => (
+              <tr key={`${b.at}-${i}`} className="border-t border-border" data-testid="breach-row" data-type={b.type} data-model={b.modelId}>
+                <td className={TD}>{formatWhen(b.at)}</td>
+                <td className={TD}>{TYPE_LABEL[b.type] ?? b.type}</td>
+                <td className={TD}>{b.modelId}</td>
+                <td className={TD}>{b.keyDescription ?? (b.keyId ? 'Deleted key' : '—')}</td>
+                <td className={TD}>{b.tier}</td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="refusals" onPage={setPage} />
         </>
       )}

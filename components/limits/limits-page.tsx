@@ -4,14 +4,13 @@
 // data-testid: limits-page, limits-tier, limits-key, limit-model (data-model), rate-requests / rate-tokens (the
 // usage page's meters: data-remaining, data-limit), rate-day (the daily budget) or limit-rpd (plus breach-log.tsx's).
 import { useId, useState } from 'react';
-import { SelectField } from '@/components/billing/fields.tsx';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { BreachLog } from '@/components/limits/breach-log.tsx';
 import { ANY_BREACH, useBreaches, useLimitsReport } from '@/components/limits/queries.ts';
 import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
-import { Spinner } from '@/components/ui/spinner.tsx';
+import { SelectField } from '@/components/ui/fields.tsx';
+import { QueryContent } from '@/components/ui/query-state.tsx';
 import { formatCount } from '@/components/usage/format.ts';
 import { RateMeter } from '@/components/usage/rate-meter.tsx';
 import { Section } from '@/components/usage/section.tsx';
@@ -65,61 +64,46 @@ export function LimitsPage() {
       current="/limits"
       testId="limits-page"
     >
-      {report.isPending ? (
-        <div className="flex justify-center py-10 text-muted-foreground">
-          <Spinner label="Loading your rate limits" className="size-6" />
-        </div>
-      ) : report.isError && !report.data ? (
-        <Alert
-          title="Could not load your rate limits"
-          action={
-            <Button size="sm" variant="secondary" onClick={() => void report.refetch()} pending={report.isFetching}>
-              Retry
-            </Button>
-          }
-        >
-          {report.error.message}
-        </Alert>
-      ) : (
-        <>
-          <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4 sm:flex-row sm:items-end sm:justify-between">
-            <p className="text-sm">
-              Your account’s tier:{' '}
-              <span className="font-semibold" data-testid="limits-tier">
-                {report.data.tier === 'partner' ? 'Partner' : 'Default'}
-              </span>
-              <span className="block text-muted-foreground">
-                {report.data.tier === 'partner' ? 'Raised limits, set by the operator.' : 'Standard limits; the operator can raise them (partner tier).'}
-              </span>
-            </p>
-            <SelectField
-              id={`${id}-key`}
-              label="Show the budgets of"
-              value={report.data.keyId}
-              onChange={(e) => setKeyId(e.target.value)}
-              className="sm:w-72"
-              data-testid="limits-key"
-            >
-              {report.data.keys.map((k) => (
-                <option key={k.id} value={k.id}>
-                  {k.browserApp ? 'This app (your chats)' : k.description || 'Unnamed key'}
-                </option>
-              ))}
-            </SelectField>
-          </div>
-          {report.data.mode === 'remote' && (
-            <Alert tone="info">Chats in this app run on an external provider and are not counted here; your API keys are.</Alert>
-          )}
-          <Section id="limits-models" title="Per model" note="Refreshed every few seconds. Budgets are per key and model: each key has its own.">
-            <div className={cn('transition-opacity', report.isPlaceholderData && 'opacity-60')} aria-busy={report.isPlaceholderData || undefined}>
-              <Models report={report.data} />
+      <QueryContent query={report} loading="Loading your rate limits" failed="Could not load your rate limits">
+        {(data) => (
+          <>
+            <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4 sm:flex-row sm:items-end sm:justify-between">
+              <p className="text-sm">
+                Your account’s tier:{' '}
+                <span className="font-semibold" data-testid="limits-tier">
+                  {data.tier === 'partner' ? 'Partner' : 'Default'}
+                </span>
+                <span className="block text-muted-foreground">
+                  {data.tier === 'partner' ? 'Raised limits, set by the operator.' : 'Standard limits; the operator can raise them (partner tier).'}
+                </span>
+              </p>
+              <SelectField
+                id={`${id}-key`}
+                label="Show the budgets of"
+                value={data.keyId}
+                onChange={(e) => setKeyId(e.target.value)}
+                className="sm:w-72"
+                data-testid="limits-key"
+              >
+                {data.keys.map((k) => (
+                  <option key={k.id} value={k.id}>
+                    {k.browserApp ? 'This app (your chats)' : k.description || 'Unnamed key'}
+                  </option>
+                ))}
+              </SelectField>
             </div>
-          </Section>
-          <Section id="limits-log" title="Refused requests">
-            <BreachLog report={report.data} />
-          </Section>
-        </>
-      )}
+            {data.mode === 'remote' && <Alert tone="info">Chats in this app run on an external provider and are not counted here; your API keys are.</Alert>}
+            <Section id="limits-models" title="Per model" note="Refreshed every few seconds. Budgets are per key and model: each key has its own.">
+              <div className={cn('transition-opacity', report.isPlaceholderData && 'opacity-60')} aria-busy={report.isPlaceholderData || undefined}>
+                <Models report={data} />
+              </div>
+            </Section>
+            <Section id="limits-log" title="Refused requests">
+              <BreachLog report={data} />
+            </Section>
+          </>
+        )}
+      </QueryContent>
     </DashPage>
   );
 }

@@ -4,12 +4,12 @@
 // data-testid: manage-dialog, grant-usd, grant-note, grant-submit, diem-daily, diem-submit, tier-select, tier-submit,
 // toggle-disabled, manage-error, manage-done.
 import { type FormEvent, useId, useState } from 'react';
-import { InputField, SelectField } from '@/components/billing/fields.tsx';
 import { useGrant, usePatchAccount } from '@/components/operator/queries.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
+import { InputField, SelectField } from '@/components/ui/fields.tsx';
 import { formatDiem, formatUsd } from '@/components/usage/format.ts';
 import type { OperatorAccount } from '@/lib/app/wire.ts';
 

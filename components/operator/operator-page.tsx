@@ -6,7 +6,6 @@
 // audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
-import { InputField } from '@/components/billing/fields.tsx';
 import { Pager } from '@/components/billing/pager.tsx';
 import { ManageAccount, ownerOf } from '@/components/operator/manage-account.tsx';
 import { useAudit, useOperatorAccounts } from '@/components/operator/queries.ts';
@@ -14,11 +13,13 @@ import { useMe } from '@/components/session/use-me.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
+import { InputField } from '@/components/ui/fields.tsx';
+import { LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { formatDiem, formatSpend, formatUsd, formatWhen } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
-import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 import type { OperatorAccount, OperatorAuditEntry } from '@/lib/app/wire.ts';
 
 const ACTION: Record<OperatorAuditEntry['action'], string> = {
@@ -62,75 +63,48 @@ function Accounts() {
       {q.isPending ? (
         <Spinner label="Loading accounts" className="size-5" />
       ) : q.isError && !q.data ? (
-        <Alert
-          title="Could not load the accounts"
-          action={
-            <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
-              Retry
-            </Button>
-          }
-        >
-          {q.error.message}
-        </Alert>
+        <LoadError title="Could not load the accounts" error={q.error} onRetry={q.refetch} />
       ) : (
         <div className={cn('flex flex-col gap-3 transition-opacity', q.isPlaceholderData && 'opacity-60')}>
-          <TableFrame label="Accounts">
-            <table className="w-full text-sm">
-              <caption className="sr-only">Every account on this server, newest first</caption>
-              <thead className="bg-muted text-left text-muted-foreground">
-                <tr>
-                  <th scope="col" className={TH}>
-                    Account
-                  </th>
-                  <th scope="col" className={`${TH} text-right`}>
-                    USD
-                  </th>
-                  <th scope="col" className={`${TH} text-right`}>
-                    DIEM today / a day
-                  </th>
-                  <th scope="col" className={`${TH} text-right`}>
-                    Keys
-                  </th>
-                  <th scope="col" className={`${TH} text-right`}>
-                    Spent, 30 days
-                  </th>
-                  <th scope="col" className={TH}>
-                    Tier
-                  </th>
-                  <th scope="col" className={TH}>
-                    Actions
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.accounts.map((a) => (
-                  <tr key={a.id} className="border-t border-border" data-testid="account-row" data-id={a.id} data-disabled={a.disabledAt !== null}>
-                    <th scope="row" className={`${TD} text-left font-medium`}>
-                      {ownerOf(a)}
-                      <span className="block text-xs font-normal text-muted-foreground">
-                        {a.operator ? 'You (operator)' : a.disabledAt !== null ? 'Disabled' : a.wallet ? 'Wallet account' : a.email ? 'App user' : 'API only'}
-                        {` · since ${new Date(a.createdAt).toLocaleDateString()}`}
-                      </span>
-                    </th>
-                    <td className={`${TD} text-right tabular-nums`} data-testid="account-usd">
-                      {formatUsd(a.balances.usd)}
-                    </td>
-                    <td className={`${TD} text-right tabular-nums`}>
-                      {formatDiem(a.balances.diem)} / {formatDiem(a.balances.diemDaily)}
-                    </td>
-                    <td className={`${TD} text-right tabular-nums`}>{a.keys}</td>
-                    <td className={`${TD} text-right tabular-nums`}>{formatSpend(a.spent30Days.usd, a.spent30Days.diem)}</td>
-                    <td className={TD}>{a.tier === 'partner' ? 'Partner' : 'Default'}</td>
-                    <td className={TD}>
-                      <Button size="sm" variant="secondary" onClick={() => setManaging(a)} data-testid="manage-account" aria-label={`Manage ${ownerOf(a)}`}>
-                        Manage
-                      </Button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+          <DataTable
+            label="Accounts"
+            caption="Every account on this server, newest first"
+            columns={[
+              { label: 'Account' },
+              { label: 'USD', numeric: true },
+              { label: 'DIEM today / a day', numeric: true },
+              { label: 'Keys', numeric: true },
+              { label: 'Spent, 30 days', numeric: true },
+              { label: 'Tier' },
+              { label: 'Actions' },
+            ]}
+          >
+            {q.data.accounts.map((a) => (
+              <tr key={a.id} className="border-t border-border" data-testid="account-row" data-id={a.id} data-disabled={a.disabledAt !== null}>
+                <th scope="row" className={`${TD} text-left font-medium`}>
+                  {ownerOf(a)}
+                  <span className="block text-xs font-normal text-muted-foreground">
+                    {a.operator ? 'You (operator)' : a.disabledAt !== null ? 'Disabled' : a.wallet ? 'Wallet account' : a.email ? 'App user' : 'API only'}
+                    {` · since ${new Date(a.createdAt).toLocaleDateString()}`}
+                  </span>
+                </th>
+                <td className={`${TD} text-right tabular-nums`} data-testid="account-usd">
+                  {formatUsd(a.balances.usd)}
+                </td>
+                <td className={`${TD} text-right tabular-nums`}>
+                  {formatDiem(a.balances.diem)} / {formatDiem(a.balances.diemDaily)}
+                </td>
+                <td className={`${TD} text-right tabular-nums`}>{a.keys}</td>
+                <td className={`${TD} text-right tabular-nums`}>{formatSpend(a.spent30Days.usd, a.spent30Days.diem)}</td>
+                <td className={TD}>{a.tier === 'partner' ? 'Partner' : 'Default'}</td>
+                <td className={TD}>
+                  <Button size="sm" variant="secondary" onClick={() => setManaging(a)} data-testid="manage-account" aria-label={`Manage ${ownerOf(a)}`}>
+                    Manage
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="accounts" onPage={setPage} />
         </div>
       )}
@@ -143,44 +117,27 @@ function Audit() {
   const [page, setPage] = useState(1);
   const q = useAudit(page);
   if (q.isPending) return <Spinner label="Loading the audit log" className="size-5" />;
-  if (q.isError && !q.data) return <Alert title="Could not load the audit log">{q.error.message}</Alert>;
+  if (q.isError && !q.data) return <LoadError title="Could not load the audit log" error={q.error} />;
   if (q.data.total === 0) return <p className="text-sm text-muted-foreground">No operator actions yet.</p>;
   return (
     <div className="flex flex-col gap-3" data-testid="audit-log">
-      <TableFrame label="Audit log">
-        <table className="w-full text-sm">
-          <caption className="sr-only">Operator actions, newest first</caption>
-          <thead className="bg-muted text-left text-muted-foreground">
-            <tr>
-              <th scope="col" className={TH}>
-                When
-              </th>
-              <th scope="col" className={TH}>
-                Who
-              </th>
-              <th scope="col" className={TH}>
-                What
-              </th>
-              <th scope="col" className={TH}>
-                Account
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.entries.map((e) => (
-              <tr key={e.id} className="border-t border-border" data-testid="audit-row" data-action={e.action}>
-                <td className={TD}>{formatWhen(e.at)}</td>
-                <td className={TD}>{e.actor}</td>
-                <td className="px-3 py-2">
-                  {ACTION[e.action] ?? e.action}
-                  {detail(e) && <span className="block text-xs text-muted-foreground">{detail(e)}</span>}
-                </td>
-                <td className={`${TD} font-mono text-xs`}>{e.accountId.slice(0, 8)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableFrame>
+      <DataTable
+        label="Audit log"
+        caption="Operator actions, newest first"
+        columns={[{ label: 'When' }, { label: 'Who' }, { label: 'What' }, { label: 'Account' }]}
+      >
+        {q.data.entries.map((e) => (
+          <tr key={e.id} className="border-t border-border" data-testid="audit-row" data-action={e.action}>
+            <td className={TD}>{formatWhen(e.at)}</td>
+            <td className={TD}>{e.actor}</td>
+            <td className="px-3 py-2">
+              {ACTION[e.action] ?? e.action}
+              {detail(e) && <span className="block text-xs text-muted-foreground">{detail(e)}</span>}
+            </td>
+            <td className={`${TD} font-mono text-xs`}>{e.accountId.slice(0, 8)}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Pager page={q.data.page} totalPages={q.data.totalPages} total={q.data.total} noun="actions" onPage={setPage} />
     </div>
   );

@@ -1,9 +1,10 @@
 // Small stroke icons (24×24, currentColor). Always decorative: the control around them carries the name.
 import type { ReactNode, SVGProps } from 'react';
 
-type IconProps = SVGProps<SVGSVGElement>;
+export type IconProps = SVGProps<SVGSVGElement>;
 
-function Icon({ children, className, ...rest }: IconProps & { children: ReactNode }) {
+/** The frame every icon shares (here and in the feature folders): 24×24, stroked in currentColor, `size-5` unless told. */
+export function Icon({ children, className, ...rest }: IconProps & { children: ReactNode }) {
   return (
     <svg
       viewBox="0 0 24 24"

@@ -1,9 +1,9 @@
 'use client';
 // Per-day bars, drawn by hand in SVG (no chart library). The picture is summarised for screen readers, and the same
 // figures are always in a table: read by screen readers, shown on demand to everyone else.
-import { useId, useState } from 'react';
-import { cn } from '@/components/ui/cn.ts';
+import { useState } from 'react';
 import type { UsageDay } from '@/lib/app/wire.ts';
+import { TableToggle } from '@/components/ui/table-toggle.tsx';
 import { formatCount, formatDay, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import { Segmented } from '@/components/usage/segmented.tsx';
 
@@ -20,8 +20,6 @@ const UNIT: Record<Metric, string> = { spend: 'spend (USD + DIEM)', tokens: 'tok
 
 export function DailyChart({ days }: { days: UsageDay[] }) {
   const [metric, setMetric] = useState<Metric>('tokens');
-  const [tableShown, setTableShown] = useState(false);
-  const tableId = useId();
   const values = days.map((d) => metricValue(d, metric));
   const max = Math.max(...values, 0);
   const peak = days[values.indexOf(max)];
@@ -57,55 +55,39 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
         <span>{formatDay(days[0].date)}</span>
         <span>{formatDay(days.at(-1)!.date)}</span>
       </div>
-      <div>
-        <button
-          type="button"
-          className="text-sm font-medium text-primary underline-offset-4 hover:underline"
-          aria-expanded={tableShown}
-          aria-controls={tableId}
-          onClick={() => setTableShown((s) => !s)}
-        >
-          {tableShown ? 'Hide the table' : 'Show as a table'}
-        </button>
-        {/* When shown, the table scrolls in its own box: keyboard-reachable and named, like the other tables. */}
-        <div
-          id={tableId}
-          className={cn(tableShown ? 'mt-3 max-h-80 overflow-auto' : 'sr-only')}
-          {...(tableShown ? { role: 'region', 'aria-label': 'Usage per day', tabIndex: 0 } : {})}
-        >
-          <table className="w-full text-sm tabular-nums" data-testid="usage-day-table">
-            <caption className="sr-only">Usage per UTC day</caption>
-            <thead className="text-left text-muted-foreground">
-              <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Day
+      <TableToggle label="Usage per day">
+        <table className="w-full text-sm tabular-nums" data-testid="usage-day-table">
+          <caption className="sr-only">Usage per UTC day</caption>
+          <thead className="text-left text-muted-foreground">
+            <tr>
+              <th scope="col" className="py-1 pr-3 font-medium">
+                Day
+              </th>
+              <th scope="col" className="py-1 pr-3 text-right font-medium">
+                Requests
+              </th>
+              <th scope="col" className="py-1 pr-3 text-right font-medium">
+                Tokens
+              </th>
+              <th scope="col" className="py-1 text-right font-medium">
+                Spent
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {days.map((d) => (
+              <tr key={d.date} className="border-t border-border">
+                <th scope="row" className="py-1 pr-3 text-left font-normal">
+                  {formatDay(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}
                 </th>
-                <th scope="col" className="py-1 pr-3 text-right font-medium">
-                  Requests
-                </th>
-                <th scope="col" className="py-1 pr-3 text-right font-medium">
-                  Tokens
-                </th>
-                <th scope="col" className="py-1 text-right font-medium">
-                  Spent
-                </th>
+                <td className="py-1 pr-3 text-right">{formatCount(d.requests)}</td>
+                <td className="py-1 pr-3 text-right">{formatCount(d.promptTokens + d.completionTokens)}</td>
+                <td className="py-1 text-right">{formatSpend(d.usd, d.diem)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.date} className="border-t border-border">
-                  <th scope="row" className="py-1 pr-3 text-left font-normal">
-                    {formatDay(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}
-                  </th>
-                  <td className="py-1 pr-3 text-right">{formatCount(d.requests)}</td>
-                  <td className="py-1 pr-3 text-right">{formatCount(d.promptTokens + d.completionTokens)}</td>
-                  <td className="py-1 text-right">{formatSpend(d.usd, d.diem)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </div>
+            ))}
+          </tbody>
+        </table>
+      </TableToggle>
     </div>
   );
 }

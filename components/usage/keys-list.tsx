@@ -1,13 +1,12 @@
 'use client';
 // The account's API keys: what each is, when it was made and last used, when it expires, what it spent in the last
 // 7 days and against its cap. Metadata only: the server never sends a secret, hash or any characters of one.
-import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
+import { LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { DataTable, TD } from '@/components/ui/table.tsx';
 import type { AppApiKey } from '@/lib/app/wire.ts';
 import { formatSpend, formatUsd, formatDiem } from '@/components/usage/format.ts';
 import { useApiKeys } from '@/components/usage/queries.ts';
-import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 
 const date = (ms: number | null, none: string) =>
   ms === null ? none : new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
@@ -31,64 +30,30 @@ export function KeysList() {
   const q = useApiKeys();
   if (q.isPending) return <Spinner label="Loading your API keys" className="size-5" />;
   if (q.isError) {
-    return (
-      <Alert
-        title="Could not load your API keys"
-        action={
-          <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
-            Retry
-          </Button>
-        }
-      >
-        {q.error.message}
-      </Alert>
-    );
+    return <LoadError title="Could not load your API keys" error={q.error} onRetry={q.refetch} />;
   }
   return (
-    <TableFrame label="API keys">
-      <table className="w-full text-sm">
-        <caption className="sr-only">Your account’s API keys</caption>
-        <thead className="bg-muted text-left text-muted-foreground">
-          <tr>
-            <th scope="col" className={TH}>
-              Key
-            </th>
-            <th scope="col" className={TH}>
-              Status
-            </th>
-            <th scope="col" className={TH}>
-              Created
-            </th>
-            <th scope="col" className={TH}>
-              Last used
-            </th>
-            <th scope="col" className={`${TH} text-right`}>
-              Last 7 days
-            </th>
-            <th scope="col" className={TH}>
-              Cap
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {q.data.keys.map((k) => (
-            <tr key={k.id} className="border-t border-border" data-testid="key-row" data-revoked={k.revokedAt !== null}>
-              <th scope="row" className={`${TD} text-left font-medium`}>
-                {k.description || 'Unnamed key'}
-                <span className="block text-xs font-normal text-muted-foreground">
-                  {k.type === 'ADMIN' ? 'Admin' : 'Inference'}
-                  {k.browserApp && ' · used by this app for your chats'}
-                </span>
-              </th>
-              <td className={TD}>{status(k)}</td>
-              <td className={TD}>{date(k.createdAt, '—')}</td>
-              <td className={TD}>{date(k.lastUsedAt, 'Never')}</td>
-              <td className={`${TD} text-right tabular-nums`}>{formatSpend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
-              <td className={TD}>{cap(k)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableFrame>
+    <DataTable
+      label="API keys"
+      caption="Your account’s API keys"
+      columns={[{ label: 'Key' }, { label: 'Status' }, { label: 'Created' }, { label: 'Last used' }, { label: 'Last 7 days', numeric: true }, { label: 'Cap' }]}
+    >
+      {q.data.keys.map((k) => (
+        <tr key={k.id} className="border-t border-border" data-testid="key-row" data-revoked={k.revokedAt !== null}>
+          <th scope="row" className={`${TD} text-left font-medium`}>
+            {k.description || 'Unnamed key'}
+            <span className="block text-xs font-normal text-muted-foreground">
+              {k.type === 'ADMIN' ? 'Admin' : 'Inference'}
+              {k.browserApp && ' · used by this app for your chats'}
+            </span>
+          </th>
+          <td className={TD}>{status(k)}</td>
+          <td className={TD}>{date(k.createdAt, '—')}</td>
+          <td className={TD}>{date(k.lastUsedAt, 'Never')}</td>
+          <td className={`${TD} text-right tabular-nums`}>{formatSpend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
+          <td className={TD}>{cap(k)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

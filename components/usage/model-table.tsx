@@ -4,8 +4,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
 import type { AppModel, UsageModel } from '@/lib/app/wire.ts';
+import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatCount, formatRpcMethods, formatSpend, formatUnits } from '@/components/usage/format.ts';
-import { TableFrame, TD, TH } from '@/components/usage/table-frame.tsx';
 
 export function useModelNames(): (id: string) => string {
   const models = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => api<{ models: AppModel[] }>('/models', { signal }), staleTime: 5 * 60_000 });
@@ -17,55 +17,42 @@ export function useModelNames(): (id: string) => string {
 export function ModelTable({ models }: { models: UsageModel[] }) {
   const nameOf = useModelNames();
   return (
-    <TableFrame label="Usage by model">
-      <table className="w-full text-sm tabular-nums">
-        <caption className="sr-only">Usage by model, highest spend first</caption>
-        <thead className="bg-muted text-left text-muted-foreground">
-          <tr>
-            <th scope="col" className={TH}>
-              Model
+    <DataTable
+      label="Usage by model"
+      caption="Usage by model, highest spend first"
+      className="tabular-nums"
+      columns={[
+        { label: 'Model' },
+        { label: 'Requests', numeric: true },
+        { label: 'Tokens in', numeric: true },
+        { label: 'Tokens out', numeric: true },
+        { label: 'Spent', numeric: true },
+      ]}
+    >
+      {models.map((m) => {
+        const units = formatUnits(m.unit, m.quantity);
+        const detail = m.rpc ? formatRpcMethods(m.rpc.methods) : nameOf(m.modelId) !== m.modelId ? m.modelId : undefined;
+        return (
+          <tr key={`${m.modelId}:${m.unit ?? 'token'}`} className="border-t border-border" data-testid="usage-model-row" data-model={m.modelId}>
+            <th scope="row" className={`${TD} text-left font-medium`}>
+              {nameOf(m.modelId)}
+              {detail && <span className="block text-xs font-normal text-muted-foreground">{detail}</span>}
             </th>
-            <th scope="col" className={`${TH} text-right`}>
-              Requests
-            </th>
-            <th scope="col" className={`${TH} text-right`}>
-              Tokens in
-            </th>
-            <th scope="col" className={`${TH} text-right`}>
-              Tokens out
-            </th>
-            <th scope="col" className={`${TH} text-right`}>
-              Spent
-            </th>
+            <td className={`${TD} text-right`}>{formatCount(m.requests)}</td>
+            {units ? (
+              <td colSpan={2} className={`${TD} text-right`} data-testid="usage-units">
+                {units}
+              </td>
+            ) : (
+              <>
+                <td className={`${TD} text-right`}>{formatCount(m.promptTokens)}</td>
+                <td className={`${TD} text-right`}>{formatCount(m.completionTokens)}</td>
+              </>
+            )}
+            <td className={`${TD} text-right`}>{formatSpend(m.usd, m.diem)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {models.map((m) => {
-            const units = formatUnits(m.unit, m.quantity);
-            const detail = m.rpc ? formatRpcMethods(m.rpc.methods) : nameOf(m.modelId) !== m.modelId ? m.modelId : undefined;
-            return (
-              <tr key={`${m.modelId}:${m.unit ?? 'token'}`} className="border-t border-border" data-testid="usage-model-row" data-model={m.modelId}>
-                <th scope="row" className={`${TD} text-left font-medium`}>
-                  {nameOf(m.modelId)}
-                  {detail && <span className="block text-xs font-normal text-muted-foreground">{detail}</span>}
-                </th>
-                <td className={`${TD} text-right`}>{formatCount(m.requests)}</td>
-                {units ? (
-                  <td colSpan={2} className={`${TD} text-right`} data-testid="usage-units">
-                    {units}
-                  </td>
-                ) : (
-                  <>
-                    <td className={`${TD} text-right`}>{formatCount(m.promptTokens)}</td>
-                    <td className={`${TD} text-right`}>{formatCount(m.completionTokens)}</td>
-                  </>
-                )}
-                <td className={`${TD} text-right`}>{formatSpend(m.usd, m.diem)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </TableFrame>
+        );
+      })}
+    </DataTable>
   );
 }

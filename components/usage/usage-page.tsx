@@ -6,10 +6,9 @@
 // rate-limit-model (data-model), rate-requests / rate-tokens (data-remaining, data-limit), key-row (data-revoked).
 import Link from 'next/link';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert.tsx';
-import { Button, buttonClasses } from '@/components/ui/button.tsx';
+import { buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
-import { Spinner } from '@/components/ui/spinner.tsx';
+import { QueryContent } from '@/components/ui/query-state.tsx';
 import { USAGE_PERIODS, type UsagePeriod, type UsageReport } from '@/lib/app/wire.ts';
 import { DailyChart } from '@/components/usage/daily-chart.tsx';
 import { KeysList } from '@/components/usage/keys-list.tsx';
@@ -75,29 +74,16 @@ export function UsagePage() {
           </div>
           <Segmented legend="Period" name="usage-period" options={PERIOD_OPTIONS} value={days} onChange={setDays} testId="usage-period" />
         </header>
-        {usage.isPending ? (
-          <div className="flex justify-center py-10 text-muted-foreground">
-            <Spinner label="Loading your usage" className="size-6" />
-          </div>
-        ) : usage.isError && !usage.data ? (
-          <Alert
-            title="Could not load your usage"
-            action={
-              <Button size="sm" variant="secondary" onClick={() => void usage.refetch()} pending={usage.isFetching}>
-                Retry
-              </Button>
-            }
-          >
-            {usage.error.message}
-          </Alert>
-        ) : (
-          <div
-            className={cn('flex flex-col gap-6 transition-opacity', usage.isPlaceholderData && 'opacity-60')}
-            aria-busy={usage.isPlaceholderData || undefined}
-          >
-            <UsageBody report={usage.data} />
-          </div>
-        )}
+        <QueryContent query={usage} loading="Loading your usage" failed="Could not load your usage">
+          {(data) => (
+            <div
+              className={cn('flex flex-col gap-6 transition-opacity', usage.isPlaceholderData && 'opacity-60')}
+              aria-busy={usage.isPlaceholderData || undefined}
+            >
+              <UsageBody report={data} />
+            </div>
+          )}
+        </QueryContent>
         <Section id="usage-limits" title="Rate limits">
           <RateLimits />
         </Section>

@@ -3,9 +3,7 @@
 // running the list is polled (queries.ts) and the bars advance between polls from the time since the last fetch.
 // data-testid: video-jobs, video-jobs-empty.
 import { useEffect, useState } from 'react';
-import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
-import { Spinner } from '@/components/ui/spinner.tsx';
+import { EmptyState, LoadError, LoadingBlock } from '@/components/ui/query-state.tsx';
 import { JobCard } from '@/components/video/job-card.tsx';
 import { useVideoJobs } from '@/components/video/queries.ts';
 
@@ -28,32 +26,13 @@ export function JobList() {
   const list = jobs.data?.jobs ?? [];
   const now = useNow(list.some((j) => j.status === 'running'));
   if (jobs.isPending) {
-    return (
-      <div className="flex justify-center py-8 text-muted-foreground">
-        <Spinner label="Loading your videos" className="size-6" />
-      </div>
-    );
+    return <LoadingBlock label="Loading your videos" pad="py-8" />;
   }
   if (jobs.isError && !jobs.data) {
-    return (
-      <Alert
-        title="Could not load your videos"
-        action={
-          <Button size="sm" variant="secondary" onClick={() => void jobs.refetch()} pending={jobs.isFetching}>
-            Retry
-          </Button>
-        }
-      >
-        {jobs.error.message}
-      </Alert>
-    );
+    return <LoadError title="Could not load your videos" error={jobs.error} onRetry={jobs.refetch} retrying={jobs.isFetching} />;
   }
   if (!list.length) {
-    return (
-      <p className="rounded-xl border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground" data-testid="video-jobs-empty">
-        No videos yet. The ones you generate are listed here until you delete them or they expire.
-      </p>
-    );
+    return <EmptyState testId="video-jobs-empty">No videos yet. The ones you generate are listed here until you delete them or they expire.</EmptyState>;
   }
   const sinceFetch = Math.max(0, now - jobs.dataUpdatedAt);
   return (

@@ -4,29 +4,15 @@
 // is named as one, with its catalogue description, as /models does.
 // data-testid: video-form, video-model, video-demo-note, video-prompt, video-duration, video-aspect, video-resolution,
 // video-audio, video-quote (data-usd), video-submit, video-error.
-import { useState, type FormEvent, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
+import { SelectField } from '@/components/ui/fields.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { formatUsd } from '@/components/usage/format.ts';
 import { type QuoteShape, useQueueVideo, useVideoQuote } from '@/components/video/queries.ts';
 import type { AppVideoModel } from '@/lib/app/wire/video.ts';
-
-const CONTROL = 'h-10 w-full rounded-lg border border-input bg-background px-3 text-foreground focus-visible:border-ring';
-
-function Select({ id, label, children, ...rest }: SelectHTMLAttributes<HTMLSelectElement> & { id: string; label: string; children: ReactNode }) {
-  return (
-    <div className="flex min-w-0 flex-col gap-1">
-      <label htmlFor={id} className="text-sm font-medium">
-        {label}
-      </label>
-      <select id={id} className={CONTROL} {...rest}>
-        {children}
-      </select>
-    </div>
-  );
-}
 
 interface Choices {
   duration?: number;
@@ -77,7 +63,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-4 rounded-xl border border-border p-4" data-testid="video-form" noValidate>
-      <Select
+      <SelectField
         id="video-model"
         label="Model"
         value={model.id}
@@ -92,7 +78,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
             {m.demo && !/\bdemo\b/i.test(m.name) ? `${m.name} (demo)` : m.name}
           </option>
         ))}
-      </Select>
+      </SelectField>
       {model.demo && (
         <Alert tone="info" title="A demo model" data-testid="video-demo-note">
           {model.description ?? 'This model is a demo: it does not depict the prompt.'}
@@ -118,7 +104,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
         </p>
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-        <Select
+        <SelectField
           id="video-duration"
           label="Duration"
           value={shape.duration}
@@ -130,15 +116,21 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
               {d} seconds
             </option>
           ))}
-        </Select>
-        <Select id="video-aspect" label="Aspect ratio" value={shape.aspect_ratio} onChange={(e) => set({ aspect: e.target.value })} data-testid="video-aspect">
+        </SelectField>
+        <SelectField
+          id="video-aspect"
+          label="Aspect ratio"
+          value={shape.aspect_ratio}
+          onChange={(e) => set({ aspect: e.target.value })}
+          data-testid="video-aspect"
+        >
           {model.aspectRatios.map((a) => (
             <option key={a} value={a}>
               {a}
             </option>
           ))}
-        </Select>
-        <Select
+        </SelectField>
+        <SelectField
           id="video-resolution"
           label="Resolution"
           value={shape.resolution}
@@ -150,7 +142,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
               {r}
             </option>
           ))}
-        </Select>
+        </SelectField>
       </div>
       {model.audio && (
         <label className="inline-flex items-center gap-2 text-sm">

@@ -5,8 +5,7 @@
 // data-testid: video-page, video-unavailable.
 import Link from 'next/link';
 import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
-import { Spinner } from '@/components/ui/spinner.tsx';
+import { LoadError, LoadingBlock } from '@/components/ui/query-state.tsx';
 import { Section } from '@/components/usage/section.tsx';
 import { JobList } from '@/components/video/job-list.tsx';
 import { useVideoModels } from '@/components/video/queries.ts';
@@ -15,25 +14,10 @@ import { VideoForm } from '@/components/video/video-form.tsx';
 function NewVideo() {
   const models = useVideoModels();
   if (models.isPending) {
-    return (
-      <div className="flex justify-center py-8 text-muted-foreground">
-        <Spinner label="Loading the video models" className="size-6" />
-      </div>
-    );
+    return <LoadingBlock label="Loading the video models" pad="py-8" />;
   }
   if (models.isError) {
-    return (
-      <Alert
-        title="Could not load the video models"
-        action={
-          <Button size="sm" variant="secondary" onClick={() => void models.refetch()} pending={models.isFetching}>
-            Retry
-          </Button>
-        }
-      >
-        {models.error.message}
-      </Alert>
-    );
+    return <LoadError title="Could not load the video models" error={models.error} onRetry={models.refetch} retrying={models.isFetching} />;
   }
   const { models: list, unavailable } = models.data;
   if (unavailable || !list.length) {

@@ -8,7 +8,7 @@ import { grantUsd } from '../../lib/billing/ledger.ts';
 import { parseWav } from '../../lib/inference/audio/wav.ts';
 import { ensureWallet } from '../../lib/wallet/wallets.ts';
 import { fliteModel } from '../support/audio-catalogue.ts';
-import { get, type Harness, post, startHarness } from '../support/harness.ts';
+import { get, type Harness, post, postBytes, startHarness } from '../support/harness.ts';
 import { evmWallet, signInHeader, walletEnv } from '../wallet/clients.ts';
 
 /** 1 USD per 1,000 characters: 1,000 micro-USD a character, so every charge shows in the balance. */
@@ -30,21 +30,8 @@ before(async () => {
 });
 after(() => h?.close());
 
-async function speech(key: string | undefined, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${h.base}/audio/speech`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-    body: JSON.stringify(body),
-  });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  let json: any;
-  try {
-    json = JSON.parse(bytes.toString());
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, bytes, json };
-}
+const speech = (key: string | undefined, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  postBytes(h, '/audio/speech', key, JSON.stringify(body), { 'content-type': 'application/json', ...headers });
 
 const usageRows = async (accountId: string) => {
   await h.svc.ledger.drain();

@@ -4,18 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { embed, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { type Harness, startHarness } from '../support/harness.ts';
-
-const embeddingModel = (url: string) => ({
-  id: 'embed-model',
-  name: 'Scripted embeddings',
-  type: 'embedding',
-  tier: 'XS',
-  pricing: { input_usd: 1, output_usd: 0, input_diem: 1, output_diem: 0 },
-  context_length: 512,
-  embedding: { dimensions: 16, max_input_tokens: 512 },
-  engine: { kind: 'openai', baseUrl: url, model: 'scripted-embed', timeoutMs: 2000, totalTimeoutMs: 4000 },
-});
+import { type Harness, scriptedEmbeddingModel, startHarness } from '../support/harness.ts';
 
 const weather = () =>
   tool({
@@ -29,7 +18,7 @@ for (const word of ['service', 'venice']) {
     let h: Harness;
     let provider: ReturnType<typeof createOpenAI>;
     before(async () => {
-      h = await startHarness({ env: { LAGOON_WIRE_NAME: word }, models: (url) => [embeddingModel(url)] });
+      h = await startHarness({ env: { LAGOON_WIRE_NAME: word }, models: (url) => [scriptedEmbeddingModel(url)] });
       const { key } = await h.newAccount({ usd: 10 });
       provider = createOpenAI({ baseURL: h.base, apiKey: key });
     });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, scriptedEmbeddingModel, startHarness } from '../support/harness.ts';
 
 const weatherTool = {
   type: 'function' as const,
@@ -22,18 +22,7 @@ for (const word of ['service', 'venice']) {
     before(async () => {
       h = await startHarness({
         env: { LAGOON_WIRE_NAME: word },
-        models: (url) => [
-          {
-            id: 'embed-model',
-            name: 'Scripted embeddings',
-            type: 'embedding',
-            tier: 'XS',
-            pricing: { input_usd: 1, output_usd: 0, input_diem: 1, output_diem: 0 },
-            context_length: 512,
-            embedding: { dimensions: 16, max_input_tokens: 512 },
-            engine: { kind: 'openai', baseUrl: url, model: 'scripted-embed', timeoutMs: 2000, totalTimeoutMs: 4000 },
-          },
-        ],
+        models: (url) => [scriptedEmbeddingModel(url)],
       });
       ({ key } = await h.newAccount({ usd: 10 }));
     });

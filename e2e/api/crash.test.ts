@@ -5,21 +5,19 @@
 // holds were in memory and died with the process), nothing stays held, and every complete 200 a client received has
 // its usage row with the cost it reported (the settlement commits before the response's last bytes).
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
 import type { Store } from '../../lib/db/store.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { loadChat } from '../support/load.ts';
-import { startLoggedServer } from '../support/processes.ts';
+import { lagoonCli, startLoggedServer } from '../support/processes.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
-const run = promisify(execFile);
 const REQUESTS = 150;
 const DAY = 86_400_000;
 // Short leases so the test sees the sweep: a heartbeat every 200 ms, dead after 1 s, swept every 250 ms.
@@ -54,7 +52,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await dropDb();
     });
 
-    const cli = async (...args: string[]) => (await run(process.execPath, ['scripts/lagoon.ts', ...args], { env })).stdout.trim().split('\n').at(-1)!;
+    const cli = (...args: string[]) => lagoonCli(env, ...args);
 
     async function serve() {
       const server = await startLoggedServer(env);

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { type Hex, parseGwei } from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getBalances } from '../../lib/billing/ledger.ts';
 import { closeRedis, connectRedis, type Redis } from '../../lib/limits/redis.ts';
-import { spawnAnvil } from '../support/chains/anvil.ts';
+import { signDeadTransfer, spawnAnvil, stopSpawnedAnvil } from '../support/chains/anvil.ts';
 import { type RpcRelay, startRelay } from '../support/chains/rpc-relay.ts';
 import { get, type Harness, post, startHarness } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
@@ -51,11 +51,7 @@ after(async () => {
   }
   await db?.drop();
   await relay?.close();
-  if (anvil && anvil.proc.exitCode === null) {
-    const exited = new Promise((r) => anvil.proc.once('exit', r));
-    anvil.proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopSpawnedAnvil(anvil);
 });
 
 const call = (method: string, params: unknown[] = [], id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params });
@@ -69,16 +65,7 @@ test('the same Idempotency-Key on two instances: the transaction reaches the nod
     body: JSON.stringify(call('eth_getTransactionCount', [sender.address, 'latest'])),
   });
   const nonce = Number(BigInt(((await nonceRes.json()) as { result: string }).result));
-  const raw = await sender.signTransaction({
-    chainId: 8453,
-    type: 'eip1559',
-    to: '0x000000000000000000000000000000000000dEaD',
-    value: 1n,
-    nonce,
-    gas: 21_000n,
-    maxFeePerGas: parseGwei('20'),
-    maxPriorityFeePerGas: parseGwei('1'),
-  });
+  const raw = await signDeadTransfer(sender, nonce);
   const headers = { 'Idempotency-Key': `pg-${randomUUID()}` };
   const held = relay.hold('eth_sendRawTransaction');
   const first = post(one, '/crypto/rpc/base-mainnet', key, call('eth_sendRawTransaction', [raw], 1), headers);

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { type Hex, parseGwei } from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getBalances } from '../../lib/billing/ledger.ts';
-import { spawnAnvil } from '../support/chains/anvil.ts';
+import { signDeadTransfer, spawnAnvil } from '../support/chains/anvil.ts';
 import { type RpcRelay, startRelay } from '../support/chains/rpc-relay.ts';
 import { type Harness, post, startHarness } from '../support/harness.ts';
 
@@ -75,16 +75,7 @@ const usd = async () => (await getBalances(h.svc.store, accountId)).usd;
 async function signedTransfer(node: Node, nonceFrom = node): Promise<Hex> {
   const sender = privateKeyToAccount(SENDER_KEY);
   const nonce = Number(BigInt(await direct(nonceFrom, 'eth_getTransactionCount', [sender.address, 'latest'])));
-  return sender.signTransaction({
-    chainId: 8453,
-    type: 'eip1559',
-    to: '0x000000000000000000000000000000000000dEaD',
-    value: 1n,
-    nonce,
-    gas: 21_000n,
-    maxFeePerGas: parseGwei('20'),
-    maxPriorityFeePerGas: parseGwei('1'),
-  });
+  return signDeadTransfer(sender, nonce);
 }
 
 test('a killed node is failed over: the read goes to the next node, billed once; transactions then go to the node in service', async () => {

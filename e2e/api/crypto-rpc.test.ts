@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { createPublicClient, createWalletClient, defineChain, type Hex, http, parseGwei, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, type Hex, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getBalances, grantUsd } from '../../lib/billing/ledger.ts';
 import { ensureWallet } from '../../lib/wallet/wallets.ts';
-import { spawnAnvil } from '../support/chains/anvil.ts';
+import { signDeadTransfer, spawnAnvil, stopSpawnedAnvil } from '../support/chains/anvil.ts';
 import { type RpcRelay, startRelay } from '../support/chains/rpc-relay.ts';
 import { get, type Harness, post, startHarness } from '../support/harness.ts';
 import { evmWallet, signInHeader, walletEnv } from '../wallet/clients.ts';
@@ -41,11 +41,7 @@ before(async () => {
 after(async () => {
   await h?.close();
   await relay?.close();
-  if (anvil && anvil.proc.exitCode === null) {
-    const exited = new Promise((r) => anvil.proc.once('exit', r));
-    anvil.proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopSpawnedAnvil(anvil);
 });
 
 const call = (method: string, params: unknown[] = [], id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params });
@@ -227,16 +223,7 @@ describe('the JSON-RPC proxy on anvil', () => {
   test('a signed transaction retried after a dropped connection is sent once and charged once (Idempotency-Key)', async () => {
     const { accountId, key } = await h.newAccount({ usd: 1 });
     const sender = privateKeyToAccount(SENDER_KEY);
-    const raw = await sender.signTransaction({
-      chainId: 8453,
-      type: 'eip1559',
-      to: '0x000000000000000000000000000000000000dEaD',
-      value: 12345n,
-      nonce: await direct.getTransactionCount({ address: sender.address }),
-      gas: 21_000n,
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    });
+    const raw = await signDeadTransfer(sender, await direct.getTransactionCount({ address: sender.address }), 12345n);
     const body = call('eth_sendRawTransaction', [raw], 7);
     const headers = { 'Idempotency-Key': 'send-7f3a' };
     const held = relay.hold('eth_sendRawTransaction');

@@ -3,20 +3,18 @@
 // it had accepted, and the store must reconcile: every credit granted is either still on the account or in a usage
 // row, nothing stays held, and every complete 200 response has its usage row with the cost it reported.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { loadChat } from '../support/load.ts';
-import { startLoggedServer } from '../support/processes.ts';
+import { lagoonCli, startLoggedServer } from '../support/processes.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
-const run = promisify(execFile);
 const REQUESTS = 200;
 const DAY = 86_400_000;
 
@@ -47,7 +45,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await dropDb();
     });
 
-    const cli = async (...args: string[]) => (await run(process.execPath, ['scripts/lagoon.ts', ...args], { env })).stdout.trim().split('\n').at(-1)!;
+    const cli = (...args: string[]) => lagoonCli(env, ...args);
 
     test(`SIGTERM with ${REQUESTS} requests in flight: exit 0, every accepted request finished and billed, the ledger reconciles`, async (t) => {
       const accountId = await cli('account', 'create', '--name', 'graceful');

@@ -19,7 +19,7 @@ import {
   startOpenAIImagesFake,
   startRembgFake,
 } from '../support/image-upstreams.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, postBytes, startHarness } from '../support/harness.ts';
 
 const free = { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0 };
 const model = (id: string, type: string, engine: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -92,21 +92,8 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(p: string, key: string, body: unknown) {
-  const res = await fetch(`${h.base}${p}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, ...(body instanceof FormData ? {} : { 'content-type': 'application/json' }) },
-    body: body instanceof FormData ? body : JSON.stringify(body),
-  });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  let json: any;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, bytes, json };
-}
+const call = (p: string, key: string, body: unknown) =>
+  body instanceof FormData ? postBytes(h, p, key, body) : postBytes(h, p, key, JSON.stringify(body), { 'content-type': 'application/json' });
 
 const header = (r: { headers: Headers }, name: string) => r.headers.get(`x-service-${name}`);
 const meta = (b: Buffer) => sharp(b).metadata();

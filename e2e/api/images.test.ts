@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import sharp from 'sharp';
 import { grantUsd } from '../../lib/billing/ledger.ts';
 import { ensureWallet } from '../../lib/wallet/wallets.ts';
-import { get, type Harness, startHarness } from '../support/harness.ts';
+import { get, type Harness, postBytes, startHarness } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { evmWallet, signInHeader, walletEnv } from '../wallet/clients.ts';
 
@@ -131,17 +131,7 @@ const balance = async (accountId: string) => {
 };
 
 /** POST any body; the answer's bytes, and its JSON when it is JSON. */
-async function send(path: string, key: string | undefined, body: BodyInit, headers: Record<string, string> = {}) {
-  const res = await fetch(`${h.base}${path}`, { method: 'POST', headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, body });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  let json: any;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, bytes, json };
-}
+const send = (path: string, key: string | undefined, body: BodyInit, headers: Record<string, string> = {}) => postBytes(h, path, key, body, headers);
 const postJson = (path: string, key: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
   send(path, key, JSON.stringify(body), { 'content-type': 'application/json', ...headers });
 

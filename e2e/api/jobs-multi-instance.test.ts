@@ -2,16 +2,15 @@
 // OpenAI videos fake): both instances run some, none is run twice (one upstream video per job, one attempt each),
 // each is billed once, and any instance serves any job's media.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
 import { createTestDatabase } from '../support/pg.ts';
-import { type ServerProcess, startServers, stopServers } from '../support/processes.ts';
+import { lagoonCliSync, type ServerProcess, startServers, stopServers } from '../support/processes.ts';
 import { probeClip, retrieveOnce } from '../support/video.ts';
-import { type FakeOpenAIVideos, startFakeOpenAIVideos } from '../support/video-upstreams.ts';
+import { type FakeOpenAIVideos, fakeVideoModel, startFakeOpenAIVideos } from '../support/video-upstreams.ts';
 
 const JOBS = 20;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-jobs-multi-'));
@@ -20,26 +19,20 @@ let db: { url: string; drop(): Promise<void> };
 let servers: ServerProcess[] = [];
 let env: Record<string, string>;
 
-const cli = (...args: string[]) =>
-  execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .at(-1)!;
+const cli = (...args: string[]) => lagoonCliSync({ ...process.env, ...env }, ...args);
 
 before(async () => {
   upstream = await startFakeOpenAIVideos();
   db = await createTestDatabase();
   const models = path.join(dir, 'models.json');
-  const model = {
+  const model = fakeVideoModel(upstream.url, {
     id: 'shared-video',
     name: 'Shared upstream video',
-    type: 'video',
-    tier: 'M',
-    pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: 0.01 },
-    context_length: 2500,
-    video: { durations: [4], resolutions: ['240p'], aspect_ratios: ['1:1'] },
-    engine: { kind: 'openai-videos', baseUrl: upstream.url, pollMs: 30 },
-  };
+    perSecondUsd: 0.01,
+    resolution: '240p',
+    aspectRatio: '1:1',
+    pollMs: 30,
+  });
   fs.writeFileSync(models, JSON.stringify({ models: [model] }));
   env = {
     DATABASE_URL: db.url,

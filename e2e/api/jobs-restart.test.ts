@@ -5,22 +5,19 @@
 // and bills each exactly once; the holds were never swept as orphans meanwhile. Then a graceful stop hands a running
 // job back to the queue, and the next server finishes it.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../lib/db/open.ts';
 import type { Store } from '../../lib/db/store.ts';
-import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
+import { catalogueModel } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
-import { type LoggedServer, startLoggedServer } from '../support/processes.ts';
+import { type LoggedServer, lagoonCli, startLoggedServer } from '../support/processes.ts';
 import { probeClip, retrieveOnce, retrieveWhenDone } from '../support/video.ts';
-import { type FakeOpenAIVideos, startFakeOpenAIVideos } from '../support/video-upstreams.ts';
+import { type FakeOpenAIVideos, fakeVideoModel, startFakeOpenAIVideos } from '../support/video-upstreams.ts';
 
-const run = promisify(execFile);
-const demoModel = JSON.parse(fs.readFileSync(DEFAULT_CATALOGUE, 'utf8')).models.find((m: { id: string }) => m.id === 'lagoon-demo-video');
+const demoModel = catalogueModel('lagoon-demo-video');
 // One job at a time; short job leases and instance leases, so takeovers and the hold sweep happen within the test.
 const TIMES = {
   LAGOON_JOB_WORKERS: '1',
@@ -46,17 +43,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       upstream = await startFakeOpenAIVideos();
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-jobs-restart-'));
       const catalogue = path.join(dataDir, 'models.json');
-      const held = {
-        id: 'held-video',
-        name: 'Upstream video',
-        type: 'video',
-        tier: 'M',
-        pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: 0.1 },
-        context_length: 2500,
-        video: { durations: [4], resolutions: ['360p'], aspect_ratios: ['16:9'] },
-        engine: { kind: 'openai-videos', baseUrl: upstream.url, pollMs: 50 },
-      };
-      fs.writeFileSync(catalogue, JSON.stringify({ models: [held, demoModel] }));
+      fs.writeFileSync(catalogue, JSON.stringify({ models: [fakeVideoModel(upstream.url), demoModel] }));
       env = { ...process.env, ...TIMES, LAGOON_NO_APP: '1', LAGOON_DATA_DIR: dataDir, LAGOON_MODELS: catalogue, HOST: '127.0.0.1', PORT: '0' };
       if (backend === 'postgres') {
         const db = await createTestDatabase();
@@ -71,7 +58,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await dropDb();
     });
 
-    const cli = async (...args: string[]) => (await run(process.execPath, ['scripts/lagoon.ts', ...args], { env })).stdout.trim().split('\n').at(-1)!;
+    const cli = (...args: string[]) => lagoonCli(env, ...args);
     const serve = async () => {
       const s = await startLoggedServer(env);
       servers.push(s);

@@ -2,7 +2,6 @@
 // With a limit of N requests per window, 3N requests spread over both servers admit exactly N; with credit for
 // N requests, exactly N succeed and the balance ends at zero.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +11,7 @@ import { getBalances } from '../../lib/billing/ledger.ts';
 import { openStore } from '../../lib/db/open.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
-import { type ServerProcess, startServers, stopServers } from '../support/processes.ts';
+import { lagoonCliSync, type ServerProcess, startServers, stopServers } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
 const N = 6;
@@ -22,11 +21,7 @@ let db: { url: string; drop(): Promise<void> };
 let servers: ServerProcess[] = [];
 let env: Record<string, string>;
 
-const cli = (...args: string[]) =>
-  execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .at(-1)!;
+const cli = (...args: string[]) => lagoonCliSync({ ...process.env, ...env }, ...args);
 
 before(async () => {
   engine = await startScriptedEngine();

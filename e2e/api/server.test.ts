@@ -1,13 +1,14 @@
 // The real start command: one process serving the API, the browser app and /healthz on one port, on the embedded
 // defaults (SQLite, the generated demo model), and stopping gracefully on SIGTERM.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sseEvents } from '../support/harness.ts';
+import { lagoonCliSync } from '../support/processes.ts';
 import { DEMO_PUNCTUATION, DEMO_WORDS } from '../../lib/inference/engines/llama/demo-model.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-server-'));
@@ -23,11 +24,7 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
-const cli = (...args: string[]) =>
-  execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, LAGOON_DATA_DIR: dataDir }, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .at(-1)!;
+const cli = (...args: string[]) => lagoonCliSync({ ...process.env, LAGOON_DATA_DIR: dataDir }, ...args);
 
 before(async () => {
   const port = await freePort();

@@ -3,13 +3,12 @@
 // ComfyUI workflows (placeholders, uploads, a WebM output converted, a failed workflow). Failures and timeouts
 // refund the hold; the cap on jobs at once is per account.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Harness, post, startHarness } from '../support/harness.ts';
-import { probeClip, retrieveWhenDone } from '../support/video.ts';
+import { probeClip, retrieveWhenDone, solidPng } from '../support/video.ts';
 import { type FakeComfyUI, type FakeOpenAIVideos, startFakeComfyUI, startFakeOpenAIVideos, testWorkflow } from '../support/video-upstreams.ts';
 
 let h: Harness;
@@ -85,23 +84,7 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const png = () =>
-  execFileSync('ffmpeg', [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'color=c=blue:s=32x32',
-    '-frames:v',
-    '1',
-    '-f',
-    'image2pipe',
-    '-c:v',
-    'png',
-    '-',
-  ]);
+const png = () => solidPng('blue', 32, 32);
 
 async function account(usd = 5) {
   const a = await h.newAccount({ usd });

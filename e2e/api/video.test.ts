@@ -6,15 +6,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { grantUsd } from '../../lib/billing/ledger.ts';
-import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
 import { ensureWallet } from '../../lib/wallet/wallets.ts';
-import { type Harness, get, post, startHarness } from '../support/harness.ts';
+import { catalogueModel, type Harness, get, post, startHarness } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
-import { probeClip, retrieveOnce, retrieveWhenDone } from '../support/video.ts';
+import { probeClip, retrieveOnce, retrieveWhenDone, solidPng } from '../support/video.ts';
 import { evmWallet, signInHeader, walletEnv } from '../wallet/clients.ts';
 
 const DEMO = 'lagoon-demo-video';
-const demoModel = JSON.parse(fs.readFileSync(DEFAULT_CATALOGUE, 'utf8')).models.find((m: { id: string }) => m.id === DEMO);
+const demoModel = catalogueModel(DEMO);
 /** A silent demo model that takes no references and makes only 2 s clips. */
 const silentModel = {
   ...demoModel,
@@ -240,22 +239,7 @@ describe('video requests that are refused', () => {
 
   test('references: an image to animate (data: URL) and a soundtrack (fetched over http) go into the clip', async () => {
     const { key } = await h.newAccount({ usd: 1 });
-    const png = execFileSync('ffmpeg', [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'color=c=red:s=64x48',
-      '-frames:v',
-      '1',
-      '-f',
-      'image2pipe',
-      '-c:v',
-      'png',
-      '-',
-    ]);
+    const png = solidPng('red', 64, 48);
     const wav = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=2', '-f', 'wav', '-']);
     const server = (await import('node:http')).createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(wav));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
 import { screenshot, seriousA11yViolations } from '../support/browser.ts';
-import { type FakeOpenAIVideos, startFakeOpenAIVideos } from '../support/video-upstreams.ts';
+import { catalogueModel } from '../support/harness.ts';
+import { type FakeOpenAIVideos, fakeVideoModel, startFakeOpenAIVideos } from '../support/video-upstreams.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForAttribute, waitForCount, waitForText } from './support/wait.ts';
@@ -19,17 +19,7 @@ import { textOf, until, waitForAttribute, waitForCount, waitForText } from './su
 const skip = browserSkip();
 const DEMO = 'lagoon-demo-video';
 const HELD = 'held-video';
-const demoModel = JSON.parse(fs.readFileSync(DEFAULT_CATALOGUE, 'utf8')).models.find((m: { id: string }) => m.id === DEMO);
-const heldModel = (baseUrl: string) => ({
-  id: HELD,
-  name: 'Upstream video',
-  type: 'video',
-  tier: 'M',
-  pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: 0.1 },
-  context_length: 2500,
-  video: { durations: [5], resolutions: ['360p'], aspect_ratios: ['16:9'] },
-  engine: { kind: 'openai-videos', baseUrl, pollMs: 50 },
-});
+const demoModel = catalogueModel(DEMO);
 
 const path = (page: Page) => new URL(page.url()).pathname;
 const jobCard = (page: Page, id: string) => page.locator(`[data-testid="video-job"][data-id="${id}"]`);
@@ -57,7 +47,7 @@ else
 
     before(async () => {
       upstream = await startFakeOpenAIVideos();
-      run = await startApp({ models: [demoModel, heldModel(upstream.url)] });
+      run = await startApp({ models: [demoModel, fakeVideoModel(upstream.url, { id: HELD, duration: 5 })] });
       user = await run.newUser({ usd: 5 });
       ({ page } = await run.newPage());
       page.on('request', (r) => {

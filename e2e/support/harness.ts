@@ -11,6 +11,7 @@ import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../../lib/billing/ledger.ts';
 import { toMicros } from '../../lib/billing/money.ts';
 import { loadConfig } from '../../lib/config.ts';
+import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
 import { createHttpServer, type FallbackHandler } from '../../lib/http/server.ts';
 import { createService, type Service } from '../../lib/service.ts';
 import { type ScriptedEngine, startScriptedEngine } from './scripted-engine.ts';
@@ -69,6 +70,26 @@ export function scriptedModel(id: string, baseUrl: string | string[], over: Reco
     engine: { kind: 'openai', baseUrl, model: 'scripted', timeoutMs: 2000, totalTimeoutMs: 4000 },
     ...over,
   };
+}
+
+/** An embedding model (16 dimensions) served by the scripted engine at `baseUrl`. */
+export function scriptedEmbeddingModel(baseUrl: string, over: Record<string, unknown> = {}) {
+  return {
+    id: 'embed-model',
+    name: 'Scripted embeddings',
+    type: 'embedding',
+    tier: 'XS',
+    pricing: { input_usd: 1, output_usd: 0, input_diem: 1, output_diem: 0 },
+    context_length: 512,
+    embedding: { dimensions: 16, max_input_tokens: 512 },
+    engine: { kind: 'openai', baseUrl, model: 'scripted-embed', timeoutMs: 2000, totalTimeoutMs: 4000 },
+    ...over,
+  };
+}
+
+/** A model of the default catalogue (lib/models/default-catalogue.json), as its entry there. */
+export function catalogueModel(id: string): Record<string, any> {
+  return JSON.parse(fs.readFileSync(DEFAULT_CATALOGUE, 'utf8')).models.find((m: { id: string }) => m.id === id);
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -187,6 +208,13 @@ export async function post(h: Harness, path: string, key: string | undefined, bo
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: parseJson(text), text };
+}
+
+/** POST any body (JSON text, a form, bytes) with a bearer key; the answer's bytes, and its JSON when it is JSON. */
+export async function postBytes(h: Harness, path: string, key: string | undefined, body: BodyInit, headers: Record<string, string> = {}) {
+  const res = await fetch(`${h.base}${path}`, { method: 'POST', headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, body });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, bytes, json: parseJson(bytes.toString('utf8')) };
 }
 
 export async function get(h: Harness, path: string, key?: string, headers: Record<string, string> = {}) {

@@ -1,6 +1,21 @@
-// Real server processes (scripts/serve.ts) for the tests that need several instances sharing one database.
-import { type ChildProcess, spawn } from 'node:child_process';
+// Real server processes (scripts/serve.ts) for the tests that need several instances sharing one database, and the
+// admin CLI (scripts/lagoon.ts) that sets up their accounts.
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const lastLine = (s: string) => s.trim().split('\n').at(-1)!;
+
+/** Runs the admin CLI (scripts/lagoon.ts) with exactly `env`; the last line it printed (the id or key it made). */
+export async function lagoonCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
+  return lastLine((await run(process.execPath, ['scripts/lagoon.ts', ...args], { env })).stdout);
+}
+
+/** lagoonCli, waiting for it synchronously. */
+export function lagoonCliSync(env: NodeJS.ProcessEnv, ...args: string[]): string {
+  return lastLine(execFileSync(process.execPath, ['scripts/lagoon.ts', ...args], { env, encoding: 'utf8' }));
+}
 
 export interface ServerProcess {
   proc: ChildProcess;

@@ -87,6 +87,23 @@ export interface FakeVideo {
   reference?: { type: string; bytes: number };
 }
 
+/** A catalogue entry for a video model on the OpenAI videos fake at `baseUrl`: one duration, resolution and aspect ratio. */
+export function fakeVideoModel(
+  baseUrl: string,
+  o: { id?: string; name?: string; perSecondUsd?: number; duration?: number; resolution?: string; aspectRatio?: string; pollMs?: number } = {},
+) {
+  return {
+    id: o.id ?? 'held-video',
+    name: o.name ?? 'Upstream video',
+    type: 'video',
+    tier: 'M',
+    pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: o.perSecondUsd ?? 0.1 },
+    context_length: 2500,
+    video: { durations: [o.duration ?? 4], resolutions: [o.resolution ?? '360p'], aspect_ratios: [o.aspectRatio ?? '16:9'] },
+    engine: { kind: 'openai-videos', baseUrl, pollMs: o.pollMs ?? 50 },
+  };
+}
+
 export interface FakeOpenAIVideos {
   /** The base URL, with /v1. */
   url: string;

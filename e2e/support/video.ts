@@ -1,5 +1,5 @@
-// Helpers of the video tests: poll a job until it is done, and read a clip with ffprobe.
-import { execFile } from 'node:child_process';
+// Helpers of the video tests: poll a job until it is done, read a clip with ffprobe, and make a reference image.
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,4 +67,24 @@ export async function probeClip(bytes: Buffer): Promise<ClipInfo> {
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
+}
+
+/** A one-colour PNG of this size, made by ffmpeg: a reference image for a clip. */
+export function solidPng(colour: string, width: number, height: number): Buffer {
+  return execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=${colour}:s=${width}x${height}`,
+    '-frames:v',
+    '1',
+    '-f',
+    'image2pipe',
+    '-c:v',
+    'png',
+    '-',
+  ]);
 }

@@ -1,6 +1,7 @@
 // One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
 // the llama engine queues for its own sequences.
 import type { ModelEntry } from '../models/schema.ts';
+import { EnginesByModel } from './engines-by-model.ts';
 import { createOpenAIEngine, DEFAULT_TIMEOUT_MS } from './engines/openai.ts';
 import { AdmissionQueue, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_QUEUE } from './queue.ts';
 import type { EmbedOptions, Engine, EngineRequest } from './types.ts';
@@ -39,26 +40,16 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
   };
 }
 
-export class EngineRegistry {
-  private readonly engines = new Map<string, Promise<Engine>>();
+export class EngineRegistry extends EnginesByModel<Engine> {
   /** Looks up the variable an upstream's `apiKeyEnv` names (Config.catalogueVar: the environment captured at start). */
   private readonly variable: (name: string) => string | undefined;
 
   constructor(variable: (name: string) => string | undefined = () => undefined) {
+    super();
     this.variable = variable;
   }
 
-  get(model: ModelEntry): Promise<Engine> {
-    let e = this.engines.get(model.id);
-    if (!e) {
-      e = this.create(model);
-      this.engines.set(model.id, e);
-      e.catch(() => this.engines.delete(model.id));
-    }
-    return e;
-  }
-
-  private async create(model: ModelEntry): Promise<Engine> {
+  protected async create(model: ModelEntry): Promise<Engine> {
     const spec = model.engine;
     if (spec.kind !== 'llama' && spec.kind !== 'openai') throw new Error(`model ${model.id}: a ${spec.kind} engine does not serve text`);
     if (spec.kind === 'openai') {
@@ -93,11 +84,5 @@ export class EngineRegistry {
       threads: spec.threads,
       seqs: spec.sequences,
     });
-  }
-
-  async close(): Promise<void> {
-    const all = [...this.engines.values()];
-    this.engines.clear();
-    await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.close?.()));
   }
 }

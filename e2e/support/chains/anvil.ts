@@ -6,8 +6,19 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Abi, createPublicClient, createTestClient, createWalletClient, defineChain, type Hex, http, publicActions, type PublicClient } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import {
+  type Abi,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  parseGwei,
+  publicActions,
+  type PublicClient,
+} from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { BASE_MAINNET } from '../../../lib/wallet/networks.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -66,6 +77,29 @@ export async function spawnAnvil(): Promise<{ proc: ChildProcess; rpcUrl: string
     proc.kill();
     if (attempt >= 2) throw new Error(`anvil did not start (${ANVIL})`);
   }
+}
+
+/** Stops a spawnAnvil process that is still running (SIGTERM) and waits until it has exited. */
+export async function stopSpawnedAnvil(anvil: { proc: ChildProcess } | undefined): Promise<void> {
+  if (anvil && anvil.proc.exitCode === null) {
+    const exited = new Promise((r) => anvil.proc.once('exit', r));
+    anvil.proc.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** A signed EIP-1559 transaction on chain 8453 sending `value` wei from `sender` (at `nonce`) to the dead address. */
+export function signDeadTransfer(sender: PrivateKeyAccount, nonce: number, value = 1n): Promise<Hex> {
+  return sender.signTransaction({
+    chainId: 8453,
+    type: 'eip1559',
+    to: '0x000000000000000000000000000000000000dEaD',
+    value,
+    nonce,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei('20'),
+    maxPriorityFeePerGas: parseGwei('1'),
+  });
 }
 
 export async function startAnvil(): Promise<Anvil> {

@@ -13,7 +13,7 @@ import { BREACH_TYPES } from '../wire/limits.ts';
 import type { BreachPage, LimitsReport, ModelLimitStatus } from '../wire.ts';
 import { isRemote } from './catalogues.ts';
 import { idParam, instant, intParam, queryOf, rangeRefine, totalPages } from './dash-query.ts';
-import { metersOf } from './rate-limits.ts';
+import { modelMeters } from './rate-limits.ts';
 
 const statusQuery = z.strictObject({ keyId: idParam.optional() });
 const logQuery = z
@@ -43,17 +43,13 @@ export function limitRoutes(deps: AppDeps) {
       const models: ModelLimitStatus[] = await Promise.all(
         svc.catalogue.models.map(async (m) => {
           const subject = { credential: keyId, modelId: m.id, model: m, tier } as const;
-          const [headers, today] = await Promise.all([svc.limiter.peek(subject), svc.limiter.dayPeek(subject)]);
-          const { requests, tokens } = metersOf(headers, now);
-          const rpd = svc.limiter.classOf(m, tier).rpd;
+          const [meters, today] = await Promise.all([modelMeters(svc.limiter, subject, now), svc.limiter.dayPeek(subject)]);
           return {
             modelId: m.id,
             name: m.name,
             type: m.type,
             sizeTier: m.tier ?? '',
-            requestsPerMinute: requests,
-            ...(tokens ? { tokensPerMinute: tokens } : {}),
-            ...(rpd !== undefined ? { requestsPerDay: rpd } : {}),
+            ...meters,
             ...(today ? { requestsToday: today } : {}),
           };
         }),

@@ -1,6 +1,7 @@
 // GET /api/app/rate-limits: for each chat model, the figures of the user's tier and what is left of them now for the
 // user's server-held key, the credential the browser app's chats are counted against. Read with the limiter's peek,
 // which consumes nothing, so opening the dashboard never costs the user a request.
+import type { LimitSubject, RateLimiter } from '../../limits/rate-limiter.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { principalForUser } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
@@ -11,7 +12,7 @@ import { isRemote } from './catalogues.ts';
 const num = (h: Record<string, string>, name: string) => Number(h[name] ?? NaN);
 
 /** Meters from the x-ratelimit-* headers peek returns (request resets are Unix seconds; token resets, seconds from now). */
-export function metersOf(h: Record<string, string>, now: number): { requests: RateMeter; tokens?: RateMeter } {
+function metersOf(h: Record<string, string>, now: number): { requests: RateMeter; tokens?: RateMeter } {
   const requests = {
     limit: num(h, 'x-ratelimit-limit-requests'),
     remaining: num(h, 'x-ratelimit-remaining-requests'),
@@ -28,6 +29,21 @@ export function metersOf(h: Record<string, string>, now: number): { requests: Ra
   };
 }
 
+/** A model's meters for one credential (what peek shows left now) and its daily request figure, when the tier has one. */
+export async function modelMeters(
+  limiter: RateLimiter,
+  subject: LimitSubject & { model: ModelEntry },
+  now: number,
+): Promise<Pick<ModelRateLimits, 'requestsPerMinute' | 'tokensPerMinute' | 'requestsPerDay'>> {
+  const { requests, tokens } = metersOf(await limiter.peek(subject), now);
+  const rpd = limiter.classOf(subject.model, subject.tier).rpd;
+  return {
+    requestsPerMinute: requests,
+    ...(tokens ? { tokensPerMinute: tokens } : {}),
+    ...(rpd !== undefined ? { requestsPerDay: rpd } : {}),
+  };
+}
+
 export function rateLimitRoutes(deps: AppDeps) {
   const { svc } = deps;
   const remote = isRemote(deps);
@@ -41,19 +57,12 @@ export function rateLimitRoutes(deps: AppDeps) {
       const now = Date.now();
       const text = svc.catalogue.models.filter((m): m is ModelEntry => m.type === 'text');
       const models: ModelRateLimits[] = await Promise.all(
-        text.map(async (m) => {
-          const headers = await svc.limiter.peek({ credential: principal.keyId, modelId: m.id, model: m, tier });
-          const { requests, tokens } = metersOf(headers, now);
-          const rpd = svc.limiter.classOf(m, tier).rpd;
-          return {
-            modelId: m.id,
-            name: m.name,
-            sizeTier: m.tier,
-            requestsPerMinute: requests,
-            ...(tokens ? { tokensPerMinute: tokens } : {}),
-            ...(rpd !== undefined ? { requestsPerDay: rpd } : {}),
-          };
-        }),
+        text.map(async (m) => ({
+          modelId: m.id,
+          name: m.name,
+          sizeTier: m.tier,
+          ...(await modelMeters(svc.limiter, { credential: principal.keyId, modelId: m.id, model: m, tier }, now)),
+        })),
       );
       return json({ mode: 'local', tier, windowSeconds, models } satisfies RateLimitsReport);
     }),

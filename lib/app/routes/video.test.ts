@@ -5,15 +5,13 @@
 // is a 400 that names the field and holds nothing; deleting a running job cancels it and releases its hold; and in
 // remote mode the page is told video is unavailable.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type Harness, startHarness } from '../../../e2e/support/harness.ts';
+import { catalogueModel, type Harness, startHarness } from '../../../e2e/support/harness.ts';
 import { createTestDatabase } from '../../../e2e/support/pg.ts';
 import { probeClip } from '../../../e2e/support/video.ts';
-import { type FakeOpenAIVideos, startFakeOpenAIVideos } from '../../../e2e/support/video-upstreams.ts';
+import { type FakeOpenAIVideos, fakeVideoModel, startFakeOpenAIVideos } from '../../../e2e/support/video-upstreams.ts';
 import { grantUsd } from '../../billing/ledger.ts';
 import { toMicros } from '../../billing/money.ts';
-import { DEFAULT_CATALOGUE } from '../../models/catalogue.ts';
 import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
 import { signUp, type User } from '../../users/users.ts';
 import type { AppVideoJob, VideoJobsReport, VideoModelsReport } from '../wire/video.ts';
@@ -22,17 +20,7 @@ import { parseRange } from './video.ts';
 
 const DEMO = 'lagoon-demo-video';
 const HELD = 'held-video';
-const demoModel = JSON.parse(fs.readFileSync(DEFAULT_CATALOGUE, 'utf8')).models.find((m: { id: string }) => m.id === DEMO);
-const heldModel = (baseUrl: string) => ({
-  id: HELD,
-  name: 'Upstream video',
-  type: 'video',
-  tier: 'M',
-  pricing: { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0, per_second_usd: 0.1 },
-  context_length: 2500,
-  video: { durations: [4], resolutions: ['360p'], aspect_ratios: ['16:9'] },
-  engine: { kind: 'openai-videos', baseUrl, pollMs: 50 },
-});
+const demoModel = catalogueModel(DEMO);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let seq = 0;
@@ -73,7 +61,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
       upstream = await startFakeOpenAIVideos();
       let databaseUrl: string | undefined;
       if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
-      h = await startHarness({ app: true, databaseUrl, models: [demoModel, heldModel(upstream.url)] });
+      h = await startHarness({ app: true, databaseUrl, models: [demoModel, fakeVideoModel(upstream.url, { id: HELD })] });
       routes = h.app!.routes;
       call = caller(h.svc.store);
       alice = await newUser(1);

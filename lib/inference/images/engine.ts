@@ -22,7 +22,8 @@ interface JobBase {
   signal: AbortSignal;
 }
 
-export interface GenerateJob extends JobBase {
+/** What a generation asks for: the pipeline's plan carries it, and the job hands it to the engine. */
+export interface GenerateSpec {
   prompt: string;
   negativePrompt?: string;
   width: number;
@@ -36,6 +37,8 @@ export interface GenerateJob extends JobBase {
   /** Whether the caller asked for safe mode (an upstream that moderates may be told so). */
   safeMode: boolean;
 }
+
+export interface GenerateJob extends JobBase, GenerateSpec {}
 
 export interface EditJob extends JobBase {
   prompt: string;

@@ -14,7 +14,7 @@ import type { ModelEntry } from '../../models/schema.ts';
 import type { ChatContext, ChatDeps, ChatMeta } from '../chat/pipeline.ts';
 import { metered } from '../metered.ts';
 import { EngineError } from '../types.ts';
-import { ContentPolicyError, type EngineImage, type ImageEngine } from './engine.ts';
+import { ContentPolicyError, type EngineImage, type GenerateSpec, type ImageEngine } from './engine.ts';
 import { hash32 } from './engines/demo-art.ts';
 import { type InputBounds, type InputImage, inputBytes, inspect, loadInput } from './inputs.ts';
 import { finishImage, type FinishedImage } from './output.ts';
@@ -145,18 +145,8 @@ function requireJob<K extends keyof ImageEngine>(engine: ImageEngine, model: Mod
   return fn as NonNullable<ImageEngine[K]>;
 }
 
-interface GenerationPlan {
+interface GenerationPlan extends GenerateSpec {
   model: ModelEntry;
-  prompt: string;
-  negativePrompt?: string;
-  width: number;
-  height: number;
-  steps: number;
-  cfgScale?: number;
-  seed: number;
-  variants: number;
-  stylePreset?: string;
-  safeMode: boolean;
   format: ImageFormat;
   watermark: boolean;
   exif: boolean;

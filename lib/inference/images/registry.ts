@@ -5,6 +5,7 @@ import type { Catalogue, CatalogueVars } from '../../models/catalogue.ts';
 import { isImageEngineKind, isImageModelType, JOB_OF_TYPE } from '../../models/image-models.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import type { Service } from '../../service.ts';
+import { EnginesByModel } from '../engines-by-model.ts';
 import { AdmissionQueue } from '../queue.ts';
 import type { ImageEngine } from './engine.ts';
 import type { ImageDeps } from './pipeline.ts';
@@ -32,22 +33,12 @@ function queued(engine: ImageEngine, queue: AdmissionQueue): ImageEngine {
   };
 }
 
-export class ImageEngines {
-  private readonly engines = new Map<string, Promise<ImageEngine>>();
+export class ImageEngines extends EnginesByModel<ImageEngine> {
   private readonly vars: CatalogueVars;
 
   constructor(vars: CatalogueVars) {
+    super();
     this.vars = vars;
-  }
-
-  get(model: ModelEntry): Promise<ImageEngine> {
-    let e = this.engines.get(model.id);
-    if (!e) {
-      e = this.create(model);
-      this.engines.set(model.id, e);
-      e.catch(() => this.engines.delete(model.id));
-    }
-    return e;
   }
 
   private secret(model: ModelEntry, name: string | undefined): string | undefined {
@@ -57,7 +48,7 @@ export class ImageEngines {
     return v;
   }
 
-  private async create(model: ModelEntry): Promise<ImageEngine> {
+  protected async create(model: ModelEntry): Promise<ImageEngine> {
     const spec = model.engine;
     if (!isImageEngineKind(spec.kind) || !isImageModelType(model.type)) throw new Error(`model ${model.id}: a ${spec.kind} engine does not serve images`);
     const job = JOB_OF_TYPE[model.type];
@@ -143,12 +134,6 @@ export class ImageEngines {
         return remote(engine, connections);
       }
     }
-  }
-
-  async close(): Promise<void> {
-    const all = [...this.engines.values()];
-    this.engines.clear();
-    await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.close?.()));
   }
 }
 

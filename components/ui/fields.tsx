@@ -1,4 +1,4 @@
-// Small labelled form controls for the account pages' filters and forms: a select and a compact input.
+// Small labelled form controls (the account pages' filters and forms, the video form): a select and a compact input.
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 
