@@ -53,7 +53,7 @@ else
         assert.ok(!d.has('upgrade-insecure-requests'), 'plain http: nothing to upgrade to');
         assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
         assert.equal(res.headers.get('referrer-policy'), 'same-origin');
-        assert.match(res.headers.get('permissions-policy') ?? '', /camera=\(\), .*microphone=\(\)/);
+        assert.match(res.headers.get('permissions-policy') ?? '', /camera=\(\), .*microphone=\(self\)/);
         assert.equal(res.headers.get('x-frame-options'), 'DENY');
         assert.equal(res.headers.get('strict-transport-security'), null, 'no HSTS over plain http');
         if (res.status !== 200) continue; // a redirect has no scripts

@@ -68,7 +68,8 @@ const PERMISSIONS_POLICY = [
   'gyroscope=()',
   'hid=()',
   'magnetometer=()',
-  'microphone=()',
+  // Dictation in the chat composer records from the microphone (this site only; nothing it embeds).
+  'microphone=(self)',
   'midi=()',
   'payment=()',
   'serial=()',
