@@ -4,6 +4,7 @@
 // the README's configuration table lists exactly these settings: `node scripts/config-table.ts --write` rewrites it).
 import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
+import { parseBaseCredits, parseCreditPrice, parseUpstreams, type RpcConfig, readTables, rpcConfigOf } from './crypto-rpc/config.ts';
 import { type LimitConfig, loadLimitConfig } from './limits/config.ts';
 import { parseAllowHosts } from './net/allow-hosts.ts';
 import {
@@ -52,6 +53,35 @@ export interface AuthLimitConfig {
   signUpsPerIpPerHour: number;
 }
 
+/** Durable jobs: media storage and how jobs are leased and run (lib/jobs). */
+export interface JobsConfig {
+  mediaDir: string;
+  /** Media bytes kept at once; new jobs are refused past it. */
+  mediaMaxBytes: number;
+  /** Finished jobs (and their media) are deleted this long after they finished. */
+  retentionMs: number;
+  /** Jobs this instance runs at once. */
+  workers: number;
+  /** Jobs one account may have queued or running at once. */
+  perAccount: number;
+  /** A running job's lease; renewed every third of it while the job works. */
+  leaseMs: number;
+  /** How often idle workers look for queued jobs. */
+  pollMs: number;
+}
+
+/** The audio engines' programs (lib/inference/audio/engines.ts). */
+export interface AudioConfig {
+  /** ffmpeg (a name on PATH or a path): decoding uploads, encoding speech. */
+  ffmpegPath: string;
+  /** pocketsphinx_continuous: the local transcription engine. */
+  pocketsphinxPath: string;
+  /** The largest media file /video/transcriptions fetches. */
+  mediaMaxBytes: number;
+  /** The longest text one /audio/queue job speaks, in characters. */
+  queueMaxCharacters: number;
+}
+
 /** The browser app's settings. */
 export interface AppConfig {
   /** Serve the browser app next to the API (LAGOON_NO_APP=1 turns it off). */
@@ -84,6 +114,8 @@ export interface Config {
   search: SearchConfig | undefined;
   /** Hosts that safeFetch may reach although they resolve to private addresses (canonical form). */
   fetchAllowHosts: string[];
+  /** The audio engines' programs (lib/inference/audio): ffmpeg, pocketsphinx, and the media /video/transcriptions fetches. */
+  audio: AudioConfig;
   modelsFile: string | undefined;
   wire: WireNames;
   /** `<yyyymmdd>.<hhmmss>` sent as x-<word>-version. */
@@ -102,8 +134,12 @@ export interface Config {
    * `sweepMs` the live ones release the holds of instances silent for `leaseMs` (lib/billing/instance-lease.ts).
    */
   holdLease: { heartbeatMs: number; leaseMs: number; sweepMs: number };
+  /** Durable jobs (video, long audio; lib/jobs): where their media live and for how long, and how they are run. */
+  jobs: JobsConfig;
   /** Wallet users: SIWX binding (LAGOON_PUBLIC_URL) and the x402 top-up rails (LAGOON_X402_*). */
   wallet: WalletConfig;
+  /** The crypto JSON-RPC proxy (LAGOON_RPC_*): upstream nodes, prices, method tables, per-caller caps. */
+  cryptoRpc: RpcConfig;
   /** The browser app (Next) and its routes. */
   app: AppConfig;
   dev: boolean;
@@ -236,6 +272,27 @@ export const SETTINGS = {
     parse: hostList,
     doc: 'comma-separated hosts that may be fetched even though they resolve to private addresses (intranet files)',
   },
+  LAGOON_FFMPEG_PATH: {
+    default: 'ffmpeg',
+    parse: text,
+    doc: 'the ffmpeg program (speech encoding, decoding audio for transcription); missing, transcription answers 503 and speech only wav and pcm',
+  },
+  LAGOON_POCKETSPHINX_PATH: {
+    default: 'pocketsphinx_continuous',
+    parse: text,
+    doc: 'the PocketSphinx program of the local transcription model; missing, that model answers 503 (the server says so at start)',
+  },
+  LAGOON_TRANSCRIBE_FETCH_MAX_BYTES: {
+    default: String(100 * 1024 * 1024),
+    shown: '100 MiB',
+    parse: int(1),
+    doc: 'the largest media file `/video/transcriptions` fetches from a URL',
+  },
+  LAGOON_AUDIO_QUEUE_MAX_CHARACTERS: {
+    default: '100000',
+    parse: int(1),
+    doc: 'the longest text (in characters) one `/audio/queue` job speaks; longer is a 400',
+  },
   LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
   LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
   LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
@@ -270,6 +327,26 @@ export const SETTINGS = {
     parse: int(1),
     doc: 'with PostgreSQL: how often each instance releases the holds of dead ones (and once at start)',
   },
+  LAGOON_MEDIA_DIR: {
+    shown: '`$LAGOON_DATA_DIR/media`',
+    parse: (raw: string) => path.resolve(raw),
+    doc: 'where finished video (and long audio) jobs keep their media until retrieved; with several instances, a directory they all share (NFS or similar)',
+  },
+  LAGOON_MEDIA_MAX_BYTES: {
+    default: String(10 * 1024 ** 3),
+    shown: '10 GiB',
+    parse: int(1),
+    doc: 'media kept at once; past it, new jobs are refused (503) until media are retrieved, completed or expire',
+  },
+  LAGOON_MEDIA_RETENTION_SECONDS: { default: '86400', parse: int(1), doc: 'finished jobs older than this are deleted with their media (retrieve answers 404)' },
+  LAGOON_JOB_WORKERS: { default: '2', parse: int(1), doc: 'jobs (video, long audio) one instance runs at once' },
+  LAGOON_MAX_JOBS_PER_ACCOUNT: { default: '4', parse: int(1), doc: "an account's jobs queued or running at once; more are refused (429)" },
+  LAGOON_JOB_LEASE_MS: {
+    default: '30000',
+    parse: int(1),
+    doc: "a running job's lease, renewed while it works; a job whose instance died is taken over once it expires",
+  },
+  LAGOON_JOB_POLL_MS: { default: '1000', parse: int(1), doc: 'how often an idle instance looks for queued jobs (jobs queued on itself start at once)' },
   LAGOON_TIMESTAMP_HEADER: { default: '1', parse: flag, doc: '`0` turns off `x-service-timestamp`' },
   LAGOON_NO_APP: { default: '0', parse: flag, doc: '`1` serves the API without the browser app (headless deployments, benchmarks)' },
   LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
@@ -314,6 +391,36 @@ export const SETTINGS = {
   },
   LAGOON_X402_FACILITATOR_URL: { parse: httpUrl, doc: 'a remote x402 facilitator (verify/settle over HTTP) instead of the in-process one' },
   LAGOON_X402_MAX_TOPUP_USD: { default: '10000', parse: parseMaxTopUpUsd, doc: 'the largest single top-up, in USD (at least 5)' },
+  LAGOON_RPC_UPSTREAMS: {
+    parse: parseUpstreams,
+    doc: 'the nodes of the crypto JSON-RPC proxy: `network=url,url;network=url` or a JSON object of URLs per network, in order of preference; only these networks are served. URLs may carry provider keys: they are never logged or returned',
+  },
+  LAGOON_RPC_CREDIT_PRICE_USD: { default: '0.0000007', parse: parseCreditPrice, doc: 'the price of one JSON-RPC credit in USD (DIEM alike)' },
+  LAGOON_RPC_BASE_CREDITS: {
+    parse: parseBaseCredits,
+    doc: 'credits of a standard call per network, over the defaults (20 on most EVM chains, 30 on Solana and zkSync): `network=credits;…` or JSON',
+  },
+  LAGOON_RPC_ERROR_CREDITS: {
+    default: '5',
+    parse: int(1),
+    doc: 'what a call the node answers with a JSON-RPC error costs, instead of the credits of its method',
+  },
+  LAGOON_RPC_TABLES: {
+    parse: readTables,
+    doc: 'a JSON file merged over the default networks (`{networks: {slug: {family, baseCredits, extensions}}}`) and method tables (`{methods: {evm: {method: "standard"|"advanced"|"large"|"refused"}}}`)',
+  },
+  LAGOON_RPC_REQUESTS_PER_MINUTE: {
+    default: '100',
+    parse: int(1),
+    doc: 'JSON-RPC requests per minute per caller (a key or a wallet); shared through Redis when set',
+  },
+  LAGOON_RPC_CREDITS_PER_DAY: { default: '10000000', parse: int(1), doc: 'JSON-RPC credits per caller per rolling 24 hours; shared through Redis when set' },
+  LAGOON_RPC_TIMEOUT_MS: { default: '30000', parse: int(1), doc: 'one upstream attempt of a JSON-RPC call, until its answer has arrived (504 beyond it)' },
+  LAGOON_RPC_HEALTH_INTERVAL_MS: {
+    default: '15000',
+    parse: int(1),
+    doc: 'how often JSON-RPC upstreams are health-checked; a failed one is retried after 1 s, backing off up to this',
+  },
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -391,6 +498,19 @@ export function loadConfig(env: Env = process.env): Config {
   if (v.LAGOON_HOLD_LEASE_MS < 2 * v.LAGOON_HEARTBEAT_MS)
     problems.push(`LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS (${2 * v.LAGOON_HEARTBEAT_MS}), got ${v.LAGOON_HOLD_LEASE_MS}`);
   const remote = check(() => remoteOf(v));
+  const cryptoRpc = check(() =>
+    rpcConfigOf({
+      upstreams: v.LAGOON_RPC_UPSTREAMS,
+      baseCredits: v.LAGOON_RPC_BASE_CREDITS,
+      tables: v.LAGOON_RPC_TABLES,
+      creditPriceUsd: v.LAGOON_RPC_CREDIT_PRICE_USD,
+      errorCredits: v.LAGOON_RPC_ERROR_CREDITS,
+      requestsPerMinute: v.LAGOON_RPC_REQUESTS_PER_MINUTE,
+      creditsPerDay: v.LAGOON_RPC_CREDITS_PER_DAY,
+      timeoutMs: v.LAGOON_RPC_TIMEOUT_MS,
+      healthIntervalMs: v.LAGOON_RPC_HEALTH_INTERVAL_MS,
+    }),
+  );
   const wallet = check(() =>
     walletConfigOf(
       {
@@ -427,6 +547,12 @@ export function loadConfig(env: Env = process.env): Config {
     augmentPrices: { search: v.LAGOON_SEARCH_PRICE_USD, scrapedUrl: v.LAGOON_SCRAPE_PRICE_USD, textParser: v.LAGOON_TEXT_PARSER_PRICE_USD },
     search,
     fetchAllowHosts: v.LAGOON_FETCH_ALLOW_HOSTS ?? [],
+    audio: {
+      ffmpegPath: v.LAGOON_FFMPEG_PATH,
+      pocketsphinxPath: v.LAGOON_POCKETSPHINX_PATH,
+      mediaMaxBytes: v.LAGOON_TRANSCRIBE_FETCH_MAX_BYTES,
+      queueMaxCharacters: v.LAGOON_AUDIO_QUEUE_MAX_CHARACTERS,
+    },
     modelsFile: v.LAGOON_MODELS,
     wire: v.LAGOON_WIRE_NAME,
     revision: v.LAGOON_REVISION ?? revisionOf(new Date()),
@@ -435,8 +561,18 @@ export function loadConfig(env: Env = process.env): Config {
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },
+    jobs: {
+      mediaDir: v.LAGOON_MEDIA_DIR ?? path.join(dataDir, 'media'),
+      mediaMaxBytes: v.LAGOON_MEDIA_MAX_BYTES,
+      retentionMs: v.LAGOON_MEDIA_RETENTION_SECONDS * 1000,
+      workers: v.LAGOON_JOB_WORKERS,
+      perAccount: v.LAGOON_MAX_JOBS_PER_ACCOUNT,
+      leaseMs: v.LAGOON_JOB_LEASE_MS,
+      pollMs: v.LAGOON_JOB_POLL_MS,
+    },
     connections: { headersTimeoutMs: v.LAGOON_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.LAGOON_REQUEST_TIMEOUT_MS, maxPerIp: v.LAGOON_MAX_CONNECTIONS_PER_IP },
     wallet,
+    cryptoRpc,
     app: {
       enabled: !v.LAGOON_NO_APP,
       trustProxy: v.LAGOON_TRUST_PROXY,

@@ -5,6 +5,7 @@ import type { AppMessage } from '@/lib/app/wire.ts';
 import { BranchNav } from './branch-nav.tsx';
 import { ModelNamesContext, useChatActions } from './chat-context.ts';
 import { CopyButton } from './copy-button.tsx';
+import { ReadAloudButton } from '@/components/audio/read-aloud-button.tsx';
 import { ErrorBanner } from './error-banner.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { RegenerateIcon } from './icons.tsx';
@@ -47,6 +48,7 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
       {!generating && (
         <div className="mt-1 flex min-h-8 flex-wrap items-center gap-x-1 gap-y-1 text-muted-foreground">
           {content && <CopyButton text={content} />}
+          {content && <ReadAloudButton id={message.id} text={content} />}
           <IconButton size="sm" label="Regenerate" data-testid="regenerate-button" disabled={busy} onClick={() => actions.regenerate(message.id)}>
             <RegenerateIcon />
           </IconButton>

@@ -56,3 +56,28 @@ test('images are accepted for vision models, and hostile names are cleaned in me
   assert.equal(r.accepted[0].kind, 'image');
   assert.equal(r.errors[0], '“xgnp.exe” is not a supported file type.');
 });
+
+test('audio files are accepted where the server transcribes them, under the names browsers give them', () => {
+  const withAudio: AttachmentLimits = {
+    ...limits,
+    audioTypes: ['audio/wav', 'audio/mpeg', 'audio/mp4', 'audio/ogg', 'audio/webm', 'audio/flac'],
+    maxAudioSeconds: 300,
+  };
+  assert.equal(
+    describeLimits(withAudio),
+    'Up to 3 files, 10 MB each: images (vision models), PDF, DOCX, TXT, MD, CSV, audio up to 5 min (WAV, MP3, M4A, OGG, WEBM, FLAC)',
+  );
+  assert.equal(effectiveType(f('memo.m4a', 'audio/x-m4a')), 'audio/mp4');
+  assert.equal(effectiveType(f('rec.webm', 'video/webm')), 'audio/webm');
+  assert.equal(effectiveType(f('song.flac', '')), 'audio/flac');
+  const r = checkFiles([f('memo.mp3', 'audio/mpeg'), f('take.wav', 'audio/x-wav')], 0, withAudio, false);
+  assert.deepEqual(
+    r.accepted.map((a) => [a.file.name, a.type, a.kind]),
+    [
+      ['memo.mp3', 'audio/mpeg', 'document'],
+      ['take.wav', 'audio/wav', 'document'],
+    ],
+  );
+  // Without transcription on the server, audio is just another unsupported type.
+  assert.match(checkFiles([f('memo.mp3', 'audio/mpeg')], 0, limits, false).errors[0], /not a supported file type/);
+});

@@ -18,6 +18,36 @@ const BY_EXTENSION: Record<string, string> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/ogg',
+  webm: 'audio/webm',
+  flac: 'audio/flac',
+};
+
+const AUDIO_LABELS: Record<string, string> = {
+  'audio/wav': 'WAV',
+  'audio/mpeg': 'MP3',
+  'audio/mp4': 'M4A',
+  'audio/ogg': 'OGG',
+  'audio/webm': 'WEBM',
+  'audio/flac': 'FLAC',
+};
+
+/** Other names browsers give the audio types (the server knows the same ones). */
+const AUDIO_ALIASES: Record<string, string> = {
+  'audio/x-wav': 'audio/wav',
+  'audio/wave': 'audio/wav',
+  'audio/vnd.wave': 'audio/wav',
+  'audio/mp3': 'audio/mpeg',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/m4a': 'audio/mp4',
+  'audio/opus': 'audio/ogg',
+  'audio/x-flac': 'audio/flac',
+  'video/webm': 'audio/webm',
 };
 
 /** Short labels for the limits line. */
@@ -42,6 +72,7 @@ export function effectiveType(file: FileLike): string {
   const ext = /\.([a-z0-9]+)$/i.exec(file.name)?.[1]?.toLowerCase() ?? '';
   const fromExt = BY_EXTENSION[ext];
   if (!file.type || file.type === 'application/octet-stream') return fromExt ?? file.type;
+  if (Object.hasOwn(AUDIO_ALIASES, file.type)) return AUDIO_ALIASES[file.type];
   // Some systems report markdown as text/plain or text/x-markdown: trust the extension for text files.
   if (fromExt && file.type.startsWith('text/') && fromExt.startsWith('text/')) return fromExt;
   return file.type;
@@ -50,7 +81,10 @@ export function effectiveType(file: FileLike): string {
 /** "Up to 5 files, 10 MB each: images (vision models), PDF, DOCX, …". */
 export function describeLimits(limits: AttachmentLimits): string {
   const docs = [...new Set(limits.documentTypes.map((t) => LABELS[t] ?? t.split('/').pop()!.toUpperCase()))];
-  const kinds = [...(limits.imageTypes.length ? ['images (vision models)'] : []), ...docs];
+  const minutes = Math.floor((limits.maxAudioSeconds ?? 0) / 60);
+  const sounds = [...new Set((limits.audioTypes ?? []).map((t) => AUDIO_LABELS[t] ?? t.split('/').pop()!.toUpperCase()))];
+  const audio = sounds.length ? [`audio up to ${minutes ? `${minutes} min` : `${limits.maxAudioSeconds} s`} (${sounds.join(', ')})`] : [];
+  const kinds = [...(limits.imageTypes.length ? ['images (vision models)'] : []), ...docs, ...audio];
   return `Up to ${limits.maxFiles} files, ${formatBytes(limits.maxFileBytes)} each: ${kinds.join(', ')}`;
 }
 
@@ -68,7 +102,9 @@ export function checkFiles<F extends FileLike>(files: readonly F[], alreadyAttac
     const name = `“${displayFileName(file.name)}”`;
     const type = effectiveType(file);
     const isImage = limits.imageTypes.includes(type);
-    if (!isImage && !limits.documentTypes.includes(type)) {
+    // Audio is read like a document: the server writes down what is said.
+    const isAudio = !!limits.audioTypes?.includes(type);
+    if (!isImage && !isAudio && !limits.documentTypes.includes(type)) {
       out.errors.push(`${name} is not a supported file type.`);
     } else if (isImage && !vision) {
       out.errors.push(`${name} is an image, and the selected model cannot read images. Pick a model with vision.`);

@@ -7,6 +7,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { SlidersIcon } from './icons.tsx';
 import { useDismiss } from './use-dismiss.ts';
+import { VoiceSettings } from '@/components/audio/voice-settings.tsx';
+import { loadVoicePrefs, saveVoicePrefs, type VoicePrefs } from '@/components/audio/voice-prefs.ts';
 
 const MODES: { value: WebSearchMode; label: string }[] = [
   { value: 'off', label: 'Off' },
@@ -17,6 +19,8 @@ const MODES: { value: WebSearchMode; label: string }[] = [
 export function ChatSettingsButton({ settings, onSave }: { settings: ChatSettings; onSave: (s: ChatSettings) => void }) {
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<ChatSettings>(settings);
+  // The read-aloud voice is the user's (this browser), not the chat's: drafted here, saved with the rest.
+  const [voice, setVoice] = useState<VoicePrefs>({ speed: 1 });
   const root = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
   const first = useRef<HTMLTextAreaElement>(null);
@@ -30,6 +34,7 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
   const set = <K extends keyof ChatSettings>(k: K, v: ChatSettings[K]) => setDraft((d) => ({ ...d, [k]: v }));
   const save = () => {
     onSave({ ...draft, systemPrompt: draft.systemPrompt?.trim() ? draft.systemPrompt : undefined });
+    saveVoicePrefs(voice);
     setOpen(false);
     trigger.current?.focus();
   };
@@ -46,7 +51,10 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
         aria-haspopup="dialog"
         aria-expanded={open}
         onClick={() => {
-          if (!open) setDraft(settings);
+          if (!open) {
+            setDraft(settings);
+            setVoice(loadVoicePrefs());
+          }
           setOpen(!open);
         }}
       >
@@ -144,6 +152,7 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
             />
             Include the service’s default system prompt
           </label>
+          <VoiceSettings value={voice} onChange={setVoice} />
           <div className="flex justify-end gap-2">
             <Button
               variant="ghost"

@@ -26,6 +26,10 @@ import { useBranch } from './use-branch.ts';
 import { useChatController } from './use-chat-controller.ts';
 import { useFileDrop } from './use-file-drop.ts';
 import { useStopOnEscape } from './use-stop-on-escape.ts';
+import { ImageActionsContext } from '@/components/images/image-actions.ts';
+import { ImageModeToggle } from '@/components/images/image-mode-toggle.tsx';
+import { ImageOptions } from '@/components/images/image-options.tsx';
+import { useImageMode } from '@/components/images/use-image-mode.ts';
 
 interface Props {
   conversationId: string | null;
@@ -69,11 +73,23 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
     setLeaf: branch.setLeafId,
     onFollow: () => setFollowToken((t) => t + 1),
   });
+  // The image mode: the box's text becomes an image prompt; its turns go into this chat too.
+  const image = useImageMode({
+    conversationId,
+    chatModelId: modelId,
+    characterSlug: slug,
+    settings,
+    leafId: last?.id ?? null,
+    blocked: generating,
+    setLeaf: branch.setLeafId,
+    onFollow: () => setFollowToken((t) => t + 1),
+  });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
   const drop = useFileDrop(attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
   const sendMessage = (text: string) => {
+    if (image.enabled) return image.generate(text);
     const files = attachments.items;
     attachments.clear();
     return controller.send(text, files, last?.id ?? null);
@@ -92,9 +108,16 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   );
 
   const { pending, failure } = controller;
+  const { pending: imagePending, failure: imageFailure } = image;
   const rows = useMemo<TranscriptRow[]>(
-    () => [...branch.rows.map((r) => ({ kind: 'message' as const, key: r.message.id, ...r })), ...(pending ? [pending] : []), ...(failure ? [failure] : [])],
-    [branch.rows, pending, failure],
+    () => [
+      ...branch.rows.map((r) => ({ kind: 'message' as const, key: r.message.id, ...r })),
+      ...(pending ? [pending] : []),
+      ...(failure ? [failure] : []),
+      ...(imagePending ? [imagePending] : []),
+      ...(imageFailure ? [imageFailure] : []),
+    ],
+    [branch.rows, pending, failure, imagePending, imageFailure],
   );
   // The transcript renders at transition priority: opening a long chat mounts its rows in slices instead of one
   // long task (React drops a stale version when a newer one arrives).
@@ -130,19 +153,28 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         ) : (
           <ChatActionsContext.Provider value={actions}>
             <ModelNamesContext.Provider value={modelNames}>
-              <Transcript rows={shownRows} busy={generating} followToken={followToken} />
+              <ImageActionsContext.Provider value={image.actions}>
+                <Transcript rows={shownRows} busy={generating} followToken={followToken} />
+              </ImageActionsContext.Provider>
             </ModelNamesContext.Provider>
           </ChatActionsContext.Provider>
         )}
       </div>
+      {image.enabled && image.model && (
+        <div className="shrink-0 px-3 sm:px-6">
+          <ImageOptions models={image.models} styles={image.styles} model={image.model} choices={image.choices} onChange={image.change} />
+        </div>
+      )}
       <Composer
         attachments={attachments}
         limits={limits}
         generating={generating}
         stopping={live === 'stopping'}
-        blocked={blocked}
+        blocked={image.enabled ? undefined : blocked}
         onSend={sendMessage}
         onStop={stop}
+        tools={<ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}
+        placeholder={image.enabled ? 'Describe an image…' : undefined}
       />
       <GenerationStatus generating={generating} outcome={lastAnswer?.status} />
       {drop.dragging && <DropOverlay limits={limits} />}

@@ -2,7 +2,7 @@
 // The message box: autosizing textarea (16 px, so phones do not zoom), Enter sends, Shift+Enter breaks the line,
 // Esc stops a running answer; attachments by picker (or by dropping onto the chat), shown as removable chips,
 // with the limits stated up front. While an answer is generated the send button becomes Stop.
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
 import type { AttachmentLimits } from '@/lib/app/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
 import { describeLimits } from './attachment-rules.ts';
@@ -10,6 +10,7 @@ import { IconButton } from '@/components/ui/icon-button.tsx';
 import { ArrowUpIcon, PaperclipIcon, StopIcon, XIcon } from './icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import type { Attachments } from './use-attachments.ts';
+import { DictationButton } from '@/components/audio/dictation-button.tsx';
 
 interface Props {
   attachments: Attachments;
@@ -20,9 +21,12 @@ interface Props {
   blocked?: string;
   onSend: (text: string) => Promise<boolean>;
   onStop: () => void;
+  /** More controls beside the attach button (the image mode's switch), and the box's placeholder for that mode. */
+  tools?: ReactNode;
+  placeholder?: string;
 }
 
-export function Composer({ attachments, limits, generating, stopping, blocked, onSend, onStop }: Props) {
+export function Composer({ attachments, limits, generating, stopping, blocked, onSend, onStop, tools, placeholder }: Props) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -94,7 +98,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
             data-testid="composer-input"
             aria-label="Message"
             aria-describedby={hintId}
-            placeholder="Message Lagoon…"
+            placeholder={placeholder ?? 'Message Lagoon…'}
             rows={1}
             value={text}
             onChange={(e) => setText(e.target.value)}
@@ -109,16 +113,27 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
             className="block max-h-60 w-full resize-none bg-transparent px-4 pt-3 pb-1 text-base text-foreground outline-none placeholder:text-muted-foreground"
           />
           <div className="flex items-center justify-between px-2 pb-2">
-            <IconButton
-              size="sm"
-              label="Attach files"
-              data-testid="attach-button"
-              title={limitsText || 'Attach files'}
-              onClick={() => fileRef.current?.click()}
-              disabled={!limits}
-            >
-              <PaperclipIcon />
-            </IconButton>
+            <div className="flex items-center gap-1">
+              <IconButton
+                size="sm"
+                label="Attach files"
+                data-testid="attach-button"
+                title={limitsText || 'Attach files'}
+                onClick={() => fileRef.current?.click()}
+                disabled={!limits}
+              >
+                <PaperclipIcon />
+              </IconButton>
+              <DictationButton
+                disabled={sending}
+                onText={(said) => {
+                  // Dictated words join what is already in the box, to edit before sending.
+                  setText((cur) => (cur.trim() ? `${cur.replace(/\s+$/, '')} ${said}` : said));
+                  inputRef.current?.focus();
+                }}
+              />
+              {tools}
+            </div>
             <input
               ref={fileRef}
               type="file"

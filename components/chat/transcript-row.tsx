@@ -4,6 +4,7 @@ import { memo } from 'react';
 import { AssistantMessage } from './assistant-message.tsx';
 import { AttachmentChip } from './attachment-chip.tsx';
 import { ErrorBanner } from './error-banner.tsx';
+import { ImageMessage, isImageMessage } from '@/components/images/image-message.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import type { TranscriptRow as Row } from './transcript-rows.ts';
 import { UserMessage } from './user-message.tsx';
@@ -43,6 +44,7 @@ export const TranscriptRow = memo(function TranscriptRow({ row, busy }: Props) {
     );
   }
   const { message, siblingIndex, siblingCount } = row;
+  if (isImageMessage(message)) return <ImageMessage message={message} siblingIndex={siblingIndex} siblingCount={siblingCount} />;
   return message.role === 'assistant' ? (
     <AssistantMessage message={message} siblingIndex={siblingIndex} siblingCount={siblingCount} busy={busy} />
   ) : (

@@ -4,6 +4,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import type { AttachmentLimits, UploadAttachment } from '@/lib/app/wire.ts';
 import { checkFiles } from './attachment-rules.ts';
 import { displayFileName } from './format.ts';
+import { audioTooLong } from '@/components/audio/audio-duration.ts';
 
 export interface DraftAttachment {
   id: string;
@@ -61,6 +62,13 @@ export function useAttachments(limits: AttachmentLimits | undefined, vision: boo
             setItems((list) => list.filter((x) => x.id !== item.id));
           },
         );
+        // Audio over the length limit is taken back as soon as the browser has read how long it is.
+        if (type.startsWith('audio/') && limits.maxAudioSeconds)
+          void audioTooLong(file, displayFileName(file.name), limits.maxAudioSeconds).then((why) => {
+            if (!why) return;
+            setErrors((e) => [...e, why]);
+            setItems((list) => list.filter((x) => x.id !== item.id));
+          });
         return item;
       });
       count.current += added.length;

@@ -3,6 +3,9 @@ import Link from 'next/link';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { PanelLeftIcon, PlusIcon, UsersIcon } from '@/components/ui/icons.tsx';
 import { UsageIcon } from '@/components/usage/usage-icon.tsx';
+import { VideoIcon } from '@/components/video/video-icon.tsx';
+import { ImageIcon } from '@/components/images/image-icon.tsx';
+import { AccountRailLinks } from '@/components/billing/nav-links.tsx';
 
 const RAIL_LINK = 'inline-flex size-10 items-center justify-center rounded-lg text-muted-foreground hover:bg-accent hover:text-foreground';
 
@@ -18,9 +21,16 @@ export function CollapsedRail({ onExpand }: { onExpand: () => void }) {
       <Link href="/characters" aria-label="Characters" title="Characters" className={RAIL_LINK}>
         <UsersIcon />
       </Link>
+      <Link href="/video" aria-label="Video" title="Video" className={RAIL_LINK}>
+        <VideoIcon />
+      </Link>
+      <Link href="/images" aria-label="Images" title="Images" className={RAIL_LINK}>
+        <ImageIcon />
+      </Link>
       <Link href="/usage" aria-label="Usage" title="Usage" className={RAIL_LINK}>
         <UsageIcon />
       </Link>
+      <AccountRailLinks className={RAIL_LINK} />
     </nav>
   );
 }

@@ -2,7 +2,7 @@
 // The sidebar: brand, New chat, Characters, history search, the chat list and the user menu.
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -17,6 +17,9 @@ import { SearchResults } from '@/components/sidebar/search-results.tsx';
 import { SidebarSearch } from '@/components/sidebar/sidebar-search.tsx';
 import { UserMenu } from '@/components/sidebar/user-menu.tsx';
 import { UsageIcon } from '@/components/usage/usage-icon.tsx';
+import { VideoIcon } from '@/components/video/video-icon.tsx';
+import { ImageIcon } from '@/components/images/image-icon.tsx';
+import { AccountLinks } from '@/components/billing/nav-links.tsx';
 
 export interface SidebarProps {
   /** Closes the drawer (small screens). */
@@ -66,6 +69,22 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           <UsersIcon className="size-4" /> Characters
         </Link>
         <Link
+          href="/video"
+          aria-current={pathname === '/video' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/video' && 'bg-accent font-medium')}
+          data-testid="video-link"
+        >
+          <VideoIcon className="size-4" /> Video
+        </Link>
+        <Link
+          href="/images"
+          aria-current={pathname === '/images' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/images' && 'bg-accent font-medium')}
+          data-testid="images-link"
+        >
+          <ImageIcon className="size-4" /> Images
+        </Link>
+        <Link
           href="/usage"
           aria-current={pathname === '/usage' ? 'page' : undefined}
           className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/usage' && 'bg-accent font-medium')}
@@ -73,6 +92,7 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
         >
           <UsageIcon className="size-4" /> Usage
         </Link>
+        <AccountLinks pathname={pathname} />
       </div>
       <SidebarSearch value={search} onChange={setSearch} />
       <nav aria-label="Chat history" className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">

@@ -288,8 +288,10 @@ describe('system prompts and characters', () => {
     assert.equal(auto.json.service_parameters.return_search_results_as_documents, true);
   });
 
-  test('enable_e2ee and enable_x_search on models without them are 400s; unknown service parameters are dropped', async () => {
-    assert.equal((await chat({ messages: user('x'), service_parameters: { enable_e2ee: true } })).status, 400);
+  test('enable_e2ee on a model without it is ignored (the public default); enable_x_search is a 400; unknown service parameters are dropped', async () => {
+    const e2ee = await chat({ messages: user('x'), service_parameters: { enable_e2ee: true } });
+    assert.equal(e2ee.status, 200, e2ee.text);
+    assert.equal(e2ee.json.service_parameters.enable_e2ee, false);
     assert.equal((await chat({ messages: user('x'), service_parameters: { enable_x_search: true } })).status, 400);
     assert.equal((await chat({ messages: user('x'), service_parameters: { made_up: 1 } })).status, 200);
   });

@@ -1,5 +1,6 @@
-// POST /chat/completions request schema. Top-level fields are strict (unknown ones are a 400 naming them);
-// unknown keys inside the service parameters object are dropped, as the public API does.
+// POST /chat/completions request schema. Every field the public API documents is accepted; top-level fields it
+// does not document pass unvalidated and are dropped (the spec: "may be passed through, but they are not validated"),
+// as are unknown keys inside the service parameters object.
 import { z } from 'zod';
 
 const cacheControl = z.strictObject({ type: z.literal('ephemeral'), ttl: z.string().optional() }).optional();
@@ -74,8 +75,38 @@ const functionTool = z.object({
     strict: z.boolean().optional(),
   }),
 });
+export type FunctionTool = z.infer<typeof functionTool>;
 
-const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
+/** `{type: "web_search"}` / `{type: "x_search"}` tools: the service's searches (service parameters), not functions. */
+const searchTool = z.object({ type: z.enum(['web_search', 'x_search']) });
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The flat `{type: "function", name, parameters}` form (OpenAI Responses) and Anthropic's `{name, input_schema}` are
+ * nested into the chat form, as the public API converts them.
+ */
+function nestTool(v: unknown): unknown {
+  if (!isRecord(v) || 'function' in v || typeof v.name !== 'string') return v;
+  if (v.type !== 'function' && v.type !== undefined) return v;
+  const fn = { name: v.name, description: v.description, parameters: v.parameters ?? v.input_schema, strict: v.strict };
+  return { type: 'function', function: Object.fromEntries(Object.entries(fn).filter(([, x]) => x != null)) };
+}
+
+export const toolItem = z.preprocess(nestTool, z.discriminatedUnion('type', [functionTool, searchTool]));
+
+/** `{type: "auto"}`-style objects become the strings; `{type: "function", name}` (Responses) is nested. */
+function normaliseToolChoice(v: unknown): unknown {
+  if (!isRecord(v)) return v;
+  if (v.type === 'auto' || v.type === 'none' || v.type === 'required') return v.type;
+  if (v.type === 'function' && !('function' in v) && typeof v.name === 'string') return { type: 'function', function: { name: v.name } };
+  return v;
+}
+
+export const toolChoice = z.preprocess(
+  normaliseToolChoice,
+  z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]),
+);
 
 const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
@@ -116,12 +147,28 @@ export type ServiceParamsInput = z.infer<typeof serviceParamsSchema>;
 
 const stop = z.union([z.string(), z.array(z.string()).min(1).max(4), z.null()]);
 
-export const chatRequestSchema = z.strictObject({
+const verbosity = z.enum(['low', 'medium', 'high', 'auto']);
+
+const modelName = z.string().min(1);
+const fallbackModel = z.union([z.object({ model: modelName }), modelName.transform((model) => ({ model }))]);
+/** Models tried in order when the first is unavailable or fails before its first byte (at most 10). */
+export const fallbacksSchema = z.array(fallbackModel).max(10);
+
+// The request's wire word decides the name of the parameters object; under another word, `service_parameters` is
+// renamed `__unknown__service_parameters` (lib/api/wire-rename.ts) and stays a 400: its settings would not apply.
+const OTHER_WORD_PARAMS = '__unknown__service_parameters';
+export function refuseOtherWordParams(v: unknown, ctx: z.core.$RefinementCtx): unknown {
+  if (isRecord(v) && Object.hasOwn(v, OTHER_WORD_PARAMS)) ctx.addIssue({ code: 'unrecognized_keys', keys: [OTHER_WORD_PARAMS], input: v, path: [] });
+  return v;
+}
+
+const chatRequestFields = z.object({
   model: z.string().min(1),
   messages: z.array(message).min(1),
   stream: z.boolean().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional(), continuous_usage_stats: z.boolean().optional() }).nullish(),
-  n: z.number().int().min(1).max(8).optional(),
+  // OpenAI's documented bound (the public API documents none); every choice is held and billed.
+  n: z.number().int().min(1).max(128).optional(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   top_k: z.number().int().min(0).optional(),
@@ -137,9 +184,10 @@ export const chatRequestSchema = z.strictObject({
   stop_token_ids: z.array(z.number().int()).optional(),
   seed: z.number().int().positive().nullish(),
   logprobs: z.boolean().nullish(),
-  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  // The public API documents no maximum: an engine that caps it (llama.cpp: 20) returns fewer.
+  top_logprobs: z.number().int().min(0).nullish(),
   logit_bias: z.record(z.string(), z.number()).nullish(),
-  tools: z.array(functionTool).nullish(),
+  tools: z.array(toolItem).nullish(),
   tool_choice: toolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormat.nullish(),
@@ -147,11 +195,17 @@ export const chatRequestSchema = z.strictObject({
   reasoning: z.object({ effort: z.string().optional(), summary: z.string().optional(), enabled: z.boolean().optional() }).nullish(),
   prompt_cache_key: z.string().max(1024).nullish(),
   prompt_cache_retention: z.enum(['default', 'extended', '24h']).nullish(),
-  verbosity: z.enum(['low', 'medium', 'high', 'auto']).nullish(),
+  verbosity: verbosity.nullish(),
+  // Accepted for OpenAI compatibility, not forwarded (as the public API does).
+  text: z.object({ verbosity: verbosity.nullish() }).nullish(),
+  include: z.array(z.string()).nullish(),
   user: z.string().max(256).nullish(),
   store: z.boolean().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
+  fallbacks: fallbacksSchema.nullish(),
   service_parameters: serviceParamsSchema.optional(),
 });
 
-export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export const chatRequestSchema = z.preprocess(refuseOtherWordParams, chatRequestFields);
+
+export type ChatRequest = z.infer<typeof chatRequestFields>;

@@ -45,3 +45,32 @@ export function balanceHeaders(ctx: HeaderContext, b: Balances): HeaderMap {
     [`${p}balance-diem`]: microsToString(Math.max(0, b.diem - b.diemHeld)),
   };
 }
+
+/** A JSON-RPC proxy answer: the credits charged (summed over a batch), their USD value, and the request id. */
+export function rpcHeaders(ctx: HeaderContext, credits: number, costUsd: string): HeaderMap {
+  const p = ctx.wire.headerPrefix;
+  return { [`${p}rpc-credits`]: String(credits), [`${p}rpc-cost-usd`]: costUsd, 'X-Request-ID': ctx.requestId };
+}
+
+/** What the content check of an image response found: `check` says which ran ("none": no classifier, so no verdict). */
+export interface ImageSafety {
+  blurred: boolean;
+  check: 'upstream' | 'none';
+  /** The check's verdict; absent when no check ran, so the response never claims one did. */
+  violation?: boolean;
+}
+
+/**
+ * Image responses: whether the image was blurred (safe mode), which content check ran and, only when one ran, its
+ * verdict; and the public API's deprecation flags, on top of modelHeaders' warning and date.
+ */
+export function imageHeaders(ctx: HeaderContext, model: ModelEntry, safety: ImageSafety): HeaderMap {
+  const p = ctx.wire.headerPrefix;
+  const h: HeaderMap = { [`${p}is-blurred`]: String(safety.blurred), [`${p}content-check`]: safety.check };
+  if (safety.violation !== undefined) h[`${p}is-content-violation`] = String(safety.violation);
+  if (model.deprecation) {
+    h[`${p}deprecated`] = 'true';
+    if (model.deprecation.replacement) h[`${p}deprecated-replacement`] = model.deprecation.replacement;
+  }
+  return h;
+}

@@ -10,6 +10,13 @@ import { walletRoutes } from './routes/wallet.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { rateLimitRoutes } from './routes/rate-limits.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { billingRoutes } from './routes/billing.ts';
+import { limitRoutes } from './routes/limits.ts';
+import { operatorRoutes } from './routes/operator.ts';
+import { videoRoutes } from './routes/video.ts';
+import { audioRoutes } from './routes/audio.ts';
+import { imageRoutes } from './routes/images.ts';
 import type { AppDeps } from './deps.ts';
 
 export interface AppBackend {
@@ -25,12 +32,20 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof usageRoutes> &
   ReturnType<typeof rateLimitRoutes> &
   ReturnType<typeof keyRoutes> &
+  ReturnType<typeof apiKeyRoutes> &
+  ReturnType<typeof billingRoutes> &
+  ReturnType<typeof limitRoutes> &
+  ReturnType<typeof operatorRoutes> &
+  ReturnType<typeof videoRoutes> &
+  ReturnType<typeof audioRoutes> &
+  Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
 export function createAppBackend(svc: Service, app: AppConfig = svc.config.app): AppBackend {
   const deps: AppDeps = { svc, app };
   const chat = chatRoutes(deps);
   const { close, ...chatHandlers } = chat;
+  const { close: closeImages, ...imageHandlers } = imageRoutes(deps);
   return {
     routes: {
       ...authRoutes(deps),
@@ -40,8 +55,17 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...usageRoutes(deps),
       ...rateLimitRoutes(deps),
       ...keyRoutes(deps),
+      ...apiKeyRoutes(deps),
+      ...billingRoutes(deps),
+      ...limitRoutes(deps),
+      ...operatorRoutes(deps),
+      ...videoRoutes(deps),
+      ...audioRoutes(deps),
+      ...imageHandlers,
       ...chatHandlers,
     },
-    close,
+    close: async () => {
+      await Promise.all([close(), closeImages()]);
+    },
   };
 }

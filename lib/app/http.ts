@@ -3,6 +3,7 @@
 // the cookie, the CSRF check, then the handler with JSON bodies read by the shared reader and errors in the one error
 // body. Handlers are Web-standard (Request → Response); the lean HTTP layer (lib/http/app.ts) serves them under
 // /api/app, and tests call them directly with the same checks.
+import { refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError, toApiError } from '../api/errors.ts';
 import { isJsonContentType, parseJsonText, tooLarge } from '../http/body.ts';
 import { checkCsrf, checkOrigin, CSRF_HEADER } from '../users/csrf.ts';
@@ -49,6 +50,8 @@ const UNKNOWN_INFO: RequestInfo = { ip: 'unknown' };
 export interface SessionCtx {
   user: User;
   csrfToken: string;
+  /** Set while the operator has disabled the user's account: requireSession refuses such a session. */
+  accountDisabledAt?: number | null;
 }
 
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -99,13 +102,14 @@ async function readCapped(req: Request, limit: number): Promise<string> {
 export async function optionalSession(deps: AppDeps, req: Request): Promise<SessionCtx | undefined> {
   const token = parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
   const s = await readSession(deps.svc.store, token);
-  return s && { user: s.user, csrfToken: s.csrfToken };
+  return s && { user: s.user, csrfToken: s.csrfToken, accountDisabledAt: s.accountDisabledAt };
 }
 
 /** The signed-in user (401 otherwise); with `csrf`, the request must also pass the CSRF check (403). */
 async function requireSession(deps: AppDeps, req: Request, csrf: boolean): Promise<SessionCtx> {
   const s = await optionalSession(deps, req);
   if (!s) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
+  refuseDisabledAccount(s.accountDisabledAt);
   if (csrf) {
     checkSessionCsrf(req, s);
   }

@@ -29,10 +29,27 @@
 //   GET    /api/app/usage?days=7|30|90                   → UsageReport (the session user's own account only)
 //   GET    /api/app/rate-limits                          → RateLimitsReport (read without consuming anything)
 //   GET    /api/app/keys                                 → { keys: AppApiKey[] } (metadata only: never a secret, hash or last characters)
+//   GET    /api/app/billing/summary                      → BillingSummary (balances, spend, projection, chart series)
+//   GET    /api/app/billing/statement?from=&to=&keyId=&modelId=&kind=&page=&limit= → StatementPage
+//   GET    /api/app/billing/statement/export?format=csv|json&(the same filters) → a download of every matching entry
+//   GET    /api/app/api-keys                             → ApiKeysReport
+//   POST   /api/app/api-keys  CreateApiKeyRequest        → CreatedApiKey (201; the secret, this once)
+//   PATCH  /api/app/api-keys/:id  UpdateApiKeyRequest    → { key: AppApiKey }
+//   DELETE /api/app/api-keys/:id                         → { key: AppApiKey } (revoked)
+//   GET    /api/app/rate-limits/models?keyId=            → LimitsReport (every model, for one of the account's keys)
+//   GET    /api/app/rate-limits/log?keyId=&modelId=&type=&from=&to=&page=&limit= → BreachPage
+//   GET    /api/app/operator/accounts?q=&page=&limit=    → OperatorAccountsPage (the operator only)
+//   POST   /api/app/operator/accounts/:id/grant  OperatorGrantRequest → { account: OperatorAccount }
+//   PATCH  /api/app/operator/accounts/:id  OperatorAccountPatch → { account: OperatorAccount }
+//   GET    /api/app/operator/audit?accountId=&page=&limit= → OperatorAuditPage
 //
 // The shapes live in lib/app/wire/, one file per area; this barrel re-exports them all so importers keep one path.
 
 export type * from './wire/account.ts';
+export type * from './wire/api-keys.ts';
+export type * from './wire/billing.ts';
+export type * from './wire/limits.ts';
+export type * from './wire/operator.ts';
 export type * from './wire/catalog.ts';
 export type * from './wire/chat.ts';
 export type * from './wire/conversations.ts';

@@ -1,6 +1,7 @@
 // API keys. The secret is shown once at creation; only its SHA-256 (and the last six characters, for display)
 // is stored. Key management queries are scoped to one account by construction (accountKeys).
 import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { type KeyLimit, type LimitPeriod, periodKey } from '../billing/key-limits.ts';
 import type { Store } from '../db/store.ts';
@@ -272,6 +273,7 @@ export const forgetPrincipals = (store: Store): void => principalCache.get(store
 
 interface PrincipalRow extends KeyRow {
   tier: string;
+  disabled_at: number | string | null;
 }
 
 function noteUse(store: Store, keyId: string, now: number) {
@@ -290,11 +292,13 @@ export async function authenticate(store: Store, secret: string | undefined, now
     noteUse(store, hit.principal.keyId, now);
     return hit.principal;
   }
-  const row = await store.get<PrincipalRow>(`SELECT ${KEY_COLUMNS}, a.tier FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`, [
-    digest,
-  ]);
+  const row = await store.get<PrincipalRow>(
+    `SELECT ${KEY_COLUMNS}, a.tier, a.disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+    [digest],
+  );
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
   if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY');
+  refuseDisabledAccount(row.disabled_at);
   const key = toKey(row);
   noteUse(store, key.id, now);
   const principal: Principal = { accountId: key.accountId, accountTier: row.tier, keyId: key.id, keyType: key.type, key };

@@ -3,6 +3,7 @@
 // account's usage by passing the wrong filter. The SQL is the portable subset SQLite and PostgreSQL both accept;
 // days are bucketed by integer division of the ms timestamp (UTC days), not by engine-specific date functions.
 // Amounts are summed in integer micro-units by the database and converted to USD/DIEM numbers once, at the end.
+import { networkOfModelId, type RpcUsage, rpcUsageOf, rpcUsageTotals } from '../crypto-rpc/usage.ts';
 import type { Param, Store } from '../db/store.ts';
 import { fromMicros } from './money.ts';
 import type { Unit } from './pricing.ts';
@@ -28,6 +29,8 @@ export interface UsageRow {
   /** The unit the request was billed in (token, image, character, second, rpc_credit, call) and how many. */
   unit: Unit;
   quantity: number;
+  /** A JSON-RPC proxy call: its network and, per method, calls, credits and error answers. */
+  rpc?: RpcUsage;
 }
 
 export interface HistoryQuery {
@@ -42,7 +45,7 @@ export interface HistoryQuery {
   limit: number;
 }
 
-interface UsageDbRow {
+export interface UsageDbRow {
   request_id: string;
   key_id: string | null;
   model_id: string;
@@ -59,7 +62,7 @@ interface UsageDbRow {
   created_at: number;
 }
 
-const toUsageRow = (r: UsageDbRow): UsageRow => ({
+export const toUsageRow = (r: UsageDbRow): UsageRow => ({
   timestamp: new Date(Number(r.created_at)).toISOString(),
   requestId: r.request_id,
   apiKeyId: r.key_id,
@@ -108,7 +111,14 @@ export async function usageHistory(store: Store, accountId: string, q: HistoryQu
      LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, q.limit, offset],
   );
-  return { rows: rows.map(toUsageRow), total };
+  const out = rows.map(toUsageRow);
+  // JSON-RPC proxy calls say what they were (network, methods) from their detail rows.
+  const rpcIds = out.filter((r) => r.unit === 'rpc_credit').map((r) => r.requestId);
+  if (rpcIds.length > 0) {
+    const detail = await rpcUsageOf(store, accountId, rpcIds);
+    for (const r of out) if (detail.has(r.requestId)) r.rpc = detail.get(r.requestId);
+  }
+  return { rows: out, total };
 }
 
 export interface DayTotals {
@@ -131,6 +141,8 @@ export interface ModelTotals {
   /** The unit the model's requests were billed in, and how many (a model billed in two units has a row for each). */
   unit: Unit;
   quantity: number;
+  /** The JSON-RPC proxy's network (model `rpc:<network>`) and its methods' totals. */
+  rpc?: RpcUsage;
 }
 
 export interface UnitTotals {
@@ -235,6 +247,14 @@ export async function usageAnalytics(store: Store, accountId: string, range: { f
     .map((r) => ({ unit: r.unit, quantity: Number(r.quantity), usd: Number(r.usd), diem: Number(r.diem), requests: Number(r.requests) }))
     .sort(bySpend((t) => t.unit))
     .map((t) => ({ ...t, usd: fromMicros(t.usd), diem: fromMicros(t.diem) }));
+
+  if (byModel.some((m) => m.unit === 'rpc_credit')) {
+    const methods = await rpcUsageTotals(store, accountId, { from, to });
+    for (const m of byModel) {
+      const network = m.unit === 'rpc_credit' ? networkOfModelId(m.modelId) : undefined;
+      if (network !== undefined) m.rpc = { network, methods: methods.get(network) ?? [] };
+    }
+  }
 
   return { byDay, byModel, byKey, byUnit };
 }

@@ -241,6 +241,139 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
     ],
   },
   {
+    version: 13,
+    name: 'operator: disabled accounts and the audit log',
+    sql: [
+      // Set by the operator: every credential of the account (API keys, wallet sign-ins, browser sessions) is refused
+      // while it is set; clearing it restores them.
+      `ALTER TABLE accounts ADD COLUMN disabled_at BIGINT`,
+      // Who did what to which account from the browser app's operator pages (details: the action's JSON arguments).
+      `CREATE TABLE operator_audit (
+        id TEXT PRIMARY KEY,
+        actor_user_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        details TEXT NOT NULL DEFAULT '{}',
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX operator_audit_time ON operator_audit(created_at)`,
+    ],
+  },
+  {
+    version: 12,
+    name: 'durable jobs (video, long audio)',
+    sql: [
+      // Work that outlives its request (lib/jobs). The id is the queue_id, the hold's request id and the usage row's
+      // key. status: queued → running (claimed under a lease) → succeeded | failed. billing: held → settling → settled,
+      // or held → releasing → released; the job machinery owns the hold until then (the instance sweep leaves it be).
+      // Times are the database's clock (Unix ms), so leases and durations hold across instances.
+      `CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id TEXT,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL,
+        billing TEXT NOT NULL,
+        quote_usd BIGINT NOT NULL,
+        quote_diem BIGINT NOT NULL,
+        hold_usd BIGINT NOT NULL,
+        hold_diem BIGINT NOT NULL,
+        cost_usd BIGINT,
+        cost_diem BIGINT,
+        quantity BIGINT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        state TEXT,
+        created_at BIGINT NOT NULL,
+        started_at BIGINT,
+        finished_at BIGINT,
+        updated_at BIGINT NOT NULL,
+        media_path TEXT,
+        media_type TEXT,
+        media_bytes BIGINT,
+        error TEXT,
+        deleted_at BIGINT
+      )`,
+      `CREATE INDEX jobs_claim ON jobs(status, created_at)`,
+      `CREATE INDEX jobs_account ON jobs(account_id, status)`,
+      `CREATE INDEX jobs_model_finished ON jobs(model_id, status, finished_at)`,
+      `CREATE INDEX jobs_billing ON jobs(billing)`,
+    ],
+  },
+  {
+    version: 11,
+    name: 'crypto JSON-RPC proxy: idempotency keys and what each call was',
+    sql: [
+      // One row per (account, Idempotency-Key): claimed by the first request (state pending, owner = its request id),
+      // then the answer it was billed for and its calls' ids (state done), replayed for 24 hours with the retry's ids.
+      // The primary key makes a duplicate on any instance find the claim instead of forwarding a second time.
+      `CREATE TABLE rpc_idempotency (
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        idem_key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        state TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        body TEXT,
+        call_ids TEXT,
+        credits BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, idem_key)
+      )`,
+      `CREATE INDEX rpc_idempotency_created ON rpc_idempotency(created_at)`,
+      // Beside a proxy call's usage row (same request id): its network and, per method, calls, credits and error answers.
+      `CREATE TABLE rpc_calls (
+        request_id TEXT NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        network TEXT NOT NULL,
+        method TEXT NOT NULL,
+        calls INTEGER NOT NULL,
+        credits BIGINT NOT NULL,
+        errors INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (request_id, method)
+      )`,
+      `CREATE INDEX rpc_calls_account_time ON rpc_calls(account_id, created_at)`,
+    ],
+  },
+  {
+    version: 14,
+    name: 'browser app: generated images per user',
+    sql: [
+      // Images the browser app's image mode made (generated, varied, upscaled, cut out), owned by one user: every read
+      // filters by user_id (lib/conversations/images.ts). The bytes are base64 text, as message attachments are, and
+      // the last column, so reading the other columns (the gallery) never loads them. request_id is the usage row of
+      // the call that made the image; conversation_id and message_id place it in a chat (both null: gallery only).
+      `CREATE TABLE user_images (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        conversation_id TEXT,
+        message_id TEXT,
+        source_id TEXT,
+        action TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        params TEXT NOT NULL DEFAULT '{}',
+        seed BIGINT,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        content_type TEXT NOT NULL,
+        bytes BIGINT NOT NULL,
+        request_id TEXT NOT NULL,
+        cost_usd BIGINT NOT NULL,
+        cost_diem BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        data TEXT NOT NULL
+      )`,
+      `CREATE INDEX user_images_user_time ON user_images(user_id, created_at)`,
+      `CREATE INDEX user_images_message ON user_images(message_id)`,
+    ],
+  },
+  {
     version: 10,
     name: 'instance leases: holds carry their owner, instances renew a heartbeat',
     sql: [

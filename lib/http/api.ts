@@ -5,7 +5,13 @@ import { createKey, deleteKey, getKey, listKeys, updateKey } from './routes/api-
 import { billingBalance, usageAnalytics, usageHistory } from './routes/billing.ts';
 import { augmentScrape, augmentSearch, augmentTextParser } from './routes/augment.ts';
 import { chatCompletions } from './routes/chat.ts';
+import { responses } from './routes/responses.ts';
 import { embeddings } from './routes/embeddings.ts';
+import { imageBackgroundRemove, imageEdit, imageGenerate, imageMultiEdit, imagesGenerations, imageUpscale } from './routes/images.ts';
+import { audioSpeech, audioTranscriptions, audioVoices, videoTranscriptions } from './routes/audio.ts';
+import { audioJobs } from './routes/audio-jobs.ts';
+import { video } from './routes/video.ts';
+import { rpcCall, rpcNetworks } from './routes/crypto-rpc.ts';
 import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
 import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
 import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
@@ -20,7 +26,31 @@ export function apiRouter(): Router<ApiRoute> {
   const on = (method: string, path: string, route: ApiRoute) => r.add(method, path, route);
   // Inference: a key or a signed-in wallet (no credential: the x402 discovery 402); admitted per model by the pipeline.
   on('POST', '/chat/completions', { auth: 'caller', limit: 'model', handler: chatCompletions });
+  on('POST', '/responses', { auth: 'caller', limit: 'model', handler: responses });
   on('POST', '/embeddings', { auth: 'caller', limit: 'model', handler: embeddings });
+  // Images: billed per image (by model, size and steps); edit, upscale and background removal also take multipart.
+  on('POST', '/image/generate', { auth: 'caller', limit: 'model', handler: imageGenerate });
+  on('POST', '/images/generations', { auth: 'caller', limit: 'model', handler: imagesGenerations });
+  on('POST', '/image/edit', { auth: 'caller', limit: 'model', handler: imageEdit });
+  on('POST', '/image/multi-edit', { auth: 'caller', limit: 'model', handler: imageMultiEdit });
+  on('POST', '/image/upscale', { auth: 'caller', limit: 'model', handler: imageUpscale });
+  on('POST', '/image/background-remove', { auth: 'caller', limit: 'model', handler: imageBackgroundRemove });
+  // Audio: speech billed per character, transcription per second; cloning answers 400 (no engine here clones).
+  on('POST', '/audio/speech', { auth: 'caller', limit: 'model', handler: audioSpeech });
+  on('POST', '/audio/transcriptions', { auth: 'caller', limit: 'model', handler: audioTranscriptions });
+  on('POST', '/audio/voices', { auth: 'caller', limit: 'model', handler: audioVoices });
+  on('POST', '/video/transcriptions', { auth: 'caller', limit: 'model', handler: videoTranscriptions });
+  // Long audio jobs (lib/jobs, like video's): a text up to LAGOON_AUDIO_QUEUE_MAX_CHARACTERS spoken into one file.
+  on('POST', '/audio/quote', { auth: 'key', limit: 'api', handler: audioJobs.quote });
+  on('POST', '/audio/queue', { auth: 'caller', limit: 'model', handler: audioJobs.queue });
+  on('POST', '/audio/retrieve', { auth: 'caller', limit: 'model', handler: audioJobs.retrieve });
+  on('POST', '/audio/complete', { auth: 'caller', limit: 'model', handler: audioJobs.complete });
+  // Video jobs (lib/jobs): the quote is free and Bearer only; queue, retrieve and complete are admitted per model
+  // (the queue and retrieve budgets).
+  on('POST', '/video/quote', { auth: 'key', limit: 'api', handler: video.quote });
+  on('POST', '/video/queue', { auth: 'caller', limit: 'model', handler: video.queue });
+  on('POST', '/video/retrieve', { auth: 'caller', limit: 'model', handler: video.retrieve });
+  on('POST', '/video/complete', { auth: 'caller', limit: 'model', handler: video.complete });
   // Paid per call, from the key's management budget.
   on('POST', '/augment/search', { auth: 'key', limit: 'api', handler: augmentSearch });
   on('POST', '/augment/scrape', { auth: 'key', limit: 'api', handler: augmentScrape });
@@ -48,5 +78,9 @@ export function apiRouter(): Router<ApiRoute> {
   on('GET', '/x402/balance/:walletAddress', { auth: 'wallet', limit: 'api', handler: walletBalance });
   on('GET', '/x402/transactions/:walletAddress', { auth: 'wallet', limit: 'api', handler: walletTransactions });
   on('GET', '/x402/siwx/challenge', { auth: 'none', limit: 'ip', handler: siwxChallenge });
+  // The crypto JSON-RPC proxy: the network list is public; calls are paid in credits by a key or a wallet, and the
+  // proxy admits them per caller (requests per minute, credits per 24 h).
+  on('GET', '/crypto/rpc/networks', { auth: 'none', limit: 'none', handler: rpcNetworks });
+  on('POST', '/crypto/rpc/:network', { auth: 'caller', limit: 'rpc', handler: rpcCall });
   return r;
 }

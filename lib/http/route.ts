@@ -17,9 +17,10 @@ export type Auth = 'none' | 'key' | 'admin' | 'wallet' | 'caller';
  * - `api`: one request from the credential's management-endpoint budget;
  * - `ip`: the same budget, per client IP (routes open to anyone);
  * - `model`: admitted per model by the inference pipeline (requests and tokens);
+ * - `rpc`: admitted per caller by the JSON-RPC proxy (requests per minute, credits per 24 h; lib/crypto-rpc);
  * - `none`: public reads.
  */
-export type LimitClass = 'api' | 'ip' | 'model' | 'none';
+export type LimitClass = 'api' | 'ip' | 'model' | 'rpc' | 'none';
 
 export interface ApiRoute {
   auth: Auth;

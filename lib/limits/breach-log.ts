@@ -80,3 +80,53 @@ export async function listBreaches(store: Store, accountId: string, limit = 50):
     timestamp: new Date(Number(r.created_at)).toISOString(),
   }));
 }
+
+export interface BreachFilter {
+  keyId?: string;
+  modelId?: string;
+  type?: BreachType;
+  /** Inclusive lower bound (ms). */
+  from?: number;
+  /** Exclusive upper bound (ms). */
+  to?: number;
+  /** 1-based. */
+  page: number;
+  limit: number;
+}
+
+/** One page of an account's breaches, newest first, filtered, and how many match in all (the account is always `$1`). */
+export async function queryBreaches(store: Store, accountId: string, f: BreachFilter): Promise<{ items: BreachLogItem[]; total: number }> {
+  if (!Number.isSafeInteger(f.page) || f.page < 1 || !Number.isSafeInteger(f.limit) || f.limit < 1)
+    throw new RangeError('page and limit must be positive integers');
+  const params: (string | number)[] = [accountId];
+  const where = ['account_id = $1'];
+  const add = (sql: string, v: string | number) => {
+    params.push(v);
+    where.push(`${sql} $${params.length}`);
+  };
+  if (f.keyId !== undefined) add('key_id =', f.keyId);
+  if (f.modelId !== undefined) add('model_id =', f.modelId);
+  if (f.type !== undefined) add('type =', f.type);
+  if (f.from !== undefined) add('created_at >=', f.from);
+  if (f.to !== undefined) add('created_at <', f.to);
+  const w = where.join(' AND ');
+  const counted = await store.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM rate_limit_breaches WHERE ${w}`, params);
+  const total = Number(counted?.n ?? 0);
+  const offset = (f.page - 1) * f.limit;
+  if (offset >= total) return { items: [], total };
+  const rows = await store.all<{ key_id: string | null; model_id: string; type: BreachType; tier: string; created_at: number | string }>(
+    `SELECT key_id, model_id, type, tier, created_at FROM rate_limit_breaches WHERE ${w}
+     ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, f.limit, offset],
+  );
+  return {
+    items: rows.map((r) => ({
+      apiKeyId: r.key_id,
+      modelId: r.model_id,
+      rateLimitTier: r.tier,
+      rateLimitType: r.type,
+      timestamp: new Date(Number(r.created_at)).toISOString(),
+    })),
+    total,
+  };
+}

@@ -85,6 +85,9 @@ export class RateLimiter {
       case 'text':
         return c.text[tier][model.tier];
       case 'image':
+      case 'upscale':
+      case 'inpaint':
+      case 'background-remove':
         return c.image[tier];
       case 'tts':
       case 'asr':
@@ -141,6 +144,14 @@ export class RateLimiter {
     const headers = requestHeaders(cls.rpm, r ? r.remainingPoints : cls.rpm, Date.now() + (r ? r.msBeforeNext : this.windowMs));
     if (cls.tpm !== undefined) Object.assign(headers, tokenHeaders(cls.tpm, t ? t.remainingPoints : cls.tpm, t ? t.msBeforeNext : this.windowMs));
     return headers;
+  }
+
+  /** The daily request budget and what is left of it now, without consuming anything; undefined when the class has no rpd. */
+  async dayPeek(k: LimitSubject): Promise<{ limit: number; remaining: number; resetsAt: number } | undefined> {
+    const cls = this.classOf(k.model, k.tier);
+    if (cls.rpd === undefined) return undefined;
+    const d = await current(this.counter('rpd', cls.rpd), subjectKey(k));
+    return { limit: cls.rpd, remaining: d ? d.remainingPoints : cls.rpd, resetsAt: Date.now() + (d ? d.msBeforeNext : this.config.daySeconds * 1000) };
   }
 
   /** The figures and what is left of them now (GET /api_keys/rate_limits). Unset figures are absent. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
+import { imageEngineProblem } from './image-models.ts';
 import { type CatalogueFile, catalogueSchema, type ModelEntry, type ModelType } from './schema.ts';
 
 export const DEFAULT_CATALOGUE = fileURLToPath(new URL('./default-catalogue.json', import.meta.url));
@@ -40,6 +41,9 @@ export function parseCatalogue(raw: unknown, baseDir: string, vars: CatalogueVar
   for (const m of file.models) {
     if (byId.has(m.id)) throw new Error(`invalid model catalogue: duplicate model id "${m.id}"`);
     if (m.engine.kind === 'llama') m.engine.path = expandPath(m.engine.path, baseDir, vars);
+    if (m.engine.kind === 'comfyui') m.engine.workflow = expandPath(m.engine.workflow, baseDir, vars);
+    const mismatch = imageEngineProblem(m);
+    if (mismatch) throw new Error(`invalid model catalogue: ${mismatch}`);
     byId.set(m.id, m);
   }
   for (const [alias, target] of Object.entries(file.compatibility_mapping)) {

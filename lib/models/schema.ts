@@ -4,7 +4,7 @@ import { audioEngines, audioSpec } from './audio-models.ts';
 import { imageEngines, imageSpec } from './image-models.ts';
 import { videoEngines, videoSpec } from './video-models.ts';
 
-export const MODEL_TYPES = ['text', 'embedding', 'image', 'tts', 'asr', 'video'] as const;
+export const MODEL_TYPES = ['text', 'embedding', 'image', 'tts', 'asr', 'video', 'upscale', 'inpaint', 'background-remove'] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
 export const TIERS = ['XS', 'S', 'M', 'L'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -129,6 +129,7 @@ export const modelEntrySchema = z.strictObject({
 function missingUnitPrice(m: z.infer<typeof modelEntrySchema>): string | undefined {
   const p = m.pricing;
   if (m.type === 'image' && p.per_image_usd === undefined && p.per_image_by_size === undefined) return 'per_image_usd (or per_image_by_size)';
+  if ((m.type === 'upscale' || m.type === 'inpaint' || m.type === 'background-remove') && p.per_image_usd === undefined) return 'per_image_usd';
   if (m.type === 'tts' && p.per_1k_characters_usd === undefined) return 'per_1k_characters_usd';
   if ((m.type === 'asr' || m.type === 'video') && p.per_second_usd === undefined) return 'per_second_usd';
   return undefined;

@@ -1,5 +1,8 @@
 // GET /models record shape (the reference's ModelResponse), built from catalogue entries.
+import { audioWireSpec } from './audio-models.ts';
+import { imageWireSpec, isImageModelType } from './image-models.ts';
 import type { ModelEntry } from './schema.ts';
+import { videoWireSpec } from './video-models.ts';
 
 export function modelRecord(m: ModelEntry, created: number, webSearchAvailable: boolean) {
   const c = m.capabilities;
@@ -56,6 +59,9 @@ export function modelRecord(m: ModelEntry, created: number, webSearchAvailable: 
         top_p: { default: m.constraints.top_p ?? 0.9 },
       },
       pricing,
+      ...(m.type === 'tts' || m.type === 'asr' ? audioWireSpec(m, pricing) : {}),
+      ...(isImageModelType(m.type) ? imageWireSpec(m) : {}),
+      ...(m.type === 'video' ? videoWireSpec(m, pricing) : {}),
     },
   };
 }

@@ -37,6 +37,7 @@ interface SessionRow extends UserRow {
   s_csrf_token: string;
   s_expires_at: number;
   s_last_seen_at: number;
+  a_disabled_at: number | string | null;
 }
 
 /** The session's user and CSRF token; undefined for an unknown, malformed or expired token (an expired one is deleted). */
@@ -44,11 +45,12 @@ export async function readSession(
   store: Store,
   token: string | undefined,
   now = Date.now(),
-): Promise<{ user: User; csrfToken: string; expiresAt: number } | undefined> {
+): Promise<{ user: User; csrfToken: string; expiresAt: number; accountDisabledAt: number | null } | undefined> {
   if (!token || !TOKEN_SHAPE.test(token)) return undefined;
   const idHash = hashSessionToken(token);
   const row = await store.get<SessionRow>(
-    `SELECT ${USER_COLUMNS}, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, s.last_seen_at AS s_last_seen_at
+    `SELECT ${USER_COLUMNS}, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, s.last_seen_at AS s_last_seen_at,
+       (SELECT a.disabled_at FROM accounts a WHERE a.id = u.account_id) AS a_disabled_at
      FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1`,
     [idHash],
   );
@@ -61,7 +63,9 @@ export async function readSession(
   if (now - Number(row.s_last_seen_at) >= LAST_SEEN_RESOLUTION_MS) {
     await store.run('UPDATE sessions SET last_seen_at = $2 WHERE id_hash = $1 AND last_seen_at < $2', [idHash, now]);
   }
-  return { user: toUser(row), csrfToken: row.s_csrf_token, expiresAt };
+  // The account's disabled mark travels with the session, so the app refuses it where sessions are checked.
+  const accountDisabledAt = row.a_disabled_at === null || row.a_disabled_at === undefined ? null : Number(row.a_disabled_at);
+  return { user: toUser(row), csrfToken: row.s_csrf_token, expiresAt, accountDisabledAt };
 }
 
 /** Signs one session out (idempotent). */

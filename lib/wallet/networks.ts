@@ -47,3 +47,27 @@ export function namespaceOfAddress(address: string): WalletNamespace | undefined
   if (SOLANA_ADDRESS.test(address)) return 'solana';
   return undefined;
 }
+
+// Block explorers of the networks top-ups settle on, by CAIP-2 id (a network without one, such as a local test chain, has no link).
+const EXPLORER_TX: Record<string, (tx: string) => string> = {
+  [BASE_MAINNET.network]: (tx) => `https://basescan.org/tx/${tx}`,
+  [BASE_SEPOLIA.network]: (tx) => `https://sepolia.basescan.org/tx/${tx}`,
+  [SOLANA_MAINNET.network]: (tx) => `https://solscan.io/tx/${tx}`,
+  [SOLANA_DEVNET.network]: (tx) => `https://solscan.io/tx/${tx}?cluster=devnet`,
+};
+
+/** The explorer page of a settled transaction, or null for a network without a known explorer (or a malformed hash). */
+export function explorerTxUrl(network: string, tx: string): string | null {
+  const page = Object.hasOwn(EXPLORER_TX, network) ? EXPLORER_TX[network] : undefined;
+  if (!page || !/^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,90})$/.test(tx)) return null;
+  return page(tx);
+}
+
+/** A network's name for people: Base, Base Sepolia, Solana, Solana devnet, or the CAIP-2 id itself. */
+export function networkName(network: string): string {
+  if (network === BASE_MAINNET.network) return 'Base';
+  if (network === BASE_SEPOLIA.network) return 'Base Sepolia';
+  if (network === SOLANA_MAINNET.network) return 'Solana';
+  if (network === SOLANA_DEVNET.network) return 'Solana devnet';
+  return network;
+}

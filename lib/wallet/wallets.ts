@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys, generateSecret, hashSecret, type Principal } from '../auth/keys.ts';
-import { getAccount } from '../accounts/accounts.ts';
+import { getAccount, refuseDisabledAccount } from '../accounts/accounts.ts';
 import type { Store } from '../db/store.ts';
 import { normaliseAddress, type WalletNamespace } from './networks.ts';
 
@@ -90,6 +90,9 @@ const isUniqueViolation = (e: unknown) => typeof e === 'object' && e !== null &&
 const PRINCIPAL_TTL_MS = 5_000;
 const cache = new WeakMap<Store, Map<string, { principal: Principal; until: number }>>();
 
+/** Forgets cached wallet principals (after an account change that must take effect at once, such as disabling it). */
+export const forgetWalletPrincipals = (store: Store): void => cache.get(store)?.clear();
+
 /** The principal requests signed in by this wallet run as; 401 when an operator revoked the wallet's key. */
 export async function walletPrincipal(store: Store, wallet: Wallet, now = Date.now()): Promise<Principal> {
   let c = cache.get(store);
@@ -98,6 +101,7 @@ export async function walletPrincipal(store: Store, wallet: Wallet, now = Date.n
   if (hit && hit.until > now) return hit.principal;
   const [account, key] = await Promise.all([getAccount(store, wallet.accountId), accountKeys(store, wallet.accountId).get(wallet.keyId)]);
   if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED');
+  refuseDisabledAccount(account.disabledAt);
   if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now))
     throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', 'This wallet has been disabled by the operator');
   const principal: Principal = { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };

@@ -8,6 +8,7 @@ import { decodeText } from '../../files/decode-text.ts';
 import { detectKind } from '../../files/detect-kind.ts';
 import { sanitizeFilename } from '../../files/prompt-format.ts';
 import type { AttachmentLimits, UploadAttachment } from '../wire.ts';
+import { AUDIO_ALIASES, AUDIO_EXTENSIONS, AUDIO_TYPES, audioMatches } from './audio-attachments.ts';
 
 export const MAX_FILES = 5;
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -31,6 +32,7 @@ const EXTENSIONS: Record<string, string[]> = {
   'text/plain': ['txt'],
   'text/markdown': ['md', 'markdown'],
   'text/csv': ['csv'],
+  ...AUDIO_EXTENSIONS,
 };
 
 /** Other names browsers and systems use for the same types. */
@@ -41,18 +43,22 @@ const ALIASES: Record<string, string> = {
   'application/csv': 'text/csv',
   'text/x-csv': 'text/csv',
   'application/x-pdf': 'application/pdf',
+  ...AUDIO_ALIASES,
 };
 
 /** What a browser sends when it does not know a file's type. */
 const UNKNOWN_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
 
-export function attachmentLimits(): AttachmentLimits {
-  const all = [...IMAGE_TYPES, ...DOCUMENT_TYPES];
+/** `audio`: the longest audio attachment in seconds, when this server can transcribe one (audio is refused otherwise). */
+export function attachmentLimits(audio?: { maxSeconds: number }): AttachmentLimits {
+  const all = [...IMAGE_TYPES, ...DOCUMENT_TYPES, ...(audio ? AUDIO_TYPES : [])];
   return {
     maxFiles: MAX_FILES,
     maxFileBytes: MAX_FILE_BYTES,
     imageTypes: [...IMAGE_TYPES],
     documentTypes: [...DOCUMENT_TYPES],
+    audioTypes: audio ? [...AUDIO_TYPES] : [],
+    maxAudioSeconds: audio?.maxSeconds ?? 0,
     accept: [...all, ...all.flatMap((t) => EXTENSIONS[t].map((e) => `.${e}`))].join(','),
   };
 }
@@ -67,9 +73,11 @@ export interface StoredAttachment {
   name: string;
   type: string;
   size: number;
-  kind: 'image' | 'document';
+  kind: 'image' | 'document' | 'audio';
   /** The file as a canonical `data:<type>;base64,` URL (never sent back for documents). */
   dataUrl: string;
+  /** Audio: what was said, written down once when the message was sent (audio-attachments.ts). */
+  transcript?: string;
 }
 
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1)} MB`;
@@ -144,21 +152,23 @@ export interface CheckedAttachments {
  * Validates uploads (count, type, size, content) and returns them ready to store. `vision` says whether the model
  * takes images; `modelId` names it in the refusal.
  */
-export function checkAttachments(uploads: UploadAttachment[], model: { id: string; vision: boolean }): CheckedAttachments {
+export function checkAttachments(uploads: UploadAttachment[], model: { id: string; vision: boolean }, opts: { audio?: boolean } = {}): CheckedAttachments {
   if (uploads.length > MAX_FILES) throw new ApiError('INVALID_REQUEST', `At most ${MAX_FILES} files can be attached to one message`, { param: 'attachments' });
   const images = new Set<string>(IMAGE_TYPES);
   const documents = new Set<string>(DOCUMENT_TYPES);
+  const audio = new Set<string>(opts.audio ? AUDIO_TYPES : []);
   const out: StoredAttachment[] = [];
   uploads.forEach((a, i) => {
     const param = `attachments.${i}`;
     const name = sanitizeFilename(a.name);
     const type = declaredType(a, dataUrlType(a.dataUrl), name);
     const label = `"${name}"`;
-    const kind = images.has(type) ? 'image' : documents.has(type) ? 'document' : undefined;
+    const kind = images.has(type) ? 'image' : documents.has(type) ? 'document' : audio.has(type) ? 'audio' : undefined;
     if (!kind) {
+      const sounds = audio.size ? ', or audio (WAV, MP3, M4A, OGG, WEBM, FLAC)' : '';
       throw new ApiError(
         'UNSUPPORTED_FILE',
-        `${label} is not a supported file type (${type}). Attach images (PNG, JPEG, WebP, GIF) or documents (PDF, DOCX, PPTX, XLSX, TXT, MD, CSV).`,
+        `${label} is not a supported file type (${type}). Attach images (PNG, JPEG, WebP, GIF)${sounds ? ',' : ' or'} documents (PDF, DOCX, PPTX, XLSX, TXT, MD, CSV)${sounds}.`,
         { param },
       );
     }
@@ -178,7 +188,7 @@ export function checkAttachments(uploads: UploadAttachment[], model: { id: strin
     }
     if (data.length === 0) throw new ApiError('CORRUPTED_FILE', `${label} is empty`, { param });
     if (data.length > MAX_FILE_BYTES) throw new ApiError('FILE_TOO_LARGE', `${label} is ${mb(data.length)}; the limit is ${mb(MAX_FILE_BYTES)}`, { param });
-    const matches = kind === 'image' ? imageMatches(type, data) : documentMatches(type, data, name);
+    const matches = kind === 'image' ? imageMatches(type, data) : kind === 'audio' ? audioMatches(type, data) : documentMatches(type, data, name);
     if (!matches) throw new ApiError('CORRUPTED_FILE', `${label} is not a valid ${type} file: its contents do not match its type`, { param });
     out.push({ id: randomUUID(), name, type, size: data.length, kind, dataUrl: `data:${type};base64,${data.toString('base64')}` });
   });
@@ -193,8 +203,9 @@ export function storedAttachment(a: Record<string, unknown>): StoredAttachment |
     name: a.name,
     type: a.type,
     size: typeof a.size === 'number' ? a.size : 0,
-    kind: a.kind === 'image' ? 'image' : 'document',
+    kind: a.kind === 'image' ? 'image' : a.kind === 'audio' ? 'audio' : 'document',
     dataUrl: a.dataUrl,
+    ...(typeof a.transcript === 'string' ? { transcript: a.transcript } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
 import type { WireNames } from '../../api/wire.ts';
 import type { ChatSettings, Conversation, Message } from '../../conversations/conversations.ts';
 import { storedAttachment } from './attachments.ts';
+import { transcriptForPrompt } from './audio-attachments.ts';
 
 type Part =
   | { type: 'text'; text: string }
@@ -27,6 +28,8 @@ function userContent(m: Message): string | Part[] {
   for (const f of files) {
     // Images go to the model as images; documents as `file` parts, which the service turns into text.
     if (f.kind === 'image') parts.push({ type: 'image_url', image_url: { url: f.dataUrl } });
+    // Audio goes as what was said, written down when it was sent.
+    else if (f.kind === 'audio') parts.push({ type: 'text', text: transcriptForPrompt(f.name, f.transcript ?? '') });
     else parts.push({ type: 'file', file: { filename: f.name, file_data: f.dataUrl } });
   }
   return parts;

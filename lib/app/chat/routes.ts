@@ -11,6 +11,7 @@ import { toAppConversation } from '../routes/present.ts';
 import type { User } from '../../users/users.ts';
 import type { SendMessageResponse } from '../wire.ts';
 import { attachmentLimits, checkAttachments, recheckKept, SEND_BODY_LIMIT, storedAttachment, type StoredAttachment } from './attachments.ts';
+import { canTranscribe, MAX_AUDIO_SECONDS, transcribeAudioAttachments } from './audio-attachments.ts';
 import { Generations } from './generations.ts';
 import type { InferenceClient } from './inference.ts';
 import { localClient } from './local-client.ts';
@@ -61,6 +62,7 @@ export function chatRoutes(deps: AppDeps) {
   const aliveSince = svc.store.kind === 'sqlite' ? Date.now() : 0;
 
   const catalogue = catalogueSource(deps);
+  const audioOk = canTranscribe(svc.chatDeps);
   const modelFor = (requested: string | null, characterSlug: string | null, history: Message[]) => modelForTurn(catalogue, requested, characterSlug, history);
 
   function startAnswer(user: User, ops: ConversationOps, assistant: Message, history: Message[], conversation: Conversation, model: string) {
@@ -108,7 +110,9 @@ export function chatRoutes(deps: AppDeps) {
       history[history.length - 1] = await notWriting(ops, user, parent, 'The previous answer is still being written: stop it or wait for it', 'parentId');
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, history);
     client.checkSettings(c.settings);
-    const attachments = [...recheckKept(kept, model, uploads.length), ...checkAttachments(uploads, model).attachments];
+    const attachments = [...recheckKept(kept, model, uploads.length), ...checkAttachments(uploads, model, { audio: audioOk }).attachments];
+    // Audio is written down now, so a file that is too long or unreadable is refused before anything is stored.
+    await transcribeAudioAttachments(svc.chatDeps, attachments, { requestId: `app-${c.id}`, signal: req.signal }, kept.length);
 
     // Everything is checked: from here on the turn is stored.
     const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
@@ -177,7 +181,7 @@ export function chatRoutes(deps: AppDeps) {
   };
 
   const limits = async () => {
-    return json(attachmentLimits(), 200, { 'cache-control': 'private, max-age=300' });
+    return json(attachmentLimits(audioOk ? { maxSeconds: MAX_AUDIO_SECONDS } : undefined), 200, { 'cache-control': 'private, max-age=300' });
   };
 
   return {

@@ -1,6 +1,7 @@
 // Account routes: who am I, sign up, sign in, sign out. Sign-up and sign-in run before any session (so before any
 // CSRF token) exists: they take JSON only (a cross-site form cannot send it without a CORS preflight, which this
 // server never grants) and refuse a foreign Origin or a cross-site Sec-Fetch-Site.
+import { refuseDisabledAccount } from '../../accounts/accounts.ts';
 import { ApiError } from '../../api/errors.ts';
 import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../../users/sessions.ts';
 import { signIn, signUp } from '../../users/users.ts';
@@ -30,6 +31,7 @@ export function authRoutes(deps: AppDeps) {
         const headers: Record<string, string> | undefined = sessionToken(req) ? { 'set-cookie': clearSessionCookie(isHttps(req)) } : undefined;
         throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue', undefined, headers);
       }
+      refuseDisabledAccount(s.accountDisabledAt);
       const body: MeResponse = { user: toAppUser(s.user), csrfToken: s.csrfToken };
       return json(body);
     }),

@@ -31,6 +31,10 @@ export interface AttachmentLimits {
   maxFileBytes: number;
   imageTypes: string[];
   documentTypes: string[];
+  /** Audio files, transcribed into the prompt like a document's text (absent or empty: this server cannot transcribe). */
+  audioTypes?: string[];
+  /** The longest audio attachment, in seconds. */
+  maxAudioSeconds?: number;
   /** Accept attribute for <input type=file>. */
   accept: string;
 }

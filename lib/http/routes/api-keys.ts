@@ -2,13 +2,11 @@
 import { z } from 'zod';
 import { ApiError } from '../../api/errors.ts';
 import { parseOrThrow } from '../../api/validation.ts';
+import { createKeyBody, createKeyFrom, keyPatchFrom, patchKeyBody } from '../../auth/key-input.ts';
 import { type ApiKey, accountKeys, type KeySpending } from '../../auth/keys.ts';
-import { microsToString, toMicros } from '../../billing/money.ts';
+import { microsToString } from '../../billing/money.ts';
 import { jsonBody, principalOf, type RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
-
-const MAX_ACTIVE_KEYS = 500;
-const LIMIT_MAX = 9_999_999_999;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const usd = (micros: number | null) => (micros === null ? null : micros / 1e6);
@@ -34,39 +32,6 @@ export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
   };
 }
 
-// `""` or null clears an expiry; a date or datetime sets it (a bare date means its start, UTC).
-const expiresAt = z.union([z.literal(''), z.null(), z.iso.datetime({ offset: true }), z.iso.date()]).transform((v, ctx) => {
-  if (!v) return null;
-  const ms = Date.parse(v);
-  if (ms <= Date.now()) {
-    ctx.addIssue({ code: 'custom', message: 'expiresAt must be in the future' });
-    return z.NEVER;
-  }
-  return ms;
-});
-const cap = z.number().min(0).max(LIMIT_MAX).nullable().optional();
-const consumptionLimit = z.strictObject({ usd: cap, diem: cap, vcu: cap }).optional();
-const limitPeriod = z.enum(['EPOCH', 'MONTH', 'LIFETIME']);
-
-const createBody = z.strictObject({
-  apiKeyType: z.enum(['INFERENCE', 'ADMIN']),
-  description: z.string().max(64),
-  expiresAt: expiresAt.optional(),
-  consumptionLimit,
-  limitPeriod: limitPeriod.optional(),
-});
-
-const patchBody = z.strictObject({
-  id: z.string().min(1),
-  apiKeyType: z.never({ error: 'The key type cannot change; create a new key instead' }).optional(),
-  description: z.string().max(64).optional(),
-  expiresAt: expiresAt.optional(),
-  consumptionLimit: consumptionLimit.nullable(),
-  limitPeriod: limitPeriod.optional(),
-});
-
-const limitMicros = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMicros(v));
-
 export async function listKeys(ctx: RequestCtx): Promise<void> {
   const p = principalOf(ctx);
   const keys = accountKeys(ctx.svc.store, p.accountId);
@@ -84,17 +49,8 @@ export async function getKey(ctx: RequestCtx): Promise<void> {
 
 export async function createKey(ctx: RequestCtx): Promise<void> {
   const p = principalOf(ctx);
-  const body = parseOrThrow(createBody, await jsonBody(ctx), ctx.svc.config.wire);
-  const keys = accountKeys(ctx.svc.store, p.accountId);
-  if ((await keys.countActive()) >= MAX_ACTIVE_KEYS) throw new ApiError('INVALID_REQUEST', `An account may have at most ${MAX_ACTIVE_KEYS} active API keys`);
-  const { key, secret } = await keys.create({
-    type: body.apiKeyType,
-    description: body.description,
-    expiresAt: body.expiresAt ?? null,
-    limitUsd: limitMicros(body.consumptionLimit?.usd) ?? null,
-    limitDiem: limitMicros(body.consumptionLimit?.diem ?? body.consumptionLimit?.vcu) ?? null,
-    limitPeriod: body.limitPeriod,
-  });
+  const body = parseOrThrow(createKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
   ok(ctx, {
     success: true,
     data: {
@@ -111,17 +67,9 @@ export async function createKey(ctx: RequestCtx): Promise<void> {
 
 export async function updateKey(ctx: RequestCtx): Promise<void> {
   const p = principalOf(ctx);
-  const body = parseOrThrow(patchBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const body = parseOrThrow(patchKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
   const keys = accountKeys(ctx.svc.store, p.accountId);
-  const limits = body.consumptionLimit;
-  const updated = await keys.update(body.id, {
-    description: body.description,
-    expiresAt: body.expiresAt,
-    // consumptionLimit: null removes both caps; inside it, null removes one cap and an absent field keeps it.
-    limitUsd: limits === null ? null : limitMicros(limits?.usd),
-    limitDiem: limits === null ? null : limitMicros(limits?.diem ?? limits?.vcu),
-    limitPeriod: body.limitPeriod,
-  });
+  const updated = await keys.update(body.id, keyPatchFrom(body));
   if (!updated) throw new ApiError('INVALID_REQUEST', 'API key not found or expired');
   ok(ctx, { success: true, data: keyRecord(updated, (await keys.spending()).get(updated.id)) });
 }

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { ApiError } from '../../api/errors.ts';
 import { baseHeaders } from '../../api/headers.ts';
 import { parseOrThrow } from '../../api/validation.ts';
-import { toCsv } from '../../billing/csv.ts';
 import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 // Aliased: the handlers carry the route names, which are the same words.
-import { type UsageRow, usageAnalytics as queryAnalytics, usageHistory as queryHistory } from '../../billing/usage-query.ts';
+import { usageAnalytics as queryAnalytics, usageHistory as queryHistory } from '../../billing/usage-query.ts';
+import { usageCsv } from '../../billing/usage-csv.ts';
 import { principalOf, type RequestCtx } from '../context.ts';
 import { queryObject } from '../../api/query.ts';
 import { ok } from '../send.ts';
@@ -70,25 +70,6 @@ const historyQuery = z
     }
   });
 
-// unit and quantity came later: they follow the original columns, so a reader of the earlier file finds its columns
-// where they were.
-const CSV_COLUMNS = [
-  'timestamp',
-  'requestId',
-  'apiKeyId',
-  'modelId',
-  'endpoint',
-  'promptTokens',
-  'completionTokens',
-  'cachedTokens',
-  'searches',
-  'scrapedUrls',
-  'usd',
-  'diem',
-  'unit',
-  'quantity',
-] as const satisfies readonly (keyof UsageRow)[];
-
 /** Whether the client asked for CSV: text/csv accepted (q > 0) and preferred at least as much as JSON. */
 function wantsCsv(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -120,13 +101,7 @@ export async function usageHistory(ctx: RequestCtx): Promise<void> {
   });
   if (!wantsCsv(ctx.req.headers.accept)) return ok(ctx, { beta: true, data: rows });
 
-  const body = Buffer.from(
-    toCsv(
-      CSV_COLUMNS,
-      rows.map((r) => CSV_COLUMNS.map((c) => r[c])),
-    ),
-    'utf8',
-  );
+  const body = Buffer.from(usageCsv(rows), 'utf8');
   ctx.res.writeHead(200, {
     ...baseHeaders(ctx.headerCtx),
     ...ctx.extraHeaders,

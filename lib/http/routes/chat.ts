@@ -6,23 +6,33 @@ import { startSse, writeEvent } from '../respond.ts';
 import { chatSseEvent } from '../sse-chat.ts';
 import { ok } from '../send.ts';
 
+/** Whether the request carries the E2EE key headers (`x-service-tee-client-pub-key`, …, in the wire's prefix). */
+export const hasE2eeHeaders = (ctx: RequestCtx): boolean => Object.keys(ctx.req.headers).some((h) => h.startsWith(`${ctx.headerCtx.wire.headerPrefix}tee-`));
+
 export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   const principal = principalOf(ctx);
   const body = await jsonBody(ctx);
   const { svc } = ctx;
-  const result = await withWalletCredit(ctx, () =>
-    runChat(svc.chatDeps, { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders }, body),
-  );
+  const chatCtx = { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders, e2eeHeaders: hasE2eeHeaders(ctx) };
+  const result = await withWalletCredit(ctx, () => runChat(svc.chatDeps, chatCtx, body));
   const { balancesBefore: before, hold } = result.meta;
   Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, before));
   // A stream's headers leave before its cost is known: they count its hold, the most it can cost.
   setBalanceRemaining(ctx, before.usd - before.usdHeld - (result.kind === 'json' ? result.charged.usd : hold.usd));
   if (result.kind === 'json') return ok(ctx, result.body);
 
+  const { head } = result;
+  await pipeSse(ctx, result.events, (step) => chatSseEvent(head, step));
+}
+
+/**
+ * Writes a stream's steps as SSE with backpressure (the headers go first). A reasoning model can think in silence
+ * for a long time; a comment line keeps idle-timeout proxies from cutting the stream.
+ */
+export async function pipeSse<T>(ctx: RequestCtx, steps: AsyncIterable<T>, toText: (step: T) => string): Promise<void> {
   startSse(ctx.res, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
-  // A reasoning model can think in silence for a long time; a comment line keeps idle-timeout proxies from cutting it.
   let lastWrite = Date.now();
-  const keepAliveMs = svc.config.sseKeepAliveMs;
+  const keepAliveMs = ctx.svc.config.sseKeepAliveMs;
   const keepAlive = setInterval(
     () => {
       if (Date.now() - lastWrite < keepAliveMs || ctx.res.destroyed) return;
@@ -32,10 +42,9 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
     Math.max(10, Math.floor(keepAliveMs / 3)),
   );
   try {
-    const { head } = result;
-    for await (const step of result.events) {
+    for await (const step of steps) {
       if (ctx.res.destroyed) break;
-      const drained = writeEvent(ctx.res, chatSseEvent(head, step));
+      const drained = writeEvent(ctx.res, toText(step));
       lastWrite = Date.now();
       if (drained) await drained;
     }

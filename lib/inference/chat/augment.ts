@@ -70,24 +70,27 @@ function withContext(messages: EngineMessage[], text: string): EngineMessage[] {
   return [{ role: 'system', content: text }, ...messages];
 }
 
+/** What running a plan found: the billed work, and the sources to put into the context (none: the prompt stays). */
+export interface FetchedAugmentation {
+  result: Augmentation;
+  sources: SearchResult[];
+}
+
 /**
- * Runs the plan. A failing provider or page never fails the request: the answer comes without those sources, and
- * nothing that failed is billed.
+ * Runs the plan's provider calls. A failing provider or page never fails the request: the answer comes without those
+ * sources, and nothing that failed is billed. Separate from applying them, so a model fallback reuses what was found.
  */
-export async function runAugmentation(
+export async function fetchAugmentation(
   plan: AugmentPlan,
-  messages: EngineMessage[],
-  opts: { provider?: SearchProvider; citations: boolean; signal: AbortSignal; allowHosts?: string[] },
-): Promise<{ messages: EngineMessage[]; result: Augmentation }> {
+  opts: { provider?: SearchProvider; signal: AbortSignal; allowHosts?: string[] },
+): Promise<FetchedAugmentation> {
   const result: Augmentation = { citations: [], searches: 0, scrapedUrls: 0 };
   if (plan.urls.length) {
     const { pages, failed } = await scrapeAll(plan.urls, { signal: opts.signal, allowHosts: opts.allowHosts });
     for (const f of failed) console.warn(`scraping ${f.url} failed: ${f.reason}`);
     result.scrapedUrls = pages.length;
-    if (!pages.length) return { messages, result };
     result.citations = pages.map(pageCitation);
-    const sources: SearchResult[] = pages.map((p) => ({ title: p.title || p.url, url: p.url, content: p.content }));
-    return { messages: withContext(messages, sourcesBlock(sources, { citations: opts.citations })), result };
+    return { result, sources: pages.map((p) => ({ title: p.title || p.url, url: p.url, content: p.content })) };
   }
   if (plan.search && opts.provider) {
     let found: SearchResult[];
@@ -95,12 +98,26 @@ export async function runAugmentation(
       found = await opts.provider.search(plan.text.slice(0, 400), { count: SEARCH_RESULTS, signal: opts.signal });
     } catch (e) {
       console.warn(`web search (${opts.provider.name}) failed; answering without it: ${(e as Error).message}`);
-      return { messages, result };
+      return { result, sources: [] };
     }
     result.searches = 1;
     result.citations = found;
-    if (!found.length) return { messages, result };
-    return { messages: withContext(messages, sourcesBlock(found, { citations: opts.citations })), result };
+    return { result, sources: found };
   }
-  return { messages, result };
+  return { result, sources: [] };
+}
+
+/** The messages with the sources found added to the leading system message. */
+export function applyAugmentation(messages: EngineMessage[], fetched: FetchedAugmentation, citations: boolean): EngineMessage[] {
+  return fetched.sources.length ? withContext(messages, sourcesBlock(fetched.sources, { citations })) : messages;
+}
+
+/** Runs the plan and applies what it found. */
+export async function runAugmentation(
+  plan: AugmentPlan,
+  messages: EngineMessage[],
+  opts: { provider?: SearchProvider; citations: boolean; signal: AbortSignal; allowHosts?: string[] },
+): Promise<{ messages: EngineMessage[]; result: Augmentation }> {
+  const fetched = await fetchAugmentation(plan, opts);
+  return { messages: applyAugmentation(messages, fetched, opts.citations), result: fetched.result };
 }

@@ -1,5 +1,6 @@
 // Caller messages → engine messages: system prompts assembled (operator defaults, character, caller), file parts
-// turned into text, capability gates applied, text-only part arrays flattened for chat templates.
+// turned into text (audio, for models that do not hear, into its transcript), capability gates applied, text-only
+// part arrays flattened for chat templates.
 import { ApiError } from '../../api/errors.ts';
 import type { ChatMessage, UserPart } from '../../api/chat-schema.ts';
 import type { Character } from '../../characters/characters.ts';
@@ -50,7 +51,30 @@ async function inlineImage(url: string, allowHosts: string[] | undefined): Promi
   return `data:${type};base64,${r.body.toString('base64')}`;
 }
 
-async function userContent(model: ModelEntry, content: string | UserPart[], at: number, allowHosts: string[] | undefined): Promise<EngineMessage['content']> {
+/** Transcribes an input_audio part; undefined when no transcription model can run here. */
+type Transcribe = (data: Buffer, format: string) => Promise<string | undefined>;
+
+/** An input_audio part as prompt text (a model that does not hear reads what was said), or undefined. */
+async function audioAsText(part: Extract<UserPart, { type: 'input_audio' }>, transcribe: Transcribe, at: number): Promise<string | undefined> {
+  const src = part.input_audio.data;
+  let data: Buffer;
+  if (src.startsWith('data:')) data = parseDataUrl(src).data;
+  else if (/^[A-Za-z0-9+/\s]+={0,2}\s*$/.test(src)) data = Buffer.from(src, 'base64');
+  else throw new ApiError('INVALID_REQUEST', `messages.${at}: input_audio.data must be base64 audio (or a data: URL)`, { param: `messages.${at}.content` });
+  const text = await transcribe(data, part.input_audio.format);
+  if (text === undefined) return undefined;
+  // The transcript is the caller's words: it must not forge the markers around it.
+  const body = text.replace(/\[(Audio transcript|End of audio transcript)/g, '($1').trim() || '(no speech was recognised in this audio)';
+  return `[Audio transcript (${part.input_audio.format})]\n${body}\n[End of audio transcript]`;
+}
+
+async function userContent(
+  model: ModelEntry,
+  content: string | UserPart[],
+  at: number,
+  allowHosts: string[] | undefined,
+  transcribe: Transcribe | undefined,
+): Promise<EngineMessage['content']> {
   if (typeof content === 'string') return content;
   const counts: Record<string, number> = {};
   const parts: Record<string, unknown>[] = [];
@@ -59,6 +83,14 @@ async function userContent(model: ModelEntry, content: string | UserPart[], at: 
     const cap = PART_CAPS[part.type as keyof typeof PART_CAPS];
     if (cap !== undefined && counts[part.type] > cap) {
       throw new ApiError('INVALID_REQUEST', `messages.${at}: at most ${cap} ${part.type} parts per message`);
+    }
+    // Audio for a model that does not hear is written down, as a file's text is extracted.
+    if (part.type === 'input_audio' && !model.capabilities.audio_input && transcribe) {
+      const text = await audioAsText(part, transcribe, at);
+      if (text !== undefined) {
+        parts.push({ type: 'text', text });
+        continue;
+      }
     }
     const gate = GATES[part.type];
     if (gate && !model.capabilities[gate.capability]) {
@@ -88,6 +120,8 @@ export interface MessageInputs {
   character?: Character;
   /** Private hosts that file and image URLs may still be fetched from (Config.fetchAllowHosts). */
   allowHosts?: string[];
+  /** Writes down input_audio for a model without audio input (absent: such parts are refused). */
+  transcribeAudio?: Transcribe;
 }
 
 export async function toEngineMessages(input: MessageInputs): Promise<EngineMessage[]> {
@@ -108,7 +142,11 @@ export async function toEngineMessages(input: MessageInputs): Promise<EngineMess
         out.push({ role: 'system', content: textOf(m.content) });
         break;
       case 'user':
-        out.push({ role: 'user', content: await userContent(input.model, m.content, i, input.allowHosts), ...(m.name ? { name: m.name } : {}) });
+        out.push({
+          role: 'user',
+          content: await userContent(input.model, m.content, i, input.allowHosts, input.transcribeAudio),
+          ...(m.name ? { name: m.name } : {}),
+        });
         break;
       case 'assistant': {
         const msg: EngineMessage = { role: 'assistant', content: m.content == null ? null : textOf(m.content) };

@@ -2,7 +2,7 @@
 // A failure before any output releases the hold (costs nothing); a stream that fails or is aborted midway is
 // billed for what it produced. The lean API layer and the browser app's route handlers both call runChat.
 import { ApiError } from '../../api/errors.ts';
-import { chatRequestSchema } from '../../api/chat-schema.ts';
+import { type ChatRequest, chatRequestSchema } from '../../api/chat-schema.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { bodyToInternal, echoToWire } from '../../api/wire-rename.ts';
 import type { WireNames } from '../../api/wire.ts';
@@ -21,8 +21,9 @@ import { type Engine, type EngineChunk, EngineError, type EngineRequest, type En
 import { CHEAP_CHECKS_ABOVE_BYTES, estimatePromptTokens, estimateTextTokens, minPromptTokens, promptBytes } from './estimate.ts';
 import type { ChatStream, StreamHead } from './events.ts';
 import { costRecord, shapeChoice, StreamShaper, usageRecord } from './output.ts';
-import { type Augmentation, planAugmentation, runAugmentation } from './augment.ts';
+import { type AugmentPlan, applyAugmentation, type FetchedAugmentation, fetchAugmentation, planAugmentation } from './augment.ts';
 import { documentsToolCall, normaliseChoiceCitations } from './documents.ts';
+import { fallsBack, modelCandidates } from './fallbacks.ts';
 import { paramsEcho } from './params.ts';
 import { prepareChat } from './prepare.ts';
 
@@ -40,7 +41,12 @@ export interface ChatDeps {
   augmentPrices: { search: number; scrapedUrl: number };
   /** Private hosts that file, image and page URLs may still be fetched from (Config.fetchAllowHosts). */
   fetchAllowHosts?: string[];
+  /** Writes down chat's input_audio for models that do not hear (lib/inference/audio); undefined: no transcription here. */
+  transcribeAudio?: AudioTranscriber;
 }
+
+/** Audio bytes in a chat format (wav, mp3, …, pcm16) → their transcript; undefined when no transcription model can run. */
+export type AudioTranscriber = (data: Buffer, format: string, ctx: { requestId: string; signal: AbortSignal }) => Promise<string | undefined>;
 
 export interface ChatContext {
   principal: Principal;
@@ -50,6 +56,13 @@ export interface ChatContext {
   signal: AbortSignal;
   /** Receives headers every response to this request carries from admission on (x-ratelimit-*), errors included. */
   responseHeaders: Record<string, string>;
+  /** The request carries E2EE headers: only then does `enable_e2ee` ask for encryption. */
+  e2eeHeaders?: boolean;
+}
+
+export interface ChatRunOptions {
+  /** The usage row's endpoint (default `/chat/completions`; the Responses API runs the same pipeline). */
+  endpoint?: string;
 }
 
 export interface ChatMeta {
@@ -108,12 +121,40 @@ export async function startEngine(deps: Pick<ChatDeps, 'engines'>, model: ModelE
 export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown): Promise<ChatResult> {
   if (!rawBody || typeof rawBody !== 'object' || Array.isArray(rawBody)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object');
   const req = parseOrThrow(chatRequestSchema, bodyToInternal(rawBody as Record<string, unknown>, deps.wire), deps.wire);
+  return runChatRequest(deps, ctx, req);
+}
+
+/** What the attempts of one request share: the web augmentation found once (a fallback reuses it). */
+interface Attempts {
+  augmentation?: { key: string; fetched: Promise<FetchedAugmentation> };
+}
+
+/**
+ * Runs a validated request: its model, then each fallback in turn while the one before could not serve (lib/inference/
+ * chat/fallbacks.ts). Each attempt is its own metered call, released when it fails, so only the answering model bills.
+ */
+export async function runChatRequest(deps: ChatDeps, ctx: ChatContext, req: ChatRequest, opts: ChatRunOptions = {}): Promise<ChatResult> {
+  const candidates = modelCandidates(req, deps.catalogue, deps.wire.includeSystemPrompt);
+  const shared: Attempts = {};
+  for (let i = 0; ; i++) {
+    try {
+      return await attemptChat(deps, ctx, i === 0 ? req : { ...req, model: candidates[i] }, opts.endpoint ?? '/chat/completions', shared);
+    } catch (e) {
+      if (i + 1 >= candidates.length || !fallsBack(e) || ctx.signal.aborted) throw e;
+      console.warn(`chat ${ctx.requestId}: ${candidates[i]} failed (${(e as ApiError).code}); falling back to ${candidates[i + 1]}`);
+    }
+  }
+}
+
+async function attemptChat(deps: ChatDeps, ctx: ChatContext, req: ChatRequest, endpoint: string, shared: Attempts): Promise<ChatResult> {
   const plan = await prepareChat(req, {
     catalogue: deps.catalogue,
     store: deps.store,
     includeSystemPromptKey: deps.wire.includeSystemPrompt,
     searchAvailable: deps.searchAvailable,
     fetchAllowHosts: deps.fetchAllowHosts,
+    e2eeHeaders: ctx.e2eeHeaders,
+    transcribeAudio: deps.transcribeAudio && ((data, format) => deps.transcribeAudio!(data, format, ctx)),
   });
   // Cheap checks before any expensive work (issue 11): a prompt whose lower bound of tokens (bytes / the most bytes a
   // token can stand for) already exceeds the context is refused unseen, and a large one is counted only once the
@@ -124,7 +165,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   if (bytes > CHEAP_CHECKS_ABOVE_BYTES) {
     await refuseUnaffordable(deps, ctx, {
       model: plan.model,
-      endpoint: '/chat/completions',
+      endpoint,
       estimate: { promptTokens: minPromptTokens(bytes), completionTokens: plan.engineParams.max_tokens * plan.engineParams.n },
     });
   }
@@ -137,7 +178,7 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   // max_tokens, and every planned search and page.
   const meter = await openMeter(deps, ctx, {
     model: plan.model,
-    endpoint: '/chat/completions',
+    endpoint,
     fees: deps.augmentPrices,
     estimate: {
       promptTokens: promptTokens + augmentPlan.allowanceTokens,
@@ -149,23 +190,18 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
   const meta: ChatMeta = { model: plan.model, router: engine.router, balancesBefore: meter.before, hold: meter.hold };
   // Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget.
   const abandon = () => meter.release();
-  let augmented: { messages: typeof plan.messages; result: Augmentation };
+  let fetched: FetchedAugmentation;
   try {
-    augmented = await runAugmentation(augmentPlan, plan.messages, {
-      provider: deps.searchProvider,
-      citations: plan.params.enable_web_citations,
-      signal: ctx.signal,
-      allowHosts: deps.fetchAllowHosts,
-    });
+    fetched = await augmentOnce(deps, ctx, shared, augmentPlan);
   } catch (e) {
     abandon();
     throw e;
   }
-  const aug = augmented.result;
+  const aug = fetched.result;
   const engineReq: EngineRequest = {
     requestId: ctx.requestId,
     model: plan.model.id,
-    messages: augmented.messages,
+    messages: applyAugmentation(plan.messages, fetched, plan.params.enable_web_citations),
     params: plan.engineParams,
     cacheKey: plan.cacheKey,
     signal: ctx.signal,
@@ -252,6 +288,16 @@ export async function runChat(deps: ChatDeps, ctx: ChatContext, rawBody: unknown
       citationsFirst: plan.params.include_search_results_in_stream && aug.citations.length > 0,
     }),
   };
+}
+
+/** The plan's searches and pages, fetched once per request: a fallback with the same plan reuses them. */
+function augmentOnce(deps: ChatDeps, ctx: ChatContext, shared: Attempts, plan: AugmentPlan): Promise<FetchedAugmentation> {
+  const key = JSON.stringify([plan.urls, plan.search, plan.text]);
+  if (shared.augmentation?.key !== key) {
+    const fetched = fetchAugmentation(plan, { provider: deps.searchProvider, signal: ctx.signal, allowHosts: deps.fetchAllowHosts });
+    shared.augmentation = { key, fetched };
+  }
+  return shared.augmentation.fetched;
 }
 
 interface StreamRun {
