@@ -1,26 +1,6 @@
 // Stroke icons of the audio controls (decorative: every button using one carries its own accessible name).
-import type { SVGProps } from 'react';
-
-type IconProps = SVGProps<SVGSVGElement>;
-
-function Icon({ children, className, ...props }: IconProps) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.9"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      className={className ?? 'size-4'}
-      {...props}
-    >
-      {children}
-    </svg>
-  );
-}
+import type { IconProps } from '../ui/icons.tsx';
+import { Icon } from '../chat/icons.tsx';
 
 export const SpeakerIcon = (p: IconProps) => (
   <Icon {...p}>

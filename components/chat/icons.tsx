@@ -1,25 +1,10 @@
 // Inline stroke icons (decorative: every button using one carries its own accessible name).
-import type { SVGProps } from 'react';
+import type { ReactNode } from 'react';
+import { Icon as Frame, type IconProps } from '../ui/icons.tsx';
 
-type IconProps = SVGProps<SVGSVGElement>;
-
-function Icon({ children, className, ...props }: IconProps) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.9"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      className={className ?? 'size-4'}
-      {...props}
-    >
-      {children}
-    </svg>
-  );
+/** The shared frame, drawn smaller and a little bolder for the chat's dense controls (and the audio buttons beside them). */
+export function Icon({ className, ...props }: IconProps & { children: ReactNode }) {
+  return <Frame strokeWidth={1.9} className={className ?? 'size-4'} {...props} />;
 }
 
 export const CopyIcon = (p: IconProps) => (
