@@ -10,16 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { accountKeys } from '../../lib/auth/keys.ts';
-import { grantUsd } from '../../lib/billing/ledger.ts';
-import { toMicros } from '../../lib/billing/money.ts';
-import { signUp } from '../../lib/users/users.ts';
+import type { Page } from 'playwright-core';
 import { fliteModel, sphinxModel } from '../support/audio-catalogue.ts';
-import { CHROMIUM, recordingContext, type RecordingContext, screenshot, seriousA11yViolations } from '../support/browser.ts';
-import { startHarness } from '../support/harness.ts';
+import { screenshot, seriousA11yViolations } from '../support/browser.ts';
 import { ROUND_TRIP_SENTENCES, wordAccuracy } from '../support/word-errors.ts';
-import { type AppRun, browserSkip, PASSWORD, type TestUser } from './support/app.ts';
+import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
 import { ask, lastAnswer } from './support/chat.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { until, waitForAttribute, waitForText } from './support/wait.ts';
@@ -52,68 +47,11 @@ async function microphoneWav(base: string, key: string, dir: string): Promise<{ 
 
 /** The shared browser-test world (support/app.ts), with Chromium's fake microphone playing `wav` once. */
 async function startAudioApp(dir: string): Promise<{ run: AppRun; micSeconds: number }> {
-  const h = await startHarness({
-    app: { next: true },
-    models: [fliteModel(), sphinxModel()],
-    limits: { windowSeconds: 60, audio: { default: { rpm: SPEECH_RPM } } },
-  });
-  let browser: Browser;
-  let mic: { file: string; seconds: number };
-  try {
+  let mic = { file: '', seconds: 0 };
+  const run = await startApp({ models: [fliteModel(), sphinxModel()], limits: { windowSeconds: 60, audio: { default: { rpm: SPEECH_RPM } } } }, async (h) => {
     mic = await microphoneWav(h.base, (await h.newAccount({ usd: 5 })).key, dir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-        '--use-fake-device-for-media-stream',
-        `--use-file-for-fake-audio-capture=${mic.file}%noloop`,
-      ],
-    });
-  } catch (e) {
-    await h.close();
-    throw e;
-  }
-  const contexts: RecordingContext[] = [];
-  const secrets: string[] = [];
-  let seq = 0;
-  const run: AppRun = {
-    h,
-    browser,
-    contexts,
-    secrets,
-    async newPage(o = {}) {
-      const rec = await recordingContext(browser, { baseURL: h.origin, viewport: o.viewport, colorScheme: o.colorScheme });
-      contexts.push(rec);
-      rec.context.setDefaultTimeout(15_000);
-      return { page: await rec.context.newPage(), rec };
-    },
-    async newUser(o = {}) {
-      const email = `audio${++seq}-${process.pid}@example.test`;
-      const { user } = await signUp(h.svc.store, { email, password: PASSWORD, displayName: o.displayName });
-      if (o.usd) await grantUsd(h.svc.store, user.accountId, toMicros(o.usd));
-      const { secret } = await accountKeys(h.svc.store, user.accountId).create({ type: 'INFERENCE', description: 'personal key' });
-      secrets.push(secret);
-      return { user, email, apiKey: secret };
-    },
-    async signIn(page, email, p = '/') {
-      const res = await page.request.post(`${h.origin}/api/app/auth/sign-in`, { data: { email, password: PASSWORD }, headers: { origin: h.origin } });
-      const body = await res.text();
-      if (res.status() !== 200) throw new Error(`sign-in failed: ${res.status()} ${body}`);
-      contexts.find((c) => c.context === page.context())?.received.push({ url: res.url(), headers: res.headers(), body });
-      await page.goto(p);
-    },
-    async close() {
-      await browser.close().catch(() => {});
-      await h.close();
-    },
-  };
+    return ['--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${mic.file}%noloop`];
+  });
   return { run, micSeconds: mic.seconds };
 }
 

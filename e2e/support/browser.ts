@@ -18,8 +18,9 @@ const ARGS = [
 
 export const SCREENSHOT_DIR = path.resolve('test-results/screenshots');
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+/** Debian's Chromium with the project's flags, plus `extraArgs` (e.g. a fake microphone). */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs], headless: true });
 }
 
 /** What the browser received: each response's URL, headers and (for text bodies) body. */

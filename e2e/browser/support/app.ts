@@ -48,11 +48,12 @@ export interface AppRun {
 
 let seq = 0;
 
-export async function startApp(opts: HarnessOptions = {}): Promise<AppRun> {
+/** `browserArgs`: what the browser needs from the running server (e.g. a fake microphone's file made through it). */
+export async function startApp(opts: HarnessOptions = {}, browserArgs?: (h: Harness) => Promise<string[]>): Promise<AppRun> {
   const h = await startHarness({ ...opts, app: { next: true } });
   let browser: Browser;
   try {
-    browser = await launchBrowser();
+    browser = await launchBrowser(browserArgs ? await browserArgs(h) : []);
   } catch (e) {
     await h.close();
     throw e;
