@@ -1,154 +1,117 @@
 #!/usr/bin/env node
-// Benchmark: POST /chat/completions through Lagoon (auth, rate limiting, credit reservation, settlement and usage
-// recording all on)
-// against a direct call to the same mock upstream (the scripted engine).
-//   1. added latency at concurrency 1: interleaved rounds of sequential requests, direct vs. Lagoon;
-//   2. requests/s at 64 connections, the mock answering after 20 ms.
-// Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=…`.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import autocannon from 'autocannon';
-import { request } from 'undici';
+// Benchmark: the same mock upstream (the scripted engine) called directly, through Lagoon (auth, rate limiting,
+// credit reservation, settlement and usage recording all on) and through the Portkey gateway 1.15.2 (none of that),
+// every figure from one run so the ratios hold whatever the machine's load:
+//   1. added latency at concurrency 1 (interleaved rounds);
+//   2. requests/s at 64 connections, the mock answering after 20 ms;
+//   3. streams: added time to first token at c=1; BENCH_STREAMS (1,000) concurrent streams of 64 deltas 20 ms apart
+//      (all must complete; the worst gap beyond direct's worst), CPU per relayed event, RSS idle and streaming;
+//   4. a bounded soak (BENCH_SOAK_S seconds, 20 by default; 300 for the README's figures) reporting RSS growth.
+// BENCH_ONLY=latency,throughput,streams,soak picks phases; BENCH_PORTKEY=0 leaves the peer out; BENCH_PROFILE=DIR
+// writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
+// Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
+import { rps } from './bench/client.ts';
+import { latencyRounds } from './bench/latency.ts';
+import { rssMiB } from './bench/procs.ts';
+import { soak } from './bench/soak.ts';
+import { concurrentStreams, describeStreams, median, ttftRounds } from './bench/streams.ts';
+import { startWorld } from './bench/world.ts';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 200);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const env = process.env;
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
+const PER_ROUND = Number(env.BENCH_PER_ROUND ?? 200);
+const SECONDS = Number(env.BENCH_SECONDS ?? 10);
+const STREAMS = Number(env.BENCH_STREAMS ?? 1000);
+const SOAK_S = Number(env.BENCH_SOAK_S ?? 20);
+const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,soak').split(','));
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
-function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cmd, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (ready.test(out)) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`${cmd.join(' ')} exited with ${code}: ${out}`)));
-  });
-}
-
-const cli = (dataDir: string, ...args: string[]) =>
-  new Promise<string>((resolve, reject) => {
-    const c = spawn(process.execPath, ['scripts/lagoon.ts', ...args], {
-      env: { ...process.env, LAGOON_DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    c.on('exit', (code) => (code === 0 ? resolve(out.trim().split('\n').at(-1)!) : reject(new Error(`lagoon ${args.join(' ')} failed`))));
-  });
-
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const median = (xs: number[]) => quantile(xs, 0.5);
-
-async function timeOne(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  const t0 = process.hrtime.bigint();
-  const res = await request(url, { method: 'POST', headers, body });
-  await res.body.arrayBuffer();
-  if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-}
-
-async function rps(url: string, headers: Record<string, string>, body: string): Promise<{ rps: number; errors: number; p99: number }> {
-  const r = await autocannon({ url, method: 'POST', headers, body, connections: 64, duration: SECONDS, pipelining: 1 });
-  return { rps: r.requests.average, errors: r.errors + r.non2xx, p99: r.latency.p99 };
-}
-
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-'));
-const children: ChildProcess[] = [];
+const world = await startWorld({ portkey: env.BENCH_PORTKEY !== '0', profileDir: env.BENCH_PROFILE });
+const f = (n: number | undefined, d = 2) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+const summary: Record<string, string> = {};
 try {
-  const [fastPort, slowPort, lagoonPort] = [await freePort(), await freePort(), await freePort()];
-  children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(fastPort)], {}, /http:\/\//));
-  children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(slowPort), '--delay-ms', '20'], {}, /http:\/\//));
-  const model = (id: string, port: number) => ({
-    id,
-    name: id,
-    type: 'text',
-    tier: 'XS',
-    pricing: { input_usd: 0.1, output_usd: 0.2, input_diem: 0.1, output_diem: 0.2 },
-    context_length: 8192,
-    max_completion_tokens: 64,
-    traits: [],
-    engine: { kind: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'scripted' },
-  });
-  const catalogue = path.join(dataDir, 'models.json');
-  fs.writeFileSync(catalogue, JSON.stringify({ models: [model('bench-fast', fastPort), model('bench-slow', slowPort)] }));
-  // Rate limiting stays on (its counting is part of the measured path) with figures the load cannot reach.
-  const limits = path.join(dataDir, 'limits.json');
-  fs.writeFileSync(limits, JSON.stringify({ text: { default: { XS: { rpm: 100_000_000, tpm: 1_000_000_000_000 } } } }));
-  const accountId = await cli(dataDir, 'account', 'create', '--name', 'bench');
-  const key = await cli(dataDir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
-  await cli(dataDir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
-  children.push(
-    await start(
-      ['scripts/serve.ts'],
-      {
-        PORT: String(lagoonPort),
-        HOST: '127.0.0.1',
-        LAGOON_DATA_DIR: dataDir,
-        LAGOON_MODELS: catalogue,
-        LAGOON_RATE_LIMITS: limits,
-        LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1',
-      },
-      /listening/,
-    ),
-  );
-
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const body = (m: string) => JSON.stringify({ model: m, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 16 });
-  const direct = {
-    url: `http://127.0.0.1:${fastPort}/v1/chat/completions`,
-    body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 16 }),
-  };
-  const lagoon = { url: `http://127.0.0.1:${lagoonPort}/api/v1/chat/completions`, body: body('bench-fast') };
-
-  // Warm-up: JIT, connection pools, SQLite page cache.
-  for (let i = 0; i < 300; i++) {
-    await timeOne(direct.url, headers, direct.body);
-    await timeOne(lagoon.url, headers, lagoon.body);
-  }
-  const directAll: number[] = [];
-  const lagoonAll: number[] = [];
-  const added: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const d: number[] = [];
-    const l: number[] = [];
-    for (let i = 0; i < PER_ROUND; i++) {
-      d.push(await timeOne(direct.url, headers, direct.body));
-      l.push(await timeOne(lagoon.url, headers, lagoon.body));
+  const lagoonPid = world.lagoon.pid!;
+  const portkeyPid = world.portkey?.pid;
+  // Idle: after start and a few requests (JIT, pools and caches warm), nothing in flight.
+  if (only.has('latency')) {
+    const lat = await latencyRounds(world.fast, ROUNDS, PER_ROUND);
+    for (const [name, l] of lat) {
+      console.log(
+        `latency c=1 ${name}: p50 ${f(l.p50, 3)} ms p99 ${f(l.p99, 3)} ms${l.addedP50 === undefined ? '' : `; added p50 ${f(l.addedP50, 3)} ms, added p99 ${f(l.addedP99, 3)} ms`}`,
+      );
     }
-    directAll.push(...d);
-    lagoonAll.push(...l);
-    added.push(median(l) - median(d));
+    const [l, p] = [lat.get('lagoon')!, lat.get('portkey')];
+    Object.assign(summary, {
+      added_p50_ms: f(l.addedP50, 3),
+      added_p99_ms: f(l.addedP99, 3),
+      portkey_added_p50_ms: f(p?.addedP50, 3),
+      portkey_added_p99_ms: f(p?.addedP99, 3),
+      p50_vs_portkey: f(ratio(l.addedP50, p?.addedP50)),
+      p99_vs_portkey: f(ratio(l.addedP99, p?.addedP99)),
+    });
   }
-  const addedP50 = median(added);
-  const addedP99 = quantile(lagoonAll, 0.99) - quantile(directAll, 0.99);
-  console.log(
-    `latency c=1: direct p50 ${median(directAll).toFixed(3)} ms p99 ${quantile(directAll, 0.99).toFixed(3)} ms; lagoon p50 ${median(lagoonAll).toFixed(3)} ms p99 ${quantile(lagoonAll, 0.99).toFixed(3)} ms`,
-  );
+  const idle = { lagoon: rssMiB(lagoonPid), portkey: portkeyPid ? rssMiB(portkeyPid) : undefined };
+  console.log(`rss idle: lagoon ${f(idle.lagoon, 0)} MiB${idle.portkey ? `, portkey ${f(idle.portkey, 0)} MiB` : ''}`);
+  summary.rss_idle_mb = f(idle.lagoon, 0);
 
-  const directRps = await rps(`http://127.0.0.1:${slowPort}/v1/chat/completions`, headers, direct.body);
-  const lagoonRps = await rps(`http://127.0.0.1:${lagoonPort}/api/v1/chat/completions`, headers, body('bench-slow'));
+  if (only.has('throughput')) {
+    const got = new Map<string, Awaited<ReturnType<typeof rps>>>();
+    for (const t of world.slow) {
+      const r = await rps(t.url, t.headers, t.body('Say hello.'), SECONDS);
+      got.set(t.name, r);
+      console.log(`throughput c=64, 20 ms mock, ${SECONDS} s, ${t.name}: ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, ${r.errors} errors)`);
+      if (r.errors > 0) console.log(`warning: some requests through ${t.name} failed during the throughput run`);
+    }
+    const [d, l, p] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey')];
+    Object.assign(summary, {
+      rps_c64: l.rps.toFixed(0),
+      direct_rps_c64: d.rps.toFixed(0),
+      portkey_rps_c64: p ? p.rps.toFixed(0) : 'n/a',
+      rps_vs_portkey: f(ratio(l.rps, p?.rps)),
+      rps_vs_direct: f(ratio(l.rps, d.rps)),
+    });
+  }
+
+  if (only.has('streams')) {
+    const ttft = await ttftRounds(world.fast, Math.max(20, Math.floor(PER_ROUND / 2)));
+    const direct = median(ttft.get('direct')!);
+    for (const [name, xs] of ttft)
+      console.log(`ttft c=1 ${name}: p50 ${f(median(xs), 3)} ms${name === 'direct' ? '' : ` (added ${f(median(xs) - direct, 3)} ms)`}`);
+    summary.ttft_added_ms = f(median(ttft.get('lagoon')!) - direct, 3);
+    if (ttft.has('portkey')) summary.portkey_ttft_added_ms = f(median(ttft.get('portkey')!) - direct, 3);
+
+    const runs = new Map<string, Awaited<ReturnType<typeof concurrentStreams>>>();
+    for (const t of world.slow) {
+      const r = await concurrentStreams(t, STREAMS);
+      runs.set(t.name, r);
+      console.log(`streams x${STREAMS} (64 deltas, 20 ms apart) ${describeStreams(t.name, r)}`);
+    }
+    const [d, l, p] = [runs.get('direct')!, runs.get('lagoon')!, runs.get('portkey')];
+    Object.assign(summary, {
+      streams_completed: `${l.completed}/${STREAMS}`,
+      stream_gap_over_direct_ms: f(l.maxGapMs - d.maxGapMs, 0),
+      portkey_streams_completed: p ? `${p.completed}/${STREAMS}` : 'n/a',
+      portkey_stream_gap_over_direct_ms: p ? f(p.maxGapMs - d.maxGapMs, 0) : 'n/a',
+      cpu_us_per_chunk: f(l.cpuUsPerEvent, 1),
+      portkey_cpu_us_per_chunk: f(p?.cpuUsPerEvent, 1),
+      rss_streams_mb: f(l.peakRssMiB, 0),
+    });
+  }
+
+  if (only.has('soak') && SOAK_S > 0) {
+    const lagoon = world.fast.find((t) => t.name === 'lagoon')!;
+    const s = await soak(lagoon, lagoonPid, SOAK_S);
+    console.log(
+      `soak ${SOAK_S} s (16 clients, JSON and streams): ${s.requests} requests, ${s.failures} failed; RSS ${f(s.startMiB, 0)} → ${f(s.endMiB, 0)} MiB (peak ${f(s.peakMiB, 0)}), growth ${f(s.growthMiB, 1)} MiB`,
+    );
+    summary.soak_s = String(SOAK_S);
+    summary.soak_rss_growth_mb = f(s.growthMiB, 1);
+  }
   console.log(
-    `throughput c=64, 20 ms mock, ${SECONDS} s: direct ${directRps.rps.toFixed(0)} req/s (p99 ${directRps.p99} ms); lagoon ${lagoonRps.rps.toFixed(0)} req/s (p99 ${lagoonRps.p99} ms, ${lagoonRps.errors} errors)`,
+    `bench: ${Object.entries(summary)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
   );
-  if (lagoonRps.errors > 0) console.log('warning: some requests through Lagoon failed during the throughput run');
-  console.log(`bench: added_p50_ms=${addedP50.toFixed(3)} added_p99_ms=${addedP99.toFixed(3)} rps_c64=${lagoonRps.rps.toFixed(0)}`);
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await world.close();
 }

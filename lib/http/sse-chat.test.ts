@@ -72,3 +72,14 @@ test('the usage chunk (usage, cost, echo) and the in-band error each end the str
     'data: {"error":{"message":"Inference failed mid-stream: the model stopped before finishing.","type":"server_error","code":"upstream_error","param":null}}\n\ndata: [DONE]\n\n',
   );
 });
+
+test('the head made once per stream: the same bytes as the whole chunk, kept apart per stream and escaped', () => {
+  const other: StreamHead = { id: 'chatcmpl-"x"', created: 1, model: 'm/2\u2028', paramsKey: 'service_parameters' };
+  const step = [{ type: 'delta' as const, index: 0, content: 'a' }];
+  const whole = (h: StreamHead) =>
+    `data: ${JSON.stringify({ id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] })}\n\n`;
+  for (let i = 0; i < 2; i++) {
+    assert.equal(chatSseEvent(head, step), whole(head));
+    assert.equal(chatSseEvent(other, step), whole(other));
+  }
+});

@@ -16,10 +16,26 @@ export const SSE_DONE = 'data: [DONE]\n\n';
 
 const MID_STREAM_FAILURE = { type: 'server_error', code: 'upstream_error', param: null };
 
+// Every chunk of a stream repeats its head: its text up to `"choices":` is made once per stream, and a step that
+// adds no other field (nearly all of them: deltas) is that prefix, its choices and `}` (the same bytes as stringifying
+// the whole chunk, without re-encoding the head per token).
+const prefixes = new WeakMap<StreamHead, string>();
+function prefixOf(head: StreamHead): string {
+  let prefix = prefixes.get(head);
+  if (prefix === undefined) {
+    const text = JSON.stringify({ id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, choices: 0 });
+    prefix = `data: ${text.slice(0, -2)}`;
+    prefixes.set(head, prefix);
+  }
+  return prefix;
+}
+
 /** One step of a chat stream as its SSE text: `data: {…}\n\n`, followed by `data: [DONE]\n\n` when the step ends the stream (usage or error). */
 export function chatSseEvent(head: StreamHead, events: readonly ChatEvent[]): string {
   const choices: WireChoice[] = [];
-  const chunk: Record<string, unknown> = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, choices };
+  // The whole chunk object only for the steps that carry more than choices.
+  let chunk: Record<string, unknown> | undefined;
+  const full = () => (chunk ??= { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, choices });
   let choice: WireChoice | undefined;
   let done = false;
   for (const ev of events) {
@@ -37,18 +53,16 @@ export function chatSseEvent(head: StreamHead, events: readonly ChatEvent[]): st
         else choice.finish_reason = ev.reason;
         break;
       case 'citations':
-        chunk[head.paramsKey] = { web_search_citations: ev.results };
+        full()[head.paramsKey] = { web_search_citations: ev.results };
         break;
       case 'usage':
         done = true;
-        chunk.usage = usageRecord(ev.usage);
-        chunk.cost = costRecord(ev.cost);
-        chunk[head.paramsKey] = ev.params;
+        Object.assign(full(), { usage: usageRecord(ev.usage), cost: costRecord(ev.cost), [head.paramsKey]: ev.params });
         break;
       case 'error':
         return `data: ${JSON.stringify({ error: { message: ev.message, ...MID_STREAM_FAILURE } })}\n\n${SSE_DONE}`;
     }
   }
-  const text = `data: ${JSON.stringify(chunk)}\n\n`;
+  const text = chunk === undefined ? `${prefixOf(head)}${JSON.stringify(choices)}}\n\n` : `data: ${JSON.stringify(full())}\n\n`;
   return done ? text + SSE_DONE : text;
 }

@@ -1,0 +1,83 @@
+// The benchmark's processes: ports, starting and stopping children, and what /proc says about their memory and CPU.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts `node …args`; resolves once its stdout matches `ready`. */
+export function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      if (out.length < 10_000) out += b.toString();
+      if (ready.test(out)) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
+  });
+}
+
+/** Stops a child and waits for it to exit (a CPU profile is written on exit). */
+export function stop(child: ChildProcess, ms = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The operator CLI against a data directory; its last output line (an id or a key). */
+export const cli = (dataDir: string, ...args: string[]) =>
+  new Promise<string>((resolve, reject) => {
+    const c = spawn(process.execPath, ['scripts/lagoon.ts', ...args], {
+      env: { ...process.env, LAGOON_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    c.on('exit', (code) => (code === 0 ? resolve(out.trim().split('\n').at(-1)!) : reject(new Error(`lagoon ${args.join(' ')} failed`))));
+  });
+
+/** Resident memory of a process, in MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+const TICKS_PER_S = 100; // USER_HZ: 100 on every Linux build we run on
+
+/** CPU time a process has used so far, in ms, in user space and in the kernel (Linux /proc). */
+export function cpuMs(pid: number): { user: number; system: number } {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name (which may contain spaces): utime and stime are the 12th and 13th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: (Number(f[11]) * 1000) / TICKS_PER_S, system: (Number(f[12]) * 1000) / TICKS_PER_S };
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; the peak and the samples. */
+export function sampleRss(pid: number, everyMs = 200) {
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(rssMiB(pid)), everyMs);
+  return {
+    samples,
+    stop(): { peak: number; samples: number[] } {
+      clearInterval(timer);
+      samples.push(rssMiB(pid));
+      return { peak: Math.max(...samples), samples };
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// The benchmark's world: two mock upstreams (the scripted engine, answering at once and after 20 ms), Lagoon on
+// embedded SQLite (or DATABASE_URL) with auth, rate limiting, credit and usage all on, and the Portkey gateway
+// 1.15.2 (`--headless`, no auth or billing) pointed at the same mocks. Each is a Target the same client drives.
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Target } from './client.ts';
+import { cli, freePort, start, stop } from './procs.ts';
+
+export interface World {
+  /** Against the mock that answers at once: direct, Lagoon, Portkey (when started). */
+  fast: Target[];
+  /** The same three against the mock answering after 20 ms. */
+  slow: Target[];
+  lagoon: ChildProcess;
+  portkey?: ChildProcess;
+  /** The Portkey instance the streaming runs use (scripts/bench/portkey-native-response.ts). */
+  portkeyStreams?: ChildProcess;
+  close(): Promise<void>;
+}
+
+const PORTKEY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
+
+export async function startWorld(opts: { portkey: boolean; profileDir?: string }): Promise<World> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-'));
+  const children: ChildProcess[] = [];
+  const close = async () => {
+    await Promise.all(children.map((c) => stop(c)));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const [fastPort, slowPort, lagoonPort, portkeyPort, portkeyStreamsPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(fastPort)], {}, /http:\/\//));
+    children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(slowPort), '--delay-ms', '20'], {}, /http:\/\//));
+    const model = (id: string, port: number) => ({
+      id,
+      name: id,
+      type: 'text',
+      tier: 'XS',
+      pricing: { input_usd: 0.1, output_usd: 0.2, input_diem: 0.1, output_diem: 0.2 },
+      context_length: 8192,
+      max_completion_tokens: 64,
+      traits: [],
+      // Room for the 1,000-stream run: admission is not what is measured.
+      engine: { kind: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'scripted', maxConcurrency: 2048 },
+    });
+    const catalogue = path.join(dataDir, 'models.json');
+    fs.writeFileSync(catalogue, JSON.stringify({ models: [model('bench-fast', fastPort), model('bench-slow', slowPort)] }));
+    // Rate limiting stays on (its counting is part of the measured path) with figures the load cannot reach.
+    const limits = path.join(dataDir, 'limits.json');
+    fs.writeFileSync(limits, JSON.stringify({ text: { default: { XS: { rpm: 100_000_000, tpm: 1_000_000_000_000 } } } }));
+    const accountId = await cli(dataDir, 'account', 'create', '--name', 'bench');
+    const key = await cli(dataDir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
+    await cli(dataDir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
+    const lagoon = await start(
+      [...(opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : []), 'scripts/serve.ts'],
+      {
+        PORT: String(lagoonPort),
+        HOST: '127.0.0.1',
+        LAGOON_DATA_DIR: dataDir,
+        LAGOON_MODELS: catalogue,
+        LAGOON_RATE_LIMITS: limits,
+        LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1',
+        // One load generator opens the 1,000 streams from one address.
+        LAGOON_MAX_CONNECTIONS_PER_IP: '4096',
+      },
+      /listening/,
+    );
+    children.push(lagoon);
+    let portkey: ChildProcess | undefined;
+    let portkeyStreams: ChildProcess | undefined;
+    if (opts.portkey) {
+      // Its postinstall (patch-package) has nothing to do here: the published package carries no patches/ folder
+      // (its patches are for its own dev tree), and the build starts as is.
+      portkey = await start([PORTKEY, '--headless', `--port=${portkeyPort}`], { NODE_ENV: 'production' }, /Ready for connections/);
+      children.push(portkey);
+      portkeyStreams = await start(
+        ['--import', './scripts/bench/portkey-native-response.ts', PORTKEY, '--headless', `--port=${portkeyStreamsPort}`],
+        { NODE_ENV: 'production' },
+        /Ready for connections/,
+      );
+      children.push(portkeyStreams);
+    }
+
+    const json = { 'content-type': 'application/json' };
+    const targets = (upstream: number, lagoonModel: string): Target[] => {
+      const direct: Target = {
+        name: 'direct',
+        url: `http://127.0.0.1:${upstream}/v1/chat/completions`,
+        headers: { ...json, authorization: 'Bearer direct' },
+        body: (prompt, extra) => JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], max_tokens: 16, ...extra }),
+      };
+      const viaLagoon: Target = {
+        name: 'lagoon',
+        pid: lagoon.pid,
+        url: `http://127.0.0.1:${lagoonPort}/api/v1/chat/completions`,
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: (prompt, extra) => JSON.stringify({ model: lagoonModel, messages: [{ role: 'user', content: prompt }], max_tokens: 16, ...extra }),
+      };
+      const viaPortkey: Target = {
+        name: 'portkey',
+        url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
+        pid: portkey?.pid,
+        streamUrl: `http://127.0.0.1:${portkeyStreamsPort}/v1/chat/completions`,
+        streamPid: portkeyStreams?.pid,
+        headers: { ...json, authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream}/v1` },
+        body: direct.body,
+      };
+      return portkey ? [direct, viaLagoon, viaPortkey] : [direct, viaLagoon];
+    };
+    return { fast: targets(fastPort, 'bench-fast'), slow: targets(slowPort, 'bench-slow'), lagoon, portkey, portkeyStreams, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
