@@ -43,11 +43,14 @@ async function refreshEpoch(q: Queryable, accountId: string, now: number) {
   await q.run('UPDATE accounts SET diem = diem_daily, diem_epoch = $2 WHERE id = $1 AND diem_epoch <> $2', [accountId, epoch]);
 }
 
+/**
+ * The locked row, refilled first on a new UTC day. Read before the refill (which writes only once a day), so a
+ * settlement costs one read here instead of an UPDATE and a read.
+ */
 async function lockedBalances(store: Store, q: Queryable, accountId: string, now: number): Promise<Balances> {
-  await refreshEpoch(q, accountId, now);
-  const row = await q.get<BalanceRow>(`SELECT usd, usd_held, diem, diem_held, diem_daily FROM accounts WHERE id = $1${store.forUpdate}`, [accountId]);
-  if (!row) throw new ApiError('AUTHENTICATION_FAILED');
-  return toBalances(row);
+  const { balances, stale } = await readRow(store, q, accountId, now, true);
+  if (stale) await refreshEpoch(q, accountId, now);
+  return balances;
 }
 
 interface BalanceReadRow extends BalanceRow {
@@ -56,14 +59,20 @@ interface BalanceReadRow extends BalanceRow {
 
 /** Balances with today's DIEM refill applied in the result only (reservations write nothing; settlements refill). */
 async function readBalances(store: Store, q: Queryable, accountId: string, now: number, lock: boolean): Promise<Balances> {
+  return (await readRow(store, q, accountId, now, lock)).balances;
+}
+
+/** The account's balances as of `now`, and whether the row still holds an earlier day's DIEM (`stale`). */
+async function readRow(store: Store, q: Queryable, accountId: string, now: number, lock: boolean): Promise<{ balances: Balances; stale: boolean }> {
   const row = await q.get<BalanceReadRow>(
     `SELECT usd, usd_held, diem, diem_held, diem_daily, diem_epoch FROM accounts WHERE id = $1${lock ? store.forUpdate : ''}`,
     [accountId],
   );
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
-  const b = toBalances(row);
-  if (row.diem_epoch !== diemEpoch(now)) b.diem = b.diemDaily;
-  return b;
+  const balances = toBalances(row);
+  const stale = row.diem_epoch !== diemEpoch(now);
+  if (stale) balances.diem = balances.diemDaily;
+  return { balances, stale };
 }
 
 /** Balances as of now (after today's DIEM refill). */

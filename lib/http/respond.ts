@@ -20,15 +20,20 @@ function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
 }
 
 export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: HeaderMap = {}): void {
-  let payload: Buffer = Buffer.from(JSON.stringify(body));
+  const text = JSON.stringify(body);
   const out: HeaderMap = { ...headers, 'content-type': 'application/json; charset=utf-8' };
-  const encoding = payload.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
-  if (encoding === 'br') payload = brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
-  else if (encoding === 'gzip') payload = gzipSync(payload, { level: 5 });
-  if (encoding) {
-    out['content-encoding'] = encoding;
-    out.vary = 'accept-encoding';
+  // String lengths bound byte lengths from below: short bodies skip the encoding check without a byte count.
+  const encoding = text.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  if (!encoding) {
+    // A string body leaves in the same write as the head (Node joins them); a Buffer would take a writev and a copy.
+    out['content-length'] = String(Buffer.byteLength(text));
+    res.writeHead(status, out);
+    res.end(text);
+    return;
   }
+  const payload = encoding === 'br' ? brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(text, { level: 5 });
+  out['content-encoding'] = encoding;
+  out.vary = 'accept-encoding';
   out['content-length'] = String(payload.length);
   res.writeHead(status, out);
   res.end(payload);
@@ -42,6 +47,10 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: ApiErr
   sendJson(req, res, err.status, err.toBody(), { ...headers, ...err.headers });
 }
 
+/**
+ * Sets the stream's head. It leaves with the first event, in one write (a flush of its own would cost a syscall and
+ * a packet per stream); the caller flushes it when no event is at hand.
+ */
 export function startSse(res: ServerResponse, headers: HeaderMap): void {
   res.writeHead(200, {
     ...headers,
@@ -50,7 +59,6 @@ export function startSse(res: ServerResponse, headers: HeaderMap): void {
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.flushHeaders();
 }
 
 /** Writes one event; resolves once the socket can take more (backpressure). */

@@ -31,6 +31,9 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
  */
 export async function pipeSse<T>(ctx: RequestCtx, steps: AsyncIterable<T>, toText: (step: T) => string): Promise<void> {
   startSse(ctx.res, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
+  // The head goes out with the first event; if none is ready this turn, on its own, so the client hears 200 at once.
+  let wrote = false;
+  const flushHead = setImmediate(() => wrote || ctx.res.destroyed || ctx.res.flushHeaders());
   let lastWrite = Date.now();
   const keepAliveMs = ctx.svc.config.sseKeepAliveMs;
   const keepAlive = setInterval(
@@ -45,10 +48,12 @@ export async function pipeSse<T>(ctx: RequestCtx, steps: AsyncIterable<T>, toTex
     for await (const step of steps) {
       if (ctx.res.destroyed) break;
       const drained = writeEvent(ctx.res, toText(step));
+      wrote = true;
       lastWrite = Date.now();
       if (drained) await drained;
     }
   } finally {
+    clearImmediate(flushHead);
     clearInterval(keepAlive);
     ctx.res.end();
   }

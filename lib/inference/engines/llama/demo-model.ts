@@ -354,6 +354,12 @@ const N_EMBD = 64;
 const N_LAYER = 2;
 const N_HEAD = 4;
 const N_FF = 128;
+
+export interface DemoModelOptions {
+  seed?: number;
+  /** Feed-forward width (default 128, a ~2 MB file). */
+  ffnLength?: number;
+}
 const CONTEXT_LENGTH = 4096;
 const BIAS_DIM = 0;
 const CLASS_DIM0 = 1; // class one-hot dims: CLASS_DIM0 .. CLASS_DIM0 + INPUT_CLASSES.length - 1
@@ -367,7 +373,7 @@ const NORM_RMS = Math.sqrt((BIAS_VALUE ** 2 + CLASS_VALUE ** 2 + FEATURE_NORM **
 /** Spread of the within-class word preferences, in logits. */
 const WORD_NOISE = 0.7;
 
-function buildTensors(vocab: DemoVocabulary, seed: number): GgufTensor[] {
+function buildTensors(vocab: DemoVocabulary, seed: number, nFf: number): GgufTensor[] {
   const rand = gaussian(seed);
   const nVocab = vocab.entries.length;
   const nFree = N_EMBD - FREE_DIM0;
@@ -424,16 +430,21 @@ function buildTensors(vocab: DemoVocabulary, seed: number): GgufTensor[] {
       { name: `blk.${l}.attn_v.weight`, dims: [N_EMBD, N_EMBD], data: matrix(N_EMBD, N_EMBD, 1 / Math.sqrt(N_EMBD)) },
       { name: `blk.${l}.attn_output.weight`, dims: [N_EMBD, N_EMBD], data: matrix(N_EMBD, N_EMBD, 0.3 / Math.sqrt(N_EMBD), FREE_DIM0) },
       { name: `blk.${l}.ffn_norm.weight`, dims: [N_EMBD], data: ones(N_EMBD) },
-      { name: `blk.${l}.ffn_gate.weight`, dims: [N_EMBD, N_FF], data: matrix(N_EMBD, N_FF, 1 / Math.sqrt(N_EMBD)) },
-      { name: `blk.${l}.ffn_up.weight`, dims: [N_EMBD, N_FF], data: matrix(N_EMBD, N_FF, 1 / Math.sqrt(N_EMBD)) },
-      { name: `blk.${l}.ffn_down.weight`, dims: [N_FF, N_EMBD], data: matrix(N_FF, N_EMBD, 0.3 / Math.sqrt(N_FF), FREE_DIM0) },
+      { name: `blk.${l}.ffn_gate.weight`, dims: [N_EMBD, nFf], data: matrix(N_EMBD, nFf, 1 / Math.sqrt(N_EMBD)) },
+      { name: `blk.${l}.ffn_up.weight`, dims: [N_EMBD, nFf], data: matrix(N_EMBD, nFf, 1 / Math.sqrt(N_EMBD)) },
+      { name: `blk.${l}.ffn_down.weight`, dims: [nFf, N_EMBD], data: matrix(nFf, N_EMBD, 0.3 / Math.sqrt(nFf), FREE_DIM0) },
     );
   }
   return tensors;
 }
 
-/** The demo model's GGUF bytes (deterministic for a seed). */
-export function buildDemoGguf(opts: { seed?: number } = {}): Buffer {
+/**
+ * The demo model's GGUF bytes (deterministic for a seed). `ffnLength` widens the feed-forward layers: the file grows
+ * by 1,536 bytes per unit (the benchmarks' mid-size model), while ffn_down's 1/sqrt(width) scale keeps what the
+ * layers add, and so the grammar, the same.
+ */
+export function buildDemoGguf(opts: DemoModelOptions = {}): Buffer {
+  const nFf = opts.ffnLength ?? N_FF;
   const vocab = buildVocabulary();
   const metadata: Record<string, GgufValue> = {
     'general.architecture': { type: 'string', value: 'llama' },
@@ -443,7 +454,7 @@ export function buildDemoGguf(opts: { seed?: number } = {}): Buffer {
     'llama.context_length': { type: 'u32', value: CONTEXT_LENGTH },
     'llama.embedding_length': { type: 'u32', value: N_EMBD },
     'llama.block_count': { type: 'u32', value: N_LAYER },
-    'llama.feed_forward_length': { type: 'u32', value: N_FF },
+    'llama.feed_forward_length': { type: 'u32', value: nFf },
     'llama.attention.head_count': { type: 'u32', value: N_HEAD },
     'llama.attention.head_count_kv': { type: 'u32', value: N_HEAD },
     'llama.rope.dimension_count': { type: 'u32', value: N_EMBD / N_HEAD },
@@ -461,7 +472,7 @@ export function buildDemoGguf(opts: { seed?: number } = {}): Buffer {
     'tokenizer.ggml.add_eos_token': { type: 'bool', value: false },
     'tokenizer.chat_template': { type: 'string', value: CHAT_TEMPLATE },
   };
-  return buildGguf(metadata, buildTensors(vocab, opts.seed ?? 1));
+  return buildGguf(metadata, buildTensors(vocab, opts.seed ?? 1, nFf));
 }
 
 async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
@@ -478,7 +489,7 @@ async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
 }
 
 /** Writes the demo model to `file` (replacing it atomically). */
-export async function writeDemoGguf(file: string, opts: { seed?: number } = {}): Promise<void> {
+export async function writeDemoGguf(file: string, opts: DemoModelOptions = {}): Promise<void> {
   await writeAtomically(file, buildDemoGguf(opts));
 }
 
