@@ -27,8 +27,11 @@ export class AppApiError extends Error implements AppError {
 }
 
 export interface ApiOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** A JSON body. */
   body?: unknown;
+  /** A raw body instead (an uploaded file), sent with its own content type. */
+  raw?: Blob;
   signal?: AbortSignal;
 }
 
@@ -36,14 +39,15 @@ export interface ApiOptions {
 export async function api<T>(path: string, opts: ApiOptions = {}): Promise<T> {
   const method = opts.method ?? 'GET';
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.raw !== undefined) headers['content-type'] = opts.raw.type || 'application/octet-stream';
+  else if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
     res = await fetch(APP_API + path, {
       method,
       headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
       signal: opts.signal,
       credentials: 'same-origin',
     });
@@ -76,5 +80,4 @@ export const qk = {
   conversations: ['conversations'] as const,
   conversation: (id: string) => ['conversation', id] as const,
   search: (q: string) => ['search', q] as const,
-  characters: (q: string) => ['characters', q] as const,
 };

@@ -1,85 +1,168 @@
 'use client';
-// Browse and search the characters, then start a chat with one (→ /?character=<slug>).
-// data-testid: characters-page, characters-search, character-card (data-slug), start-character-chat.
-import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
-import { api, qk } from '@/components/api/client.ts';
+// Browse the characters (/characters): search, tags, sort by popular / new / top-rated, everyone's or only mine,
+// pages of 24; make a new one or import a card. The server does the filtering (the list can be large).
+// data-testid: characters-page, characters-search, characters-sort, characters-scope-*, active-tag, new-character,
+// characters-pager (plus character-card.tsx's and import-card.tsx's).
+import Link from 'next/link';
+import { useState } from 'react';
 import { inputClasses } from '@/components/auth/text-field.tsx';
-import { Alert } from '@/components/ui/alert.tsx';
-import { Button } from '@/components/ui/button.tsx';
-import { SearchIcon } from '@/components/ui/icons.tsx';
-import { Spinner } from '@/components/ui/spinner.tsx';
-import type { AppCharacter } from '@/lib/app/wire.ts';
+import { Pager } from '@/components/billing/pager.tsx';
+import { buttonClasses } from '@/components/ui/button.tsx';
+import { PlusIcon, SearchIcon, XIcon } from '@/components/ui/icons.tsx';
+import { SelectField } from '@/components/ui/fields.tsx';
+import { EmptyState, QueryContent } from '@/components/ui/query-state.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { CharacterCard } from '@/components/characters/character-card.tsx';
-import { filterCharacters } from '@/components/characters/filter-characters.ts';
+import { ImportCard } from '@/components/characters/import-card.tsx';
+import { PAGE_SIZE, type BrowseParams, useCharacterList } from '@/components/characters/queries.ts';
+import type { CharacterSort } from '@/components/characters/types.ts';
 
-export function CharactersPage() {
-  const [search, setSearch] = useState('');
-  // The whole list once (it is small, and the chat view shares this cache entry); filtering is then instant.
-  const q = useQuery({
-    queryKey: qk.characters(''),
-    queryFn: ({ signal }) => api<{ characters: AppCharacter[] }>('/characters?q=', { signal }),
-    staleTime: 5 * 60_000,
-  });
-  const shown = useMemo(() => filterCharacters(q.data?.characters ?? [], search), [q.data, search]);
+const SORTS: { value: CharacterSort; label: string }[] = [
+  { value: 'popular', label: 'Most popular' },
+  { value: 'new', label: 'Newest' },
+  { value: 'top', label: 'Top rated' },
+];
+
+export interface BrowseStart {
+  q?: string;
+  tag?: string;
+  sort?: CharacterSort;
+  scope?: 'all' | 'mine';
+}
+
+export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
+  const [search, setSearch] = useState(start.q ?? '');
+  const [tags, setTags] = useState<string[]>(start.tag ? [start.tag] : []);
+  const [sort, setSort] = useState<CharacterSort>(start.sort ?? 'popular');
+  const [scope, setScope] = useState<'all' | 'mine'>(start.scope ?? 'all');
+  const [page, setPage] = useState(1);
+  const q = useDebouncedValue(search, 250);
+  const params: BrowseParams = { q, tags, sort, scope, page };
+  const list = useCharacterList(params);
+
+  // Any change of filter starts again from the first page.
+  const refine = (f: () => void) => {
+    f();
+    setPage(1);
+  };
+  const addTag = (t: string) => refine(() => setTags((ts) => (ts.includes(t) ? ts : [...ts, t])));
 
   return (
     <div className="flex-1 overflow-y-auto" data-testid="characters-page">
       <div className="mx-auto flex max-w-6xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
-        <header className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+        <header className="flex flex-col gap-4 sm:flex-row sm:items-start sm:justify-between">
           <div>
             <h1 className="text-2xl font-semibold tracking-tight">Characters</h1>
-            <p className="mt-1 text-sm text-muted-foreground">Personas with their own voice and instructions. Pick one to start a chat.</p>
+            <p className="mt-1 text-sm text-muted-foreground">Personas with their own voice and instructions. Pick one to chat with, or make your own.</p>
           </div>
-          <div role="search" aria-label="Characters" className="relative sm:w-72">
-            <label htmlFor="characters-search" className="sr-only">
-              Search characters
-            </label>
-            <SearchIcon className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
-            <input
-              id="characters-search"
-              type="search"
-              placeholder="Search by name, description or tag"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              data-testid="characters-search"
-              className={`${inputClasses} pl-9`}
-            />
+          <div className="flex flex-wrap items-start gap-2">
+            <Link href="/characters/new" className={buttonClasses('primary', 'md')} data-testid="new-character">
+              <PlusIcon className="size-4" /> New character
+            </Link>
+            <ImportCard />
           </div>
         </header>
-        {q.isPending ? (
-          <div className="flex justify-center py-10 text-muted-foreground">
-            <Spinner label="Loading characters" className="size-6" />
+
+        <div className="flex flex-col gap-3">
+          <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
+            <div role="search" aria-label="Characters" className="relative flex-1">
+              <label htmlFor="characters-search" className="sr-only">
+                Search characters
+              </label>
+              <SearchIcon className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
+              <input
+                id="characters-search"
+                type="search"
+                placeholder="Search by name, description or tag"
+                value={search}
+                onChange={(e) => refine(() => setSearch(e.target.value))}
+                data-testid="characters-search"
+                className={`${inputClasses} pl-9`}
+              />
+            </div>
+            <SelectField
+              id="characters-sort"
+              label="Sort by"
+              value={sort}
+              onChange={(e) => refine(() => setSort(e.target.value as CharacterSort))}
+              data-testid="characters-sort"
+              className="sm:w-44"
+            >
+              {SORTS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </SelectField>
           </div>
-        ) : q.isError ? (
-          <Alert
-            title="Could not load the characters"
-            action={
-              <Button size="sm" variant="secondary" onClick={() => void q.refetch()}>
-                Retry
-              </Button>
-            }
-          >
-            {q.error.message}
-          </Alert>
-        ) : (
-          <>
-            <p role="status" className="sr-only">
-              {search ? `${shown.length} of ${q.data.characters.length} characters match` : ''}
-            </p>
-            {shown.length ? (
-              <ul className="grid grid-cols-[repeat(auto-fill,minmax(min(100%,17rem),1fr))] gap-4">
-                {shown.map((c) => (
-                  <CharacterCard key={c.slug} character={c} onTag={setSearch} />
-                ))}
-              </ul>
-            ) : (
-              <p className="py-10 text-center text-sm text-muted-foreground">
-                {q.data.characters.length ? `No characters match “${search.trim()}”.` : 'No characters are available on this server yet.'}
+          <div className="flex flex-wrap items-center gap-2">
+            <div role="group" aria-label="Whose characters" className="inline-flex rounded-lg border border-border p-0.5">
+              {(['all', 'mine'] as const).map((s) => (
+                <button
+                  key={s}
+                  type="button"
+                  aria-pressed={scope === s}
+                  onClick={() => refine(() => setScope(s))}
+                  data-testid={`characters-scope-${s}`}
+                  className={cn(
+                    'rounded-md px-3 py-1 text-sm',
+                    scope === s ? 'bg-accent font-medium text-foreground' : 'text-muted-foreground hover:text-foreground',
+                  )}
+                >
+                  {s === 'all' ? 'All' : 'Mine'}
+                </button>
+              ))}
+            </div>
+            {tags.map((t) => (
+              <button
+                key={t}
+                type="button"
+                onClick={() => refine(() => setTags((ts) => ts.filter((x) => x !== t)))}
+                data-testid="active-tag"
+                className="inline-flex items-center gap-1 rounded-full bg-primary px-2.5 py-1 text-xs font-medium text-primary-foreground hover:bg-primary-hover"
+              >
+                {t} <XIcon className="size-3" />
+                <span className="sr-only">(remove this tag filter)</span>
+              </button>
+            ))}
+          </div>
+        </div>
+
+        <QueryContent query={list} loading="Loading characters" failed="Could not load the characters">
+          {(data) => (
+            <>
+              <p role="status" className="sr-only">
+                {data.total === 1 ? '1 character' : `${data.total} characters`}
               </p>
-            )}
-          </>
-        )}
+              {data.characters.length ? (
+                <ul className={cn('grid grid-cols-[repeat(auto-fill,minmax(min(100%,17rem),1fr))] gap-4', list.isPlaceholderData && 'opacity-60')}>
+                  {data.characters.map((c) => (
+                    <CharacterCard key={c.slug} character={c} onTag={addTag} />
+                  ))}
+                </ul>
+              ) : (
+                <EmptyState testId="characters-empty">
+                  {scope === 'mine' && !q.trim() && !tags.length
+                    ? 'You have not made any characters yet. Make one, or import a card you already have.'
+                    : q.trim() || tags.length
+                      ? 'No characters match these filters.'
+                      : 'No characters are available on this server yet.'}
+                </EmptyState>
+              )}
+              {data.total > PAGE_SIZE && (
+                <Pager
+                  page={data.page}
+                  totalPages={Math.ceil(data.total / PAGE_SIZE)}
+                  total={data.total}
+                  noun="characters"
+                  onPage={setPage}
+                  testId="characters-pager"
+                />
+              )}
+            </>
+          )}
+        </QueryContent>
       </div>
     </div>
   );

@@ -2,7 +2,7 @@
 // Keys come from components/api/client.ts so the sidebar and the characters page share these caches.
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client';
-import type { AppCharacter, AppConversationWithMessages, AppModel, AttachmentLimits } from '@/lib/app/wire.ts';
+import type { AppCharacter, AppConversationWithMessages, AppModelsResponse, AttachmentLimits } from '@/lib/app/wire.ts';
 
 export function useConversation(id: string | null) {
   return useQuery({
@@ -17,14 +17,21 @@ export function useConversation(id: string | null) {
   });
 }
 
+const fetchModels = ({ signal }: { signal: AbortSignal }) => api<AppModelsResponse>('/models', { signal });
+
 export function useModels() {
   return useQuery({
     queryKey: qk.models,
     // The cache holds the response body as sent, so other screens reading the same key agree on its shape.
-    queryFn: ({ signal }) => api<{ models: AppModel[] }>('/models', { signal }),
+    queryFn: fetchModels,
     select: (r) => r.models,
     staleTime: 5 * 60_000,
   });
+}
+
+/** Whether chats here can search the web, and why not (from the same response as the models). */
+export function useWebSearchAvailability() {
+  return useQuery({ queryKey: qk.models, queryFn: fetchModels, select: (r) => r.webSearch, staleTime: 5 * 60_000 });
 }
 
 export function useLimits() {
@@ -35,13 +42,13 @@ export function useLimits() {
   });
 }
 
-/** All characters (the unfiltered list the characters page also loads); the chat looks one up by slug. */
-export function useCharacters(enabled: boolean) {
+/** The chat's character, by slug (the key the characters pages use for the same record, so they share the cache). */
+export function useChatCharacter(slug: string | null) {
   return useQuery({
-    queryKey: qk.characters(''),
-    queryFn: ({ signal }) => api<{ characters: AppCharacter[] }>('/characters?q=', { signal }),
-    select: (r) => r.characters,
-    enabled,
+    queryKey: ['characters', 'one', slug ?? ''],
+    queryFn: ({ signal }) => api<{ character: AppCharacter }>(`/characters/${encodeURIComponent(slug ?? '')}`, { signal }),
+    select: (r) => r.character,
+    enabled: slug !== null,
     staleTime: 5 * 60_000,
   });
 }

@@ -11,7 +11,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { ChatActionsContext, ModelNamesContext, type ChatActions } from './chat-context.ts';
 import { ChatHeader } from './chat-header.tsx';
 import { ChatMissing } from './chat-missing.tsx';
-import { useCharacters, useConversation, useLimits, useModels } from './chat-queries.ts';
+import { useChatCharacter, useConversation, useLimits, useModels, useWebSearchAvailability } from './chat-queries.ts';
 import { useChatOptions } from './use-chat-options.ts';
 import { Composer } from './composer.tsx';
 import { DropOverlay } from './drop-overlay.tsx';
@@ -45,10 +45,10 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   const query = useConversation(conversationId);
   const conv = query.data;
   const models = useModels().data;
+  const webSearch = useWebSearchAvailability().data;
   const limits = useLimits().data;
   const slug = conv ? conv.characterSlug : conversationId ? null : characterSlug;
-  const characters = useCharacters(slug !== null).data;
-  const character = (slug && characters?.find((c) => c.slug === slug)) || null;
+  const character = useChatCharacter(slug).data ?? null;
 
   const { modelList, modelId, model, modelNames, settings, setDraftModel, setDraftSettings } = useChatOptions(conv, models, character);
 
@@ -142,6 +142,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         character={character}
         settings={settings}
         onSettingsSave={(s) => (conversationId ? void controller.update({ settings: asPatch(s) }) : setDraftSettings(s))}
+        webSearch={webSearch}
       />
       <div className="relative min-h-0 flex-1">
         {loading ? (
@@ -149,7 +150,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
             <Spinner label="Loading the conversation" />
           </div>
         ) : shownRows.length === 0 ? (
-          <EmptyState character={character} />
+          <EmptyState character={character} model={model} />
         ) : (
           <ChatActionsContext.Provider value={actions}>
             <ModelNamesContext.Provider value={modelNames}>

@@ -75,13 +75,15 @@ export async function readJson(req: Request, limit = 1_000_000): Promise<Record<
   }
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > limit) throw tooLarge(limit);
-  const body = parseJsonText(await readCapped(req, limit));
+  const body = parseJsonText((await readBytes(req, limit)).toString('utf8'));
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
-async function readCapped(req: Request, limit: number): Promise<string> {
-  if (!req.body) return '';
+/** The raw request body, refused (413) past `limit` bytes whether or not Content-Length said so. */
+export async function readBytes(req: Request, limit: number): Promise<Buffer> {
+  if (Number(req.headers.get('content-length') ?? '0') > limit) throw tooLarge(limit);
+  if (!req.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -95,7 +97,7 @@ async function readCapped(req: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** The signed-in user, or undefined. */

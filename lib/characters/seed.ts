@@ -1,6 +1,6 @@
 // Characters written for Lagoon, seeded at start (inserted if missing, never overwriting an operator's edits).
 import type { Store } from '../db/store.ts';
-import { getCharacter, upsertCharacter } from './characters.ts';
+import { findCharacter, upsertCharacter } from './characters.ts';
 
 const SEED = [
   {
@@ -39,7 +39,7 @@ const SEED = [
 
 export async function seedCharacters(store: Store): Promise<void> {
   for (const c of SEED) {
-    if (await getCharacter(store, c.slug)) continue;
+    if (await findCharacter(store, c.slug)) continue;
     await upsertCharacter(store, {
       ...c,
       modelId: null,

@@ -2,6 +2,7 @@
 // system prompt, the branch's messages with their attachments as content parts, sampling and the service parameters
 // (web search, citations, the operator's system prompt, the character), streamed with usage.
 import type { WireNames } from '../../api/wire.ts';
+import { type CharacterSnapshot, personaPrompt } from '../../characters/snapshot.ts';
 import type { ChatSettings, Conversation, Message } from '../../conversations/conversations.ts';
 import { storedAttachment } from './attachments.ts';
 import { transcriptForPrompt } from './audio-attachments.ts';
@@ -13,7 +14,8 @@ type Part =
 
 export interface PromptInput {
   model: string;
-  conversation: Pick<Conversation, 'characterSlug'> & { settings: ChatSettings };
+  /** `character`: the chat's snapshot of its character, which then speaks from it instead of by character_slug. */
+  conversation: Pick<Conversation, 'characterSlug'> & { settings: ChatSettings; character?: CharacterSnapshot | null; userName?: string };
   /** The branch from the root to the message being answered (a user message), oldest first. */
   history: Message[];
   /** Wire names of the backend that receives the request (service_parameters or its configured word). */
@@ -38,6 +40,8 @@ function userContent(m: Message): string | Part[] {
 export function chatRequestBody(input: PromptInput): Record<string, unknown> {
   const { settings } = input.conversation;
   const messages: Record<string, unknown>[] = [];
+  const character = input.conversation.character;
+  if (character) messages.push({ role: 'system', content: personaPrompt(character, input.conversation.userName ?? '') });
   if (settings.systemPrompt?.trim()) messages.push({ role: 'system', content: settings.systemPrompt });
   for (const m of input.history) {
     if (m.role === 'user') messages.push({ role: 'user', content: userContent(m) });
@@ -51,13 +55,14 @@ export function chatRequestBody(input: PromptInput): Record<string, unknown> {
     include_search_results_in_stream: true,
     [input.wire.includeSystemPrompt]: settings.includeServiceSystemPrompt ?? true,
   };
-  if (input.conversation.characterSlug) params.character_slug = input.conversation.characterSlug;
+  if (input.conversation.characterSlug && !character) params.character_slug = input.conversation.characterSlug;
+  const temperature = settings.temperature ?? character?.temperature ?? undefined;
   return {
     model: input.model,
     messages,
     stream: true,
     stream_options: { include_usage: true },
-    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
     [input.wire.params]: params,
   };
 }

@@ -17,6 +17,7 @@ import type { InferenceClient } from './inference.ts';
 import { localClient } from './local-client.ts';
 import { toAppMessage } from './message.ts';
 import { modelForTurn } from './models.ts';
+import { readSnapshot } from '../../characters/snapshot.ts';
 import { chatRequestBody } from './prompt.ts';
 import { remoteClient } from './remote-client.ts';
 import { finishedStream, interrupt, isStale, liveStream, pollingStream, SSE_HEADERS } from './stream.ts';
@@ -65,8 +66,10 @@ export function chatRoutes(deps: AppDeps) {
   const audioOk = canTranscribe(svc.chatDeps);
   const modelFor = (requested: string | null, characterSlug: string | null, history: Message[]) => modelForTurn(catalogue, requested, characterSlug, history);
 
-  function startAnswer(user: User, ops: ConversationOps, assistant: Message, history: Message[], conversation: Conversation, model: string) {
-    const body = chatRequestBody({ model, conversation, history, wire: client.wire });
+  async function startAnswer(user: User, ops: ConversationOps, assistant: Message, history: Message[], conversation: Conversation, model: string) {
+    // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
+    const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
+    const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire });
     generations.start({ user, ops, message: assistant, body });
   }
 
@@ -103,7 +106,8 @@ export function chatRoutes(deps: AppDeps) {
       throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
     // The branch being answered: the path to the parent (empty for a first message, or an edit of the first one).
     const c = await ops.withPath(params.id ?? '', input.parentId ?? undefined);
-    const isFirst = input.parentId === null && c.messages.length === 0;
+    // The first thing the user says (after a character's opening message, if any) names the chat.
+    const isFirst = input.parentId === null ? c.messages.length === 0 : c.messages.every((m) => m.role !== 'user');
     const history = input.parentId === null ? [] : c.messages;
     const parent = history.at(-1);
     if (parent)
@@ -122,7 +126,7 @@ export function chatRoutes(deps: AppDeps) {
       await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
     }
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    startAnswer(user, ops, assistant, [...history, userMsg], c, model.id);
+    await startAnswer(user, ops, assistant, [...history, userMsg], c, model.id);
     const out: SendMessageResponse = {
       user: toAppMessage(userMsg),
       assistant: toAppMessage(assistant),
@@ -142,7 +146,7 @@ export function chatRoutes(deps: AppDeps) {
     client.checkSettings(c.settings);
     const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    startAnswer(user, ops, assistant, c.messages, c, model.id);
+    await startAnswer(user, ops, assistant, c.messages, c, model.id);
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 

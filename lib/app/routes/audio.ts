@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { ApiError } from '../../api/errors.ts';
 import { parseOrThrow } from '../../api/validation.ts';
 import { fromMicros } from '../../billing/money.ts';
-import { tooLarge } from '../../http/body.ts';
 import { characterCount } from '../../inference/audio/sentences.ts';
 import { runSpeech, voicesOf } from '../../inference/audio/speech.ts';
 import { type AudioDeps, runTranscription } from '../../inference/audio/transcription.ts';
@@ -18,7 +17,7 @@ import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { principalForUser, type User } from '../../users/users.ts';
 import type { AppDeps } from '../deps.ts';
-import { appRoute, json, readJson } from '../http.ts';
+import { appRoute, json, readBytes, readJson } from '../http.ts';
 import type { AudioOptions, DictationOptions, DictationResult, SpeechOptions } from '../wire/audio.ts';
 import { isRemote } from './catalogues.ts';
 
@@ -80,26 +79,6 @@ const speechBody = (maxCharacters: number) =>
 
 /** Dictation arrives as the recording itself; these are the types a browser's MediaRecorder (or a file) declares. */
 const RECORDING_TYPE = /^(audio\/[a-z0-9.+-]+|video\/webm|video\/mp4|video\/ogg|application\/octet-stream)$/;
-
-/** The request body, read to at most `limit` bytes (413 beyond: declared or counted). */
-async function readAudio(req: Request, limit: number): Promise<Buffer> {
-  if (Number(req.headers.get('content-length') ?? '0') > limit) throw tooLarge(limit);
-  if (!req.body) return Buffer.alloc(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 /** A speech stream as a Web stream: pulled as the socket drains; a client that goes away ends the synthesis. */
 function audioStream(chunks: AsyncIterable<Buffer>, signal: AbortSignal): ReadableStream<Uint8Array> {
@@ -183,7 +162,7 @@ export function audioRoutes(deps: AppDeps) {
         throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected the recording (audio/*), got ${type || 'none'}`);
       }
       const limits = dictationOptions(model);
-      const bytes = await readAudio(req, limits.maxBytes);
+      const bytes = await readBytes(req, limits.maxBytes);
       const call = await callFor(user, req);
       const result = await runTranscription(audioDeps, call, { model: model.id, response_format: 'json' }, { bytes, contentType: type, filename: 'dictation' });
       const value = result.body.kind === 'json' ? result.body.value : { text: result.body.text };

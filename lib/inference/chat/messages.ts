@@ -4,6 +4,7 @@
 import { ApiError } from '../../api/errors.ts';
 import type { ChatMessage, UserPart } from '../../api/chat-schema.ts';
 import type { Character } from '../../characters/characters.ts';
+import { personaPrompt } from '../../characters/snapshot.ts';
 import { parseDataUrl } from '../../files/data-url.ts';
 import { fileToText, formatFileForPrompt } from '../../files/to-text.ts';
 import type { ModelEntry } from '../../models/schema.ts';
@@ -112,6 +113,9 @@ async function userContent(
   return parts.every((p) => p.type === 'text') ? parts.map((p) => p.text as string).join('\n\n') : parts;
 }
 
+/** A character's instructions with its example dialogue ({{char}} its name; an API caller is just "User"). */
+const characterPrompt = (c: Character) => personaPrompt({ name: c.name, instructions: c.systemPrompt, exampleDialogue: c.exampleDialogue }, 'User');
+
 export interface MessageInputs {
   model: ModelEntry;
   messages: ChatMessage[];
@@ -130,7 +134,7 @@ export async function toEngineMessages(input: MessageInputs): Promise<EngineMess
   while (lead < messages.length && (messages[lead].role === 'system' || messages[lead].role === 'developer')) lead++;
   const system = [
     ...(input.includeOperatorPrompts ? input.operatorPrompts : []),
-    ...(input.character ? [input.character.systemPrompt] : []),
+    ...(input.character ? [characterPrompt(input.character)] : []),
     ...messages.slice(0, lead).map((m) => textOf(m.content as string | { text: string }[])),
   ].filter((s) => s.trim());
   const out: EngineMessage[] = system.length ? [{ role: 'system', content: system.join('\n\n') }] : [];

@@ -1,0 +1,154 @@
+'use client';
+// What the owner can do on a character's page (edit, publish or unpublish, export as a card, delete) and what the
+// operator can do to anyone's published character (unpublish it).
+// data-testid: edit-character, publish-toggle, export-menu, export-{v2,v3}-{json,png}, delete-character,
+// operator-unpublish.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { APP_API, api } from '@/components/api/client.ts';
+import { Button, buttonClasses } from '@/components/ui/button.tsx';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
+import { DownloadIcon, PencilIcon, TrashIcon } from '@/components/ui/icons.tsx';
+import { Menu, MenuLink } from '@/components/ui/menu.tsx';
+import { useToast } from '@/components/ui/toast.tsx';
+import { charKeys, characterPath } from '@/components/characters/queries.ts';
+import type { CharacterDetail, Visibility } from '@/components/characters/types.ts';
+
+const EXPORTS = [
+  { format: 'v2', as: 'json', label: 'Card V2 (.json)' },
+  { format: 'v2', as: 'png', label: 'Card V2 (.png)' },
+  { format: 'v3', as: 'json', label: 'Card V3 (.json)' },
+  { format: 'v3', as: 'png', label: 'Card V3 (.png)' },
+] as const;
+
+function useCharacterWrite() {
+  const qc = useQueryClient();
+  return (c: CharacterDetail) => {
+    qc.setQueryData(charKeys.one(c.slug), { character: c });
+    void qc.invalidateQueries({ queryKey: charKeys.all });
+  };
+}
+
+export function OwnerActions({ character }: { character: CharacterDetail }) {
+  const { slug, name, visibility } = character;
+  const router = useRouter();
+  const toast = useToast();
+  const qc = useQueryClient();
+  const written = useCharacterWrite();
+  const [confirming, setConfirming] = useState(false);
+  const publish = useMutation({
+    mutationFn: (v: Visibility) => api<{ character: CharacterDetail }>(characterPath(slug), { method: 'PATCH', body: { visibility: v } }),
+    onSuccess: ({ character: c }) => {
+      written(c);
+      toast({
+        message: c.visibility === 'public' ? `${c.name} is published: everyone on this server can find it.` : `${c.name} is private again.`,
+        tone: 'success',
+      });
+    },
+    onError: (e) => toast({ message: e.message, tone: 'error' }),
+  });
+  const remove = useMutation({
+    mutationFn: () => api<void>(characterPath(slug), { method: 'DELETE' }),
+    onSuccess: () => {
+      qc.removeQueries({ queryKey: charKeys.one(slug) });
+      void qc.invalidateQueries({ queryKey: charKeys.all });
+      toast({ message: `Deleted ${name}. Chats with it keep working.`, tone: 'success' });
+      router.push('/characters?scope=mine');
+    },
+    onError: (e) => {
+      setConfirming(false);
+      toast({ message: e.message, tone: 'error' });
+    },
+  });
+
+  return (
+    <div className="flex flex-wrap gap-2" data-testid="owner-actions">
+      <Link href={characterPath(slug, '/edit')} className={buttonClasses('secondary', 'md')} data-testid="edit-character">
+        <PencilIcon className="size-4" /> Edit
+      </Link>
+      <Button
+        variant="secondary"
+        pending={publish.isPending}
+        onClick={() => publish.mutate(visibility === 'public' ? 'private' : 'public')}
+        data-testid="publish-toggle"
+      >
+        {visibility === 'public' ? 'Unpublish' : 'Publish'}
+      </Button>
+      <Menu
+        label="Export as a card"
+        labelledByContent
+        trigger={
+          <>
+            <DownloadIcon className="size-4" /> Export
+          </>
+        }
+        triggerClassName={buttonClasses('secondary', 'md')}
+        testId="export-menu"
+      >
+        {EXPORTS.map((e) => (
+          <MenuLink
+            key={`${e.format}-${e.as}`}
+            href={`${APP_API}${characterPath(slug, '/export')}?format=${e.format}&as=${e.as}`}
+            download
+            testId={`export-${e.format}-${e.as}`}
+          >
+            {e.label}
+          </MenuLink>
+        ))}
+      </Menu>
+      <Button variant="secondary" onClick={() => setConfirming(true)} data-testid="delete-character">
+        <TrashIcon className="size-4" /> Delete
+      </Button>
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${name}?`}
+        message="The character and its reviews are removed for everyone. Chats already started with it keep working."
+        confirmLabel="Delete character"
+        pending={remove.isPending}
+        onConfirm={() => remove.mutate()}
+        onCancel={() => setConfirming(false)}
+      />
+    </div>
+  );
+}
+
+export function OperatorActions({ character }: { character: CharacterDetail }) {
+  const toast = useToast();
+  const router = useRouter();
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const unpublish = useMutation({
+    mutationFn: () => api<{ character: CharacterDetail }>(`/operator${characterPath(character.slug, '/unpublish')}`, { method: 'POST' }),
+    onSuccess: ({ character: c }) => {
+      setConfirming(false);
+      // Private now, so it is its owner's alone: the operator can no longer open its page.
+      qc.removeQueries({ queryKey: charKeys.one(character.slug) });
+      void qc.invalidateQueries({ queryKey: charKeys.all });
+      toast({ message: `${c.name} is no longer published: only its owner can see it.`, tone: 'success' });
+      router.push('/characters');
+    },
+    onError: (e) => {
+      setConfirming(false);
+      toast({ message: e.message, tone: 'error' });
+    },
+  });
+  if (character.visibility !== 'public') return null;
+  return (
+    <>
+      <Button variant="danger" onClick={() => setConfirming(true)} data-testid="operator-unpublish">
+        Unpublish (operator)
+      </Button>
+      <ConfirmDialog
+        open={confirming}
+        title={`Unpublish ${character.name}?`}
+        message="It becomes private to its owner again: nobody else can find it or start new chats with it."
+        confirmLabel="Unpublish"
+        pending={unpublish.isPending}
+        onConfirm={() => unpublish.mutate()}
+        onCancel={() => setConfirming(false)}
+      />
+    </>
+  );
+}

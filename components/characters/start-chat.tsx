@@ -1,0 +1,45 @@
+'use client';
+// "Start chat", on a character's page and on its card in the browse grid: creates the conversation with the character
+// (the server opens it with the character's first message) and goes to it. One behaviour wherever a chat starts.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { api, qk } from '@/components/api/client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button, type ButtonSize, type ButtonVariant } from '@/components/ui/button.tsx';
+import { cn } from '@/components/ui/cn.ts';
+import { ChatIcon } from '@/components/ui/icons.tsx';
+import type { AppConversation } from '@/lib/app/wire.ts';
+
+interface Props {
+  slug: string;
+  name: string;
+  variant?: ButtonVariant;
+  size?: ButtonSize;
+  /** Classes of the wrapper (the button fills its width). */
+  className?: string;
+  testId?: string;
+}
+
+export function StartChat({ slug, name, variant = 'primary', size = 'lg', className, testId = 'start-chat' }: Props) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const start = useMutation({
+    mutationFn: () => api<AppConversation>('/conversations', { method: 'POST', body: { characterSlug: slug } }),
+    onSuccess: (conv) => {
+      void qc.invalidateQueries({ queryKey: qk.conversations });
+      router.push(`/c/${encodeURIComponent(conv.id)}`);
+    },
+  });
+  return (
+    <div className={cn('flex flex-col gap-2', className)}>
+      <Button variant={variant} size={size} pending={start.isPending} onClick={() => start.mutate()} data-testid={testId}>
+        <ChatIcon className="size-4" /> Start chat<span className="sr-only"> with {name}</span>
+      </Button>
+      {start.isError && (
+        <Alert title="Could not start the chat" data-testid="start-chat-error">
+          {start.error.message}
+        </Alert>
+      )}
+    </div>
+  );
+}
