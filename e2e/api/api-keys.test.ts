@@ -56,7 +56,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const d = r.json.data;
       assert.match(d.apiKey, /^lgn_inf_/);
       assert.deepEqual([d.apiKeyType, d.description, d.expiresAt, d.limitPeriod], ['INFERENCE', 'ci bot', '2099-01-01T00:00:00.000Z', 'MONTH']);
-      assert.deepEqual(d.consumptionLimit, { usd: 5, diem: null });
+      assert.deepEqual(d.consumptionLimit, { usd: 5, diem: null, vcu: null });
+      assert.equal(d.modelPrivacy, 'ALL', 'the public default');
       const list = await call(h, 'GET', '/api_keys', admin);
       assert.equal(list.json.object, 'list');
       assert.equal(list.json.data[0].id, d.id);
@@ -71,13 +72,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         'last6Chars',
         'consumptionLimits',
         'limitPeriod',
+        'modelPrivacy',
         'usage',
         'currentPeriodUsage',
       ]) {
         assert.ok(field in k, field);
       }
       assert.equal(k.last6Chars, d.apiKey.slice(-6));
-      assert.deepEqual(k.usage.trailingSevenDays, { usd: '0.0000', diem: '0.0000' });
+      assert.deepEqual(k.usage.trailingSevenDays, { usd: '0.0000', diem: '0.0000', vcu: '0.0000' });
       assert.ok(!JSON.stringify(list.json).includes(d.apiKey), 'the secret is never listed');
       const one = await call(h, 'GET', `/api_keys/${d.id}`, admin);
       assert.equal(one.json.data.description, 'ci bot');
@@ -107,6 +109,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         { apiKeyType: 'ADMIN', description: 'x', expiresAt: 'tomorrow' },
         { apiKeyType: 'ADMIN', description: 'x', expiresAt: '2001-01-01' },
         { apiKeyType: 'ADMIN', description: 'x', consumptionLimit: { usd: -1 } },
+        { apiKeyType: 'ADMIN', description: 'x', modelPrivacy: 'SECRET' },
         { apiKeyType: 'ADMIN' },
       ]) {
         const r = await call(h, 'POST', '/api_keys', admin, body);
@@ -134,13 +137,46 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(r.status, 200);
       assert.equal(r.json.data.description, 'after');
       assert.equal(r.json.data.expiresAt, '2098-05-01T10:00:00.000Z');
-      assert.deepEqual(r.json.data.consumptionLimits, { usd: null, diem: 2 });
+      assert.deepEqual(r.json.data.consumptionLimits, { usd: null, diem: 2, vcu: 2 });
       assert.equal(r.json.data.limitPeriod, 'LIFETIME');
       assert.equal(r.json.data.apiKeyType, 'INFERENCE');
       const cleared = await call(h, 'PATCH', '/api_keys', admin, { id, expiresAt: '', consumptionLimit: null });
       assert.equal(cleared.json.data.expiresAt, null);
-      assert.deepEqual(cleared.json.data.consumptionLimits, { usd: null, diem: null });
+      assert.deepEqual(cleared.json.data.consumptionLimits, { usd: null, diem: null, vcu: null });
       assert.equal('currentPeriodUsage' in cleared.json.data, false);
+    });
+
+    test('modelPrivacy: set at creation, changed by PATCH (the public key object in answer), stored, and validated', async () => {
+      const created = await call(h, 'POST', '/api_keys', admin, { apiKeyType: 'INFERENCE', description: 'private', modelPrivacy: 'PRIVATE_TEXT' });
+      assert.equal(created.status, 200);
+      assert.equal(created.json.data.modelPrivacy, 'PRIVATE_TEXT');
+      const id = created.json.data.id;
+      assert.equal((await call(h, 'GET', `/api_keys/${id}`, admin)).json.data.modelPrivacy, 'PRIVATE_TEXT');
+      const patched = await call(h, 'PATCH', '/api_keys', admin, { id, modelPrivacy: 'PRIVATE_ONLY' });
+      assert.equal(patched.status, 200);
+      assert.equal(patched.json.success, true);
+      // PATCH answers the whole key object, as GET does.
+      assert.deepEqual(patched.json.data, (await call(h, 'GET', `/api_keys/${id}`, admin)).json.data);
+      assert.equal(patched.json.data.modelPrivacy, 'PRIVATE_ONLY');
+      const listed = (await call(h, 'GET', '/api_keys', admin)).json.data.find((k: any) => k.id === id);
+      assert.equal(listed.modelPrivacy, 'PRIVATE_ONLY');
+      const bad = await call(h, 'PATCH', '/api_keys', admin, { id, modelPrivacy: 'NONE' });
+      assert.equal(bad.status, 400);
+      assert.ok(JSON.stringify(bad.json).includes('modelPrivacy'), JSON.stringify(bad.json));
+    });
+
+    test('usage.trailingSevenDays reports what the key spent, with vcu as the DIEM figure', async () => {
+      const acct = await h.newAccount({ usd: 0, diemDaily: 1, keyType: 'ADMIN' });
+      const { json } = await call(h, 'POST', '/api_keys', acct.key, { apiKeyType: 'INFERENCE', description: 'diem spender' });
+      const r = await post(h, '/chat/completions', json.data.apiKey, {
+        model: 'metered',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: '[[tokens:100]]' }],
+      });
+      assert.deepEqual(r.json.cost, { usd: 0, diem: 0.0001 });
+      await h.svc.ledger.drain();
+      const k = (await call(h, 'GET', `/api_keys/${json.data.id}`, acct.key)).json.data;
+      assert.deepEqual(k.usage.trailingSevenDays, { usd: '0.0000', diem: '0.0001', vcu: '0.0001' });
     });
 
     test('DELETE revokes at once: the key stops working and leaves the list', async () => {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { accountKeys, authenticate } from '../../lib/auth/keys.ts';
 import { getBalances } from '../../lib/billing/ledger.ts';
 import { get, type Harness, post, sseEvents, startHarness } from '../support/harness.ts';
+import { createTestDatabase } from '../support/pg.ts';
 
 const DAY = 86_400_000;
 const FIELDS = [
@@ -151,6 +152,7 @@ describe('GET /billing/balance', () => {
         canConsume: true,
         consumptionCurrency: b.diem > 0 ? 'DIEM' : 'USD',
         balances: { usd: b.usd / 1e6, diem: b.diem / 1e6 },
+        diemEpochAllocation: 0.0002,
         diemDailyAllowance: 0.0002,
         diemResetsAt: r.json.data.diemResetsAt,
       },
@@ -163,7 +165,14 @@ describe('GET /billing/balance', () => {
     const d = await call('/billing/balance', diemOnly.key);
     assert.deepEqual(
       { ...d.json.data, diemResetsAt: undefined },
-      { canConsume: true, consumptionCurrency: 'DIEM', balances: { usd: 0, diem: 2.5 }, diemDailyAllowance: 2.5, diemResetsAt: undefined },
+      {
+        canConsume: true,
+        consumptionCurrency: 'DIEM',
+        balances: { usd: 0, diem: 2.5 },
+        diemEpochAllocation: 2.5,
+        diemDailyAllowance: 2.5,
+        diemResetsAt: undefined,
+      },
     );
     assert.match(d.json.data.diemResetsAt, /^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/);
     const empty = await h.newAccount({ usd: 0, keyType: 'ADMIN' });
@@ -296,7 +305,7 @@ describe('GET /billing/usage-history', () => {
     const json = await history('limit=4&page=2');
     const csv = await history('limit=4&page=2', admin, { accept: 'text/csv' });
     assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
-    assert.match(csv.headers.get('content-disposition')!, /^attachment; filename="usage-history-\d{4}-\d{2}-\d{2}\.csv"$/);
+    assert.match(csv.headers.get('content-disposition')!, /^attachment; filename="billing-usage-history-\d{8}T\d{6}Z\.csv"$/);
     for (const name of ['x-pagination-limit', 'x-pagination-page', 'x-pagination-total', 'x-pagination-total-pages', 'x-service-beta']) {
       assert.equal(csv.headers.get(name), json.headers.get(name), name);
     }
@@ -341,7 +350,27 @@ describe('GET /billing/usage-analytics', () => {
     assert.equal(r.headers.get('x-service-beta'), 'true');
     assert.equal(r.json.beta, true);
     const { data } = r.json;
-    assert.deepEqual(Object.keys(data), ['startDate', 'endDate', 'byDay', 'byModel', 'byKey', 'byUnit']);
+    assert.deepEqual(Object.keys(data), [
+      'startDate',
+      'endDate',
+      'byDay',
+      'byModel',
+      'byKey',
+      'byUnit',
+      // The public API's series beside the spec's totals (its byModel and byKey fields are merged into the spec's).
+      'lookback',
+      'byDate',
+      'byModelDaily',
+      'byModelDailyUsd',
+      'topModels',
+      'byKeyDaily',
+      'byKeyDailyUsd',
+      'topKeyNames',
+    ]);
+    for (const m of data.byModel) {
+      assert.deepEqual([m.modelName, m.unitType, m.modelType, m.totalUsd, m.totalDiem, m.totalUnits], [m.modelId, 'tokens', 'LLM', m.usd, m.diem, m.quantity]);
+    }
+    assert.equal(data.lookback, `${startDate}:${lastDay}`);
     assert.equal(data.startDate, startDate);
     assert.equal(data.endDate, lastDay);
     // Every day of the range, ascending, the two days before the usage present with zeros.
@@ -399,7 +428,9 @@ describe('GET /billing/usage-analytics', () => {
     assert.equal(data.byKey.length, 2);
     for (const k of data.byKey) {
       const of = rows.filter((x) => x.apiKeyId === k.apiKeyId);
-      assert.equal(k.description, keys.find((x) => x.id === k.apiKeyId)!.description);
+      // A key is named by its description, or by its id when it has none.
+      assert.equal(k.description, keys.find((x) => x.id === k.apiKeyId)!.description || k.apiKeyId);
+      assert.deepEqual([k.totalUsd, k.totalDiem], [k.usd, k.diem]);
       assert.deepEqual([micros(k.usd), micros(k.diem), k.requests], [sum(of.map((x) => micros(x.usd))), sum(of.map((x) => micros(x.diem))), of.length]);
     }
     const spend = (t: any) => micros(t.usd) + micros(t.diem);
@@ -418,6 +449,281 @@ describe('GET /billing/usage-analytics', () => {
     const ninety = await call(`/billing/usage-analytics?startDate=2026-01-01&endDate=2026-03-31`, admin);
     assert.equal(ninety.status, 200, ninety.text);
     assert.equal(ninety.json.data.byDay.length, 90);
+  });
+});
+
+const ENTRY_FIELDS = ['timestamp', 'sku', 'units', 'pricePerUnitUsd', 'amount', 'currency', 'notes', 'inferenceDetails'];
+const ENTRY_CSV = [
+  'timestamp',
+  'sku',
+  'pricePerUnitUsd',
+  'units',
+  'amount',
+  'currency',
+  'notes',
+  'inferenceDetails.requestId',
+  'inferenceDetails.inferenceExecutionTime',
+  'inferenceDetails.promptTokens',
+  'inferenceDetails.completionTokens',
+];
+
+/** Every page of the cursor form from `query` on: the entries in order, and how many pages it took. */
+async function allEntries(query: string, key = admin) {
+  const entries: any[] = [];
+  let r = await history(query, key);
+  let pages = 1;
+  for (;;) {
+    assert.deepEqual(Object.keys(r.json), ['data', 'nextCursor']);
+    entries.push(...r.json.data);
+    if (r.json.nextCursor === null) return { entries, pages };
+    r = await history(`cursor=${r.json.nextCursor}`, key);
+    pages++;
+  }
+}
+
+describe('GET /billing/usage-history: the public cursor form', () => {
+  test('pages of pageSize entries, oldest first, each request charged once per currency it was paid in', async () => {
+    const { entries, pages } = await allEntries('pageSize=10');
+    assert.ok(pages >= 2, 'more than one page');
+    for (let i = 1; i < entries.length; i++) assert.ok(entries[i - 1].timestamp <= entries[i].timestamp, 'oldest first');
+    for (const e of entries) {
+      assert.deepEqual(Object.keys(e), ENTRY_FIELDS);
+      assert.deepEqual(Object.keys(e.inferenceDetails), ['requestId', 'promptTokens', 'completionTokens', 'inferenceExecutionTime']);
+      assert.ok(e.amount < 0, 'a debit');
+      assert.equal(e.notes, 'API Inference');
+      assert.match(e.sku, /^(scripted|plain)-model-llm-mtoken$/);
+      // units x price = amount (to the rounding of the price).
+      assert.ok(Math.abs(e.units * e.pricePerUnitUsd + e.amount) < 1e-6, JSON.stringify(e));
+    }
+    for (const m of made) {
+      const of = entries.filter((e) => e.inferenceDetails.requestId === m.requestId);
+      const paid = (c: string) => sum(of.filter((e) => e.currency === c).map((e) => -micros(e.amount)));
+      assert.deepEqual([paid('USD'), paid('DIEM')], [micros(m.usd), micros(m.diem)], m.requestId);
+      assert.deepEqual([of[0].inferenceDetails.promptTokens, of[0].inferenceDetails.completionTokens], [m.promptTokens, m.completionTokens]);
+      assert.ok(Math.abs(sum(of.map((e) => e.units)) - (m.promptTokens + m.completionTokens) / 1e6) < 1e-8);
+    }
+    assert.equal(new Set(entries.map((e) => `${e.inferenceDetails.requestId}/${e.currency}`)).size, entries.length, 'no entry twice');
+    assert.ok(entries.some((e) => e.currency === 'DIEM') && entries.some((e) => e.currency === 'USD'));
+  });
+
+  test('filters: start and end timestamps (end exclusive), currency; a continuation keeps them', async () => {
+    const mid = new Date(tMid).toISOString();
+    const ids = (entries: any[]) => [...new Set(entries.map((e) => e.inferenceDetails.requestId))].sort();
+    assert.deepEqual(ids((await allEntries(`startTimestamp=${mid}&pageSize=10`)).entries), [...batch2].sort());
+    assert.deepEqual(ids((await allEntries(`endTimestamp=${mid}&pageSize=10`)).entries), [...batch1].sort());
+    const diem = await allEntries('currency=DIEM&pageSize=10');
+    assert.ok(diem.entries.every((e) => e.currency === 'DIEM'));
+    assert.deepEqual(
+      ids(diem.entries),
+      made
+        .filter((m) => m.diem > 0)
+        .map((m) => m.requestId)
+        .sort(),
+    );
+    const usd = await allEntries('currency=USD&pageSize=10');
+    assert.deepEqual(
+      ids(usd.entries),
+      made
+        .filter((m) => m.usd > 0)
+        .map((m) => m.requestId)
+        .sort(),
+    );
+    assert.deepEqual((await history('currency=BUNDLED_CREDITS')).json, { data: [], nextCursor: null });
+  });
+
+  test('a cursor is sent alone, only by the account it was given to, and unaltered', async () => {
+    const first = await history('pageSize=10');
+    const cursor = first.json.nextCursor;
+    assert.match(cursor, /^[A-Za-z0-9_-]{1,512}$/);
+    const cases: [string, string | undefined, RegExp][] = [
+      [`cursor=${cursor}&pageSize=10`, admin, /sends only cursor/],
+      [`cursor=${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`, admin, /restart from the first page/],
+      [`cursor=${cursor}`, otherAdmin, /restart from the first page/],
+      ['cursor=not*a*cursor', admin, /cursor/],
+      ['pageSize=10&page=2', admin, /not both/],
+      ['pageSize=9', admin, /pageSize/],
+      ['pageSize=1001', admin, /pageSize/],
+      ['currency=EUR', admin, /currency/],
+      ['startTimestamp=2026-03-01', admin, /startTimestamp/],
+      ['startTimestamp=2026-03-02T00:00:00Z&endTimestamp=2026-03-01T00:00:00Z', admin, /endTimestamp/],
+    ];
+    for (const [query, key, message] of cases) {
+      const r = await call(`/billing/usage-history?${query}`, key);
+      assert.equal(r.status, 400, `${query}: ${r.text}`);
+      assert.equal(r.json.code, 'INVALID_REQUEST');
+      assert.match(r.json.error, message, query);
+    }
+    // The refused continuations did not spoil the cursor.
+    assert.equal((await history(`cursor=${cursor}`)).status, 200);
+  });
+
+  test('Accept: text/csv: the public columns, the continuation in x-next-cursor, the public file name', async () => {
+    const json = await allEntries('pageSize=10');
+    const first = await history('pageSize=10', admin, { accept: 'text/csv' });
+    assert.equal(first.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.match(first.headers.get('content-disposition')!, /^attachment; filename="billing-usage-history-\d{8}T\d{6}Z\.csv"$/);
+    const next = first.headers.get('x-next-cursor');
+    assert.ok(next);
+    const last = await history(`cursor=${next}`, admin, { accept: 'text/csv' });
+    const records = [...parseCsv(first.text).slice(1), ...parseCsv(last.text).slice(1)];
+    assert.deepEqual(parseCsv(first.text)[0], ENTRY_CSV);
+    assert.equal(records.length, json.entries.length);
+    records.forEach((rec, i) => {
+      const e = json.entries[i];
+      assert.deepEqual(rec, [
+        e.timestamp,
+        e.sku,
+        String(e.pricePerUnitUsd),
+        String(e.units),
+        String(e.amount),
+        e.currency,
+        e.notes,
+        e.inferenceDetails.requestId,
+        '',
+        String(e.inferenceDetails.promptTokens),
+        String(e.inferenceDetails.completionTokens),
+      ]);
+    });
+    if (json.pages === 2) assert.equal(last.headers.get('x-next-cursor'), null, 'absent on the last page');
+  });
+});
+
+describe('GET /billing/usage (retired)', () => {
+  test('410 pointing at usage-history, with Deprecation, Sunset and Link, for anyone', async () => {
+    for (const key of [admin, undefined]) {
+      const r = await call('/billing/usage?page=1', key);
+      assert.equal(r.status, 410);
+      assert.equal(r.json.code, 'ENDPOINT_RETIRED');
+      assert.match(r.json.error, /usage-history/);
+      assert.equal(r.headers.get('deprecation'), '@1783555200');
+      assert.equal(r.headers.get('sunset'), 'Wed, 16 Sep 2026 00:00:00 GMT');
+      assert.equal(r.headers.get('link'), '</api/v1/billing/usage-history>; rel="successor-version"');
+    }
+  });
+});
+
+describe('GET /billing/usage-analytics: lookback and the public series', () => {
+  test('lookback sets the days (clamped at 90); the daily series add up to the totals', async () => {
+    const three = await call('/billing/usage-analytics?lookback=3d', admin);
+    assert.equal(three.status, 200, three.text);
+    assert.equal(three.json.data.lookback, '3d');
+    assert.equal(three.json.data.byDay.length, 3);
+    assert.equal(three.json.data.byDate.length, 3);
+    const clamped = await call('/billing/usage-analytics?lookback=365d', admin);
+    assert.equal(clamped.json.data.byDay.length, 90);
+    const { data } = await call('/billing/usage-analytics', admin).then((r) => r.json);
+    assert.equal(data.lookback, '7d');
+    assert.deepEqual(
+      data.byDate,
+      data.byDay.map((d: any) => ({ date: d.date, USD: d.usd, DIEM: d.diem })),
+    );
+    assert.deepEqual([...data.topModels].sort(), ['plain-model', 'scripted-model']);
+    for (const m of data.byModel) {
+      const series = (list: any[]) => sum(list.map((d) => micros(d[m.modelId])));
+      assert.equal(series(data.byModelDaily), micros(m.diem), m.modelId);
+      assert.equal(series(data.byModelDailyUsd), micros(m.usd), m.modelId);
+    }
+    assert.deepEqual(
+      data.byModelDaily.map((d: any) => d.date),
+      data.byDay.map((d: any) => Date.parse(`${d.date}T00:00:00Z`)),
+    );
+    // Keys are named by description, or by id when they have none.
+    const names = data.byKey.map((k: any) => k.description || k.apiKeyId);
+    assert.deepEqual([...data.topKeyNames].sort(), [...names].sort());
+    for (const k of data.byKey) {
+      const name = k.description || k.apiKeyId;
+      assert.equal(sum(data.byKeyDaily.map((d: any) => micros(d[name]))), micros(k.diem), name);
+    }
+    for (const q of ['lookback=0d', 'lookback=7', 'lookback=7d&startDate=2026-03-01']) {
+      const r = await call(`/billing/usage-analytics?${q}`, admin);
+      assert.equal(r.status, 400, q);
+      assert.match(r.json.error, /lookback/);
+    }
+  });
+});
+
+describe('the public shapes (LAGOON_WIRE_NAME=venice) on PostgreSQL', () => {
+  let v: Harness;
+  let vAdmin: string;
+  let dropDb: () => Promise<void>;
+  const vcall = (path: string, headers: Record<string, string> = {}) => get(v, path, vAdmin, headers);
+
+  before(async () => {
+    const db = await createTestDatabase();
+    dropDb = db.drop;
+    v = await startHarness({ databaseUrl: db.url, env: { LAGOON_WIRE_NAME: 'venice' } });
+    const acct = await v.newAccount({ usd: 5, diemDaily: 0.00005 });
+    vAdmin = (await accountKeys(v.svc.store, acct.accountId).create({ type: 'ADMIN', description: 'ops' })).secret;
+    for (const tokens of [4, 6, 8]) {
+      const r = await post(v, '/chat/completions', acct.key, { model: 'scripted-model', messages: [{ role: 'user', content: `[[tokens:${tokens}]]` }] });
+      assert.equal(r.status, 200, r.text);
+    }
+    await v.svc.ledger.drain();
+  });
+  after(async () => {
+    await v.close();
+    await dropDb();
+  });
+
+  test('balance: the public body, no envelope', async () => {
+    const r = await vcall('/billing/balance');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('x-venice-beta'), 'true');
+    assert.deepEqual(Object.keys(r.json), ['canConsume', 'consumptionCurrency', 'balances', 'diemEpochAllocation']);
+    assert.deepEqual(Object.keys(r.json.balances), ['diem', 'usd']);
+    assert.equal(r.json.diemEpochAllocation, 0.00005);
+    assert.equal(r.json.canConsume, true);
+  });
+
+  test('usage-history: the cursor form by default, the page form when asked for', async () => {
+    const r = await vcall('/billing/usage-history');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(Object.keys(r.json), ['data', 'nextCursor']);
+    assert.equal(r.json.nextCursor, null);
+    assert.equal(new Set(r.json.data.map((e: any) => e.inferenceDetails.requestId)).size, 3);
+    const paged = await vcall('/billing/usage-history?page=1&limit=2');
+    assert.equal(paged.json.data.length, 2);
+    assert.equal(paged.headers.get('x-pagination-total'), '3');
+    const walked: string[] = [];
+    let page = await vcall('/billing/usage-history?pageSize=10&currency=USD');
+    walked.push(...page.json.data.map((e: any) => e.inferenceDetails.requestId));
+    while (page.json.nextCursor) {
+      page = await vcall(`/billing/usage-history?cursor=${page.json.nextCursor}`);
+      walked.push(...page.json.data.map((e: any) => e.inferenceDetails.requestId));
+    }
+    assert.deepEqual(
+      walked,
+      r.json.data.filter((e: any) => e.currency === 'USD').map((e: any) => e.inferenceDetails.requestId),
+    );
+  });
+
+  test('usage-analytics: the public body', async () => {
+    const r = await vcall('/billing/usage-analytics?lookback=2d');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(Object.keys(r.json), [
+      'lookback',
+      'byDate',
+      'byModel',
+      'byModelDaily',
+      'byModelDailyUsd',
+      'topModels',
+      'byKey',
+      'byKeyDaily',
+      'byKeyDailyUsd',
+      'topKeyNames',
+    ]);
+    assert.equal(r.json.lookback, '2d');
+    assert.deepEqual(
+      r.json.byModel.map((m: any) => Object.keys(m)),
+      [['modelName', 'unitType', 'modelType', 'totalUsd', 'totalDiem', 'totalUnits']],
+    );
+    assert.deepEqual([r.json.byModel[0].modelName, r.json.byModel[0].unitType, r.json.byModel[0].modelType], ['scripted-model', 'tokens', 'LLM']);
+    assert.deepEqual(r.json.topModels, ['scripted-model']);
+    assert.deepEqual(
+      r.json.byKey.map((k: any) => Object.keys(k)),
+      [['apiKeyId', 'description', 'totalUsd', 'totalDiem', 'totalUnits']],
+    );
+    assert.equal(r.json.byKey[0].totalUnits, r.json.byModel[0].totalUnits);
   });
 });
 

@@ -23,6 +23,8 @@ let searchHits = 0;
 let failSearch = false;
 let pages: http.Server;
 let pagesUrl: string;
+let brave: http.Server;
+let braveUrl: string;
 
 const ARTICLE = `<!doctype html><html><head><title>The Quiet Lagoon</title></head><body>
 <nav><a href="/">Home</a> <a href="/shop">Shop</a> NAVIGATION-NOISE</nav>
@@ -48,10 +50,19 @@ before(async () => {
   });
   await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
   pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  // A Brave-format search API: one result, so a test can tell which provider answered.
+  brave = http.createServer((req, res) => {
+    if (req.headers['x-subscription-token'] !== 'brave-key') return void res.writeHead(401).end();
+    const result = { title: 'Brave lagoon result', url: 'https://example.org/brave', description: 'Found by Brave.' };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results: [result] } }));
+  });
+  await new Promise<void>((r) => brave.listen(0, '127.0.0.1', r));
+  braveUrl = `http://127.0.0.1:${(brave.address() as AddressInfo).port}`;
 });
 after(() => {
   searx.close();
   pages.close();
+  brave.close();
 });
 
 describe('with a search provider', () => {
@@ -206,7 +217,11 @@ describe('with a search provider', () => {
     const sc = await post(h, '/augment/scrape', key, { url: `${pagesUrl}/article` });
     assert.equal(sc.status, 200, JSON.stringify(sc.json));
     assert.equal(sc.json.title, 'The Quiet Lagoon');
+    assert.equal(sc.json.format, 'markdown');
+    // Readability drops the heading that repeats the title; the paragraphs stay Markdown paragraphs.
+    assert.match(sc.json.content, /^The quiet lagoon is fed by three rivers[^\n]+\n\nFishermen have worked/);
     assert.match(sc.json.content, /salinity weekly/);
+    assert.ok(!/NAVIGATION-NOISE|FOOTER-NOISE/.test(sc.json.content));
     const scraped = await lastUsage();
     assert.deepEqual([scraped.endpoint, scraped.unit, Number(scraped.quantity), Number(scraped.scraped_urls)], ['/augment/scrape', 'call', 1, 1]);
     const form = new FormData();
@@ -238,6 +253,44 @@ describe('with a search provider', () => {
     const noFile = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
     assert.equal(noFile.status, 400);
     await h.svc.ledger.drain();
+    assert.equal(await count(), before);
+  });
+});
+
+describe('with two search providers', () => {
+  let h: Harness;
+  let key: string;
+  let accountId: string;
+  before(async () => {
+    h = await startHarness({
+      env: { LAGOON_SEARCH_PROVIDER: 'searxng,brave', LAGOON_SEARXNG_URL: searxUrl, LAGOON_BRAVE_API_KEY: 'brave-key', LAGOON_BRAVE_URL: braveUrl },
+    });
+    ({ key, accountId } = await h.newAccount({ usd: 5 }));
+  });
+  after(() => h.close());
+
+  test('/augment/search: search_provider picks any configured provider; the first is the default', async () => {
+    const byDefault = await post(h, '/augment/search', key, { query: 'lagoons' });
+    assert.equal(byDefault.status, 200, JSON.stringify(byDefault.json));
+    assert.equal(byDefault.json.results[0].title, RESULTS[0].title);
+    const braveAnswer = await post(h, '/augment/search', key, { query: 'lagoons', search_provider: 'Brave' });
+    assert.equal(braveAnswer.status, 200, JSON.stringify(braveAnswer.json));
+    assert.deepEqual(braveAnswer.json.results, [{ title: 'Brave lagoon result', url: 'https://example.org/brave', content: 'Found by Brave.', date: '' }]);
+    const searxAnswer = await post(h, '/augment/search', key, { query: 'lagoons', search_provider: 'searxng', limit: 1 });
+    assert.deepEqual(
+      searxAnswer.json.results.map((r: any) => r.url),
+      [RESULTS[0].url],
+    );
+  });
+
+  test('/augment/search: an unconfigured search_provider is a 400 naming the configured ones, and nothing is billed', async () => {
+    const count = async () => (
+      await h.svc.ledger.drain(), Number((await h.svc.store.get<any>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [accountId])).n)
+    );
+    const before = await count();
+    const r = await post(h, '/augment/search', key, { query: 'lagoons', search_provider: 'google' });
+    assert.equal(r.status, 400);
+    assert.match(r.json.error, /search_provider "google" is not configured here; configured: "searxng", "brave"/);
     assert.equal(await count(), before);
   });
 });

@@ -82,6 +82,11 @@ test('402 variants 3 and 4: a signed-in wallet without credit learns how to top 
   assert.deepEqual(r.json.supportedTokens, ['USDC']);
   assert.deepEqual(r.json.supportedChains, ['base', 'solana']);
   assert.equal(r.json.topUpInstructions.endpoint, 'POST /api/v1/x402/top-up');
+  // The fields deployed clients read: one rail's receiver, token and network (Base's, as the public API describes).
+  assert.deepEqual(
+    [r.json.topUpInstructions.receiverWallet, r.json.topUpInstructions.tokenAddress, r.json.topUpInstructions.network],
+    [BASE_PAY_TO, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:8453'],
+  );
   assert.ok(r.json.topUpInstructions.step1 && r.json.topUpInstructions.step2 && r.json.topUpInstructions.step3);
   assert.match(r.json.siwxChallenge.info.nonce, /^[0-9a-f]{32}$/);
   // Variant 4: the PAYMENT-REQUIRED header carries what to sign, for the top-up endpoint.

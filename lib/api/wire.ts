@@ -23,3 +23,9 @@ export function wireNames(word: string): WireNames {
 
 /** The search-documents tool call keeps the name the spec gives it, whatever the wire word. */
 export const SEARCH_DOCUMENTS_TOOL = 'venice_web_search_documents';
+
+/**
+ * Whether bodies take the public API's exact shapes (`venice`): no envelope or field its schemas lack. Otherwise the
+ * spec's own shapes are served, and the public forms are accepted as well.
+ */
+export const publicShapes = (wire: WireNames): boolean => wire.word === 'venice';

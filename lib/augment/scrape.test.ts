@@ -26,6 +26,25 @@ const articleHtml = `<!doctype html>
   <script>var TRACKING = 1;</script>
 </body></html>`;
 
+const richHtml = `<!doctype html>
+<html><head><title>Tide guide</title></head>
+<body>
+  <nav><a href="/">NAVHOME</a></nav>
+  <article>
+    <h1>Reading the tides</h1>
+    <p>${paragraph('Tidal lagoons').repeat(2)} See the <a href="/charts/today">chart of the day</a> or
+      <a href="javascript:alert(1)">this trick</a>, and <del>never</del> swim at <strong>low water</strong>.</p>
+    <h2>What to pack</h2>
+    <ul><li>A tide table</li><li>Water <em>shoes</em></li></ul>
+    <ol><li>Check the table</li><li>Leave early</li></ol>
+    <pre><code class="language-python">def high_water(t):\n    return t + 6.2</code></pre>
+    <table><thead><tr><th>Place</th><th>High | Low</th></tr></thead>
+      <tbody><tr><td>North inlet</td><td>06:12</td></tr><tr><td>South reef</td><td>06:40</td></tr></tbody></table>
+    <p>${paragraph('Reef lagoons').repeat(2)}</p>
+  </article>
+  <script>var TRACKING = 1;</script>
+</body></html>`;
+
 let pdf: Buffer;
 let server: http.Server;
 let port: number;
@@ -35,10 +54,13 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
   const path = req.url ?? '/';
   const ok = (type: string | undefined, body: string | Buffer) => res.writeHead(200, type ? { 'content-type': type } : {}).end(body);
   if (path === '/article') ok('text/html; charset=utf-8', articleHtml);
+  else if (path === '/rich') ok('text/html; charset=utf-8', richHtml);
   else if (path === '/fragment') ok('text/html', '<div>Opening hours: <b>9 to 5</b></div><script>var SCRIPTED = 1;</script>');
   else if (path === '/footer-only') ok('text/html', '<html><body><footer>Call the <i>FALLBACK</i> desk</footer><style>p{}</style></body></html>');
   else if (path === '/latin1') ok('text/html; charset=iso-8859-1', Buffer.from('<html><body><p>Caf\xe9 au lait</p></body></html>', 'latin1'));
   else if (path === '/plain.txt') ok('text/plain; charset=utf-8', 'Tide table\n\n  High water   06:12\n\n\n\nLow water 12:30\n');
+  else if (path === '/nested.md') ok('text/markdown', '# Plan\r\n\r\n- outer\r\n    - inner\r\n\r\n        code\r\n');
+  else if (path === '/bare-table') ok('text/html', '<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>');
   else if (path === '/notes.md') ok('text/markdown', '# Lagoon notes\n\nSome *markdown* text.');
   else if (path === '/docs/report%20final.pdf') ok('application/pdf', pdf);
   else if (path === '/untyped') ok(undefined, pdf);
@@ -80,6 +102,27 @@ describe('scrapeUrl', () => {
       assert.ok(!page.content.includes(chrome), `${chrome} leaked into ${page.content}`);
     }
     assert.ok(!/explainedLagoons/.test(page.content), 'the heading and the first paragraph stay apart');
+  });
+
+  it('as Markdown: headings, absolute links, lists, emphasis, fenced code with its language, and GFM tables', async () => {
+    const { content } = await scrapeUrl(`${base}/rich`, { allowHosts, format: 'markdown' });
+    assert.match(content, /^## Reading the tides$/m);
+    assert.match(content, /^## What to pack$/m);
+    assert.ok(content.includes(`[chart of the day](${base}/charts/today)`), content);
+    assert.ok(!content.includes('javascript:'), 'script links lose their target');
+    assert.ok(content.includes('~~never~~') && content.includes('**low water**') && content.includes('_shoes_'), content);
+    assert.match(content, /^- {1,3}A tide table$/m);
+    assert.match(content, /^1\. {1,2}Check the table$/m);
+    assert.ok(content.includes('```python\ndef high_water(t):\n    return t + 6.2\n```'), content);
+    assert.ok(content.includes('| Place | High \\| Low |\n| --- | --- |\n| North inlet | 06:12 |\n| South reef | 06:40 |'), content);
+    for (const chrome of ['NAVHOME', 'TRACKING']) assert.ok(!content.includes(chrome), `${chrome} leaked into ${content}`);
+  });
+
+  it('as Markdown: a Markdown file keeps its indentation; a table without a header row gets a blank one', async () => {
+    const md = await scrapeUrl(`${base}/nested.md`, { allowHosts, format: 'markdown' });
+    assert.equal(md.content, '# Plan\n\n- outer\n    - inner\n\n        code');
+    const bare = await scrapeUrl(`${base}/bare-table`, { allowHosts, format: 'markdown' });
+    assert.equal(bare.content, '|  |  |\n| --- | --- |\n| a | b |\n| c |  |');
   });
 
   it('falls back to the body text of a page without an article, and honours the charset', async () => {

@@ -10,6 +10,7 @@ import { fileToText } from '../files/to-text.ts';
 import { safeFetch } from '../net/safe-fetch.ts';
 import type { ScrapedPage } from './types.ts';
 import { capText } from '../files/cap-text.ts';
+import { absolutiseLinks, codeLanguageClasses, nodeToMarkdown } from './markdown.ts';
 
 export interface ScrapeOptions {
   signal?: AbortSignal;
@@ -17,6 +18,8 @@ export interface ScrapeOptions {
   allowHosts?: string[];
   /** Longest text kept per page (default 20,000 characters); the rest is cut with a note saying so. */
   maxChars?: number;
+  /** `text` (default: what a chat's sources hold) or `markdown` (/augment/scrape: headings, links, lists, code, tables). */
+  format?: 'text' | 'markdown';
 }
 
 export const SCRAPE_LIMITS = { maxBytes: 5 * 1024 * 1024, timeoutMs: 10_000, maxChars: 20_000 } as const;
@@ -78,10 +81,12 @@ export async function scrapeUrl(url: string, opts: ScrapeOptions = {}): Promise<
   const mime = !declared || OCTET_STREAM.has(declared) ? sniff(res.body, res.url) : declared;
   let page: { title: string; text: string };
   if (mime === 'text/html' || mime === 'application/xhtml+xml') {
-    page = htmlToArticle(decode(res.body, res.contentType), res.url);
+    page = htmlToArticle(decode(res.body, res.contentType), res.url, opts.format ?? 'text');
   } else if (mime === 'text/plain' || mime === 'text/markdown' || mime === 'text/x-markdown') {
     const text = decode(res.body, res.contentType);
-    page = { title: markdownTitle(text) ?? titleFromUrl(res.url), text: normaliseWhitespace(text) };
+    // Markdown keeps its indentation (nested lists, indented code) when Markdown is what was asked for.
+    const keep = opts.format === 'markdown' && mime !== 'text/plain';
+    page = { title: markdownTitle(text) ?? titleFromUrl(res.url), text: keep ? text.replace(/\r\n?/g, '\n').trim() : normaliseWhitespace(text) };
   } else if (isDocument(mime)) {
     const doc = await fileToText(
       { data: res.body, filename: fileNameOf(res.url), mimeType: mime },
@@ -138,24 +143,28 @@ interface DomNode {
   childNodes: ArrayLike<DomNode>;
 }
 
-function htmlToArticle(html: string, url: string): { title: string; text: string } {
+function htmlToArticle(html: string, url: string, format: 'text' | 'markdown'): { title: string; text: string } {
   let { document } = parseHTML(html);
   // linkedom makes a fragment without <html> its own root (or no root at all); wrap it so Readability has a body.
   if (document.documentElement?.nodeName.toUpperCase() !== 'HTML') {
     ({ document } = parseHTML(`<!doctype html><html><head></head><body>${html}</body></html>`));
   }
   const pageTitle = normaliseWhitespace(document.title ?? '');
+  const markdown = format === 'markdown';
+  if (markdown) absolutiseLinks(document, url);
   // Readability edits the document it reads; the fallback needs the page as it was.
   const fallbackBody = (document.body as unknown as { cloneNode(deep: boolean): DomNode } | null)?.cloneNode(true);
   // The serializer turns the article into text with line breaks between blocks (textContent would run a heading
-  // into the paragraph after it).
+  // into the paragraph after it), or into Markdown from the cleaned DOM itself.
+  const serialise = (el: unknown) => (markdown ? nodeToMarkdown(el) : normaliseWhitespace(blockText(el as DomNode)));
   const article = new Readability(document as unknown as Document, {
-    serializer: (el: unknown) => blockText(el as DomNode),
+    serializer: serialise,
+    classesToPreserve: markdown ? codeLanguageClasses(document) : [],
   }).parse();
-  const articleText = normaliseWhitespace(typeof article?.content === 'string' ? article.content : '');
+  const articleText = typeof article?.content === 'string' ? article.content : '';
   const title = normaliseWhitespace(article?.title ?? '') || pageTitle || titleFromUrl(url);
   if (articleText) return { title, text: articleText };
-  return { title, text: fallbackBody ? normaliseWhitespace(blockText(fallbackBody)) : '' };
+  return { title, text: fallbackBody ? serialise(fallbackBody) : '' };
 }
 
 /** The text of a DOM subtree, with a line break around each block element and scripts and styles left out. */

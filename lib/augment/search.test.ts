@@ -189,6 +189,19 @@ describe('search provider from the configuration', () => {
     for (const [env, message] of cases) assert.throws(() => searchProviderFromEnv(env), message, JSON.stringify(env));
   });
 
+  it('takes several providers, comma-separated: the first is the default, each needs its own settings', () => {
+    const env = { LAGOON_SEARCH_PROVIDER: 'brave, SearXNG,brave', LAGOON_SEARXNG_URL: `${base}/searxng`, LAGOON_BRAVE_API_KEY: 'k' };
+    const config = loadConfig(env);
+    assert.deepEqual(
+      config.searchAll.map((c) => c.provider),
+      ['brave', 'searxng'],
+    );
+    assert.equal(config.search?.provider, 'brave');
+    assert.throws(() => loadConfig({ ...env, LAGOON_SEARXNG_URL: '' }), /LAGOON_SEARCH_PROVIDER=searxng needs LAGOON_SEARXNG_URL/);
+    assert.throws(() => loadConfig({ ...env, LAGOON_SEARCH_PROVIDER: 'searxng,bing' }), /LAGOON_SEARCH_PROVIDER must be "searxng" or "brave", got "bing"/);
+    assert.deepEqual(loadConfig({}).searchAll, []);
+  });
+
   it('builds SearXNG with the configured result cap', async () => {
     const provider = searchProviderFromEnv({ LAGOON_SEARCH_PROVIDER: 'SearXNG', LAGOON_SEARXNG_URL: `${base}/searxng` });
     assert.equal(provider?.name, 'searxng');

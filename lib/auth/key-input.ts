@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
 import { toMicros } from '../billing/money.ts';
 import type { Store } from '../db/store.ts';
-import { type ApiKey, accountKeys, type KeyPatch, type KeyType } from './keys.ts';
+import { type ApiKey, accountKeys, type KeyPatch, type KeyType, MODEL_PRIVACY } from './keys.ts';
 
 export const MAX_ACTIVE_KEYS = 500;
 export const LIMIT_MAX = 9_999_999_999;
@@ -24,6 +24,7 @@ const expiresAt = z.union([z.literal(''), z.null(), z.iso.datetime({ offset: tru
 const cap = z.number().min(0).max(LIMIT_MAX).nullable().optional();
 const consumptionLimit = z.strictObject({ usd: cap, diem: cap, vcu: cap }).optional();
 const limitPeriod = z.enum(['EPOCH', 'MONTH', 'LIFETIME']);
+const modelPrivacy = z.enum(MODEL_PRIVACY);
 
 export const createKeyBody = z.strictObject({
   apiKeyType: z.enum(['INFERENCE', 'ADMIN']),
@@ -31,6 +32,7 @@ export const createKeyBody = z.strictObject({
   expiresAt: expiresAt.optional(),
   consumptionLimit,
   limitPeriod: limitPeriod.optional(),
+  modelPrivacy: modelPrivacy.optional(),
 });
 
 export const patchKeyBody = z.strictObject({
@@ -40,6 +42,7 @@ export const patchKeyBody = z.strictObject({
   expiresAt: expiresAt.optional(),
   consumptionLimit: consumptionLimit.nullable(),
   limitPeriod: limitPeriod.optional(),
+  modelPrivacy: modelPrivacy.optional(),
 });
 
 export type CreateKeyBody = z.infer<typeof createKeyBody>;
@@ -58,6 +61,7 @@ export async function createKeyFrom(store: Store, accountId: string, body: Creat
     limitUsd: limitMicros(body.consumptionLimit?.usd) ?? null,
     limitDiem: limitMicros(body.consumptionLimit?.diem ?? body.consumptionLimit?.vcu) ?? null,
     limitPeriod: body.limitPeriod,
+    modelPrivacy: body.modelPrivacy,
   });
 }
 
@@ -70,5 +74,6 @@ export function keyPatchFrom(body: PatchKeyBody): KeyPatch {
     limitUsd: limits === null ? null : limitMicros(limits?.usd),
     limitDiem: limits === null ? null : limitMicros(limits?.diem ?? limits?.vcu),
     limitPeriod: body.limitPeriod,
+    modelPrivacy: body.modelPrivacy,
   };
 }

@@ -11,6 +11,10 @@ export type { LimitPeriod };
 export type KeyType = 'INFERENCE' | 'ADMIN';
 export const KEY_TYPES: readonly KeyType[] = ['INFERENCE', 'ADMIN'];
 
+/** Which models a key is meant for, as the public key object says: every model, or private ones for text, or for all. */
+export type ModelPrivacy = 'ALL' | 'PRIVATE_TEXT' | 'PRIVATE_ONLY';
+export const MODEL_PRIVACY: readonly ModelPrivacy[] = ['ALL', 'PRIVATE_TEXT', 'PRIVATE_ONLY'];
+
 export interface ApiKey {
   id: string;
   accountId: string;
@@ -24,6 +28,7 @@ export interface ApiKey {
   limitUsd: number | null;
   limitDiem: number | null;
   limitPeriod: LimitPeriod;
+  modelPrivacy: ModelPrivacy;
   /** The server-held key the browser app acts through for a user (never shown to anyone as a secret). */
   browserApp: boolean;
 }
@@ -50,11 +55,12 @@ interface KeyRow {
   limit_usd: number | null;
   limit_diem: number | null;
   limit_period: string;
+  model_privacy: string;
   browser_app: number | string;
 }
 
 const KEY_COLUMNS =
-  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.browser_app';
+  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.model_privacy, k.browser_app';
 
 /** A key of account $1 with id $2 that is usable at time $3. */
 const LIVE_KEY = 'k.account_id = $1 AND k.id = $2 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3)';
@@ -72,6 +78,7 @@ const toKey = (r: KeyRow): ApiKey => ({
   limitUsd: r.limit_usd,
   limitDiem: r.limit_diem,
   limitPeriod: r.limit_period as LimitPeriod,
+  modelPrivacy: (r.model_privacy ?? 'ALL') as ModelPrivacy,
   browserApp: Number(r.browser_app) === 1,
 });
 
@@ -99,6 +106,7 @@ export interface KeyPatch {
   limitUsd?: number | null;
   limitDiem?: number | null;
   limitPeriod?: LimitPeriod;
+  modelPrivacy?: ModelPrivacy;
 }
 
 export interface KeySpending {
@@ -113,6 +121,7 @@ export interface NewKey {
   limitUsd?: number | null;
   limitDiem?: number | null;
   limitPeriod?: LimitPeriod;
+  modelPrivacy?: ModelPrivacy;
   /** The key the browser app acts through for the account's user (one per user, made at sign-up). */
   browserApp?: boolean;
 }
@@ -135,11 +144,12 @@ export function accountKeys(store: Store, accountId: string) {
         limitUsd: input.limitUsd ?? null,
         limitDiem: input.limitDiem ?? null,
         limitPeriod: input.limitPeriod ?? 'EPOCH',
+        modelPrivacy: input.modelPrivacy ?? 'ALL',
         browserApp: input.browserApp ?? false,
       };
       await store.run(
-        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, browser_app)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, model_privacy, browser_app)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
         [
           key.id,
           accountId,
@@ -152,6 +162,7 @@ export function accountKeys(store: Store, accountId: string) {
           key.limitUsd,
           key.limitDiem,
           key.limitPeriod,
+          key.modelPrivacy,
           key.browserApp ? 1 : 0,
         ],
       );
@@ -218,6 +229,7 @@ export function accountKeys(store: Store, accountId: string) {
       if (patch.limitUsd !== undefined) set('limit_usd', patch.limitUsd);
       if (patch.limitDiem !== undefined) set('limit_diem', patch.limitDiem);
       if (patch.limitPeriod !== undefined) set('limit_period', patch.limitPeriod);
+      if (patch.modelPrivacy !== undefined) set('model_privacy', patch.modelPrivacy);
       if (sets.length && (await store.run(`UPDATE api_keys AS k SET ${sets.join(', ')} WHERE ${LIVE_KEY}`, params)) !== 1) return undefined;
       forgetPrincipals(store);
       const row = await store.get<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE ${LIVE_KEY}`, [accountId, id, now]);

@@ -69,3 +69,33 @@ export async function usageByHour(store: Store, accountId: string, range: { from
   }
   return out;
 }
+
+export interface DayKeyTotals {
+  /** UTC day, YYYY-MM-DD. */
+  date: string;
+  /** null: usage without a key. */
+  apiKeyId: string | null;
+  /** Micro-units. */
+  usd: number;
+  diem: number;
+  /** Units of every kind billed, added up. */
+  quantity: number;
+}
+
+/** Sums per UTC day and key over [from, to) (only the pairs that have usage). */
+export async function usageByDayAndKey(store: Store, accountId: string, range: { from: number; to: number }): Promise<DayKeyTotals[]> {
+  checkRange(range.from, range.to);
+  const rows = await store.all<{ day_index: number | string; key_id: string | null; usd: number; diem: number; quantity: number }>(
+    `SELECT CAST(u.created_at / ${DAY_MS} AS BIGINT) AS day_index, u.key_id, SUM(u.usd) AS usd, SUM(u.diem) AS diem, SUM(u.quantity) AS quantity
+     FROM usage u WHERE u.account_id = $1 AND u.created_at >= $2 AND u.created_at < $3
+     GROUP BY CAST(u.created_at / ${DAY_MS} AS BIGINT), u.key_id`,
+    [accountId, range.from, range.to],
+  );
+  return rows.map((r) => ({
+    date: new Date(Number(r.day_index) * DAY_MS).toISOString().slice(0, 10),
+    apiKeyId: r.key_id,
+    usd: Number(r.usd),
+    diem: Number(r.diem),
+    quantity: Number(r.quantity),
+  }));
+}

@@ -3,6 +3,7 @@
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ApiError } from '../api/errors.ts';
+import { publicShapes } from '../api/wire.ts';
 import type { Ledger } from '../billing/ledger-service.ts';
 import { fromMicros } from '../billing/money.ts';
 import type { Config } from '../config.ts';
@@ -107,6 +108,7 @@ export class WalletService {
     const extensions = { 'sign-in-with-x': challenge };
     const pr = this.paymentRequired(path, 'Lagoon API', accepts, 'Authentication required', extensions);
     const { error: _, ...body } = pr;
+    const x402Wallet = { header: 'SIGN-IN-WITH-X', legacyHeader: 'X-Sign-In-With-X', topUp: `POST ${TOP_UP_PATH}` };
     return new ApiError(
       'AUTHENTICATION_REQUIRED',
       undefined,
@@ -114,7 +116,8 @@ export class WalletService {
         ...body,
         authOptions: {
           apiKey: { header: 'Authorization: Bearer YOUR_API_KEY' },
-          x402Wallet: { header: 'SIGN-IN-WITH-X', legacyHeader: 'X-Sign-In-With-X', challenge: `GET ${CHALLENGE_PATH}`, topUp: `POST ${TOP_UP_PATH}` },
+          // The challenge route is this server's own; the public API's schema has no such field.
+          x402Wallet: this.publicShapes ? x402Wallet : { ...x402Wallet, challenge: `GET ${CHALLENGE_PATH}` },
         },
       },
       { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) },
@@ -127,6 +130,28 @@ export class WalletService {
     const [challenge, accepts, balances] = await Promise.all([this.challenge(path), this.offers(s.suggestedTopUp), this.ledger.balances(accountId)]);
     const pr = this.paymentRequired(TOP_UP_PATH, 'Wallet credit top-up', accepts, 'Payment required');
     const headers: Record<string, string> = accepts.length ? { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) } : {};
+    const exact = this.publicShapes;
+    // Deployed clients read one rail's receiver, token and network at the top level: the EVM rail's when there is
+    // one (the public API describes Base only), else the first.
+    const primary = accepts.find((a) => a.network.startsWith('eip155:')) ?? accepts[0];
+    const steps = {
+      step1: `POST ${TOP_UP_PATH} with no payment header: the 402 answer lists the accepted payments (add ?amount=<USD> to choose the amount)`,
+      step2: 'Sign one of them with the wallet: a USDC transfer authorization (EIP-3009) on Base, or a USDC transfer on Solana; any x402 client does this',
+      step3: `POST ${TOP_UP_PATH} again with the signed payment in the PAYMENT-SIGNATURE header; the credit is the wallet's at once`,
+    };
+    const topUpInstructions = primary
+      ? {
+          ...(exact ? {} : { endpoint: `POST ${TOP_UP_PATH}` }),
+          ...steps,
+          receiverWallet: primary.payTo,
+          tokenAddress: primary.asset,
+          tokenDecimals: 6,
+          network: primary.network,
+          minimumAmountUsd: fromMicros(s.minTopUp),
+          ...(exact ? {} : { accepts: accepts.map((a) => ({ network: a.network, tokenAddress: a.asset, receiverWallet: a.payTo })) }),
+        }
+      : { ...(exact ? {} : { endpoint: null }), step1: 'Top-ups are not enabled on this server: ask its operator for credit' };
+    const { schema: _schema, ...publicChallenge } = challenge;
     return new ApiError(
       'PAYMENT_REQUIRED',
       undefined,
@@ -134,27 +159,22 @@ export class WalletService {
         reason: 'insufficient_balance',
         message: 'The wallet has too little credit for this request: top up with USDC',
         currentBalanceUsd: fromMicros(Math.max(0, balances.usd - balances.usdHeld)),
+        ...(exact ? { description: 'Lagoon API' } : {}),
         minimumTopUpUsd: fromMicros(s.minTopUp),
-        maximumTopUpUsd: fromMicros(s.maxTopUp),
+        ...(exact ? {} : { maximumTopUpUsd: fromMicros(s.maxTopUp) }),
         suggestedTopUpUsd: fromMicros(s.suggestedTopUp),
         supportedTokens: ['USDC'],
         supportedChains: railNames(s),
-        topUpInstructions: accepts.length
-          ? {
-              endpoint: `POST ${TOP_UP_PATH}`,
-              step1: `POST ${TOP_UP_PATH} with no payment header: the 402 answer lists the accepted payments (add ?amount=<USD> to choose the amount)`,
-              step2:
-                'Sign one of them with the wallet: a USDC transfer authorization (EIP-3009) on Base, or a USDC transfer on Solana; any x402 client does this',
-              step3: `POST ${TOP_UP_PATH} again with the signed payment in the PAYMENT-SIGNATURE header; the credit is the wallet's at once`,
-              tokenDecimals: 6,
-              minimumAmountUsd: fromMicros(s.minTopUp),
-              accepts: accepts.map((a) => ({ network: a.network, tokenAddress: a.asset, receiverWallet: a.payTo })),
-            }
-          : { endpoint: null, step1: 'Top-ups are not enabled on this server: ask its operator for credit' },
-        siwxChallenge: challenge,
+        topUpInstructions,
+        siwxChallenge: exact ? publicChallenge : challenge,
       },
       headers,
     );
+  }
+
+  /** Whether bodies take the public API's exact shapes (LAGOON_WIRE_NAME=venice): no field its schemas lack. */
+  get publicShapes(): boolean {
+    return publicShapes(this.config.wire);
   }
 
   async topUp(header: string): Promise<TopUpResult> {

@@ -1,11 +1,13 @@
-// The search provider the operator configured (Config.search, from LAGOON_SEARCH_PROVIDER and its settings, parsed
-// and checked at start by lib/config.ts), or undefined when search is off.
+// A search provider the operator configured (Config.search / searchAll, from LAGOON_SEARCH_PROVIDER and its settings,
+// parsed and checked at start by lib/config.ts), or undefined when search is off.
 
 import type { SearchConfig } from '../../config.ts';
 import type { SearchProvider } from '../types.ts';
 import { createBrave } from './brave.ts';
 import { createSearxng } from './searxng.ts';
 
+export function searchProviderFrom(cfg: SearchConfig): SearchProvider;
+export function searchProviderFrom(cfg: SearchConfig | undefined): SearchProvider | undefined;
 export function searchProviderFrom(cfg: SearchConfig | undefined): SearchProvider | undefined {
   if (!cfg) return undefined;
   const provider =

@@ -1,10 +1,12 @@
-// API key management (ADMIN keys): list, create, update, delete, get one.
+// API key management (ADMIN keys): list, create, update, delete, get one; and web3 keys (no key needed: a wallet
+// signs a server token and gets an ordinary key on its wallet account, lib/wallet/web3-key.ts).
 import { z } from 'zod';
 import { ApiError } from '../../api/errors.ts';
 import { parseOrThrow } from '../../api/validation.ts';
-import { createKeyBody, createKeyFrom, keyPatchFrom, patchKeyBody } from '../../auth/key-input.ts';
+import { createKeyBody, createKeyFrom, DESCRIPTION_MAX, keyPatchFrom, patchKeyBody } from '../../auth/key-input.ts';
 import { type ApiKey, accountKeys, type KeySpending } from '../../auth/keys.ts';
 import { microsToString } from '../../billing/money.ts';
+import { issueWeb3Token, redeemWeb3Token } from '../../wallet/web3-key.ts';
 import { jsonBody, principalOf, type RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
 
@@ -25,9 +27,11 @@ export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
     expiresAt: iso(k.expiresAt),
     lastUsedAt: iso(k.lastUsedAt),
     last6Chars: k.last6,
-    consumptionLimits: { usd: usd(k.limitUsd), diem: usd(k.limitDiem) },
+    // vcu: the DIEM allowance's former name, which older clients still read.
+    consumptionLimits: { usd: usd(k.limitUsd), diem: usd(k.limitDiem), vcu: usd(k.limitDiem) },
     limitPeriod: k.limitPeriod,
-    usage: { trailingSevenDays: { usd: fourPlaces(week.usd), diem: fourPlaces(week.diem) } },
+    modelPrivacy: k.modelPrivacy,
+    usage: { trailingSevenDays: { usd: fourPlaces(week.usd), diem: fourPlaces(week.diem), vcu: fourPlaces(week.diem) } },
     ...(hasLimits ? { currentPeriodUsage: { usd: microsToString(period.usd), diem: microsToString(period.diem) } } : {}),
   };
 }
@@ -47,10 +51,8 @@ export async function getKey(ctx: RequestCtx): Promise<void> {
   ok(ctx, { data: keyRecord(key, (await keys.spending()).get(key.id)) });
 }
 
-export async function createKey(ctx: RequestCtx): Promise<void> {
-  const p = principalOf(ctx);
-  const body = parseOrThrow(createKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
-  const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
+/** The answer to a key creation: the secret, shown this once. */
+function createdKey(ctx: RequestCtx, key: ApiKey, secret: string): void {
   ok(ctx, {
     success: true,
     data: {
@@ -59,10 +61,39 @@ export async function createKey(ctx: RequestCtx): Promise<void> {
       apiKeyType: key.type,
       description: key.description,
       expiresAt: iso(key.expiresAt),
-      consumptionLimit: { usd: usd(key.limitUsd), diem: usd(key.limitDiem) },
+      consumptionLimit: { usd: usd(key.limitUsd), diem: usd(key.limitDiem), vcu: usd(key.limitDiem) },
       limitPeriod: key.limitPeriod,
+      modelPrivacy: key.modelPrivacy,
     },
   });
+}
+
+export async function createKey(ctx: RequestCtx): Promise<void> {
+  const p = principalOf(ctx);
+  const body = parseOrThrow(createKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
+  createdKey(ctx, key, secret);
+}
+
+export async function web3KeyToken(ctx: RequestCtx): Promise<void> {
+  ctx.extraHeaders['cache-control'] = 'no-store';
+  const { token } = await issueWeb3Token(ctx.svc.store);
+  ok(ctx, { success: true, data: { token } });
+}
+
+// The key fields of POST /api_keys, plus the wallet's proof; the description has a default here.
+const web3KeyBody = createKeyBody.extend({
+  address: z.string().min(1).max(100),
+  signature: z.string().min(1).max(20_000),
+  token: z.string().min(1).max(2_000),
+  description: z.string().max(DESCRIPTION_MAX).default('Web3 API Key'),
+});
+
+export async function createWeb3Key(ctx: RequestCtx): Promise<void> {
+  const { address, signature, token, ...keyBody } = parseOrThrow(web3KeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const wallet = await redeemWeb3Token(ctx.svc.store, ctx.svc.wallet.settings, { address, signature, token });
+  const { key, secret } = await createKeyFrom(ctx.svc.store, wallet.accountId, keyBody);
+  createdKey(ctx, key, secret);
 }
 
 export async function updateKey(ctx: RequestCtx): Promise<void> {

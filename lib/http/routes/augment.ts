@@ -37,16 +37,20 @@ async function billed<T>(
 const searchBody = z.strictObject({
   query: z.string().trim().min(1).max(400),
   limit: z.number().int().min(1).max(20).default(10),
-  search_provider: z.string().optional(),
+  search_provider: z.string().max(64).optional(),
 });
 
 export async function augmentSearch(ctx: RequestCtx): Promise<void> {
   const p = principalOf(ctx);
   const body = parseOrThrow(searchBody, await jsonBody(ctx), ctx.svc.config.wire);
-  const provider = ctx.svc.searchProvider;
-  if (!provider) throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server');
-  if (body.search_provider && body.search_provider !== provider.name) {
-    throw new ApiError('INVALID_REQUEST', `search_provider "${body.search_provider}" is not available here; this server searches with ${provider.name}`, {
+  const providers = ctx.svc.searchProviders;
+  if (!providers.length) throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server');
+  // Any configured provider by name (case-insensitive); none named: the default.
+  const wanted = body.search_provider?.trim().toLowerCase();
+  const provider = wanted ? providers.find((p) => p.name === wanted) : providers[0];
+  if (!provider) {
+    const names = providers.map((p) => `"${p.name}"`).join(', ');
+    throw new ApiError('INVALID_REQUEST', `search_provider "${body.search_provider}" is not configured here; configured: ${names}`, {
       param: 'search_provider',
     });
   }
@@ -73,9 +77,9 @@ export async function augmentScrape(ctx: RequestCtx): Promise<void> {
   const p = principalOf(ctx);
   const body = parseOrThrow(scrapeBody, await jsonBody(ctx), ctx.svc.config.wire);
   const page = await billed(ctx, p, ctx.svc.config.augmentPrices.scrapedUrl, { modelId: 'augment:scrape', endpoint: '/augment/scrape', scrapedUrls: 1 }, () =>
-    scrapeUrl(body.url, { signal: ctx.signal, allowHosts: ctx.svc.config.fetchAllowHosts }),
+    scrapeUrl(body.url, { signal: ctx.signal, allowHosts: ctx.svc.config.fetchAllowHosts, format: 'markdown' }),
   );
-  ok(ctx, { url: page.url, title: page.title, content: page.content, format: 'text' });
+  ok(ctx, { url: page.url, title: page.title, content: page.content, format: 'markdown' });
 }
 
 /** multipart/form-data with a `file` field (and optional `response_format`: json or text). */

@@ -1,7 +1,10 @@
 // Discovery endpoints, readable without a key: models, traits, compatibility mapping, image styles.
 import { ApiError } from '../../api/errors.ts';
 import { compatibilityMappingOf, traitsOf } from '../../models/catalogue.ts';
-import { MODEL_TYPES, type ModelType } from '../../models/schema.ts';
+import { publicShapes } from '../../api/wire.ts';
+import { authenticate, bearerToken, type ModelPrivacy } from '../../auth/keys.ts';
+import { privacyAllows } from '../../inference/model-privacy.ts';
+import { MODEL_TYPES, type ModelEntry, type ModelType } from '../../models/schema.ts';
 import { modelRecord } from '../../models/wire.ts';
 import type { RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
@@ -15,11 +18,45 @@ function typeParam(ctx: RequestCtx, fallback: string, extra: string[] = []): str
   return t;
 }
 
+/**
+ * The key's modelPrivacy, when the request sends a valid bearer key: the list is public, but a restricted key sees only
+ * the models it may run (as the public API filters it). A missing or invalid key sees everything; it is not refused.
+ */
+async function privacyOf(ctx: RequestCtx): Promise<ModelPrivacy> {
+  const secret = bearerToken(ctx.req.headers.authorization);
+  if (!secret) return 'ALL';
+  return authenticate(ctx.svc.store, secret).then(
+    (p) => p.key.modelPrivacy,
+    () => 'ALL' as const,
+  );
+}
+
+/**
+ * Whether the model is listed for this `type`. The public type enum has no `background-remove`, so in the public
+ * shapes such models are listed only when that type is asked for by name: a client validating `type` against the
+ * public enum never meets it, and one that knows the type still finds them (the model serves
+ * /image/background-remove, not /image/upscale, so listing it as `upscale` would mislead).
+ */
+function listed(m: ModelEntry, type: string, publicEnum: boolean): boolean {
+  if (type === 'code') return m.type === 'text' && m.capabilities.code;
+  if (type !== 'all') return m.type === type;
+  return !(publicEnum && m.type === 'background-remove');
+}
+
 export async function listModels(ctx: RequestCtx): Promise<void> {
   const type = typeParam(ctx, 'all', ['all', 'code']);
-  const { catalogue, searchAvailable } = ctx.svc;
-  const models = catalogue.models.filter((m) => type === 'all' || m.type === type || (type === 'code' && m.type === 'text' && m.capabilities.code));
-  ok(ctx, { object: 'list', type, data: models.map((m) => modelRecord(m, catalogue.createdAt, searchAvailable)) });
+  const { catalogue, searchAvailable, config } = ctx.svc;
+  const publicEnum = publicShapes(ctx.headerCtx.wire);
+  const privacy = await privacyOf(ctx);
+  const models = catalogue.models.filter((m) => listed(m, type, publicEnum) && privacyAllows(privacy, m));
+  const health = ctx.svc.engineHealth;
+  const rc = {
+    created: catalogue.createdAt,
+    ownedBy: config.modelsOwnedBy,
+    webSearchAvailable: searchAvailable,
+    offlineReason: (id: string) => health.status(id)?.reason,
+  };
+  ok(ctx, { object: 'list', type, data: models.map((m) => modelRecord(m, rc)) });
 }
 
 export async function modelTraits(ctx: RequestCtx): Promise<void> {

@@ -1,6 +1,7 @@
 // Wallet endpoints: POST /x402/top-up (x402 payment in, USD credit out), GET /x402/balance/{walletAddress} and
 // GET /x402/transactions/{walletAddress} (the signed-in wallet's own), and GET /x402/siwx/challenge (a fresh
-// Sign-In-With-X challenge, so a client can sign each request without first provoking a 402).
+// Sign-In-With-X challenge, so a client can sign each request without first provoking a 402). With the public API's
+// wire names (`venice`) the bodies carry only the fields its schemas have (no held amount, network or transaction).
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import { ApiError, isApiError } from '../../api/errors.ts';
 import { fromMicros } from '../../billing/money.ts';
@@ -48,6 +49,7 @@ export async function topUp(ctx: RequestCtx): Promise<void> {
   ctx.extraHeaders['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(result.settlement);
   // x402 v1 clients (and the legacy header's) read the receipt under its v1 name.
   if (header.name !== 'payment-signature') ctx.extraHeaders['X-PAYMENT-RESPONSE'] = ctx.extraHeaders['PAYMENT-RESPONSE'];
+  const settled = ctx.svc.wallet.publicShapes ? {} : { network: result.settlement.network, transaction: result.settlement.transaction };
   ok(ctx, {
     success: true,
     data: {
@@ -55,8 +57,7 @@ export async function topUp(ctx: RequestCtx): Promise<void> {
       amountCredited: fromMicros(result.amount),
       newBalance: fromMicros(result.balance),
       paymentId: result.paymentId,
-      network: result.settlement.network,
-      transaction: result.settlement.transaction,
+      ...settled,
     },
   });
 }
@@ -80,7 +81,7 @@ export async function walletBalance(ctx: RequestCtx): Promise<void> {
     data: {
       walletAddress: wallet.address,
       balanceUsd: fromMicros(usd),
-      heldUsd: fromMicros(held),
+      ...(ctx.svc.wallet.publicShapes ? {} : { heldUsd: fromMicros(held) }),
       canConsume: usd > 0,
       minimumTopUpUsd: fromMicros(s.minTopUp),
       suggestedTopUpUsd: fromMicros(s.suggestedTopUp),
@@ -101,6 +102,7 @@ export async function walletTransactions(ctx: RequestCtx): Promise<void> {
   const offset = intParam(ctx, 'offset', 0, 0, 1_000_000);
   const wallet = ownWallet(ctx);
   const { balance, entries, hasMore } = await ctx.svc.wallet.statement(wallet, { limit, offset });
+  const exact = ctx.svc.wallet.publicShapes;
   ok(ctx, {
     success: true,
     data: {
@@ -114,8 +116,7 @@ export async function walletTransactions(ctx: RequestCtx): Promise<void> {
         createdAt: new Date(e.createdAt).toISOString(),
         requestId: e.requestId,
         modelId: e.modelId,
-        transaction: e.transaction,
-        network: e.network,
+        ...(exact ? {} : { transaction: e.transaction, network: e.network }),
       })),
       pagination: { limit, offset, hasMore },
     },
