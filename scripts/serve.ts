@@ -7,11 +7,17 @@ import { fileURLToPath } from 'node:url';
 import type { AppBackend } from '../lib/app/backend.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createHttpServer, type FallbackHandler } from '../lib/http/server.ts';
+import { CatalogueError } from '../lib/models/catalogue-error.ts';
 import { createService } from '../lib/service.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
-const svc = await createService(config);
+const svc = await createService(config).catch((e) => {
+  // A bad catalogue is the operator's to fix: one paragraph naming the file and the field, not a stack trace.
+  if (!(e instanceof CatalogueError)) throw e;
+  console.error(`lagoon: ${e.message}`);
+  process.exit(1);
+});
 
 let pages: FallbackHandler | undefined;
 let backend: AppBackend | undefined;
@@ -27,7 +33,7 @@ if (config.app.enabled) {
 
 // Warm the default model's engine so the first chat does not pay for loading it.
 const warm = svc.catalogue.models.find((m) => m.traits.includes('default'));
-if (warm) svc.engines.get(warm).catch((e) => console.error(`could not start the engine of ${warm.id}:`, e));
+if (warm && svc.engineHealth.status(warm.id)?.ok !== false) svc.engines.get(warm).catch((e) => console.error(`could not start the engine of ${warm.id}:`, e));
 
 const { server, inFlight } = createHttpServer(svc, { app: backend, pages, trustProxy: config.app.trustProxy });
 server.listen(config.port, config.host, () => {

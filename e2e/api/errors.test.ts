@@ -122,8 +122,9 @@ test('500 when inference fails, with x-service-host-name; nothing is charged', a
   assertError(r, 500, 'INFERENCE_FAILED');
   assert.ok(r.headers.get('x-service-host-name'));
   assertError(await chat('[[fail_mid]]'), 500, 'INFERENCE_FAILED');
+  // An upstream nothing listens on is found by the engine check at start: 503 naming the problem (e2e/api/engine-health.test.ts).
   const unreachable = await post(h, '/chat/completions', key, { model: 'tiny-queue', messages: [{ role: 'user', content: 'x' }] });
-  assertError(unreachable, 500, 'INFERENCE_FAILED');
+  assertError(unreachable, 503, 'ENGINE_DOWN');
   await h.svc.ledger.drain();
   const after = await h.svc.store.get<any>('SELECT usd, usd_held FROM accounts WHERE id = $1', [accountId]);
   assert.equal(Number(after.usd), Number(before.usd));

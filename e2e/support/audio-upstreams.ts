@@ -77,7 +77,8 @@ async function readAll(req: http.IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function startAudioUpstream(): Promise<AudioUpstream> {
+/** `port`: listen there (a test restarting an upstream where the catalogue points); any free port by default. */
+export async function startAudioUpstream(opts: { port?: number } = {}): Promise<AudioUpstream> {
   const speech: SpeechCall[] = [];
   const transcriptions: TranscriptionCall[] = [];
   const server = http.createServer(async (req, res) => {
@@ -153,7 +154,7 @@ export async function startAudioUpstream(): Promise<AudioUpstream> {
     }
     fail(res, 404);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,

@@ -65,8 +65,9 @@ function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+/** On `port` when given (a test restarting an upstream where the catalogue points), else on any free one. */
+async function listen(server: http.Server, port = 0): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -115,7 +116,7 @@ export interface FakeOpenAIVideos {
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAIVideos(opts: { apiKey?: string; pollsToFinish?: number } = {}): Promise<FakeOpenAIVideos> {
+export async function startFakeOpenAIVideos(opts: { apiKey?: string; pollsToFinish?: number; port?: number } = {}): Promise<FakeOpenAIVideos> {
   const videos = new Map<string, FakeVideo>();
   const requests: RecordedRequest[] = [];
   const deleted: string[] = [];
@@ -192,7 +193,7 @@ export async function startFakeOpenAIVideos(opts: { apiKey?: string; pollsToFini
     }
     return json(res, 200, view(v));
   });
-  const base = await listen(server);
+  const base = await listen(server, opts.port);
   return {
     url: `${base}/v1`,
     requests,

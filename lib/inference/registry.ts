@@ -1,12 +1,23 @@
 // One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
 // the llama engine queues for its own sequences.
+import { ApiError } from '../api/errors.ts';
+import { recordUpstreamError } from '../metrics/registry.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { EnginesByModel } from './engines-by-model.ts';
 import { createOpenAIEngine, DEFAULT_TIMEOUT_MS } from './engines/openai.ts';
 import { AdmissionQueue, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_QUEUE } from './queue.ts';
-import type { EmbedOptions, Engine, EngineRequest } from './types.ts';
+import type { EngineHealth } from './engine-health.ts';
+import { type EmbedOptions, type Engine, EngineError, type EngineRequest } from './types.ts';
 
-function queued(engine: Engine, queue: AdmissionQueue): Engine {
+/**
+ * An upstream no connection could be made to (refused, no such host, no route): not one that answered badly or
+ * dropped a response midway. The engine keeps only the transport error's text, which starts with its code.
+ */
+const NO_CONNECTION = /^upstream unreachable: (connect |getaddrinfo )?(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+const unreachable = (e: unknown) => e instanceof EngineError && e.kind === 'failed' && NO_CONNECTION.test(e.message);
+
+/** `onError` sees each failure and returns what to throw (an unreachable upstream: a 503 and a health recheck). */
+function queued(engine: Engine, queue: AdmissionQueue, onError: (e: unknown) => unknown = (e) => e): Engine {
   return {
     router: engine.router,
     countTokens: engine.countTokens?.bind(engine),
@@ -16,6 +27,8 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
           const release = await queue.acquire(opts.signal);
           try {
             return await engine.embed!(inputs, opts);
+          } catch (e) {
+            throw onError(e);
           } finally {
             release();
           }
@@ -25,6 +38,8 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
       const release = await queue.acquire(req.signal);
       try {
         return await engine.complete(req);
+      } catch (e) {
+        throw onError(e);
       } finally {
         release();
       }
@@ -33,6 +48,8 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
       const release = await queue.acquire(req.signal);
       try {
         yield* engine.stream(req);
+      } catch (e) {
+        throw onError(e);
       } finally {
         release();
       }
@@ -43,10 +60,14 @@ function queued(engine: Engine, queue: AdmissionQueue): Engine {
 export class EngineRegistry extends EnginesByModel<Engine> {
   /** Looks up the variable an upstream's `apiKeyEnv` names (Config.catalogueVar: the environment captured at start). */
   private readonly variable: (name: string) => string | undefined;
+  /** Engine checks (lib/inference/engine-health.ts): a model whose engine is down is refused here, before any work. */
+  private readonly health: EngineHealth | undefined;
 
-  constructor(variable: (name: string) => string | undefined = () => undefined) {
+  constructor(variable: (name: string) => string | undefined = () => undefined, health?: EngineHealth) {
     super();
     this.variable = variable;
+    this.health = health;
+    if (health) this.gateWith((id) => health.refusal(id));
   }
 
   protected async create(model: ModelEntry): Promise<Engine> {
@@ -68,7 +89,16 @@ export class EngineRegistry extends EnginesByModel<Engine> {
         connections: concurrency,
       });
       const maxWaitMs = spec.queueTimeoutMs ?? spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      return queued(engine, new AdmissionQueue(concurrency, spec.maxQueue ?? DEFAULT_MAX_QUEUE, maxWaitMs));
+      const health = this.health;
+      const onError = (e: unknown) => {
+        if (!unreachable(e)) return e;
+        // Still an upstream error for the metrics (the pipeline counts only the EngineErrors it sees).
+        recordUpstreamError((e as EngineError).kind);
+        health?.suspect(model.id);
+        const message = `Model ${model.id} is unavailable: its upstream could not be reached. The server checks it again shortly.`;
+        return new ApiError('ENGINE_DOWN', message, undefined, { 'retry-after': '5' });
+      };
+      return queued(engine, new AdmissionQueue(concurrency, spec.maxQueue ?? DEFAULT_MAX_QUEUE, maxWaitMs), onError);
     }
     // Loaded only when a llama model is served, so deployments without one never load the native addon.
     const { createLlamaEngine } = await import('./engines/llama.ts');

@@ -51,6 +51,11 @@ export interface JobServiceDeps {
   fetchAllowHosts: string[];
   /** The embedded store: holds live in memory and this process owns the data dir. */
   soleWriter: boolean;
+  /**
+   * A model's 503 while its engine is down (EngineHealth.refusal): a queue request is refused before anything is
+   * held. A job queued earlier is not refused here: its attempt fails, refunded, if its engine cannot be reached.
+   */
+  refusal?: (modelId: string) => Error | undefined;
 }
 
 export type Retrieved =
@@ -202,6 +207,8 @@ export class JobService {
     const kind = this.kind(kindName);
     const model = this.model(kind, parseOrThrow(anyModel, objectBody(body), this.deps.wire).model);
     const validated = kind.validate(body, model, this.deps.wire);
+    const refused = this.deps.refusal?.(model.id);
+    if (refused) throw refused;
     const p = caller.principal;
     const admission = await admit({ limiter: this.deps.limiter, store: this.deps.store }, caller, model, 0);
     Object.assign(caller.responseHeaders, admission.headers);

@@ -137,3 +137,21 @@ export function audioWireSpec(
     pricing: { ...pricing, per_second: usdDiem(m.pricing.per_second_usd, m.pricing.per_second_diem) },
   };
 }
+
+/** The engine kinds that serve each audio model type (lib/inference/audio/engines.ts makes them). */
+export const AUDIO_ENGINE_KINDS = { tts: ['flite', 'openai-audio'], asr: ['pocketsphinx', 'openai-audio'] } as const;
+
+/**
+ * Why a model's type and engine do not go together, when one of them is audio (a tts model on a text engine, a
+ * pocketsphinx engine on a tts model); undefined when they do or neither is audio. Checked when the catalogue loads,
+ * so the mistake stops the start with the field named instead of failing every request.
+ */
+export function audioEngineProblem(m: { id: string; type: string; engine: { kind: string } }): string | undefined {
+  const kind = m.engine.kind;
+  const wanted: readonly string[] | undefined = m.type === 'tts' || m.type === 'asr' ? AUDIO_ENGINE_KINDS[m.type] : undefined;
+  if (wanted) return wanted.includes(kind) ? undefined : `model "${m.id}" (${m.type}) needs an engine of kind ${wanted.join(' or ')}, not ${kind}`;
+  const serves = (Object.keys(AUDIO_ENGINE_KINDS) as (keyof typeof AUDIO_ENGINE_KINDS)[]).filter((t) =>
+    (AUDIO_ENGINE_KINDS[t] as readonly string[]).includes(kind),
+  );
+  return serves.length ? `model "${m.id}": a ${kind} engine serves models of type ${serves.join(' or ')}, not ${m.type}` : undefined;
+}

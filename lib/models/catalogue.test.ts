@@ -50,3 +50,13 @@ test('traits and aliases that are prototype-member names resolve, and are listed
   assert.equal(JSON.stringify(traits), '{"default":"a","toString":"a","constructor":"b"}');
   assert.equal(JSON.stringify(compatibilityMappingOf(cat, 'text')), '{"hasOwnProperty":"b"}');
 });
+
+test("a default reasoning effort must be one of the model's reasoning_efforts", () => {
+  const withEffort = (capabilities: Record<string, unknown>) => ({ models: [{ ...model('a', []), capabilities }] });
+  assert.throws(
+    () => parseCatalogue(withEffort({ reasoning: true, reasoning_efforts: ['low'], default_reasoning_effort: 'high' }), '/'),
+    /default_reasoning_effort/,
+  );
+  const ok = parseCatalogue(withEffort({ reasoning: true, reasoning_efforts: ['low', 'high'], default_reasoning_effort: 'high' }), '/');
+  assert.deepEqual(ok.models[0].capabilities.reasoning_efforts, ['low', 'high']);
+});

@@ -2,8 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
+import { audioEngineProblem } from './audio-models.ts';
+import { CatalogueError, problemsOf } from './catalogue-error.ts';
+import { mergeExtra, parseExtraFile, readJsonFile } from './extra-catalogue.ts';
 import { imageEngineProblem } from './image-models.ts';
 import { type CatalogueFile, catalogueSchema, type ModelEntry, type ModelType } from './schema.ts';
 
@@ -16,6 +18,8 @@ export interface Catalogue {
   systemPrompts: string[];
   /** Created time reported by /models: the catalogue file's modification time. */
   createdAt: number;
+  /** What loading changed or added, for the start-up log (a baseUrl given /v1, the extra file's models). */
+  notes?: string[];
 }
 
 /** Looks up a variable the catalogue names (Config.catalogueVar: the environment captured at start). */
@@ -33,35 +37,94 @@ function expandPath(p: string, baseDir: string, vars: CatalogueVars): string {
   return path.resolve(baseDir, expanded);
 }
 
+/**
+ * An OpenAI-style base URL with nothing after the host gets the usual `/v1` (`http://host:8000` → `http://host:8000/v1`),
+ * so both spellings work; a URL with a path is kept as written (hosted APIs put theirs elsewhere), without a trailing
+ * slash. Returns the URL to use.
+ */
+export function normaliseBaseUrl(url: string): string {
+  const u = new URL(url);
+  if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1';
+  return u.href.replace(/\/+$/, '');
+}
+
+const OPENAI_STYLE = new Set(['openai', 'openai-images', 'openai-audio', 'openai-videos']);
+
 export function parseCatalogue(raw: unknown, baseDir: string, vars: CatalogueVars = noVars): Omit<Catalogue, 'createdAt'> {
   const parsed = catalogueSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`invalid model catalogue:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new CatalogueError(problemsOf(parsed.error, raw));
   const file = parsed.data;
   const byId = new Map<string, ModelEntry>();
-  for (const m of file.models) {
-    if (byId.has(m.id)) throw new Error(`invalid model catalogue: duplicate model id "${m.id}"`);
-    if (m.engine.kind === 'llama') m.engine.path = expandPath(m.engine.path, baseDir, vars);
-    if (m.engine.kind === 'comfyui') m.engine.workflow = expandPath(m.engine.workflow, baseDir, vars);
-    const mismatch = imageEngineProblem(m);
-    if (mismatch) throw new Error(`invalid model catalogue: ${mismatch}`);
+  const notes: string[] = [];
+  const problem = (i: number, field: string, message: string) => new CatalogueError([{ path: `models[${i}] ("${file.models[i].id}")${field}`, message }]);
+  for (const [i, m] of file.models.entries()) {
+    if (byId.has(m.id)) throw problem(i, '.id', `duplicate model id "${m.id}"`);
+    if (m.engine.kind === 'llama') m.engine.path = expandPathAt(m.engine.path, baseDir, vars, () => problem(i, '.engine.path', ''));
+    if (m.engine.kind === 'comfyui') m.engine.workflow = expandPathAt(m.engine.workflow, baseDir, vars, () => problem(i, '.engine.workflow', ''));
+    if (OPENAI_STYLE.has(m.engine.kind)) {
+      const e = m.engine as { baseUrl: string | string[] };
+      const given = Array.isArray(e.baseUrl) ? e.baseUrl : [e.baseUrl];
+      // `localhost:8000` parses as a URL of scheme "localhost:"; say what is meant instead of failing every request.
+      for (const u of given) if (!/^https?:\/\//i.test(u)) throw problem(i, '.engine.baseUrl', `"${u}" must start with http:// or https://`);
+      const used = given.map(normaliseBaseUrl);
+      for (const [j, u] of used.entries()) if (u !== given[j].replace(/\/+$/, '')) notes.push(`model ${m.id}: baseUrl ${given[j]} has no path; using ${u}`);
+      e.baseUrl = Array.isArray(e.baseUrl) ? used : used[0];
+    }
+    const mismatch = imageEngineProblem(m) ?? audioEngineProblem(m);
+    if (mismatch) throw problem(i, '.engine', mismatch);
     byId.set(m.id, m);
   }
   for (const [alias, target] of Object.entries(file.compatibility_mapping)) {
-    if (!byId.has(target)) throw new Error(`invalid model catalogue: compatibility mapping "${alias}" → unknown model "${target}"`);
+    if (!byId.has(target)) throw new CatalogueError([{ path: `compatibility_mapping.${alias}`, message: `names an unknown model "${target}"` }]);
   }
-  return { file, models: file.models, byId, systemPrompts: file.system_prompts };
+  return { file, models: file.models, byId, systemPrompts: file.system_prompts, notes };
 }
 
-export function loadCatalogue(file: string, vars: CatalogueVars): Catalogue {
-  const abs = path.resolve(file);
-  const text = fs.readFileSync(abs, 'utf8');
-  let raw: unknown;
+/** expandPath, its failure (an unset variable) reported at the field. */
+function expandPathAt(p: string, baseDir: string, vars: CatalogueVars, at: () => CatalogueError): string {
   try {
-    raw = JSON.parse(text);
+    return expandPath(p, baseDir, vars);
   } catch (e) {
-    throw new Error(`model catalogue ${abs} is not valid JSON: ${(e as Error).message}`);
+    const where = at().problems[0];
+    throw new CatalogueError([{ path: where.path, message: (e as Error).message.replace(/^catalogue path /, 'it ') }]);
   }
-  return { ...parseCatalogue(raw, path.dirname(abs), vars), createdAt: Math.floor(fs.statSync(abs).mtimeMs / 1000) };
+}
+
+/** The extra file of models added to the catalogue (lib/models/extra-catalogue.ts); `required`: it must exist. */
+export interface ExtraCatalogue {
+  file: string;
+  required: boolean;
+}
+
+/**
+ * Loads and checks the catalogue file, with the extra file's models merged in when there is one. Every problem is a
+ * CatalogueError naming the file and the field.
+ */
+export function loadCatalogue(file: string, vars: CatalogueVars, extra?: ExtraCatalogue): Catalogue {
+  const abs = path.resolve(file);
+  const raw = readJsonFile(abs);
+  let mtimeMs = fs.statSync(abs).mtimeMs;
+  const extraAbs = extra && path.resolve(extra.file);
+  if (!extraAbs || (!extra.required && !fs.existsSync(extraAbs))) {
+    try {
+      return { ...parseCatalogue(raw, path.dirname(abs), vars), createdAt: Math.floor(mtimeMs / 1000) };
+    } catch (e) {
+      throw e instanceof CatalogueError ? e.inFile(abs) : e;
+    }
+  }
+  const added = parseExtraFile(readJsonFile(extraAbs), extraAbs);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new CatalogueError([{ path: '', message: 'it must be a JSON object' }], abs);
+  mtimeMs = Math.max(mtimeMs, fs.statSync(extraAbs).mtimeMs);
+  let cat: Omit<Catalogue, 'createdAt'>;
+  try {
+    cat = parseCatalogue(mergeExtra(raw as Record<string, unknown>, added, path.dirname(extraAbs)), path.dirname(abs), vars);
+  } catch (e) {
+    // Each file was valid alone: what is left is how they combine (an alias to a model neither has, …).
+    throw e instanceof CatalogueError ? e.inFile(`${abs} with ${extraAbs}`) : e;
+  }
+  const ids = (added.models as { id?: unknown }[]).map((m) => String(m.id));
+  const notes = [...(cat.notes ?? []), `${ids.length} model(s) from ${extraAbs}: ${ids.join(', ')}`];
+  return { ...cat, notes, createdAt: Math.floor(mtimeMs / 1000) };
 }
 
 // Lookup tolerates case, and dots/underscores/spaces for dashes, as clients often write ids loosely.

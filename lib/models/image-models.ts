@@ -316,8 +316,6 @@ export function imageWireSpec(m: ImageModelLike): Record<string, unknown> {
   constraints.input = job === 'generate' ? null : { minPixels: l.inputMinPixels, maxPixels: l.inputMaxPixels, maxBytes: l.inputMaxBytes };
   return {
     modelSource: isImageEngineKind(kind) ? SOURCES[kind] : kind,
-    availableContextTokens: null,
-    maxCompletionTokens: null,
     capabilities: {
       tasks: job && jobs.includes(job) ? [job] : [],
       outputFormats: job === 'upscale' || job === 'background-remove' ? ['png'] : ['jpeg', 'png', 'webp'],

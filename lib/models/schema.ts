@@ -8,6 +8,8 @@ export const MODEL_TYPES = ['text', 'embedding', 'image', 'tts', 'asr', 'video',
 export type ModelType = (typeof MODEL_TYPES)[number];
 export const TIERS = ['XS', 'S', 'M', 'L'] as const;
 export type Tier = (typeof TIERS)[number];
+/** The reasoning_effort values the chat and responses schemas accept. */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 const price = z.number().min(0);
 
@@ -99,6 +101,14 @@ export const modelEntrySchema = z.strictObject({
       e2ee: z.boolean().default(false),
       x_search: z.boolean().default(false),
       code: z.boolean().default(false),
+      /** The `reasoning_effort` values the model honours (empty: it has no effort control); the first is its default unless `default_reasoning_effort` says. */
+      reasoning_efforts: z.array(z.enum(REASONING_EFFORTS)).default([]),
+      default_reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      /** Images (vision) and videos (video_input) one request may carry; defaults: the per-message part caps. */
+      max_images: z.number().int().positive().optional(),
+      max_videos: z.number().int().positive().optional(),
+      /** The weights' number format, as /models reports it. */
+      quantization: z.enum(['fp4', 'fp8', 'fp16', 'bf16', 'int8', 'int4', 'not-available']).default('not-available'),
     })
     .prefault({}),
   constraints: z
@@ -148,10 +158,19 @@ export const catalogueSchema = z
     file.models.forEach((m, i) => {
       const missing = missingUnitPrice(m);
       if (missing) c.addIssue({ code: 'custom', path: ['models', i, 'pricing'], message: `a model of type ${m.type} must declare pricing.${missing}` });
+      const effort = m.capabilities.default_reasoning_effort;
+      if (effort && !m.capabilities.reasoning_efforts.includes(effort)) {
+        c.addIssue({ code: 'custom', path: ['models', i, 'capabilities', 'default_reasoning_effort'], message: `"${effort}" is not in reasoning_efforts` });
+      }
     });
   });
 
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
+
+/** The most completion tokens a chat may ask of a text model: its declared cap, else 4096 within its context. */
+export function completionCap(m: Pick<ModelEntry, 'max_completion_tokens' | 'context_length'>): number {
+  return m.max_completion_tokens ?? Math.min(4096, m.context_length);
+}
 export type CatalogueFile = z.infer<typeof catalogueSchema>;
 export type EngineSpec = ModelEntry['engine'];
 /** The engines that serve text and embeddings (EngineRegistry); media engines live with their capability. */

@@ -1,9 +1,12 @@
 // The audio engines of the catalogue's tts and asr models, one per model, created on first use, each behind its own
 // admission queue. At start the programs they need (ffmpeg, pocketsphinx, flite.wasm) are looked for once: a missing
 // one is reported in the log then, and the models that need it answer 503 saying what is missing — never a crash.
+// A model whose engine the health checks find down (lib/inference/engine-health.ts) is refused before its engine is
+// used: 503 ENGINE_DOWN naming the problem, before anything is held.
 import fs from 'node:fs';
 import { ApiError } from '../../api/errors.ts';
 import type { AudioConfig } from '../../config.ts';
+import { AUDIO_ENGINE_KINDS } from '../../models/audio-models.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { AdmissionQueue } from '../queue.ts';
@@ -31,8 +34,8 @@ const ADMISSION: Record<string, { concurrency: number; queue: number; waitMs: nu
   'openai-audio': { concurrency: 16, queue: 256, waitMs: 60_000 },
 };
 
-const SPEECH_KINDS = new Set(['flite', 'openai-audio']);
-const TRANSCRIPTION_KINDS = new Set(['pocketsphinx', 'openai-audio']);
+const SPEECH_KINDS = new Set<string>(AUDIO_ENGINE_KINDS.tts);
+const TRANSCRIPTION_KINDS = new Set<string>(AUDIO_ENGINE_KINDS.asr);
 
 export class AudioEngines {
   private readonly config: AudioConfig;
@@ -40,20 +43,27 @@ export class AudioEngines {
   private readonly speechEngines = new Map<string, Entry<SpeechEngine>>();
   private readonly transcribers = new Map<string, Entry<TranscriptionEngine>>();
   private readonly missing = new Map<Need, string>();
+  /** Refuses a model whose engine is down (EngineHealth.refusal, the gate of every other engine). */
+  private gate: ((modelId: string) => Error | undefined) | undefined;
   /** Resolves once the programs were looked for (engines wait for it). */
   readonly ready: Promise<void>;
 
   constructor(catalogue: Catalogue, config: AudioConfig, vars: (name: string) => string | undefined = () => undefined, log = console.warn) {
     this.config = config;
     this.vars = vars;
+    // (A model whose type and engine do not match was refused when the catalogue loaded: audioEngineProblem.)
     const audioModels = catalogue.models.filter((m) => m.type === 'tts' || m.type === 'asr');
-    for (const m of audioModels) {
-      const kinds = m.type === 'tts' ? SPEECH_KINDS : TRANSCRIPTION_KINDS;
-      if (!kinds.has(m.engine.kind)) {
-        throw new Error(`invalid model catalogue: model ${m.id} (${m.type}) needs an engine of kind ${[...kinds].join(' or ')}, not ${m.engine.kind}`);
-      }
-    }
     this.ready = this.probe(audioModels).then((lines) => lines.forEach((line) => log(line)));
+  }
+
+  gateWith(gate: (modelId: string) => Error | undefined): void {
+    this.gate = gate;
+  }
+
+  /** Throws the gate's refusal (one map lookup) while the model's engine is down. */
+  private refuseIfDown(model: ModelEntry): void {
+    const refused = this.gate?.(model.id);
+    if (refused) throw refused;
   }
 
   /** Looks for each program the catalogue's audio models need; returns what to report. */
@@ -112,6 +122,7 @@ export class AudioEngines {
     const spec = model.engine;
     if (model.type !== 'tts' || !SPEECH_KINDS.has(spec.kind))
       throw new ApiError('INVALID_MODEL', `Model ${model.id} is not a speech (tts) model`, { param: 'model' });
+    this.refuseIfDown(model);
     if (spec.kind === 'flite' && this.missing.has('flite')) throw this.unavailable(model, 'flite');
     let entry = this.speechEngines.get(model.id);
     if (!entry) {
@@ -131,6 +142,7 @@ export class AudioEngines {
     if (model.type !== 'asr' || !TRANSCRIPTION_KINDS.has(spec.kind)) {
       throw new ApiError('INVALID_MODEL', `Model ${model.id} is not a transcription (asr) model`, { param: 'model' });
     }
+    this.refuseIfDown(model);
     // Every upload is decoded here first: it is what the seconds billed are measured on.
     if (this.missing.has('ffmpeg')) throw this.unavailable(model, 'ffmpeg');
     if (spec.kind === 'pocketsphinx' && this.missing.has('pocketsphinx')) throw this.unavailable(model, 'pocketsphinx');

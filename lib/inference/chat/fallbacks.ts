@@ -8,7 +8,7 @@ import { type Catalogue, resolveModel } from '../../models/catalogue.ts';
 import { splitModelSuffix } from '../../models/suffix.ts';
 
 /** The failures a fallback answers: the model could not serve, through no fault of the request. */
-const FALLS_BACK = new Set(['MODEL_AT_CAPACITY', 'ENGINE_UNAVAILABLE', 'INFERENCE_FAILED', 'REQUEST_TIMEOUT']);
+const FALLS_BACK = new Set(['MODEL_AT_CAPACITY', 'ENGINE_UNAVAILABLE', 'ENGINE_DOWN', 'INFERENCE_FAILED', 'REQUEST_TIMEOUT']);
 
 export const fallsBack = (e: unknown): boolean => e instanceof ApiError && FALLS_BACK.has(e.code);
 

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { request } from 'undici';
 import { JobFailure } from '../../jobs/types.ts';
+import { transportReason } from '../engine-health-probe.ts';
 
 export interface CallOptions {
   method?: 'GET' | 'POST' | 'DELETE';
@@ -16,12 +17,13 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** What the upstream is called in messages: its origin, never a path or a key. */
-const named = (url: string) => new URL(url).origin;
+// Messages reach the job's owner: the failure in words, never the upstream's address (an operator's internal host).
+const unreachable = (e: unknown, timeoutMs: number) => new JobFailure('failed', `The video upstream could not be reached: ${transportReason(e, timeoutMs)}`);
 
 /** A JSON call; non-2xx answers come back with their status for the caller to judge. */
 export async function callJson(url: string, o: CallOptions): Promise<{ status: number; json: any; text: string }> {
-  const signal = AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs ?? 60_000)]);
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const signal = AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs)]);
   let res;
   try {
     const init = o.body instanceof FormData ? await formBody(o.body) : { body: o.body, headers: {} };
@@ -34,7 +36,7 @@ export async function callJson(url: string, o: CallOptions): Promise<{ status: n
     return { status: res.statusCode, json, text };
   } catch (e) {
     o.signal.throwIfAborted();
-    throw new JobFailure('failed', `The video upstream ${named(url)} could not be reached: ${(e as Error).message}`);
+    throw unreachable(e, timeoutMs);
   }
 }
 
@@ -46,17 +48,18 @@ async function formBody(form: FormData): Promise<{ body: Buffer; headers: Record
 
 /** Streams a download to `file`; more than `maxBytes` fails the job. Returns the media type the upstream named. */
 export async function download(url: string, file: string, o: { headers?: Record<string, string>; signal: AbortSignal; maxBytes: number; timeoutMs?: number }) {
-  const signal = AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs ?? 10 * 60_000)]);
+  const timeoutMs = o.timeoutMs ?? 10 * 60_000;
+  const signal = AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs)]);
   let res;
   try {
     res = await request(url, { headers: o.headers, signal });
   } catch (e) {
     o.signal.throwIfAborted();
-    throw new JobFailure('failed', `The video upstream ${named(url)} could not be reached: ${(e as Error).message}`);
+    throw unreachable(e, timeoutMs);
   }
   if (res.statusCode !== 200) {
     await res.body.dump();
-    throw new JobFailure('failed', `The video upstream ${named(url)} answered HTTP ${res.statusCode} for the result`);
+    throw new JobFailure('failed', `The video upstream answered HTTP ${res.statusCode} for the result`);
   }
   let size = 0;
   const cap = new Transform({
@@ -70,7 +73,7 @@ export async function download(url: string, file: string, o: { headers?: Record<
   } catch (e) {
     o.signal.throwIfAborted();
     if (e instanceof JobFailure) throw e;
-    throw new JobFailure('failed', `Downloading the result from ${named(url)} failed: ${(e as Error).message}`);
+    throw new JobFailure('failed', `Downloading the result from the video upstream failed: ${transportReason(e, timeoutMs)}`);
   }
   return {
     contentType: String(res.headers['content-type'] ?? '')

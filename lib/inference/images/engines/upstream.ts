@@ -1,6 +1,7 @@
 // HTTP to an image upstream the operator configured (never a URL from a request): one connection pool per engine,
 // sized to its admission limit, a time limit for the whole job, the caller's abort passed on, response bodies capped,
 // and the upstream's failures mapped to EngineErrors (429/503 → capacity, 4xx → the request, 5xx → failed).
+import { transportReason } from '../../engine-health-probe.ts';
 import { Agent, type FormData, request } from 'undici';
 import { EngineError } from '../../types.ts';
 
@@ -91,7 +92,7 @@ export class Upstream {
       if (e instanceof EngineError) throw e;
       if (deadline.timedOut()) throw new EngineError('timeout', `${this.name} did not answer within ${this.timeoutMs} ms`);
       if (o.signal.aborted) throw new EngineError('failed', 'aborted');
-      throw new EngineError('failed', `${this.name} could not be reached: ${(e as Error).message}`);
+      throw new EngineError('failed', `${this.name} could not be reached: ${transportReason(e, this.timeoutMs)}`);
     }
   }
 
