@@ -37,6 +37,28 @@ test('account, key, credit and DIEM commands work on the shared store', async ()
   }
 });
 
+test('account list and key list show what exists, never a secret', async () => {
+  const accountId = lastLine((await cli('account', 'create', '--name', 'Listed Ltd')).stdout);
+  const secret = lastLine((await cli('key', 'create', '--account', accountId, '--type', 'INFERENCE', '--description', 'listed key')).stdout);
+  await cli('credit', 'grant', '--account', accountId, '--usd', '2');
+  const accounts = (await cli('account', 'list')).stdout.trim().split('\n');
+  const row = accounts.find((l) => l.startsWith(accountId))?.split('\t');
+  assert.deepEqual(row?.slice(0, 5), [accountId, 'Listed Ltd', 'default', 'usd 2.000000', 'diem 0.000000']);
+  const keys = (await cli('key', 'list', '--account', accountId)).stdout;
+  const [line] = keys.trim().split('\n');
+  assert.deepEqual(line.split('\t').slice(1, 5), ['INFERENCE', 'active', `…${secret.slice(-6)}`, 'listed key']);
+  assert.ok(!keys.includes(secret), 'key list printed a secret');
+  await assert.rejects(cli('key', 'list'), (e: any) => e.code === 2 && /--account is required/.test(e.stderr));
+});
+
+test('--help, -h and help print the usage of every command and exit 0', async () => {
+  for (const flag of [['--help'], ['-h'], ['help'], ['account', '--help']]) {
+    const { stdout } = await cli(...flag);
+    for (const command of ['account create', 'account list', 'key create', 'key list', 'credit grant', 'diem set', 'tier set', 'models list', 'model add'])
+      assert.match(stdout, new RegExp(`^  ${command}`, 'm'), `${flag.join(' ')} lacks ${command}`);
+  }
+});
+
 test('models list prints the catalogue', async () => {
   const out = (await cli('models', 'list')).stdout;
   assert.match(out, /^lagoon-demo\ttext\tXS/m);

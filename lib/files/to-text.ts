@@ -9,6 +9,7 @@ import { DEFAULT_FILE_LIMITS, SUPPORTED_FILE_TYPES, TEXT_FILE_KINDS, describeSup
 import type { FileKind, FileLimits } from './file-types.ts';
 import { sanitizeFilename } from './prompt-format.ts';
 import { capText } from './cap-text.ts';
+import { officeParser } from './office-parser.ts';
 
 export { DEFAULT_FILE_LIMITS, SUPPORTED_FILE_TYPES } from './file-types.ts';
 export type { FileKind, FileLimits } from './file-types.ts';
@@ -125,13 +126,9 @@ export async function pdfInflatedBytes(data: Buffer, budget: number): Promise<nu
   return total;
 }
 
-type OfficeParserModule = typeof import('officeparser');
-let officeParser: Promise<OfficeParserModule> | undefined;
-
 async function parseDocument(data: Buffer, kind: FileKind, label: string): Promise<string> {
   // Loaded on first use: it brings pdf.js along, which text-only requests never need.
-  const { OfficeParser } = await (officeParser ??= import('officeparser')).catch(() => {
-    officeParser = undefined;
+  const { OfficeParser } = await officeParser().catch(() => {
     throw new ApiError('UNKNOWN_ERROR', 'The document reader is unavailable');
   });
   try {

@@ -5,6 +5,8 @@ import { ApiError } from '../api/errors.ts';
 interface Entry<R> {
   method: string;
   parts: string[];
+  /** The full pattern (`/api/v1/api_keys/:id`): the label logs and metrics use instead of the raw path. */
+  pattern: string;
   route: R;
 }
 
@@ -18,7 +20,8 @@ export class Router<R> {
   }
 
   add(method: string, path: string, route: R): this {
-    this.entries.push({ method, parts: path.split('/').filter(Boolean), route });
+    const parts = path.split('/').filter(Boolean);
+    this.entries.push({ method, parts, pattern: `${this.prefix}/${parts.join('/')}`, route });
     return this;
   }
 
@@ -27,8 +30,8 @@ export class Router<R> {
     return this.entries.map((e) => ({ method: e.method, path: `/${e.parts.join('/')}`, route: e.route }));
   }
 
-  /** The route and path parameters for a request, or a 404 / 405 ApiError. */
-  match(method: string, path: string): { route: R; params: Record<string, string> } {
+  /** The route, its pattern and the path parameters for a request, or a 404 / 405 ApiError. */
+  match(method: string, path: string): { route: R; params: Record<string, string>; pattern: string } {
     const segs = path.split('/').filter(Boolean);
     let pathMatched = false;
     for (const r of this.entries) {
@@ -47,7 +50,7 @@ export class Router<R> {
       }
       if (!ok) continue;
       pathMatched = true;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { route: r.route, params };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { route: r.route, params, pattern: r.pattern };
     }
     if (pathMatched) throw new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.prefix}${path}`);
     throw new ApiError('NOT_FOUND', `No such endpoint: ${method} ${this.prefix}${path}`);

@@ -18,6 +18,24 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
+// Every queue of the process, weakly: the metrics read their totals when scraped (a dropped engine's queue goes away).
+const live = new Set<WeakRef<AdmissionQueue>>();
+
+/** Requests waiting and running over every admission queue of this process (the engine queue gauges). */
+export function engineQueueTotals(): { waiting: number; running: number } {
+  let waiting = 0;
+  let running = 0;
+  for (const ref of live) {
+    const q = ref.deref();
+    if (!q) live.delete(ref);
+    else {
+      waiting += q.depth;
+      running += q.active;
+    }
+  }
+  return { waiting, running };
+}
+
 export class AdmissionQueue {
   private running = 0;
   private readonly waiting: Waiter[] = [];
@@ -29,6 +47,7 @@ export class AdmissionQueue {
     this.concurrency = concurrency;
     this.maxQueue = maxQueue;
     this.maxWaitMs = maxWaitMs;
+    live.add(new WeakRef(this));
   }
 
   get depth() {

@@ -1,6 +1,7 @@
 // The log of refused requests behind GET /api_keys/rate_limits/log (table rate_limit_breaches, migration 2).
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../db/store.ts';
+import { recordRefusal } from '../metrics/registry.ts';
 
 export type BreachType = 'RPM' | 'RPD' | 'TPM' | 'FAILED_REQUESTS';
 
@@ -33,6 +34,7 @@ export const TRIM_EVERY = 50;
 const sinceTrim = new Map<string, number>();
 
 export async function recordBreach(store: Store, b: Breach): Promise<void> {
+  recordRefusal(b.type);
   const at = b.at ?? Date.now();
   await store.run('INSERT INTO rate_limit_breaches (id, account_id, key_id, model_id, type, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
     randomUUID(),

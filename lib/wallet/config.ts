@@ -2,9 +2,9 @@
 // their recipients, RPC endpoints and facilitator. lib/config.ts reads the variables with the parsers below; a rail
 // is offered only when it is fully configured; payment requirements are built from these values alone, never from
 // anything a client sends.
+import { createRequire } from 'node:module';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
-import { isAddress } from 'viem';
 import { EVM_NETWORKS, SOLANA_ADDRESS, SOLANA_NETWORKS } from './networks.ts';
 
 export interface EvmRail {
@@ -67,7 +67,12 @@ export function parseSolanaNetwork(raw: string): (typeof SOLANA_NETWORKS)[keyof 
   return preset;
 }
 
+// viem is loaded only when an EVM address is configured: every process reads the configuration (the CLI too), and
+// loading viem's module graph costs about a quarter of a second. Required synchronously, since parsers are sync.
+const requireViemUtils = (): typeof import('viem/utils') => createRequire(import.meta.url)('viem/utils');
+
 export function parseEvmAddress(raw: string): string {
+  const { isAddress } = requireViemUtils();
   if (!isAddress(raw)) throw new Error('must be an EVM address (0x + 40 hex digits, valid checksum if mixed case)');
   return raw;
 }

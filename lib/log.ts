@@ -1,0 +1,47 @@
+// The server's structured log: JSON lines on stdout (pino), one per request at `info` (lib/http/observe.ts), and the
+// problems the server meets (engine failures with their cause, background work that failed) at `warn` / `error`.
+// Lines never carry a key, a prompt or a body: callers pass ids, codes and messages, never request data.
+import pino from 'pino';
+import type { LogLevel } from './config.ts';
+
+// Asynchronous writes: a request line never waits for stdout (a slow pipe would otherwise slow every request).
+// pino flushes what is buffered when the process exits.
+const destination = pino.destination({ dest: 1, sync: false });
+
+/** The process's logger; its level is the configuration's (setLogLevel), `info` until then. */
+export const log = pino(
+  {
+    level: 'info',
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Errors as { type, message, stack } under `err`; the level as its name, which people read and grep.
+    formatters: { level: (label) => ({ level: label }) },
+  },
+  destination,
+);
+
+export function setLogLevel(level: LogLevel): void {
+  log.level = level;
+}
+
+/** Whether a line at this level would be written (checked before building one on the request path). */
+export const logs = (level: 'debug' | 'info' | 'warn'): boolean => log.isLevelEnabled(level);
+
+/** An error as a short cause for a log line: its message, and its code when it has one (ECONNREFUSED, …). */
+export function causeOf(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const code = (e as { code?: unknown }).code;
+  const inner = e.cause instanceof Error ? `: ${e.cause.message}` : '';
+  return `${typeof code === 'string' ? `${code} ` : ''}${e.message}${inner}`;
+}
+
+// The model a request ran on, for its log line. Keyed by the request's response-header object, which the HTTP layer
+// hands to the metered call (MeterContext.responseHeaders): no request state is threaded through the pipelines, and
+// an entry goes away with its request.
+const models = new WeakMap<object, string>();
+
+export function noteModel(responseHeaders: object, model: string): void {
+  models.set(responseHeaders, model);
+}
+
+export const modelOf = (responseHeaders: object): string | undefined => models.get(responseHeaders);
