@@ -1,6 +1,7 @@
 'use client';
-// The account page: who is signed in, the balances chats are paid from, and how to add credit.
-// data-testid: account-page, balance-usd, balance-diem, top-up-how-to, account-usage-link.
+// The account page: who is signed in, the balances chats are paid from, how to add credit, and the user's settings
+// (display name, password).
+// data-testid: account-page, balance-usd, balance-diem, top-up-how-to, account-usage-link (settings: account-settings.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
 import { useMe } from '@/components/session/use-me.ts';
@@ -9,7 +10,9 @@ import { Button } from '@/components/ui/button.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import type { AccountSummary } from '@/lib/app/wire.ts';
 import { AddCredit } from '@/components/account/add-credit.tsx';
+import { AccountSettings } from '@/components/account/account-settings.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';
+import { DiemInfo } from '@/components/account/diem-info.tsx';
 import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
@@ -79,7 +82,13 @@ export function AccountPage() {
                   note="Paid credit, used once the DIEM allowance is spent."
                   testId="balance-usd"
                 />
-                <BalanceCard label="DIEM" value={formatDiem(account.data.balances.diem)} note={diemNote(account.data)} testId="balance-diem" />
+                <BalanceCard
+                  label="DIEM"
+                  info={<DiemInfo />}
+                  value={formatDiem(account.data.balances.diem)}
+                  note={diemNote(account.data)}
+                  testId="balance-diem"
+                />
               </dl>
               <p className="mt-3 text-sm text-muted-foreground">
                 Each answer in a chat shows its tokens and what it cost.{' '}
@@ -91,6 +100,7 @@ export function AccountPage() {
             {user?.wallet ? <WalletTopUp wallet={user.wallet} /> : <AddCredit topUp={account.data.topUp} />}
           </>
         )}
+        {user && <AccountSettings user={user} />}
       </div>
     </div>
   );

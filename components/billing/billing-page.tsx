@@ -4,6 +4,7 @@
 // top-up; the operator's grant otherwise), the charts, and the statement with its exports.
 // data-testid: billing-page, balance-usd, balance-held, balance-diem, spend-today, spend-7d, spend-30d, projection,
 // billing-add-credit (plus chart-* and the statement's, see billing-charts.tsx and statement.tsx).
+import { DIEM_EXPLAINED } from '@/components/account/diem-info.tsx';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useIsMutating, useQueryClient } from '@tanstack/react-query';
@@ -73,6 +74,9 @@ function Body({ s }: { s: BillingSummary }) {
   return (
     <>
       <Section id="billing-balances" title="Balances">
+        <p className="mb-3 text-sm text-muted-foreground" data-testid="diem-line">
+          <span className="font-medium text-foreground">What is DIEM?</span> {DIEM_EXPLAINED}
+        </p>
         <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
           <StatCard label="USD credit" value={formatUsd(b.usd)} note="Spendable now; used once today’s DIEM is spent." testId="balance-usd" />
           <StatCard

@@ -1,5 +1,5 @@
 // The chat's top bar: model picker, the character (when the chat has one), the title, and the settings popover.
-import type { AppCharacter, AppModel, ChatSettings } from '@/lib/app/wire.ts';
+import type { AppCharacter, AppModel, AppModelsResponse, ChatSettings } from '@/lib/app/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
 import { ChatSettingsButton } from './chat-settings.tsx';
 import { ModelPicker } from './model-picker.tsx';
@@ -12,9 +12,10 @@ interface Props {
   character: AppCharacter | null;
   settings: ChatSettings;
   onSettingsSave: (s: ChatSettings) => void;
+  webSearch?: AppModelsResponse['webSearch'];
 }
 
-export function ChatHeader({ title, models, modelId, onModelChange, character, settings, onSettingsSave }: Props) {
+export function ChatHeader({ title, models, modelId, onModelChange, character, settings, onSettingsSave, webSearch }: Props) {
   return (
     <div className="flex h-12 shrink-0 items-center gap-2 border-b border-border px-2 sm:px-4">
       <ModelPicker models={models} value={modelId} onChange={onModelChange} />
@@ -26,7 +27,7 @@ export function ChatHeader({ title, models, modelId, onModelChange, character, s
       )}
       <h1 className="min-w-0 flex-1 truncate text-center text-sm text-muted-foreground max-sm:sr-only">{title ?? 'New chat'}</h1>
       <span className="flex-1 sm:hidden" />
-      <ChatSettingsButton settings={settings} onSave={onSettingsSave} />
+      <ChatSettingsButton settings={settings} onSave={onSettingsSave} webSearch={webSearch} />
     </div>
   );
 }

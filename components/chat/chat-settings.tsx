@@ -2,7 +2,7 @@
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
 // prompt. Edits are a draft until Save (a new chat keeps them until its first send creates it).
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import type { ChatSettings, WebSearchMode } from '@/lib/app/wire.ts';
+import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/app/wire.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { SlidersIcon } from './icons.tsx';
@@ -16,7 +16,15 @@ const MODES: { value: WebSearchMode; label: string }[] = [
   { value: 'on', label: 'On' },
 ];
 
-export function ChatSettingsButton({ settings, onSave }: { settings: ChatSettings; onSave: (s: ChatSettings) => void }) {
+interface Props {
+  settings: ChatSettings;
+  onSave: (s: ChatSettings) => void;
+  /** Whether this server can search the web (undefined while loading: the choice is offered). */
+  webSearch?: AppModelsResponse['webSearch'];
+}
+
+export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
+  const searchOff = webSearch !== undefined && !webSearch.available;
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<ChatSettings>(settings);
   // The read-aloud voice is the user's (this browser), not the chat's: drafted here, saved with the rest.
@@ -33,7 +41,9 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
 
   const set = <K extends keyof ChatSettings>(k: K, v: ChatSettings[K]) => setDraft((d) => ({ ...d, [k]: v }));
   const save = () => {
-    onSave({ ...draft, systemPrompt: draft.systemPrompt?.trim() ? draft.systemPrompt : undefined });
+    // A chat saved with "on" before search went away is saved with "off": the server refuses "on" without search.
+    const webSearchMode = searchOff && draft.webSearch === 'on' ? 'off' : draft.webSearch;
+    onSave({ ...draft, webSearch: webSearchMode, systemPrompt: draft.systemPrompt?.trim() ? draft.systemPrompt : undefined });
     saveVoicePrefs(voice);
     setOpen(false);
     trigger.current?.focus();
@@ -113,26 +123,32 @@ export function ChatSettingsButton({ settings, onSave }: { settings: ChatSetting
               <span>Creative</span>
             </p>
           </div>
-          <fieldset>
+          <fieldset data-testid="web-search-setting" data-available={!searchOff}>
             <legend className={field}>Web search</legend>
-            <div className="mt-1 grid grid-cols-3 gap-1 rounded-lg bg-muted p-1">
-              {MODES.map((m) => (
-                <label
-                  key={m.value}
-                  className="cursor-pointer rounded-md px-2 py-1 text-center text-sm has-[:checked]:bg-background has-[:checked]:font-medium has-[:checked]:shadow-sm has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
-                >
-                  <input
-                    type="radio"
-                    name={`${id}-ws`}
-                    value={m.value}
-                    checked={(draft.webSearch ?? 'off') === m.value}
-                    onChange={() => set('webSearch', m.value)}
-                    className="sr-only"
-                  />
-                  {m.label}
-                </label>
-              ))}
-            </div>
+            {searchOff ? (
+              <p className="mt-1 rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground" data-testid="web-search-unavailable">
+                {webSearch?.reason ?? 'Web search is not available on this server.'}
+              </p>
+            ) : (
+              <div className="mt-1 grid grid-cols-3 gap-1 rounded-lg bg-muted p-1">
+                {MODES.map((m) => (
+                  <label
+                    key={m.value}
+                    className="cursor-pointer rounded-md px-2 py-1 text-center text-sm has-[:checked]:bg-background has-[:checked]:font-medium has-[:checked]:shadow-sm has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
+                  >
+                    <input
+                      type="radio"
+                      name={`${id}-ws`}
+                      value={m.value}
+                      checked={(draft.webSearch ?? 'off') === m.value}
+                      onChange={() => set('webSearch', m.value)}
+                      className="sr-only"
+                    />
+                    {m.label}
+                  </label>
+                ))}
+              </div>
+            )}
           </fieldset>
           <label className="flex items-center gap-2 text-sm">
             <input

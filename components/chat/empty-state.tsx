@@ -1,8 +1,13 @@
-// What a new chat shows before its first message: a greeting, or the character being talked to.
-import type { AppCharacter } from '@/lib/app/wire.ts';
+// What a new chat shows before its first message: a greeting, or the character being talked to; and, with the demo
+// model, that its answers are meaningless and how to connect a real one.
+import { useMe } from '@/components/session/use-me.ts';
+import type { AppCharacter, AppModel } from '@/lib/app/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
+import { DemoNotice } from './demo-notice.tsx';
 
-export function EmptyState({ character }: { character: AppCharacter | null }) {
+export function EmptyState({ character, model }: { character: AppCharacter | null; model?: AppModel | null }) {
+  const isAdmin = !!useMe().data?.user.isAdmin;
+  const demo = model?.demo ? <DemoNotice model={model} isAdmin={isAdmin} /> : null;
   if (character) {
     return (
       <div className="mx-auto flex h-full max-w-xl flex-col items-center justify-center gap-3 px-6 text-center">
@@ -19,6 +24,7 @@ export function EmptyState({ character }: { character: AppCharacter | null }) {
           </ul>
         )}
         <p className="text-sm text-muted-foreground">Say hello to start the conversation.</p>
+        {demo}
       </div>
     );
   }
@@ -26,6 +32,7 @@ export function EmptyState({ character }: { character: AppCharacter | null }) {
     <div className="mx-auto flex h-full max-w-xl flex-col items-center justify-center gap-2 px-6 text-center">
       <h2 className="text-2xl font-semibold">How can I help?</h2>
       <p className="text-muted-foreground">Ask anything, attach a document or an image, or pick another model above.</p>
+      {demo && <div className="mt-2">{demo}</div>}
     </div>
   );
 }

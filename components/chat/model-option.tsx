@@ -3,9 +3,11 @@ import type { AppModel } from '@/lib/app/wire.ts';
 import { formatPrice } from './format.ts';
 import { CapabilityBadges } from './capability-badges.tsx';
 import { CheckIcon } from './icons.tsx';
+import { DemoNotice } from './demo-notice.tsx';
 
 interface Props {
   model: AppModel;
+  isAdmin: boolean;
   id: string;
   selected: boolean;
   active: boolean;
@@ -13,7 +15,7 @@ interface Props {
   onHover: () => void;
 }
 
-export function ModelOption({ model, id, selected, active, onPick, onHover }: Props) {
+export function ModelOption({ model, isAdmin, id, selected, active, onPick, onHover }: Props) {
   return (
     <li
       id={id}
@@ -37,6 +39,7 @@ export function ModelOption({ model, id, selected, active, onPick, onHover }: Pr
               : `${formatPrice(model.pricing.inputUsd)} in · ${formatPrice(model.pricing.outputUsd)} out / 1M tokens`}
           </span>
         </span>
+        <DemoNotice model={model} isAdmin={isAdmin} compact />
       </span>
     </li>
   );

@@ -6,6 +6,7 @@ import type { AppModel } from '@/lib/app/wire.ts';
 import { ChevronDownIcon } from './icons.tsx';
 import { ModelOption } from './model-option.tsx';
 import { useDismiss } from './use-dismiss.ts';
+import { useMe } from '@/components/session/use-me.ts';
 
 interface Props {
   models: AppModel[];
@@ -22,6 +23,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
   const list = useRef<HTMLUListElement>(null);
   const listId = useId();
   const current = models.find((m) => m.id === value);
+  const isAdmin = !!useMe().data?.user.isAdmin;
   const close = useCallback(() => setOpen(false), []);
   useDismiss(open, root, close, button);
   useEffect(() => {
@@ -79,6 +81,11 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         className={`flex max-w-full min-w-0 items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-semibold text-foreground hover:bg-accent disabled:opacity-60`}
       >
         <span className="truncate">{current?.name ?? (models.length ? 'Choose a model' : 'Loading models…')}</span>
+        {current?.demo && (
+          <span className="shrink-0 rounded bg-muted px-1 text-xs font-medium text-muted-foreground" data-testid="demo-badge">
+            demo
+          </span>
+        )}
         <ChevronDownIcon className="size-4 shrink-0" />
       </button>
       {open && (
@@ -97,6 +104,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
               key={m.id}
               id={`${listId}-${i}`}
               model={m}
+              isAdmin={isAdmin}
               selected={m.id === value}
               active={i === active}
               onPick={() => pick(i)}

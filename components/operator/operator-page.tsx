@@ -4,6 +4,7 @@
 // who did what. Anyone else is told the page is the operator's (the server refuses them too).
 // data-testid: operator-page, operator-search, account-row (data-id, data-disabled), account-usd, manage-account,
 // audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
+import Link from 'next/link';
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { Pager } from '@/components/billing/pager.tsx';
@@ -28,6 +29,12 @@ const ACTION: Record<OperatorAuditEntry['action'], string> = {
   tier: 'Changed the tier',
   disable: 'Disabled the account',
   enable: 'Enabled the account',
+  password_reset: 'Reset the password',
+  model_add: 'Added a model',
+  model_update: 'Changed a model',
+  model_remove: 'Removed a model',
+  character_unpublish: 'Unpublished a character',
+  review_remove: 'Removed a review',
 };
 
 function detail(e: OperatorAuditEntry): string {
@@ -35,6 +42,18 @@ function detail(e: OperatorAuditEntry): string {
   if (e.action === 'grant') return `${formatUsd(Number(d.usd ?? 0))}${d.note ? ` · ${String(d.note)}` : ''}`;
   if (e.action === 'diem_daily') return `${formatDiem(Number(d.diemDaily ?? 0))} DIEM a day`;
   if (e.action === 'tier') return `${String(d.from)} → ${String(d.to)}`;
+  if (e.action === 'password_reset') return `${String(d.email)} · a temporary password was issued`;
+  if (e.action === 'model_add') return `${String(d.model)} at ${String(d.baseUrl)}`;
+  if (e.action === 'model_update') {
+    const what = [d.disabled === true && 'disabled', d.disabled === false && 'enabled', d.pricing !== undefined && (d.pricing ? 'prices set' : 'prices reset')];
+    return `${String(d.model)}: ${what.filter(Boolean).join(', ')}`;
+  }
+  if (e.action === 'model_remove') return String(d.model);
+  if (e.action === 'character_unpublish') return `${String(d.name)} (${String(d.slug)})`;
+  if (e.action === 'review_remove') {
+    const on = d.character ? ` on ${String(d.character)}` : '';
+    return `${String(d.author)}'s ${String(d.rating)}-star review${on}${d.text ? `: “${String(d.text)}”` : ''}`;
+  }
   return '';
 }
 
@@ -134,7 +153,7 @@ function Audit() {
               {ACTION[e.action] ?? e.action}
               {detail(e) && <span className="block text-xs text-muted-foreground">{detail(e)}</span>}
             </td>
-            <td className={`${TD} font-mono text-xs`}>{e.accountId.slice(0, 8)}</td>
+            <td className={`${TD} font-mono text-xs`}>{e.accountId ? e.accountId.slice(0, 8) : e.action.startsWith('model_') ? 'catalogue' : 'server'}</td>
           </tr>
         ))}
       </DataTable>
@@ -160,6 +179,11 @@ export function OperatorPage() {
         </Alert>
       ) : (
         <>
+          <p className="text-sm">
+            <Link href="/operator/models" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="operator-models-link">
+              Models and engines: add an upstream, test, disable, set prices
+            </Link>
+          </p>
           <Section id="operator-accounts" title="Accounts">
             <Accounts />
           </Section>

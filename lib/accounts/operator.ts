@@ -110,7 +110,21 @@ export async function accountOverview(
   };
 }
 
-export type AuditAction = 'grant' | 'diem_daily' | 'tier' | 'disable' | 'enable';
+// password_reset names the account whose user it was; the model_* actions change the server's catalogue, not an
+// account, and are recorded with an empty account id. The moderation actions name the account of the user affected
+// (the character's owner, the review's author; empty for a server-owned character).
+export type AuditAction =
+  | 'grant'
+  | 'diem_daily'
+  | 'tier'
+  | 'disable'
+  | 'enable'
+  | 'password_reset'
+  | 'model_add'
+  | 'model_update'
+  | 'model_remove'
+  | 'character_unpublish'
+  | 'review_remove';
 
 export interface AuditEntry {
   id: string;

@@ -32,11 +32,11 @@ export function normaliseEmail(email: unknown): string {
   return e;
 }
 
-function checkPassword(password: unknown): string {
-  if (typeof password !== 'string') throw new ApiError('INVALID_REQUEST', 'Password is required', { param: 'password' });
+/** The password if it meets the length rules, else 400 naming `param`. */
+export function checkPassword(password: unknown, param = 'password'): string {
+  if (typeof password !== 'string') throw new ApiError('INVALID_REQUEST', 'Password is required', { param });
   const n = [...password].length;
-  if (n < PASSWORD_MIN || n > PASSWORD_MAX)
-    throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`, { param: 'password' });
+  if (n < PASSWORD_MIN || n > PASSWORD_MAX) throw new ApiError('INVALID_REQUEST', `Password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`, { param });
   return password;
 }
 

@@ -30,7 +30,7 @@ export function safePhotoUrl(url: string | null | undefined, base?: string): str
   }
 }
 
-export function modelToApp(m: ModelEntry, isDefault: boolean, webSearchAvailable: boolean): AppModel {
+export function modelToApp(m: ModelEntry, isDefault: boolean, webSearchAvailable: boolean, unavailable?: string): AppModel {
   const c = m.capabilities;
   const out: AppModel = {
     id: m.id,
@@ -42,6 +42,9 @@ export function modelToApp(m: ModelEntry, isDefault: boolean, webSearchAvailable
     isDefault,
   };
   if (m.description) out.description = m.description;
+  // The demo model's answers are meaningless: the app says so where it is picked and in an empty chat.
+  if (m.demo || (m.engine.kind === 'llama' && m.engine.demo)) out.demo = true;
+  if (unavailable) out.unavailable = unavailable;
   return out;
 }
 

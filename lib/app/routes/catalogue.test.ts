@@ -9,6 +9,7 @@ import { loadConfig } from '../../config.ts';
 import type { AppDeps } from '../deps.ts';
 import { authRoutes } from './auth.ts';
 import { catalogueRoutes } from './catalogue.ts';
+import { characterRoutes } from './characters.ts';
 import { conversationRoutes } from './conversations.ts';
 import { safePhotoUrl } from './catalogue-source.ts';
 import { type Browser, caller, cookieFrom } from './test-support.ts';
@@ -18,6 +19,7 @@ let remoteKey: string;
 let call: ReturnType<typeof caller>;
 let auth: ReturnType<typeof authRoutes>;
 let cat: ReturnType<typeof catalogueRoutes>;
+let chars: ReturnType<typeof characterRoutes>;
 let n = 0;
 let admin: Browser; // the store's first user
 
@@ -38,12 +40,15 @@ before(async () => {
       scriptedModel('embed-model', url, { type: 'embedding', capabilities: {} }),
       scriptedModel('web-model', url, { description: 'Searches the web', capabilities: { web_search: true, vision: true } }),
     ],
+    // The remote's character photoUrls are absolute on its public origin: its own address here.
+    publicUrl: (o) => o,
   });
   remoteKey = (await h.newAccount()).key;
   call = caller(h.svc.store, () => [remoteKey]);
   const deps: AppDeps = { svc: h.svc, app: h.svc.config.app };
   auth = authRoutes(deps);
   cat = catalogueRoutes(deps);
+  chars = characterRoutes(deps);
   admin = await newUser();
 });
 after(() => h.close());
@@ -76,7 +81,7 @@ describe('models', () => {
 
   test('signed out: 401', async () => {
     assert.equal((await call(cat.models, '/models')).status, 401);
-    assert.equal((await call(cat.characters, '/characters')).status, 401);
+    assert.equal((await call(chars.characters, '/characters')).status, 401);
     assert.equal((await call(cat.account, '/account')).status, 401);
   });
 });
@@ -84,23 +89,39 @@ describe('models', () => {
 describe('characters', () => {
   test('every seeded character with its photo; q searches name, description and tags', async () => {
     const u = await newUser();
-    const all = await call(cat.characters, '/characters', { browser: u });
+    const all = await call(chars.characters, '/characters', { browser: u });
     assert.equal(all.status, 200);
     assert.equal(all.json.characters.length, 4);
     const ada = all.json.characters.find((c: { slug: string }) => c.slug === 'ada-the-archivist');
-    assert.deepEqual(Object.keys(ada).sort(), ['description', 'modelId', 'name', 'photoUrl', 'slug', 'tags']);
+    assert.deepEqual(Object.keys(ada).sort(), [
+      'adult',
+      'avatarUrl',
+      'createdAt',
+      'description',
+      'modelId',
+      'name',
+      'owner',
+      'photoUrl',
+      'slug',
+      'stats',
+      'tags',
+      'updatedAt',
+      'visibility',
+    ]);
     assert.equal(ada.photoUrl, '/characters/ada-the-archivist.svg');
+    assert.equal(ada.avatarUrl, '/characters/ada-the-archivist.svg');
+    assert.equal(ada.owner, null, 'shipped with the server');
     assert.ok(ada.tags.includes('research'));
     assert.ok(!('systemPrompt' in ada), 'system prompts are not sent');
 
     const q = async (text: string) =>
-      (await call(cat.characters, `/characters?q=${encodeURIComponent(text)}`, { browser: u })).json.characters.map((c: { slug: string }) => c.slug).sort();
+      (await call(chars.characters, `/characters?q=${encodeURIComponent(text)}`, { browser: u })).json.characters.map((c: { slug: string }) => c.slug).sort();
     assert.deepEqual(await q('REVIEW'), ['code-reviewer']);
     assert.deepEqual(await q('sea story'), ['captain-reef']);
     assert.deepEqual(await q('education'), ['captain-reef', 'socratic-tutor']);
     assert.deepEqual(await q('100%'), []);
     assert.deepEqual(await q('  '), (await q('')).sort());
-    const long = await call(cat.characters, `/characters?q=${'x'.repeat(201)}`, { browser: u });
+    const long = await call(chars.characters, `/characters?q=${'x'.repeat(201)}`, { browser: u });
     assert.equal(long.status, 400);
     assert.equal(long.json.param, 'q');
   });
@@ -141,9 +162,11 @@ describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
     const models = await call(remote.models, '/models', { browser: u });
     assert.equal(models.status, 200, models.text);
     const local = await call(cat.models, '/models', { browser: u });
-    assert.deepEqual(models.json, local.json, 'the remote lists the same catalogue (this harness is the remote)');
+    assert.deepEqual(models.json.models, local.json.models, 'the remote lists the same catalogue (this harness is the remote)');
+    // Web search there is the remote API's to decide: the app offers the choice.
+    assert.deepEqual(models.json.webSearch, { available: true, reason: null });
 
-    const chars = await call(remote.characters, '/characters?q=tutor', { browser: u });
+    const chars = await call(characterRoutes(deps).characters, '/characters?q=tutor', { browser: u });
     assert.equal(chars.status, 200, chars.text);
     assert.deepEqual(
       chars.json.characters.map((c: { slug: string }) => c.slug),
@@ -176,7 +199,7 @@ describe('remote mode (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   });
 
   test('a refused key is a 503 too (the operator’s problem, not the user’s); the key is not echoed', async () => {
-    const remote = catalogueRoutes({
+    const remote = characterRoutes({
       svc: h.svc,
       app: loadConfig({ INFERENCE_BASE_URL: h.base, INFERENCE_API_KEY: 'lgn_inf_wrongwrongwrongwrongwrongwrongwrongwron' }).app,
     });

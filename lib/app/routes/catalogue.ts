@@ -1,11 +1,11 @@
-// Catalogue routes: the chat models, the characters, and the signed-in user's credit.
+// Catalogue routes: the chat models and the signed-in user's credit (the characters: characters.ts).
 import { fromMicros, nextEpochStart } from '../../billing/money.ts';
 import type { User } from '../../users/users.ts';
 import type { WalletConfig } from '../../wallet/config.ts';
 import type { AppDeps } from '../deps.ts';
 import { appRoute, json } from '../http.ts';
-import type { AccountSummary, AppCharacter, AppModel } from '../wire.ts';
-import { catalogueSource, isRemote } from './catalogues.ts';
+import type { AccountSummary, AppModelsResponse } from '../wire.ts';
+import { catalogueSource, isRemote, webSearchUnavailable } from './catalogues.ts';
 
 /**
  * How credit is added in this deployment, in words the user can act on. A wallet user pays from the wallet it signed
@@ -32,12 +32,8 @@ export function catalogueRoutes(deps: AppDeps) {
 
   return {
     models: appRoute(deps, 'session', async () => {
-      const body: { models: AppModel[] } = { models: await catalogue.models() };
-      return json(body);
-    }),
-
-    characters: appRoute(deps, 'session', async ({ req }) => {
-      const body: { characters: AppCharacter[] } = { characters: await catalogue.characters(new URL(req.url).searchParams.get('q')) };
+      const unavailable = webSearchUnavailable(deps);
+      const body: AppModelsResponse = { models: await catalogue.models(), webSearch: { available: unavailable === null, reason: unavailable } };
       return json(body);
     }),
 

@@ -9,6 +9,16 @@ import { remoteCatalogue } from './remote-catalogue.ts';
 /** True when chats go to an external API (INFERENCE_BASE_URL) rather than this server's own engines. */
 export const isRemote = (deps: AppDeps): boolean => deps.app.remote !== undefined;
 
+/**
+ * Why chats here cannot search the web (null when they can): locally, no search provider is configured; a remote
+ * API decides for itself. The app hides its web search choice with this reason, and the conversation routes refuse
+ * "on" with it, so a chat is never created that every message would fail in.
+ */
+export const webSearchUnavailable = (deps: AppDeps): string | null =>
+  isRemote(deps) || deps.svc.searchAvailable
+    ? null
+    : 'Web search is not set up on this server: its operator sets LAGOON_SEARCH_PROVIDER (SearXNG or Brave) to turn it on.';
+
 // One source per backend: the conversation and catalogue routes share its remote cache.
 const sources = new WeakMap<AppDeps, CatalogueSource>();
 

@@ -8,7 +8,10 @@ import { toAppMessage } from '../chat/message.ts';
 import type { AppDeps } from '../deps.ts';
 import { appRoute, json, noContent, readJson, type SessionCtx } from '../http.ts';
 import type { AppConversation, AppConversationWithMessages, AppSearchHit } from '../wire.ts';
-import { catalogueSource } from './catalogues.ts';
+import { getCharacter } from '../../characters/characters.ts';
+import { catalogueSource, webSearchUnavailable } from './catalogues.ts';
+import { characterToApp } from './catalogue-source.ts';
+import { beginWithCharacter } from './characters-chat.ts';
 import { contentDisposition, fileStem } from './download.ts';
 import { toAppConversation } from './present.ts';
 
@@ -47,6 +50,12 @@ function intParam(url: URL, name: string): number | undefined {
   return Number(raw);
 }
 
+/** Web search "on" where there is no search: refused before anything is stored, so no chat is left empty. */
+function checkWebSearch(deps: AppDeps, settings: Record<string, unknown> | undefined): void {
+  const why = settings?.webSearch === 'on' ? webSearchUnavailable(deps) : null;
+  if (why) throw new ApiError('INVALID_REQUEST', `${why} Set the chat's web search to off or auto.`, { param: 'settings.webSearch' });
+}
+
 function checkTitle(title: string): void {
   const t = cleanLine(title);
   if (t.length < 1 || t.length > TITLE_MAX) throw new ApiError('INVALID_REQUEST', `title must be 1-${TITLE_MAX} characters`, { param: 'title' });
@@ -73,7 +82,11 @@ export function conversationRoutes(deps: AppDeps) {
     createConversation: appRoute(deps, 'session+csrf', async ({ req, session }) => {
       const ops = opsOf(session);
       const b = parseBody(createBody, await readJson(req));
-      const character = b.characterSlug ? await catalogue.character(b.characterSlug) : null;
+      checkWebSearch(deps, b.settings);
+      // A character of this server's (published, or the user's own) begins the chat from a snapshot and its first
+      // message; in remote mode a slug unknown here is the remote API's (applied there by character_slug).
+      const own = b.characterSlug ? await getCharacter(store, b.characterSlug, { userId: session.user.id }) : undefined;
+      const character = own ? characterToApp(own) : b.characterSlug ? await catalogue.character(b.characterSlug) : null;
       // The model: the one asked for (404 when unknown), else the character's own when this server has it, else the default.
       let model: string | null = null;
       if (b.modelId) model = (await catalogue.model(b.modelId)).id;
@@ -83,8 +96,12 @@ export function conversationRoutes(deps: AppDeps) {
         title: b.title,
         modelId: model,
         characterSlug: character?.slug ?? null,
-        settings: b.settings as CreateConversationInput['settings'],
+        // A character made to search the web starts its chats with web search on auto, unless the chat says otherwise.
+        settings: (own?.webEnabled && b.settings?.webSearch === undefined
+          ? { ...b.settings, webSearch: 'auto' }
+          : b.settings) as CreateConversationInput['settings'],
       });
+      if (own) await beginWithCharacter(store, ops, c.id, session.user, own);
       return json(toAppConversation(c), 201);
     }),
 
@@ -98,6 +115,7 @@ export function conversationRoutes(deps: AppDeps) {
     updateConversation: appRoute(deps, 'session+csrf', async ({ req, params, session }) => {
       const ops = opsOf(session);
       const b = parseBody(updateBody, await readJson(req));
+      checkWebSearch(deps, b.settings);
       // Everything that can be refused is checked before the first write, so a bad field changes nothing.
       const model = b.modelId ? (await catalogue.model(b.modelId)).id : b.modelId;
       if (b.title !== undefined) checkTitle(b.title);

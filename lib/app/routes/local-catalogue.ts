@@ -10,7 +10,7 @@ export function localCatalogue(deps: AppDeps): CatalogueSource {
   const { svc } = deps;
   const textModels = () => svc.catalogue.models.filter((m) => m.type === 'text');
   const defaultId = () => (textModels().find((m) => m.traits.includes('default')) ?? textModels()[0])?.id;
-  const toApp = (m: ModelEntry) => modelToApp(m, m.id === defaultId(), svc.searchAvailable);
+  const toApp = (m: ModelEntry) => modelToApp(m, m.id === defaultId(), svc.searchAvailable, svc.engineHealth.status(m.id)?.reason);
   return {
     async models() {
       return textModels().map(toApp);

@@ -11,11 +11,12 @@ import { parseOrThrow } from '../../api/validation.ts';
 import { forgetPrincipals } from '../../auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../../billing/ledger.ts';
 import { fromMicros, toMicros } from '../../billing/money.ts';
-import type { User } from '../../users/users.ts';
+import { resetPassword } from '../../users/passwords.ts';
+import { toUser, type User, USER_COLUMNS, type UserRow } from '../../users/users.ts';
 import { forgetWalletPrincipals } from '../../wallet/wallets.ts';
 import type { AppDeps } from '../deps.ts';
 import { appRoute, json, readJson } from '../http.ts';
-import type { OperatorAccount, OperatorAccountsPage, OperatorAuditPage } from '../wire.ts';
+import type { OperatorAccount, OperatorAccountsPage, OperatorAuditPage, PasswordReset } from '../wire.ts';
 import { idParam, intParam, queryOf, totalPages } from './dash-query.ts';
 
 const BODY_LIMIT = 16 * 1024;
@@ -26,7 +27,7 @@ export const DIEM_DAILY_MAX = 1_000_000;
 /** The operator is the first email user (lib/users/users.ts signUp); wallet users never are. */
 export const isOperator = (user: User): boolean => user.isAdmin && user.wallet === null;
 
-function requireOperator(user: User): void {
+export function requireOperator(user: User): void {
   if (!isOperator(user)) throw new ApiError('FORBIDDEN', "Only this server's operator can see and change accounts");
 }
 
@@ -117,6 +118,21 @@ export function operatorRoutes(deps: AppDeps) {
         await audit(user, body.disabled ? 'disable' : 'enable', account.id, {});
       }
       return json({ account: await accountOf(account.id) });
+    }),
+
+    // A temporary password for the account's email user, shown to the operator once; all their sessions end. Wallet
+    // accounts have no password. The operator resets their own in Account, with their current password.
+    operatorResetPassword: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
+      requireOperator(user);
+      if (!(await getAccount(store, params.id))) throw new ApiError('NOT_FOUND', 'Account not found');
+      const row = await store.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.account_id = $1 AND u.wallet_id IS NULL`, [params.id]);
+      if (!row) throw new ApiError('INVALID_REQUEST', 'This account has no app user with a password (a wallet or API-only account)', { param: 'id' });
+      const target = toUser(row);
+      if (target.id === user.id) throw new ApiError('INVALID_REQUEST', 'Change your own password in Account, with your current password', { param: 'id' });
+      const { password, sessionsEnded } = await resetPassword(store, target);
+      await audit(user, 'password_reset', params.id, { email: target.email, sessionsEnded });
+      const body: PasswordReset = { email: target.email, temporaryPassword: password, sessionsEnded };
+      return json(body);
     }),
 
     operatorAudit: appRoute(deps, 'session', async ({ req, session: { user } }) => {

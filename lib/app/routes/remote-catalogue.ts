@@ -22,6 +22,8 @@ const remoteModel = z.looseObject({
       description: z.string().nullable().optional(),
       availableContextTokens: z.number().int().positive().optional(),
       traits: z.array(z.string()).catch([]).optional(),
+      offline: bool.optional(),
+      offlineReason: z.string().max(500).catch('').optional(),
       capabilities: z
         .looseObject({
           supportsVision: bool.optional(),
@@ -62,6 +64,7 @@ function toModel(r: z.infer<typeof remoteModel>): AppModel {
     isDefault: false,
   };
   if (spec.description) m.description = spec.description;
+  if (spec.offline) m.unavailable = spec.offlineReason || 'the model is offline';
   return m;
 }
 

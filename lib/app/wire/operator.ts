@@ -40,7 +40,18 @@ export interface OperatorAccountPatch {
   disabled?: boolean;
 }
 
-export type OperatorAction = 'grant' | 'diem_daily' | 'tier' | 'disable' | 'enable';
+export type OperatorAction =
+  | 'grant'
+  | 'diem_daily'
+  | 'tier'
+  | 'disable'
+  | 'enable'
+  | 'password_reset'
+  | 'model_add'
+  | 'model_update'
+  | 'model_remove'
+  | 'character_unpublish'
+  | 'review_remove';
 
 export interface OperatorAuditEntry {
   id: string;
