@@ -19,6 +19,9 @@ import {
   walletConfigOf,
 } from './wallet/config.ts';
 
+/** The levels of the structured log (pino's). */
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
 /** An environment: process.env, or a plain object in tests. */
 export type Env = Record<string, string | undefined>;
 
@@ -112,11 +115,19 @@ export interface Config {
   augmentPrices: { search: number; scrapedUrl: number; textParser: number };
   /** The web search provider; undefined: no web search. */
   search: SearchConfig | undefined;
+  /** Every configured search provider, the default (`search`) first: `/augment/search` may pick one by name. */
+  searchAll: SearchConfig[];
   /** Hosts that safeFetch may reach although they resolve to private addresses (canonical form). */
   fetchAllowHosts: string[];
   /** The audio engines' programs (lib/inference/audio): ffmpeg, pocketsphinx, and the media /video/transcriptions fetches. */
   audio: AudioConfig;
   modelsFile: string | undefined;
+  /** A short file of models added to the catalogue (lib/models/extra-catalogue.ts); `required` when set explicitly. */
+  modelsExtra: { file: string; required: boolean };
+  /** How often every engine is checked (lib/inference/engine-health.ts); 0: never. */
+  engineCheckMs: number;
+  /** `owned_by` of every /models record. */
+  modelsOwnedBy: string;
   wire: WireNames;
   /** `<yyyymmdd>.<hhmmss>` sent as x-<word>-version. */
   revision: string;
@@ -134,6 +145,12 @@ export interface Config {
    * `sweepMs` the live ones release the holds of instances silent for `leaseMs` (lib/billing/instance-lease.ts).
    */
   holdLease: { heartbeatMs: number; leaseMs: number; sweepMs: number };
+  /** With PostgreSQL: how often each instance re-reads the operator's catalogue changes (lib/models/operator-catalogue.ts). */
+  catalogueRefreshMs: number;
+  /** The structured log's level (lib/log.ts): one line per request at `info`. */
+  logLevel: LogLevel;
+  /** Prometheus metrics at GET /metrics (lib/metrics): off unless enabled; a bearer token, else loopback callers only. */
+  metrics: { enabled: boolean; token: string | undefined };
   /** Durable jobs (video, long audio; lib/jobs): where their media live and for how long, and how they are run. */
   jobs: JobsConfig;
   /** Wallet users: SIWX binding (LAGOON_PUBLIC_URL) and the x402 top-up rails (LAGOON_X402_*). */
@@ -206,6 +223,12 @@ function wireWord(raw: string): WireNames {
   }
 }
 
+const commaList = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 const hostList = (raw: string): string[] => parseAllowHosts(raw.split(','), 'has a bad entry');
 
 /** Comma-separated http(s) URLs, kept as their origins (safe to write into a Content-Security-Policy). */
@@ -242,6 +265,21 @@ export const SETTINGS = {
   },
   DATABASE_URL: { parse: text, doc: 'PostgreSQL instead of SQLite. Needed for several server instances. Same schema and migrations, applied at start.' },
   LAGOON_MODELS: { shown: '`lib/models/default-catalogue.json`', parse: text, doc: 'the model catalogue file' },
+  LAGOON_MODELS_EXTRA: {
+    shown: '`$LAGOON_DATA_DIR/models.local.json`',
+    parse: (raw: string) => path.resolve(raw),
+    doc: 'a short file of models **added** to the catalogue (`npx lagoon model add` writes it; see [Connecting a real model](#connecting-a-real-model)); the default is read only when it exists',
+  },
+  LAGOON_ENGINE_CHECK_MS: {
+    default: '30000',
+    parse: int(0),
+    doc: "how often every engine is checked (an upstream's `/models`, a GGUF's header); a broken one is rechecked every 5 s and its requests get 503 `ENGINE_DOWN`. 0: no checks",
+  },
+  LAGOON_MODELS_OWNED_BY: {
+    shown: '`lagoon` (`venice.ai` with `LAGOON_WIRE_NAME=venice`)',
+    parse: text,
+    doc: 'the `owned_by` of every `/models` record (clients of the public API expect its own value)',
+  },
   LAGOON_WIRE_NAME: {
     default: 'service',
     parse: wireWord,
@@ -257,8 +295,8 @@ export const SETTINGS = {
     doc: 'a JSON file merged over the default rate limits (see [Rate limits](#rate-limits)); a bad field stops the server with its path',
   },
   LAGOON_SEARCH_PROVIDER: {
-    parse: oneOf('searxng', 'brave'),
-    doc: 'web search: `searxng` (with `LAGOON_SEARXNG_URL`) or `brave` (with `LAGOON_BRAVE_API_KEY`); unset: no web search',
+    parse: (raw: string) => [...new Set(commaList(raw).map(oneOf('searxng', 'brave')))],
+    doc: 'web search: `searxng` (with `LAGOON_SEARXNG_URL`) or `brave` (with `LAGOON_BRAVE_API_KEY`), or both comma-separated (the first is the default; `/augment/search` may name either in `search_provider`); unset: no web search',
   },
   LAGOON_SEARXNG_URL: { parse: httpUrl, doc: 'base URL of the SearXNG instance (its JSON API)' },
   LAGOON_BRAVE_API_KEY: { parse: text, doc: 'Brave Search subscription token' },
@@ -322,6 +360,11 @@ export const SETTINGS = {
     parse: int(1),
     doc: 'with PostgreSQL: an instance whose heartbeat is older than this is taken for dead, and the credit its requests held is released (at least twice `LAGOON_HEARTBEAT_MS`)',
   },
+  LAGOON_CATALOGUE_REFRESH_MS: {
+    default: '5000',
+    parse: int(0),
+    doc: 'with PostgreSQL: how often each instance re-reads the models the operator added, disabled or repriced in the browser (0: never; the instance that made the change applies it at once)',
+  },
   LAGOON_HOLD_SWEEP_MS: {
     default: '15000',
     parse: int(1),
@@ -348,6 +391,13 @@ export const SETTINGS = {
   },
   LAGOON_JOB_POLL_MS: { default: '1000', parse: int(1), doc: 'how often an idle instance looks for queued jobs (jobs queued on itself start at once)' },
   LAGOON_TIMESTAMP_HEADER: { default: '1', parse: flag, doc: '`0` turns off `x-service-timestamp`' },
+  LAGOON_LOG_LEVEL: {
+    shown: '`info` (`error` when `NODE_ENV=test`)',
+    parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'),
+    doc: 'the JSON log on stdout: `info` writes one line per request (id, route, status, duration, account, model); `warn` only problems',
+  },
+  LAGOON_METRICS: { default: '0', parse: flag, doc: '`1` serves Prometheus metrics at `GET /metrics`' },
+  LAGOON_METRICS_TOKEN: { parse: text, doc: '`/metrics` asks for `Authorization: Bearer <this>`; unset: only loopback clients may read it' },
   LAGOON_NO_APP: { default: '0', parse: flag, doc: '`1` serves the API without the browser app (headless deployments, benchmarks)' },
   LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
   LAGOON_NEW_USER_USD: { default: '0', parse: micros, doc: "a browser-app user's one-off starting grant in USD" },
@@ -455,17 +505,18 @@ export function parseSettings(env: Env): Settings {
   return out as Settings;
 }
 
-function searchOf(v: Settings): SearchConfig | undefined {
+function searchOf(v: Settings): SearchConfig[] {
+  return (v.LAGOON_SEARCH_PROVIDER ?? []).map((name) => searchProviderOf(v, name));
+}
+
+function searchProviderOf(v: Settings, name: 'searxng' | 'brave'): SearchConfig {
   const common = { timeoutMs: v.LAGOON_SEARCH_TIMEOUT_MS, maxResults: v.LAGOON_SEARCH_RESULTS };
-  if (v.LAGOON_SEARCH_PROVIDER === 'searxng') {
+  if (name === 'searxng') {
     if (!v.LAGOON_SEARXNG_URL) throw new Error('LAGOON_SEARCH_PROVIDER=searxng needs LAGOON_SEARXNG_URL');
     return { provider: 'searxng', baseUrl: v.LAGOON_SEARXNG_URL, ...common };
   }
-  if (v.LAGOON_SEARCH_PROVIDER === 'brave') {
-    if (!v.LAGOON_BRAVE_API_KEY) throw new Error('LAGOON_SEARCH_PROVIDER=brave needs LAGOON_BRAVE_API_KEY');
-    return { provider: 'brave', apiKey: v.LAGOON_BRAVE_API_KEY, baseUrl: v.LAGOON_BRAVE_URL, ...common };
-  }
-  return undefined;
+  if (!v.LAGOON_BRAVE_API_KEY) throw new Error('LAGOON_SEARCH_PROVIDER=brave needs LAGOON_BRAVE_API_KEY');
+  return { provider: 'brave', apiKey: v.LAGOON_BRAVE_API_KEY, baseUrl: v.LAGOON_BRAVE_URL, ...common };
 }
 
 function remoteOf(v: Settings): RemoteConfig | undefined {
@@ -545,7 +596,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: v.LAGOON_REDIS_PREFIX,
     limits,
     augmentPrices: { search: v.LAGOON_SEARCH_PRICE_USD, scrapedUrl: v.LAGOON_SCRAPE_PRICE_USD, textParser: v.LAGOON_TEXT_PARSER_PRICE_USD },
-    search,
+    search: search?.[0],
+    searchAll: search ?? [],
     fetchAllowHosts: v.LAGOON_FETCH_ALLOW_HOSTS ?? [],
     audio: {
       ffmpegPath: v.LAGOON_FFMPEG_PATH,
@@ -554,6 +606,9 @@ export function loadConfig(env: Env = process.env): Config {
       queueMaxCharacters: v.LAGOON_AUDIO_QUEUE_MAX_CHARACTERS,
     },
     modelsFile: v.LAGOON_MODELS,
+    modelsExtra: { file: v.LAGOON_MODELS_EXTRA ?? path.join(dataDir, 'models.local.json'), required: v.LAGOON_MODELS_EXTRA !== undefined },
+    engineCheckMs: v.LAGOON_ENGINE_CHECK_MS,
+    modelsOwnedBy: v.LAGOON_MODELS_OWNED_BY ?? (v.LAGOON_WIRE_NAME.word === 'venice' ? 'venice.ai' : 'lagoon'),
     wire: v.LAGOON_WIRE_NAME,
     revision: v.LAGOON_REVISION ?? revisionOf(new Date()),
     hostName: v.LAGOON_HOST_NAME ?? (env.HOSTNAME?.trim() || 'lagoon'),
@@ -561,6 +616,11 @@ export function loadConfig(env: Env = process.env): Config {
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },
+    catalogueRefreshMs: v.LAGOON_CATALOGUE_REFRESH_MS,
+    // Tests provoke engine failures on purpose (warnings): their output keeps only errors unless they ask for more.
+    // The harness passes its own env, hence process.env too.
+    logLevel: v.LAGOON_LOG_LEVEL ?? ((env.NODE_ENV ?? process.env.NODE_ENV) === 'test' ? 'error' : 'info'),
+    metrics: { enabled: v.LAGOON_METRICS, token: v.LAGOON_METRICS_TOKEN },
     jobs: {
       mediaDir: v.LAGOON_MEDIA_DIR ?? path.join(dataDir, 'media'),
       mediaMaxBytes: v.LAGOON_MEDIA_MAX_BYTES,

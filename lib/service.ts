@@ -13,6 +13,8 @@ import { openStore } from './db/open.ts';
 import type { Store } from './db/store.ts';
 import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
 import { EngineRegistry } from './inference/registry.ts';
+import { EngineHealth } from './inference/engine-health.ts';
+import { OperatorCatalogue } from './models/operator-catalogue.ts';
 import { catalogueDirOf, videoJobKind } from './inference/video/kind.ts';
 import { JobService } from './jobs/service.ts';
 import { AudioEngines } from './inference/audio/engines.ts';
@@ -25,17 +27,24 @@ import type { Redis } from 'ioredis';
 import type { ChatDeps } from './inference/chat/pipeline.ts';
 import { closeRedis, connectRedis } from './limits/redis.ts';
 import { WalletService } from './wallet/service.ts';
+import { log, setLogLevel } from './log.ts';
 
 export interface Service {
   config: Config;
   store: Store;
   ledger: Ledger;
   catalogue: Catalogue;
+  /** The operator's changes to the catalogue (added upstreams, disabled models, prices), applied without a restart. */
+  operatorCatalogue: OperatorCatalogue;
   engines: EngineRegistry;
+  /** Each engine's last check (lib/inference/engine-health.ts): /readyz, /models and the 503 of a broken engine. */
+  engineHealth: EngineHealth;
   limiter: RateLimiter;
   abuse: AbuseGuard;
   /** The web search provider (LAGOON_SEARCH_PROVIDER), when one is configured. */
   searchProvider: SearchProvider | undefined;
+  /** Every configured provider, the default first (`/augment/search` picks one with `search_provider`). */
+  searchProviders: SearchProvider[];
   searchAvailable: boolean;
   /** Wallet users: Sign-In-With-X and x402 top-ups. */
   wallet: WalletService;
@@ -55,8 +64,11 @@ export interface Service {
 }
 
 export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
-  const searchProvider = searchProviderFrom(config.search);
-  const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE, config.catalogueVar);
+  setLogLevel(config.logLevel);
+  const searchProviders = config.searchAll.map((c) => searchProviderFrom(c));
+  const searchProvider = searchProviders[0];
+  const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE, config.catalogueVar, config.modelsExtra);
+  for (const note of catalogue.notes ?? []) log.info({ event: 'catalogue' }, `catalogue: ${note}`);
   // Before the store opens: a catalogue whose audio models name the wrong engines stops the start here.
   const audio = new AudioEngines(catalogue, config.audio, config.catalogueVar);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -68,7 +80,23 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const lease = soleWriter ? undefined : new InstanceLease(store, config.holdLease);
   await lease?.start();
   if (opts.seed !== false) await seedCharacters(store);
-  const engines = new EngineRegistry(config.catalogueVar);
+  // An added upstream's key is stored with the operator's change; the engine asks for it by its apiKeyEnv name.
+  // Checked at start and every LAGOON_ENGINE_CHECK_MS; follows the catalogue as the operator changes it.
+  const engineHealth = new EngineHealth(() => catalogue.models, {
+    vars: (name: string): string | undefined => operatorCatalogue.storedKey(name) ?? config.catalogueVar(name),
+    intervalMs: config.engineCheckMs,
+  });
+  const engines: EngineRegistry = new EngineRegistry(
+    (name: string): string | undefined => operatorCatalogue.storedKey(name) ?? config.catalogueVar(name),
+    engineHealth,
+  );
+  const operatorCatalogue: OperatorCatalogue = new OperatorCatalogue(store, catalogue, (ids) => engines.forget(ids));
+  await operatorCatalogue.refresh();
+  // Image, audio and queued (video, long audio) requests are refused the same way while their engine is down.
+  imageEnginesFor(catalogue, config.catalogueVar).gateWith((id) => engineHealth.refusal(id));
+  audio.gateWith((id) => engineHealth.refusal(id));
+  await engineHealth.start();
+  if (!soleWriter) operatorCatalogue.start(config.catalogueRefreshMs);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const keyPrefix = `${config.redisPrefix}:rl`;
   const limiter = new RateLimiter(config.limits, { redis, keyPrefix });
@@ -87,6 +115,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     wire: config.wire,
     fetchAllowHosts: config.fetchAllowHosts,
     soleWriter,
+    refusal: (id) => engineHealth.refusal(id),
   });
   const catalogueDir = catalogueDirOf(config.modelsFile ?? DEFAULT_CATALOGUE);
   jobs.register(videoJobKind({ catalogueDir, vars: config.catalogueVar, maxResultBytes: config.jobs.mediaMaxBytes }));
@@ -98,10 +127,13 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     store,
     ledger,
     catalogue,
+    operatorCatalogue,
     engines,
+    engineHealth,
     limiter,
     abuse,
     searchProvider,
+    searchProviders,
     searchAvailable: searchProvider !== undefined,
     redis,
     lease,
@@ -127,12 +159,14 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     async close() {
       // Running jobs go back to the queue (another instance, or this one after its restart, takes them up).
       await jobs.stop().catch((e) => console.error('stopping the job workers failed:', e));
+      operatorCatalogue.stop();
       await rpc.close();
       await audio.close();
       await imageEnginesFor(catalogue, config.catalogueVar).close();
       await ledger.drain();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.
       await lease?.stop().catch((e) => console.error('could not remove the instance heartbeat:', e));
+      engineHealth.stop();
       await engines.close();
       await store.close();
       if (redis) await closeRedis(redis);

@@ -123,18 +123,31 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   fs.writeFileSync(catalogueFile, JSON.stringify(catalogue, null, 2));
   const limitsFile = path.join(dataDir, 'rate-limits.json');
   fs.writeFileSync(limitsFile, JSON.stringify({ abuse: { maxFailures: 1_000_000 }, ...opts.limits }));
-  const config = loadConfig({
-    LAGOON_DATA_DIR: dataDir,
-    LAGOON_MODELS: catalogueFile,
-    LAGOON_RATE_LIMITS: limitsFile,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
-    // Until the port is known (below): the same host, so the service does not warn about an unset public URL.
-    ...(opts.publicUrl ? { LAGOON_PUBLIC_URL: opts.publicUrl('http://127.0.0.1') } : {}),
-    ...opts.env,
-  });
-  const svc = await createService(config);
+  // A start that fails (a bad catalogue, an unreachable database) stops the engines it started, or they would keep
+  // the test process alive.
+  const abandon = async (e: unknown): Promise<never> => {
+    await Promise.all(replicas.map((r) => r.close()));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  };
+  let config: ReturnType<typeof loadConfig>;
+  let svc: Awaited<ReturnType<typeof createService>>;
+  try {
+    config = loadConfig({
+      LAGOON_DATA_DIR: dataDir,
+      LAGOON_MODELS: catalogueFile,
+      LAGOON_RATE_LIMITS: limitsFile,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+      // Until the port is known (below): the same host, so the service does not warn about an unset public URL.
+      ...(opts.publicUrl ? { LAGOON_PUBLIC_URL: opts.publicUrl('http://127.0.0.1') } : {}),
+      ...opts.env,
+    });
+    svc = await createService(config);
+  } catch (e) {
+    return abandon(e);
+  }
   // Imported on demand: the API tests do not load the app's code.
   const app = opts.app ? (await import('../../lib/app/backend.ts')).createAppBackend(svc) : undefined;
   const withNext = typeof opts.app === 'object' && opts.app.next === true;

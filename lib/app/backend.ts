@@ -14,9 +14,12 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { limitRoutes } from './routes/limits.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { operatorModelRoutes } from './routes/operator-models.ts';
+import { accountSettingsRoutes } from './routes/account-settings.ts';
 import { videoRoutes } from './routes/video.ts';
 import { audioRoutes } from './routes/audio.ts';
 import { imageRoutes } from './routes/images.ts';
+import { characterRoutes } from './routes/characters.ts';
 import type { AppDeps } from './deps.ts';
 
 export interface AppBackend {
@@ -36,8 +39,11 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof billingRoutes> &
   ReturnType<typeof limitRoutes> &
   ReturnType<typeof operatorRoutes> &
+  ReturnType<typeof operatorModelRoutes> &
+  ReturnType<typeof accountSettingsRoutes> &
   ReturnType<typeof videoRoutes> &
   ReturnType<typeof audioRoutes> &
+  ReturnType<typeof characterRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -59,8 +65,11 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...billingRoutes(deps),
       ...limitRoutes(deps),
       ...operatorRoutes(deps),
+      ...operatorModelRoutes(deps),
+      ...accountSettingsRoutes(deps),
       ...videoRoutes(deps),
       ...audioRoutes(deps),
+      ...characterRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,
     },

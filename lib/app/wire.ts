@@ -7,7 +7,7 @@
 //   POST   /api/app/auth/sign-up   {email,password,displayName?} → MeResponse + Set-Cookie
 //   POST   /api/app/auth/sign-in   {email,password}      → MeResponse + Set-Cookie
 //   POST   /api/app/auth/sign-out                        → 204, cookie cleared
-//   GET    /api/app/models                               → { models: AppModel[] }
+//   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary
 //   GET    /api/app/conversations?cursor=&limit=         → { items: AppConversation[], nextCursor }
@@ -42,6 +42,11 @@
 //   POST   /api/app/operator/accounts/:id/grant  OperatorGrantRequest → { account: OperatorAccount }
 //   PATCH  /api/app/operator/accounts/:id  OperatorAccountPatch → { account: OperatorAccount }
 //   GET    /api/app/operator/audit?accountId=&page=&limit= → OperatorAuditPage
+//   POST   /api/app/operator/accounts/:id/reset-password → PasswordReset (a temporary password, shown once)
+//   GET    /api/app/operator/models                      → OperatorModelsPage (POST, PATCH /:id, DELETE /:id,
+//          POST /:id/test, POST /operator/engines/test: see wire/operator-models.ts)
+//   PATCH  /api/app/account/profile {displayName}        → ProfileResponse
+//   POST   /api/app/account/password {currentPassword,newPassword} → PasswordChanged (other sessions ended)
 //
 // The shapes live in lib/app/wire/, one file per area; this barrel re-exports them all so importers keep one path.
 
@@ -50,7 +55,10 @@ export type * from './wire/api-keys.ts';
 export type * from './wire/billing.ts';
 export type * from './wire/limits.ts';
 export type * from './wire/operator.ts';
+export type * from './wire/operator-models.ts';
+export type * from './wire/account-settings.ts';
 export type * from './wire/catalog.ts';
+export type * from './wire/characters.ts';
 export type * from './wire/chat.ts';
 export type * from './wire/conversations.ts';
 export type * from './wire/keys.ts';

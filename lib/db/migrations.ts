@@ -241,6 +241,21 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
     ],
   },
   {
+    version: 17,
+    name: 'key model privacy, server secrets',
+    sql: [
+      // Which models a key may call (ALL, PRIVATE_TEXT, PRIVATE_ONLY), as the public key object carries it.
+      `ALTER TABLE api_keys ADD COLUMN model_privacy TEXT NOT NULL DEFAULT 'ALL'`,
+      // Random secrets the server makes once and every instance on the database shares (lib/auth/server-secret.ts):
+      // they sign usage-history cursors and web3 key tokens, so a token issued by one instance verifies on another.
+      `CREATE TABLE server_secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+    ],
+  },
+  {
     version: 13,
     name: 'operator: disabled accounts and the audit log',
     sql: [
@@ -374,6 +389,48 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
     ],
   },
   {
+    version: 15,
+    name: 'characters people make: owners, visibility, avatars, stats, reviews, chat snapshots',
+    sql: [
+      // A stable id beside the slug (the Public ID, which an owner may change while private): reviews point at the id.
+      // The seeded characters keep their slug as id. owner_user_id NULL: shipped with the server. Existing rows were
+      // public (the seeds), new ones are private until published.
+      `ALTER TABLE characters ADD COLUMN id TEXT`,
+      `UPDATE characters SET id = slug`,
+      `CREATE UNIQUE INDEX characters_id ON characters(id)`,
+      `ALTER TABLE characters ADD COLUMN owner_user_id TEXT REFERENCES users(id)`,
+      `ALTER TABLE characters ADD COLUMN visibility TEXT NOT NULL DEFAULT 'public'`,
+      `ALTER TABLE characters ADD COLUMN first_message TEXT NOT NULL DEFAULT ''`,
+      `ALTER TABLE characters ADD COLUMN example_dialogue TEXT NOT NULL DEFAULT ''`,
+      `ALTER TABLE characters ADD COLUMN temperature DOUBLE PRECISION`,
+      // The avatar: a 512×512 WebP as base64 text (as user_images keeps its bytes), read only by the avatar route.
+      `ALTER TABLE characters ADD COLUMN avatar_type TEXT`,
+      `ALTER TABLE characters ADD COLUMN avatar_data TEXT`,
+      // Kept with each review write and conversation start, so browse can sort by them without aggregating.
+      `ALTER TABLE characters ADD COLUMN chat_count BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE characters ADD COLUMN rating_count BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE characters ADD COLUMN rating_sum BIGINT NOT NULL DEFAULT 0`,
+      `CREATE INDEX characters_owner ON characters(owner_user_id)`,
+      `CREATE INDEX characters_visibility ON characters(visibility, created_at)`,
+      // One review per (character, user); removed with the character.
+      `CREATE TABLE character_reviews (
+        id TEXT PRIMARY KEY,
+        character_id TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        rating INTEGER NOT NULL,
+        text TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (character_id, user_id),
+        CHECK (rating >= 1 AND rating <= 5)
+      )`,
+      `CREATE INDEX character_reviews_character ON character_reviews(character_id, created_at)`,
+      // What the character was when the chat began (name, instructions, example dialogue, temperature, model), so the
+      // chat keeps its persona after the character is edited, unpublished or deleted.
+      `ALTER TABLE conversations ADD COLUMN character_snapshot TEXT`,
+    ],
+  },
+  {
     version: 10,
     name: 'instance leases: holds carry their owner, instances renew a heartbeat',
     sql: [
@@ -399,6 +456,24 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE api_keys ADD COLUMN browser_app INTEGER NOT NULL DEFAULT 0`,
       `UPDATE api_keys SET browser_app = 1
          WHERE type = 'INFERENCE' AND description = 'browser app' AND account_id IN (SELECT account_id FROM users)`,
+    ],
+  },
+  {
+    version: 16,
+    name: "the operator's catalogue changes",
+    sql: [
+      // What the operator changed from the browser (lib/models/operator-catalogue.ts), merged over the catalogue file
+      // at start and on every change, so no restart is needed. A row with \`entry\` adds a model (the whole catalogue
+      // entry as JSON); one without overrides a file model. \`api_key\` is an added upstream's key, kept only here and
+      // never sent to a browser; \`pricing\` is JSON of token prices over the entry's.
+      `CREATE TABLE operator_catalogue (
+        model_id TEXT PRIMARY KEY,
+        entry TEXT,
+        api_key TEXT,
+        disabled BOOLEAN NOT NULL DEFAULT FALSE,
+        pricing TEXT,
+        updated_at BIGINT NOT NULL
+      )`,
     ],
   },
 ];

@@ -1,8 +1,8 @@
 // The /api/v1 route table. Each route declares who may call it and which budget it draws on; the server runs those
 // checks in one order for every route (abuse block → authentication → budget) before the handler, which then reads
 // `ctx.principal` (and `ctx.wallet`) instead of authenticating by hand.
-import { createKey, deleteKey, getKey, listKeys, updateKey } from './routes/api-keys.ts';
-import { billingBalance, usageAnalytics, usageHistory } from './routes/billing.ts';
+import { createKey, createWeb3Key, deleteKey, getKey, listKeys, updateKey, web3KeyToken } from './routes/api-keys.ts';
+import { billingBalance, retiredUsage, usageAnalytics, usageHistory } from './routes/billing.ts';
 import { augmentScrape, augmentSearch, augmentTextParser } from './routes/augment.ts';
 import { chatCompletions } from './routes/chat.ts';
 import { responses } from './routes/responses.ts';
@@ -13,7 +13,7 @@ import { audioJobs } from './routes/audio-jobs.ts';
 import { video } from './routes/video.ts';
 import { rpcCall, rpcNetworks } from './routes/crypto-rpc.ts';
 import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
-import { getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
+import { characterPhotoRoute, characterReviewsRoute, getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
 import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
 import type { ApiRoute } from './route.ts';
 import { Router } from './router.ts';
@@ -62,6 +62,9 @@ export function apiRouter(): Router<ApiRoute> {
   on('GET', '/image/styles', { auth: 'none', limit: 'none', handler: imageStyles });
   on('GET', '/characters', { auth: 'key', limit: 'api', handler: listCharactersRoute });
   on('GET', '/characters/:slug', { auth: 'key', limit: 'api', handler: getCharacterRoute });
+  on('GET', '/characters/:slug/reviews', { auth: 'key', limit: 'api', handler: characterReviewsRoute });
+  // A published character's avatar, open to anyone (the records' photoUrl), budgeted per client IP.
+  on('GET', '/characters/:slug/photo', { auth: 'none', limit: 'ip', handler: characterPhotoRoute });
   // Account management.
   on('GET', '/api_keys/rate_limits', { auth: 'key', limit: 'api', handler: rateLimitStatus });
   on('GET', '/api_keys/rate_limits/log', { auth: 'admin', limit: 'api', handler: rateLimitLog });
@@ -69,10 +72,15 @@ export function apiRouter(): Router<ApiRoute> {
   on('POST', '/api_keys', { auth: 'admin', limit: 'api', handler: createKey });
   on('PATCH', '/api_keys', { auth: 'admin', limit: 'api', handler: updateKey });
   on('DELETE', '/api_keys', { auth: 'admin', limit: 'api', handler: deleteKey });
+  // Web3 keys: no credential (the wallet's signature over a server token is the proof), limited per client IP.
+  on('GET', '/api_keys/generate_web3_key', { auth: 'none', limit: 'ip', handler: web3KeyToken });
+  on('POST', '/api_keys/generate_web3_key', { auth: 'none', limit: 'ip', handler: createWeb3Key });
   on('GET', '/api_keys/:id', { auth: 'admin', limit: 'api', handler: getKey });
   on('GET', '/billing/balance', { auth: 'admin', limit: 'api', beta: true, handler: billingBalance });
   on('GET', '/billing/usage-history', { auth: 'admin', limit: 'api', beta: true, handler: usageHistory });
   on('GET', '/billing/usage-analytics', { auth: 'admin', limit: 'api', beta: true, handler: usageAnalytics });
+  // Retired by the public API: always 410 with its successor (open to anyone, as there; limited per client IP).
+  on('GET', '/billing/usage', { auth: 'none', limit: 'ip', handler: retiredUsage });
   // Wallets: top-ups and challenges are open to anyone (limited per client IP); statements need the wallet's sign-in.
   on('POST', '/x402/top-up', { auth: 'none', limit: 'ip', handler: topUp });
   on('GET', '/x402/balance/:walletAddress', { auth: 'wallet', limit: 'api', handler: walletBalance });

@@ -11,6 +11,7 @@ import { rateLimitTypeOf } from '../limits/rate-limiter.ts';
 import type { Service } from '../service.ts';
 import { PAYMENT_HEADERS, SIGN_IN_HEADERS } from '../wallet/service.ts';
 import type { Wallet } from '../wallet/wallets.ts';
+import { log } from '../log.ts';
 import { readJson } from './body.ts';
 
 export interface RequestCtx {
@@ -32,6 +33,8 @@ export interface RequestCtx {
   wallet?: Wallet;
   /** The client's address (the socket's peer, or the trusted proxy's X-Forwarded-For entry). */
   ip: string;
+  /** The matched route's pattern (`/api/v1/api_keys/:id`), for the request's log line and metrics. */
+  route?: string;
 }
 
 export const clientIp = (ctx: RequestCtx): string => ctx.ip;
@@ -92,7 +95,7 @@ export function logBreach(ctx: RequestCtx, modelId: string, e: unknown): void {
   if (!type || !ctx.principal) return;
   const p = ctx.principal;
   recordBreach(ctx.svc.store, { accountId: p.accountId, keyId: p.keyId, modelId, type, tier: tierOf(p) }).catch((err) =>
-    console.error('could not record a rate-limit breach:', err),
+    log.error({ err }, 'could not record a rate-limit breach'),
   );
 }
 
@@ -116,7 +119,12 @@ export async function requireWallet(
   opts: { header?: string; limit?: 'api' | 'none' } = {},
 ): Promise<{ principal: Principal; wallet: Wallet }> {
   const header = opts.header ?? signInHeader(ctx);
-  if (header === undefined) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
+  if (header === undefined) {
+    // The public API answers its wallet-only routes (balance, statement) with 401 when no sign-in is sent, and
+    // deployed clients rely on it; otherwise the discovery 402 tells the client how to sign in.
+    if (ctx.svc.wallet.publicShapes) throw new ApiError('X402_SIGN_IN_INVALID_SIGNATURE');
+    throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
+  }
   let signed;
   try {
     signed = await ctx.svc.wallet.signIn(header);

@@ -12,7 +12,11 @@ import { APP_PREFIX, appRouter, toWebRequest, writeWebResponse } from './app.ts'
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize } from './route.ts';
+import { observeRequest } from './observe.ts';
+import { log } from '../log.ts';
+import { METRICS_PATH, serveMetrics } from '../metrics/endpoint.ts';
 import { fail } from './send.ts';
+import { serveReadyz } from './readyz.ts';
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -75,19 +79,21 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       await run();
     } catch (e) {
       const err = toApiError(e);
-      if (!(e instanceof ApiError)) console.error(`[${ctx.requestId}] ${ctx.req.method} ${ctx.url.pathname} failed:`, e);
+      if (!(e instanceof ApiError)) log.error({ requestId: ctx.requestId, method: ctx.req.method, route: ctx.route, err: e }, 'request failed');
       if (!ctx.res.headersSent) fail(ctx, err);
       else ctx.res.destroy();
     } finally {
       inFlight--;
       countOutcome(ctx);
+      observeRequest(ctx);
     }
   }
 
   const handleApi = (ctx: RequestCtx) =>
     serve(ctx, async () => {
-      const { route, params } = api.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(API_PREFIX.length) || '/');
+      const { route, params, pattern } = api.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(API_PREFIX.length) || '/');
       ctx.params = params;
+      ctx.route = pattern;
       await authorize(ctx, route);
       await route.handler(ctx);
     });
@@ -95,7 +101,8 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
   const handleApp = (ctx: RequestCtx) =>
     serve(ctx, async () => {
       if (!app) throw new ApiError('NOT_FOUND', 'The browser app is not served by this server');
-      const { route, params } = app.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(APP_PREFIX.length) || '/');
+      const { route, params, pattern } = app.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(APP_PREFIX.length) || '/');
+      ctx.route = pattern;
       const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal), params, { ip: ctx.ip, requestId: ctx.requestId });
       await writeWebResponse(ctx.res, response, baseHeaders(ctx.headerCtx));
     });
@@ -120,7 +127,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
           tier: p ? tierOf(p) : 'default',
         });
       })
-      .catch((e) => console.error('abuse accounting failed:', e));
+      .catch((e) => log.error({ err: e }, 'abuse accounting failed'));
   }
 
   const { headersTimeoutMs } = svc.config.connections;
@@ -140,10 +147,16 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
     if (underPrefix(path, API_PREFIX)) void handleApi(newCtx(req, res, url));
     else if (underPrefix(path, APP_PREFIX)) void handleApp(newCtx(req, res, url));
     else if (path === '/healthz') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    else if (path === '/readyz')
+      serveReadyz(svc, req, res, url).catch((e) => {
+        log.error({ err: e }, 'readiness check failed');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    else if (path === METRICS_PATH) void serveMetrics(svc, req, res);
     else if (opts.pages) {
       securePageRequest(req, res, path, pageSecurityOptions(svc.config, opts.trustProxy === true));
       Promise.resolve(opts.pages(req, res)).catch((e) => {
-        console.error('page handler failed:', e);
+        log.error({ err: e, path }, 'page handler failed');
         if (!res.headersSent) res.writeHead(500).end();
       });
     } else {

@@ -18,7 +18,10 @@ import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, ty
 import type { Store } from '../db/store.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { type Admission, type RateLimiter, rateLimitTypeOf } from '../limits/rate-limiter.ts';
+import { log, noteModel } from '../log.ts';
+import { holdClosed, holdOpened, recordUsage } from '../metrics/registry.ts';
 import type { ModelEntry } from '../models/schema.ts';
+import { refuseByModelPrivacy } from './model-privacy.ts';
 
 export interface MeterDeps {
   ledger: Ledger;
@@ -85,6 +88,9 @@ export async function admit(
   tokens: number,
 ): Promise<Admission> {
   const p = ctx.principal;
+  // Every model-bound call (chat, responses, embeddings, media, jobs) is admitted here: the key's modelPrivacy is
+  // enforced once, before any budget is taken or anything held.
+  refuseByModelPrivacy(p, model);
   const tier = p.accountTier === 'partner' ? 'partner' : 'default';
   try {
     return await deps.limiter.admit({ credential: p.keyId, modelId: model.id, model, tier }, tokens);
@@ -92,7 +98,7 @@ export async function admit(
     const type = rateLimitTypeOf(e);
     if (type) {
       recordBreach(deps.store, { accountId: p.accountId, keyId: p.keyId, modelId: model.id, type, tier }).catch((err) =>
-        console.error('could not record a rate-limit breach:', err),
+        log.error({ err }, 'could not record a rate-limit breach'),
       );
     }
     throw e;
@@ -142,7 +148,11 @@ class OpenMeter implements Meter {
       unit,
       quantity: quantityOf(unit, actual),
     });
-    return (this.outcome = chargeFor(cost, this.hold));
+    this.outcome = chargeFor(cost, this.hold);
+    holdClosed();
+    const tokens = { prompt: actual.promptTokens ?? 0, completion: actual.completionTokens ?? 0, cached: actual.cachedTokens ?? 0 };
+    recordUsage(call.model?.id ?? call.modelId ?? call.endpoint, tokens, this.outcome);
+    return this.outcome;
   }
 
   async recorded(): Promise<void> {
@@ -152,6 +162,7 @@ class OpenMeter implements Meter {
   release(): void {
     if (this.outcome) return;
     this.outcome = { usd: 0, diem: 0 };
+    holdClosed();
     void this.ledger.release(this.hold);
     void this.admission?.finish(0);
   }
@@ -177,6 +188,8 @@ export async function openMeter(deps: MeterDeps, ctx: MeterContext, call: Metere
     void admission?.finish(0);
     throw e;
   });
+  holdOpened();
+  noteModel(ctx.responseHeaders, call.model?.id ?? call.modelId ?? call.endpoint);
   return new OpenMeter(deps.ledger, admission, call, prices, hold, before);
 }
 
@@ -207,6 +220,7 @@ export async function metered<T>(deps: MeterDeps, ctx: MeterContext, call: Meter
  */
 export async function refuseUnaffordable(deps: Pick<MeterDeps, 'ledger'>, ctx: Pick<MeterContext, 'principal'>, call: MeteredCall): Promise<void> {
   const p = ctx.principal;
+  if (call.model) refuseByModelPrivacy(p, call.model);
   if (keyLimitOf(p.key)?.diem != null) return;
   const least = quote(call.prices ?? unitPrices(call.model!), call.estimate, call.fees);
   const b = await deps.ledger.balances(p.accountId);

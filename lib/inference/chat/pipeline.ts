@@ -26,6 +26,8 @@ import { documentsToolCall, normaliseChoiceCitations } from './documents.ts';
 import { fallsBack, modelCandidates } from './fallbacks.ts';
 import { paramsEcho } from './params.ts';
 import { prepareChat } from './prepare.ts';
+import { causeOf, log } from '../../log.ts';
+import { recordUpstreamError } from '../../metrics/registry.ts';
 
 export interface ChatDeps {
   store: Store;
@@ -80,7 +82,20 @@ export type ChatResult =
 
 export function engineFailure(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
-  if (!(e instanceof EngineError)) return new ApiError('INFERENCE_FAILED');
+  // The cause stays in the log (and the metrics); the client hears only the code. A client that went away is no
+  // engine failure (the engines report it as `aborted …`, or throw the signal's AbortError).
+  const aborted = (e as Error | null)?.name === 'AbortError' || (e instanceof EngineError && e.message.startsWith('aborted'));
+  if (!(e instanceof EngineError)) {
+    if (!aborted) {
+      recordUpstreamError('unexpected');
+      log.error({ err: e }, 'engine call failed');
+    }
+    return new ApiError('INFERENCE_FAILED');
+  }
+  if (!aborted) {
+    recordUpstreamError(e.kind);
+    log.warn({ kind: e.kind, cause: causeOf(e) }, 'engine call failed');
+  }
   switch (e.kind) {
     case 'capacity':
       return new ApiError('MODEL_AT_CAPACITY', undefined, undefined, { 'retry-after': '5' });
@@ -113,7 +128,9 @@ export async function startEngine(deps: Pick<ChatDeps, 'engines'>, model: ModelE
   try {
     return await deps.engines.get(model);
   } catch (e) {
-    console.error(`engine for ${model.id} failed to start:`, e);
+    // The registry's own refusal (an engine known to be down) already names the problem.
+    if (e instanceof ApiError) throw e;
+    log.error({ model: model.id, err: e }, 'engine failed to start');
     throw new ApiError('INFERENCE_FAILED', `The engine for model ${model.id} could not start`);
   }
 }
@@ -152,6 +169,7 @@ async function attemptChat(deps: ChatDeps, ctx: ChatContext, req: ChatRequest, e
     store: deps.store,
     includeSystemPromptKey: deps.wire.includeSystemPrompt,
     searchAvailable: deps.searchAvailable,
+    accountId: ctx.principal.accountId,
     fetchAllowHosts: deps.fetchAllowHosts,
     e2eeHeaders: ctx.e2eeHeaders,
     transcribeAudio: deps.transcribeAudio && ((data, format) => deps.transcribeAudio!(data, format, ctx)),

@@ -5,7 +5,7 @@ import type { ChatRequest, FunctionTool, ServiceParamsInput } from '../../api/ch
 import { type Character, getCharacter } from '../../characters/characters.ts';
 import type { Store } from '../../db/store.ts';
 import { type Catalogue, resolveModel } from '../../models/catalogue.ts';
-import type { ModelEntry } from '../../models/schema.ts';
+import { completionCap, type ModelEntry } from '../../models/schema.ts';
 import { splitModelSuffix } from '../../models/suffix.ts';
 import type { EngineMessage, EngineParams } from '../types.ts';
 import { toEngineMessages } from './messages.ts';
@@ -27,6 +27,8 @@ export interface PrepareDeps {
   includeSystemPromptKey: string;
   /** Whether a web search provider is configured. */
   searchAvailable: boolean;
+  /** The caller's account: `character_slug` resolves published characters and those of the account's own user. */
+  accountId?: string;
   /** Private hosts that file and image URLs may still be fetched from (Config.fetchAllowHosts). */
   fetchAllowHosts?: string[];
   /** The request carries E2EE headers (the wire's `tee-*` client and model keys). */
@@ -68,7 +70,7 @@ function gates(req: ChatRequest, model: ModelEntry, p: EffectiveParams, searchAv
 }
 
 function maxTokensOf(req: ChatRequest, model: ModelEntry): number {
-  const cap = model.max_completion_tokens ?? Math.min(4096, model.context_length);
+  const cap = completionCap(model); // the same cap /models reports as maxCompletionTokens
   const asked = req.max_completion_tokens ?? (req.max_tokens && req.max_tokens > 0 ? req.max_tokens : undefined);
   if (asked === undefined) return cap;
   if (asked > cap) {
@@ -84,7 +86,7 @@ export async function prepareChat(req: ChatRequest, deps: PrepareDeps): Promise<
   const params = effectiveParams({ ...searchToolParams(req), ...req.service_parameters }, suffix);
   let character: Character | undefined;
   if (params.character_slug) {
-    character = await getCharacter(deps.store, params.character_slug);
+    character = await getCharacter(deps.store, params.character_slug, { accountId: deps.accountId });
     if (!character) throw new ApiError('CHARACTER_NOT_FOUND', `Character "${params.character_slug}" not found`);
   }
   // A character's own model applies when the caller asks for the default model.
@@ -96,7 +98,7 @@ export async function prepareChat(req: ChatRequest, deps: PrepareDeps): Promise<
 
   const stop = req.stop == null ? undefined : typeof req.stop === 'string' ? [req.stop] : req.stop;
   const engineParams: EngineParams = {
-    temperature: req.temperature ?? model.constraints.temperature,
+    temperature: req.temperature ?? character?.temperature ?? model.constraints.temperature,
     top_p: req.top_p ?? model.constraints.top_p,
     top_k: req.top_k,
     min_p: req.min_p,

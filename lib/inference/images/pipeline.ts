@@ -30,6 +30,8 @@ import {
   openaiGenerationsRequest,
   upscaleRequest,
 } from './requests.ts';
+import { causeOf, log } from '../../log.ts';
+import { recordUpstreamError } from '../../metrics/registry.ts';
 
 export type ImageDeps = Pick<ChatDeps, 'store' | 'ledger' | 'limiter' | 'catalogue' | 'wire' | 'fetchAllowHosts'> & { engines: ImageEngines };
 
@@ -54,6 +56,8 @@ async function startImageEngine(deps: ImageDeps, model: ModelEntry): Promise<Ima
   try {
     return await deps.engines.get(model);
   } catch (e) {
+    // The registry's own refusal (an engine known to be down, lib/inference/engine-health.ts) names the problem.
+    if (e instanceof ApiError) throw e;
     console.error(`image engine for ${model.id} failed to start:`, e);
     throw new ApiError('INFERENCE_FAILED', `The engine for model ${model.id} could not start`);
   }
@@ -70,9 +74,11 @@ function imageFailure(deps: ImageDeps, model: ModelEntry, e: unknown): ApiError 
     });
   }
   if (!(e instanceof EngineError)) {
-    console.error(`image engine ${model.id} failed:`, e);
+    recordUpstreamError('unexpected');
+    log.error({ model: model.id, err: e }, 'image engine failed');
     return new ApiError('INFERENCE_FAILED');
   }
+  if (e.message !== 'aborted') recordUpstreamError(e.kind);
   switch (e.kind) {
     case 'capacity':
       return new ApiError('MODEL_AT_CAPACITY', undefined, undefined, { 'retry-after': '5' });
@@ -81,7 +87,7 @@ function imageFailure(deps: ImageDeps, model: ModelEntry, e: unknown): ApiError 
     case 'bad_request':
       return new ApiError('INVALID_REQUEST', `The model rejected the request: ${e.message}`);
     default:
-      if (e.message !== 'aborted') console.error(`image engine ${model.id} failed: ${e.message}`);
+      if (e.message !== 'aborted') log.warn({ model: model.id, kind: e.kind, cause: causeOf(e) }, 'image engine failed');
       return new ApiError('INFERENCE_FAILED');
   }
 }
