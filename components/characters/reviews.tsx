@@ -26,8 +26,7 @@ function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterRevie
   const [rating, setRating] = useState(mine?.rating ?? 0);
   const [text, setText] = useState(mine?.text ?? '');
   const save = useMutation({
-    mutationFn: () =>
-      api<{ review: CharacterReview }>(characterPath(slug, '/review'), { method: 'PUT', body: { rating, text: text.trim() } }),
+    mutationFn: () => api<{ review: CharacterReview }>(characterPath(slug, '/review'), { method: 'PUT', body: { rating, text: text.trim() } }),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: charKeys.all });
       onDone();

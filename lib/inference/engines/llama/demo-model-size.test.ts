@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { getLlama } from 'node-llama-cpp';
+import { getLlama, type Token } from 'node-llama-cpp';
 import { buildDemoGguf, DEMO_PUNCTUATION, DEMO_WORDS, writeDemoGguf } from './demo-model.ts';
 
 const run = promisify(execFile);
@@ -39,7 +39,7 @@ test('a wide model loads and generates only demo words and punctuation', async (
       const context = await model.createContext({ contextSize: 256 });
       const seq = context.getSequence();
       const prompt = model.tokenize(`${DEMO_WORDS.slice(0, 6).join(' ')}.`);
-      const out: number[] = [];
+      const out: Token[] = [];
       for await (const t of seq.evaluate(prompt, { temperature: 1, seed: 7 })) {
         if (model.isEogToken(t) || out.length >= 40) break;
         out.push(t);
