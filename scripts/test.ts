@@ -40,16 +40,20 @@ const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test
 });
 
 const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
-let tail = '';
-child.stdout.on('data', (buf: Buffer) => {
-  process.stdout.write(buf);
-  tail = (tail + buf.toString()).slice(-4000);
-});
-const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-for (const line of tail.split('\n')) {
+// The summary lines (ℹ pass N, …) are read as they stream: the failure report printed after them can be long.
+let partial = '';
+const countLine = (line: string) => {
   const m = /^ℹ (pass|fail|cancelled|skipped|todo) (\d+)/.exec(line.trim());
   if (m) counts[m[1] as keyof typeof counts] = Number(m[2]);
-}
+};
+child.stdout.on('data', (buf: Buffer) => {
+  process.stdout.write(buf);
+  const lines = (partial + buf.toString()).split('\n');
+  partial = lines.pop() ?? '';
+  for (const line of lines) countLine(line);
+});
+const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+countLine(partial);
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -158,7 +158,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   // The configuration's only reader of LAGOON_PUBLIC_URL (lib/wallet/config.ts), normalised the same way.
+  // Without one, the origin it really listens on (a real server's PORT is known before it starts; the harness's is 0).
   if (opts.publicUrl) svc.config.wallet.publicOrigin = new URL(opts.publicUrl(`http://127.0.0.1:${port}`)).origin;
+  else if (!opts.env?.LAGOON_PUBLIC_URL) svc.config.wallet.publicOrigin = `http://127.0.0.1:${port}`;
   if (withNext) {
     nextApp = startNext(port);
     await nextApp;

@@ -5,11 +5,14 @@ import { parseCatalogue } from '../models/catalogue.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { costOf, costOfUse, estimateOf, perCallPrices, quantityOf, quote, unitPrices } from './pricing.ts';
 
-const engine = { kind: 'openai', baseUrl: 'http://127.0.0.1:1/v1' };
+// Each type on an engine that can serve it (the catalogue refuses, say, a speech model on a chat engine).
+const TEXT_ENGINE = { kind: 'openai', baseUrl: 'http://127.0.0.1:1/v1' };
+const AUDIO_ENGINE = { kind: 'openai-audio', baseUrl: 'http://127.0.0.1:1/v1' };
+const engineFor = (type: string) => (type === 'tts' || type === 'asr' ? AUDIO_ENGINE : TEXT_ENGINE);
 const tokens = { input_usd: 0, output_usd: 0, input_diem: 0, output_diem: 0 };
 
 function entry(type: string, pricing: Record<string, unknown>): ModelEntry {
-  return parseCatalogue({ models: [{ id: `m-${type}`, name: 'M', type, tier: 'XS', pricing, context_length: 100, engine }] }, '/').models[0];
+  return parseCatalogue({ models: [{ id: `m-${type}`, name: 'M', type, tier: 'XS', pricing, context_length: 100, engine: engineFor(type) }] }, '/').models[0];
 }
 
 describe('unit prices', () => {

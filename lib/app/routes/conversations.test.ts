@@ -127,16 +127,16 @@ describe('read, update, delete', () => {
   test('patch renames, changes the model and patches settings (null removes a key)', async () => {
     const u = await newUser();
     const c = (await create(u, { settings: { temperature: 0.5, citations: true } })).json;
-    const r = await patch(u, c.id, { title: '  Trip   to Lisbon ', modelId: 'plain-model', settings: { temperature: null, webSearch: 'on' } });
+    const r = await patch(u, c.id, { title: '  Trip   to Lisbon ', modelId: 'plain-model', settings: { temperature: null, webSearch: 'auto' } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.title, 'Trip to Lisbon');
     assert.equal(r.json.modelId, 'plain-model');
-    assert.deepEqual(r.json.settings, { citations: true, webSearch: 'on' });
+    assert.deepEqual(r.json.settings, { citations: true, webSearch: 'auto' });
     assert.ok(r.json.updatedAt > c.updatedAt);
     const modelOnly = await patch(u, c.id, { modelId: 'vision-model' });
     assert.equal(modelOnly.json.modelId, 'vision-model');
     assert.equal(modelOnly.json.title, 'Trip to Lisbon');
-    assert.deepEqual((await get(u, c.id)).json.settings, { citations: true, webSearch: 'on' });
+    assert.deepEqual((await get(u, c.id)).json.settings, { citations: true, webSearch: 'auto' });
   });
 
   test('a bad patch is 400 (or 404 for an unknown model) and changes nothing', async () => {

@@ -47,7 +47,7 @@ let seq = 0;
 const names = (body: any, field: string): boolean =>
   body?.param === field || (body?.issues ?? []).some((i: { path: string[]; keys?: string[] }) => i.path[0] === field || i.keys?.includes(field));
 
-/** The OpenAI images API: the first generation is answered at once, every later one is held until its caller leaves. */
+/** The OpenAI images API: the first generation is answered at once, every later one is held until its caller leaves (reads answer at once). */
 interface HeldUpstream {
   url: string;
   requests: number;
@@ -59,6 +59,8 @@ async function startHeldUpstream(): Promise<HeldUpstream> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', async () => {
+      // The server's engine checks read the upstream (GET); only generations count and are held.
+      if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}');
       const n = ++state.requests;
       if (n > 1) {
         res.on('close', () => state.aborted++);
