@@ -1,12 +1,52 @@
 // The server's structured log: JSON lines on stdout (pino), one per request at `info` (lib/http/observe.ts), and the
 // problems the server meets (engine failures with their cause, background work that failed) at `warn` / `error`.
 // Lines never carry a key, a prompt or a body: callers pass ids, codes and messages, never request data.
+import fs from 'node:fs';
 import pino from 'pino';
 import type { LogLevel } from './config.ts';
 
-// Asynchronous writes: a request line never waits for stdout (a slow pipe would otherwise slow every request).
-// pino flushes what is buffered when the process exits.
-const destination = pino.destination({ dest: 1, sync: false });
+// Asynchronous, batched writes: a request line never waits for stdout (a slow pipe would otherwise slow every
+// request), and lines leave together, once LOG_BATCH_CHARS are waiting or LOG_FLUSH_MS after the first, instead of
+// one write and thread-pool round trip each (issue 18). What is waiting when the process exits is written then; a
+// SIGKILL loses at most LOG_FLUSH_MS of lines.
+const LOG_BATCH_CHARS = 4096;
+const LOG_FLUSH_MS = 50;
+const sonic = pino.destination({ dest: 1, sync: false });
+let pending = '';
+let flushTimer: NodeJS.Timeout | undefined;
+
+function flushLines(): void {
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = undefined;
+  if (!pending) return;
+  const lines = pending;
+  pending = '';
+  sonic.write(lines);
+}
+
+const destination = {
+  write(line: string): void {
+    pending += line;
+    if (pending.length >= LOG_BATCH_CHARS) flushLines();
+    else flushTimer ??= setTimeout(flushLines, LOG_FLUSH_MS).unref();
+  },
+  /** pino's `log.flush()`: hands the waiting lines to the stream now. */
+  flush(cb?: (err?: Error) => void): void {
+    flushLines();
+    cb?.();
+  },
+};
+
+// Lines still waiting at exit follow what the stream holds (pino's own exit hook writes that too; twice is harmless).
+process.once('exit', () => {
+  if (!pending) return;
+  try {
+    sonic.flushSync();
+    fs.writeSync(1, pending);
+  } catch {
+    // stdout closed or full at exit: nothing more can be done
+  }
+});
 
 /** The process's logger; its level is the configuration's (setLogLevel), `info` until then. */
 export const log = pino(
