@@ -7,7 +7,8 @@ import { errors as undiciErrors, request } from 'undici';
 import type { CatalogueVars } from '../models/catalogue.ts';
 import type { EngineSpec } from '../models/schema.ts';
 
-export type ProbeResult = { ok: true; note?: string; where?: string } | { ok: false; reason: string; where?: string };
+// `routine`: a note every fresh install sees (the demo model not written yet), logged at info rather than warn.
+export type ProbeResult = { ok: true; note?: string; routine?: true; where?: string } | { ok: false; reason: string; where?: string };
 
 export interface ProbeOptions {
   /** Looks up the variable an upstream's `apiKeyEnv` names (Config.catalogueVar). */
@@ -42,7 +43,7 @@ export async function probeGguf(file: string, demo: boolean): Promise<ProbeResul
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // The demo model writes its own GGUF on first use (lib/inference/engines/llama/demo-model.ts).
-    if (code === 'ENOENT' && demo) return { ok: true, note: 'the demo GGUF is written on first use', where: file };
+    if (code === 'ENOENT' && demo) return { ok: true, note: 'the demo GGUF is written on first use', routine: true, where: file };
     if (code === 'ENOENT') return { ok: false, reason: 'its GGUF file does not exist', where: file };
     if (code === 'EACCES') return { ok: false, reason: 'its GGUF file cannot be read (permission denied)', where: file };
     return { ok: false, reason: `its GGUF file cannot be opened (${code ?? 'error'})`, where: file };

@@ -212,6 +212,6 @@ export class EngineHealth {
       this.log.warn({ ...fields, ok: false, reason: result.reason }, `engine down: the ${g.label}${where}: ${result.reason}`);
     else if (result.ok && !before.ok) this.log.info({ ...fields, ok: true }, `engine available again: the ${g.label}${where}`);
     if (result.ok && result.note && result.note !== before.note)
-      this.log.warn({ ...fields, ok: true, note: result.note }, `engine note: the ${g.label}${where}: ${result.note}`);
+      this.log[result.routine ? 'info' : 'warn']({ ...fields, ok: true, note: result.note }, `engine note: the ${g.label}${where}: ${result.note}`);
   }
 }
