@@ -32,7 +32,7 @@ if (config.app.enabled) {
 }
 
 // Warm the default model's engine so the first chat does not pay for loading it.
-const warm = svc.catalogue.models.find((m) => m.traits.includes('default'));
+const warm = svc.catalogue.models.find((m) => m.type === 'text' && m.traits.includes('default'));
 if (warm && svc.engineHealth.status(warm.id)?.ok !== false) svc.engines.get(warm).catch((e) => console.error(`could not start the engine of ${warm.id}:`, e));
 
 const { server, inFlight } = createHttpServer(svc, { app: backend, pages, trustProxy: config.app.trustProxy });
