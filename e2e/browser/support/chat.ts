@@ -24,7 +24,12 @@ export async function ask(page: Page, text: string, status = 'complete', timeout
   await until(async () => (await messages(page, 'assistant').count()) > before, 'a new answer in the transcript');
   const answer = lastAnswer(page);
   await waitForAttribute(answer, 'data-status', status, timeoutMs);
-  return (await answerBody(answer).count()) ? textOf(answerBody(answer)) : '';
+  // The status attribute and the rendered markdown land in separate commits: a complete answer's text may show a
+  // moment after its status does (a complete answer with no text stays '' after the wait).
+  const body = answerBody(answer);
+  const read = async () => ((await body.count()) ? textOf(body) : '');
+  if (status !== 'complete') return read();
+  return until(read, 'the complete answer’s text', 5_000).catch(read);
 }
 
 /** Opens the model picker and picks the model whose option shows `name`. */
