@@ -7,7 +7,9 @@
 //   3. streams: added time to first token at c=1; BENCH_STREAMS (1,000) concurrent streams of 64 deltas 20 ms apart
 //      (all must complete; the worst gap beyond direct's worst), CPU per relayed event, RSS idle and streaming;
 //   4. a bounded soak (BENCH_SOAK_S seconds, 20 by default; 300 for the README's figures) reporting RSS growth.
-// BENCH_ONLY=latency,throughput,streams,soak picks phases; BENCH_PORTKEY=0 leaves the peer out; BENCH_PROFILE=DIR
+// A bare node:http + undici pass-through (bench/bare-proxy.ts) runs beside them as the floor: what the extra hop
+// alone costs. BENCH_ONLY=latency,throughput,streams,soak picks phases; BENCH_PORTKEY=0 leaves the peer out,
+// BENCH_BARE=0 the pass-through; BENCH_PROFILE=DIR
 // writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
 // Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
 import { rps } from './bench/client.ts';
@@ -25,7 +27,7 @@ const STREAMS = Number(env.BENCH_STREAMS ?? 1000);
 const SOAK_S = Number(env.BENCH_SOAK_S ?? 20);
 const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,soak').split(','));
 
-const world = await startWorld({ portkey: env.BENCH_PORTKEY !== '0', profileDir: env.BENCH_PROFILE });
+const world = await startWorld({ portkey: env.BENCH_PORTKEY !== '0', bare: env.BENCH_BARE !== '0', profileDir: env.BENCH_PROFILE });
 const f = (n: number | undefined, d = 2) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
 const summary: Record<string, string> = {};
@@ -40,12 +42,13 @@ try {
         `latency c=1 ${name}: p50 ${f(l.p50, 3)} ms p99 ${f(l.p99, 3)} ms${l.addedP50 === undefined ? '' : `; added p50 ${f(l.addedP50, 3)} ms, added p99 ${f(l.addedP99, 3)} ms`}`,
       );
     }
-    const [l, p] = [lat.get('lagoon')!, lat.get('portkey')];
+    const [l, p, b] = [lat.get('lagoon')!, lat.get('portkey'), lat.get('bare')];
     Object.assign(summary, {
       added_p50_ms: f(l.addedP50, 3),
       added_p99_ms: f(l.addedP99, 3),
       portkey_added_p50_ms: f(p?.addedP50, 3),
       portkey_added_p99_ms: f(p?.addedP99, 3),
+      bare_added_p50_ms: f(b?.addedP50, 3),
       p50_vs_portkey: f(ratio(l.addedP50, p?.addedP50)),
       p99_vs_portkey: f(ratio(l.addedP99, p?.addedP99)),
     });
@@ -62,11 +65,12 @@ try {
       console.log(`throughput c=64, 20 ms mock, ${SECONDS} s, ${t.name}: ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, ${r.errors} errors)`);
       if (r.errors > 0) console.log(`warning: some requests through ${t.name} failed during the throughput run`);
     }
-    const [d, l, p] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey')];
+    const [d, l, p, b] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey'), got.get('bare')];
     Object.assign(summary, {
       rps_c64: l.rps.toFixed(0),
       direct_rps_c64: d.rps.toFixed(0),
       portkey_rps_c64: p ? p.rps.toFixed(0) : 'n/a',
+      bare_rps_c64: b ? b.rps.toFixed(0) : 'n/a',
       rps_vs_portkey: f(ratio(l.rps, p?.rps)),
       rps_vs_direct: f(ratio(l.rps, d.rps)),
     });
@@ -79,6 +83,7 @@ try {
       console.log(`ttft c=1 ${name}: p50 ${f(median(xs), 3)} ms${name === 'direct' ? '' : ` (added ${f(median(xs) - direct, 3)} ms)`}`);
     summary.ttft_added_ms = f(median(ttft.get('lagoon')!) - direct, 3);
     if (ttft.has('portkey')) summary.portkey_ttft_added_ms = f(median(ttft.get('portkey')!) - direct, 3);
+    if (ttft.has('bare')) summary.bare_ttft_added_ms = f(median(ttft.get('bare')!) - direct, 3);
 
     const runs = new Map<string, Awaited<ReturnType<typeof concurrentStreams>>>();
     for (const t of world.slow) {

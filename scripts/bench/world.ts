@@ -1,6 +1,7 @@
 // The benchmark's world: two mock upstreams (the scripted engine, answering at once and after 20 ms), Lagoon on
 // embedded SQLite (or DATABASE_URL) with auth, rate limiting, credit and usage all on, and the Portkey gateway
-// 1.15.2 (`--headless`, no auth or billing) pointed at the same mocks. Each is a Target the same client drives.
+// 1.15.2 (`--headless`, no auth or billing) pointed at the same mocks, and a bare node:http + undici pass-through
+// (bare-proxy.ts: the cost of the hop itself). Each is a Target the same client drives.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,9 +10,9 @@ import type { Target } from './client.ts';
 import { cli, freePort, start, stop } from './procs.ts';
 
 export interface World {
-  /** Against the mock that answers at once: direct, Lagoon, Portkey (when started). */
+  /** Against the mock that answers at once: direct, the bare pass-through and Portkey (when started), Lagoon. */
   fast: Target[];
-  /** The same three against the mock answering after 20 ms. */
+  /** The same against the mock answering after 20 ms. */
   slow: Target[];
   lagoon: ChildProcess;
   portkey?: ChildProcess;
@@ -22,7 +23,7 @@ export interface World {
 
 const PORTKEY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
 
-export async function startWorld(opts: { portkey: boolean; profileDir?: string }): Promise<World> {
+export async function startWorld(opts: { portkey: boolean; bare: boolean; profileDir?: string }): Promise<World> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-'));
   const children: ChildProcess[] = [];
   const close = async () => {
@@ -30,7 +31,9 @@ export async function startWorld(opts: { portkey: boolean; profileDir?: string }
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const [fastPort, slowPort, lagoonPort, portkeyPort, portkeyStreamsPort] = [
+    const [fastPort, slowPort, lagoonPort, portkeyPort, portkeyStreamsPort, bareFastPort, bareSlowPort] = [
+      await freePort(),
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -60,7 +63,8 @@ export async function startWorld(opts: { portkey: boolean; profileDir?: string }
     const key = await cli(dataDir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
     await cli(dataDir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
     const lagoon = await start(
-      [...(opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : []), 'scripts/serve.ts'],
+      // Sampled every 100 µs: a request at concurrency 1 takes about a millisecond of CPU.
+      [...(opts.profileDir ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${opts.profileDir}`] : []), 'scripts/serve.ts'],
       {
         PORT: String(lagoonPort),
         HOST: '127.0.0.1',
@@ -89,6 +93,18 @@ export async function startWorld(opts: { portkey: boolean; profileDir?: string }
       children.push(portkeyStreams);
     }
 
+    const bare = new Map<number, ChildProcess>();
+    if (opts.bare) {
+      for (const [port, upstream] of [
+        [bareFastPort, fastPort],
+        [bareSlowPort, slowPort],
+      ]) {
+        const child = await start(['scripts/bench/bare-proxy.ts', '--port', String(port), '--upstream', `http://127.0.0.1:${upstream}`], {}, /bare proxy/);
+        children.push(child);
+        bare.set(upstream, child);
+      }
+    }
+
     const json = { 'content-type': 'application/json' };
     const targets = (upstream: number, lagoonModel: string): Target[] => {
       const direct: Target = {
@@ -113,7 +129,14 @@ export async function startWorld(opts: { portkey: boolean; profileDir?: string }
         headers: { ...json, authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream}/v1` },
         body: direct.body,
       };
-      return portkey ? [direct, viaLagoon, viaPortkey] : [direct, viaLagoon];
+      const viaBare: Target = {
+        name: 'bare',
+        url: `http://127.0.0.1:${upstream === fastPort ? bareFastPort : bareSlowPort}/v1/chat/completions`,
+        pid: bare.get(upstream)?.pid,
+        headers: direct.headers,
+        body: direct.body,
+      };
+      return [direct, ...(opts.bare ? [viaBare] : []), ...(portkey ? [viaPortkey] : []), viaLagoon];
     };
     return { fast: targets(fastPort, 'bench-fast'), slow: targets(slowPort, 'bench-slow'), lagoon, portkey, portkeyStreams, close };
   } catch (e) {
