@@ -6,6 +6,7 @@ import { InstanceLease } from './billing/instance-lease.ts';
 import { clearAllHolds } from './billing/ledger.ts';
 import { RpcProxy } from './crypto-rpc/proxy.ts';
 import { Ledger } from './billing/ledger-service.ts';
+import { replayJournal, SettlementJournal } from './billing/settlement-journal.ts';
 import { seedCharacters } from './characters/seed.ts';
 import type { Config } from './config.ts';
 import { lockDataDir } from './db/data-dir-lock.ts';
@@ -76,6 +77,13 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const unlock = soleWriter ? lockDataDir(config.dataDir) : () => {};
   // With the data dir locked no request can be in flight, so every held amount is left over from a previous run.
   if (soleWriter) await clearAllHolds(store);
+  // Settlements a previous run answered but had not committed are applied before anything else (settlement-journal.ts).
+  let journal: SettlementJournal | undefined;
+  if (soleWriter) {
+    const file = SettlementJournal.in(config.dataDir);
+    await replayJournal(store, file);
+    journal = new SettlementJournal(file);
+  }
   // On a shared database: a heartbeat before any hold, and the holds of dead instances released now and every sweep.
   const lease = soleWriter ? undefined : new InstanceLease(store, config.holdLease);
   await lease?.start();
@@ -101,7 +109,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const keyPrefix = `${config.redisPrefix}:rl`;
   const limiter = new RateLimiter(config.limits, { redis, keyPrefix });
   const abuse = new AbuseGuard(config.limits.abuse, { redis, keyPrefix });
-  const ledger = new Ledger(store, { soleWriter, instanceId: lease?.id });
+  const ledger = new Ledger(store, { soleWriter, instanceId: lease?.id, journal });
   // Jobs resume before the server answers: on SQLite their holds are taken again (after clearAllHolds above).
   const jobs = new JobService({
     store,
@@ -164,6 +172,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await audio.close();
       await imageEnginesFor(catalogue, config.catalogueVar).close();
       await ledger.drain();
+      journal?.close();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.
       await lease?.stop().catch((e) => console.error('could not remove the instance heartbeat:', e));
       engineHealth.stop();

@@ -50,7 +50,7 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
       const b = await getBalances(store, a.id);
       assert.deepEqual([b.usd, b.usdHeld], [1_000_000, 100_000], "only the live instance's hold is left");
       assert.equal(await heldRows(a.id), 1);
-      await p.ledgers.lives.settle(kept.hold, { usd: 40_000, diem: 40_000 }, usage);
+      await p.ledgers.lives.settle(kept.hold, { usd: 40_000, diem: 40_000 }, usage).committed;
       assert.deepEqual(Object.values(await getBalances(store, a.id)).slice(0, 2), [960_000, 0]);
       await p.stop();
     });
@@ -62,8 +62,8 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
       const { hold } = await p.ledgers.dies.reserve({ accountId: a.id, keyId: null, estimate });
       await p.crash();
       assert.equal((await p.lives.sweep()).holds, 1);
-      assert.deepEqual(await p.ledgers.dies.settle(hold, { usd: 30_000, diem: 30_000 }, usage), { usd: 30_000, diem: 0 });
-      assert.deepEqual(await p.ledgers.dies.settle(hold, { usd: 30_000, diem: 30_000 }, usage), { usd: 0, diem: 0 });
+      assert.deepEqual(await p.ledgers.dies.settle(hold, { usd: 30_000, diem: 30_000 }, usage).committed, { usd: 30_000, diem: 0 });
+      assert.deepEqual(await p.ledgers.dies.settle(hold, { usd: 30_000, diem: 30_000 }, usage).committed, { usd: 0, diem: 0 });
       const b = await getBalances(store, a.id);
       assert.deepEqual([b.usd, b.usdHeld], [970_000, 0]);
       const rows = await store.all<{ usd: number }>('SELECT usd FROM usage WHERE account_id = $1', [a.id]);
@@ -85,7 +85,11 @@ for (const backend of ['postgres', 'sqlite'] as Backend[]) {
         p.lives.sweep(),
         p.lives.sweep(),
         ...holds.map((h, i) =>
-          i % 3 === 0 ? p.ledgers.dies.release(h) : i % 3 === 1 ? p.ledgers.dies.settle(h, { usd: 10_000 + i, diem: 10_000 + i }, usage) : Promise.resolve(),
+          i % 3 === 0
+            ? p.ledgers.dies.release(h)
+            : i % 3 === 1
+              ? p.ledgers.dies.settle(h, { usd: 10_000 + i, diem: 10_000 + i }, usage).committed
+              : Promise.resolve(),
         ),
       ]);
       await p.lives.sweep();

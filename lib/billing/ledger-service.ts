@@ -1,28 +1,45 @@
-// The ledger as the request path uses it. Settlements are group-committed: the metered call waits for its commit
-// before the response's last bytes (what a client received as complete is recorded; see metered.ts), and until one
-// commits its request's hold (the estimate, never less than the charge) stays counted. Reservations are one read
-// with in-memory holds (the embedded store), or group-committed transactions with table holds (PostgreSQL, several
-// instances).
+// The ledger as the request path uses it. Settlements are group-committed, and until one commits its request's hold
+// (the estimate, never less than the charge) stays counted. The metered call waits for a settlement to be recorded
+// before the response's last bytes (what a client received as complete is never lost; see metered.ts): on the
+// embedded store that is its journal line (settlement-journal.ts), the commit following at the end of the same
+// event-loop turn; on PostgreSQL, the commit. Reservations are one read with in-memory holds (the embedded store),
+// or group-committed transactions with table holds (PostgreSQL, several instances).
 import { GroupCommit } from '../db/group-commit.ts';
 import type { Store } from '../db/store.ts';
 import { type HoldBook, memoryHolds, tableHolds } from './holds.ts';
 import { type Balances, getBalances, type Hold, releaseIn, type ReserveInput, reserveIn, settleIn, type UsageRecord } from './ledger.ts';
 import type { Amount } from './money.ts';
+import type { SettlementJournal } from './settlement-journal.ts';
+
+export interface Settlement {
+  /** Resolves with the charge once the usage row and the charge have committed. */
+  committed: Promise<Amount>;
+  /**
+   * Resolves once a crash of this process can no longer lose the settlement: at once when it was journaled, else
+   * with the commit (rejecting when the commit fails).
+   */
+  recorded: Promise<unknown>;
+}
+
+const RECORDED: Promise<unknown> = Promise.resolve();
 
 export class Ledger {
   private readonly store: Store;
   private readonly group: GroupCommit;
   private readonly background = new Set<Promise<unknown>>();
   private readonly holds: HoldBook;
+  private readonly journal: SettlementJournal | undefined;
 
   /**
    * `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory.
-   * Otherwise holds are rows carrying `instanceId`, this process's lease (instance-lease.ts).
+   * Otherwise holds are rows carrying `instanceId`, this process's lease (instance-lease.ts). `journal`: settlements
+   * are recorded there before they commit (the embedded store; settlement-journal.ts).
    */
-  constructor(store: Store, opts: { soleWriter: boolean; instanceId?: string }) {
+  constructor(store: Store, opts: { soleWriter: boolean; instanceId?: string; journal?: SettlementJournal }) {
     this.store = store;
     this.group = new GroupCommit(store);
     this.holds = opts.soleWriter ? memoryHolds() : tableHolds(store, opts.instanceId ?? null);
+    this.journal = opts.journal;
   }
 
   reserve(input: ReserveInput): Promise<{ hold: Hold; before: Balances }> {
@@ -39,12 +56,21 @@ export class Ledger {
   }
 
   /**
-   * Settles (group-committed); the promise resolves once the usage row and the charge have committed. `lazy`: nobody
-   * waits for it, so it may wait a few ms to share a commit with others.
+   * Settles: journaled first when there is a journal, then group-committed. `lazy`: nobody waits for the commit, so
+   * it may wait a few ms to share it with others.
    */
-  settle(hold: Hold, cost: Amount, usage: UsageRecord, opts: { lazy?: boolean } = {}): Promise<Amount> {
-    const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, Date.now(), this.holds), opts.lazy ?? false);
-    return this.track(done.then((charged) => (this.holds.committed(hold), charged)));
+  settle(hold: Hold, cost: Amount, usage: UsageRecord, opts: { lazy?: boolean } = {}): Settlement {
+    const now = Date.now();
+    const journaled = this.journal?.append({ hold, cost, usage, at: now }) ?? false;
+    const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, now, this.holds), opts.lazy ?? false);
+    const committed = this.track(
+      done.then((charged) => {
+        this.holds.committed(hold);
+        if (journaled) this.journal!.committed();
+        return charged;
+      }),
+    );
+    return { committed, recorded: journaled ? RECORDED : committed };
   }
 
   release(hold: Hold): Promise<void> {

@@ -186,6 +186,8 @@ export async function settleIn(
   usage: UsageRecord,
   now = Date.now(),
   holds: HoldBook = tableHolds(store),
+  /** The usage row's time when it is not `now` (a settlement replayed from the journal, settlement-journal.ts). */
+  createdAt = now,
 ): Promise<Amount> {
   const b = await lockedBalances(store, q, hold.accountId, now);
   const held = await holds.take(q, hold.requestId);
@@ -214,7 +216,7 @@ export async function settleIn(
       usage.quantity ?? usage.promptTokens + usage.completionTokens,
       charged.usd,
       charged.diem,
-      now,
+      createdAt,
     ],
   );
   // Settled before: the row is there, nothing moves again.

@@ -180,7 +180,9 @@ describe('Ledger service', () => {
       );
       const held = results.filter((r) => r.status === 'fulfilled');
       assert.equal(held.length, 10);
-      await Promise.all(held.map((r, i) => (i % 2 ? l1 : l2).settle((r as PromiseFulfilledResult<any>).value.hold, { usd: 100_000, diem: 100_000 }, usage)));
+      await Promise.all(
+        held.map((r, i) => (i % 2 ? l1 : l2).settle((r as PromiseFulfilledResult<any>).value.hold, { usd: 100_000, diem: 100_000 }, usage).committed),
+      );
       await Promise.all([l1.drain(), l2.drain()]);
       const b = await getBalances(s1, a.id);
       assert.deepEqual([b.usd, b.usdHeld], [0, 0]);

@@ -7,8 +7,8 @@
 //
 // `openMeter` is the two-step form for work whose settlement happens later (a stream settles after the response
 // started); `metered` wraps a run that ends within the call (embeddings, the augment endpoints, media). Either way the
-// settlement's commit is awaited before the response's last bytes (`Meter.recorded`): a crash can lose a charge only
-// for an answer the client did not receive in full.
+// settlement is recorded before the response's last bytes (`Meter.recorded`: its journal line on the embedded store,
+// its commit on PostgreSQL): a crash can lose a charge only for an answer the client did not receive in full.
 import { ApiError } from '../api/errors.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
 import { type Balances, chargeFor, type Hold, splitCharge } from '../billing/ledger.ts';
@@ -69,9 +69,9 @@ export interface Meter {
    */
   settle(actual: Quantities): Amount;
   /**
-   * Resolves once the settlement has committed (the usage row and the charge are in the store); rejects when the
-   * commit failed. Awaited before the last bytes of a response, so a complete answer always has its usage row. Before
-   * a settle, or after a release, it resolves at once.
+   * Resolves once no crash can lose the settlement (journaled, or committed: Ledger.settle); rejects when it could
+   * not be journaled and its commit failed. Awaited before the last bytes of a response, so a complete answer always
+   * has its usage row. Before a settle, or after a release, it resolves at once.
    */
   recorded(): Promise<void>;
   /** Nothing was produced: the hold goes back to the balance and the token estimate to the rate budget. */
@@ -114,8 +114,8 @@ class OpenMeter implements Meter {
   private readonly prices: UnitPrices;
   /** The charge once settled (zero once released); undefined while open. */
   private outcome: Amount | undefined;
-  /** The settlement's commit. */
-  private commit: Promise<unknown> | undefined;
+  /** Resolves once the settlement is recorded (Ledger.settle). */
+  private recordedAt: Promise<unknown> | undefined;
 
   constructor(ledger: Ledger, admission: Admission | undefined, call: MeteredCall, prices: UnitPrices, hold: Hold, before: Balances) {
     this.ledger = ledger;
@@ -137,7 +137,7 @@ class OpenMeter implements Meter {
     void this.admission?.finish(tokensOf(actual));
     const cost = costOfUse(this.prices, actual, call.fees);
     const unit = call.unit ?? 'token';
-    this.commit = this.ledger.settle(this.hold, cost, {
+    this.recordedAt = this.ledger.settle(this.hold, cost, {
       modelId: call.model?.id ?? call.modelId ?? call.endpoint,
       endpoint: call.endpoint,
       promptTokens: actual.promptTokens ?? 0,
@@ -147,7 +147,7 @@ class OpenMeter implements Meter {
       scrapedUrls: actual.scrapedUrls ?? 0,
       unit,
       quantity: quantityOf(unit, actual),
-    });
+    }).recorded;
     this.outcome = chargeFor(cost, this.hold);
     holdClosed();
     const tokens = { prompt: actual.promptTokens ?? 0, completion: actual.completionTokens ?? 0, cached: actual.cachedTokens ?? 0 };
@@ -156,7 +156,7 @@ class OpenMeter implements Meter {
   }
 
   async recorded(): Promise<void> {
-    await this.commit;
+    await this.recordedAt;
   }
 
   release(): void {
@@ -207,7 +207,7 @@ export async function metered<T>(deps: MeterDeps, ctx: MeterContext, call: Meter
     meter.release();
     throw e;
   }
-  // The usage row commits before the response is written: a client never holds an answer that was not recorded.
+  // The settlement is recorded before the response is written: a client never holds an answer that was not.
   await meter.recorded();
   return value;
 }

@@ -48,7 +48,7 @@ export class JobBilling {
   /** Settles a succeeded job's hold to its recorded cost, once; then marks it settled. */
   settle(id: string, info: BillingInfo): Promise<void> {
     return this.once(id, 'settling', async (job) => {
-      await this.ledger.settle(holdOf(job), costOf(job), usageOf(job, info));
+      await this.ledger.settle(holdOf(job), costOf(job), usageOf(job, info)).committed;
       await this.jobs.billed(id, 'settling');
     });
   }
