@@ -1,6 +1,6 @@
 // The abuse block (spec "Limits"): more than maxFailures failed responses within windowSeconds block the caller
-// for blockSeconds. The counting and the block are rate-limiter-flexible's (points + blockDuration), in memory or
-// in Redis with the same fail-open insurance as the rate limits.
+// for blockSeconds. The counting and the block are a fixed-window counter's (points + blockDuration, counters.ts),
+// in memory or in Redis with the same fail-open insurance as the rate limits.
 import type { Redis } from 'ioredis';
 import { ApiError } from '../api/errors.ts';
 import type { AbuseConfig } from './config.ts';
@@ -31,7 +31,9 @@ export class AbuseGuard {
 
   /** Throws 429 TOO_MANY_FAILED_ATTEMPTS, with retry-after, while id is blocked. */
   async check(id: string): Promise<void> {
-    const res = await current(this.counter, id);
+    // In memory the answer is immediate: most requests are checked without waiting on anything.
+    const c = current(this.counter, id);
+    const res = c instanceof Promise ? await c : c;
     if (!res || res.consumedPoints <= this.config.maxFailures) return;
     const { maxFailures, blockSeconds } = this.config;
     throw new ApiError(
@@ -45,7 +47,8 @@ export class AbuseGuard {
   /** Counts a response; true when this failure is the one that started a block (log FAILED_REQUESTS once). */
   async record(id: string, status: number): Promise<boolean> {
     if (!countsAsFailure(status)) return false;
-    const o = await consume(this.counter, id, 1);
+    const p = consume(this.counter, id, 1);
+    const o = p instanceof Promise ? await p : p;
     // Failures that were already in flight when the block began count on without extending it.
     return !o.ok && o.res.consumedPoints === this.config.maxFailures + 1;
   }

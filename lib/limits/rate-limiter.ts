@@ -1,5 +1,6 @@
-// Per-credential, per-model request and token limits (spec "Limits"). Counting is rate-limiter-flexible's fixed
-// windows, in memory or in Redis; this class picks the figures, orders the counters and undoes partial admissions.
+// Per-credential, per-model request and token limits (spec "Limits"). Counting is fixed windows, in memory or in
+// Redis (counters.ts); this class picks the figures, orders the counters and undoes partial admissions. In memory
+// the counters answer at once, and admit and finish await nothing on the way to admitting.
 //
 // Counting rules:
 // - An admitted request counts 1 against RPM (and RPD when configured) and, for text models, reserves its
@@ -68,7 +69,7 @@ export class RateLimiter {
   private readonly redis: Redis | undefined;
   private readonly keyPrefix: string;
   private readonly warn: (message: string) => void;
-  private readonly counters = new Map<string, Counter>();
+  private readonly counters: Record<Kind, Map<number, Counter>> = { rpm: new Map(), rpd: new Map(), tpm: new Map() };
 
   constructor(config: LimitConfig, opts: RateLimiterOptions = {}) {
     this.config = config;
@@ -103,7 +104,8 @@ export class RateLimiter {
     const cls = this.classOf(k.model, k.tier);
     const key = subjectKey(k);
     const rpm = this.counter('rpm', cls.rpm);
-    const r = await consume(rpm, key, 1);
+    const rp = consume(rpm, key, 1);
+    const r = rp instanceof Promise ? await rp : rp;
     if (!r.ok) {
       await refund(rpm, key, 1);
       throw this.refusal(k, cls, 'RPM', r.res.msBeforeNext, 0);
@@ -111,7 +113,8 @@ export class RateLimiter {
 
     if (cls.rpd !== undefined) {
       const rpd = this.counter('rpd', cls.rpd);
-      const d = await consume(rpd, key, 1);
+      const dp = consume(rpd, key, 1);
+      const d = dp instanceof Promise ? await dp : dp;
       if (!d.ok) {
         await Promise.all([refund(rpd, key, 1), refund(rpm, key, 1)]);
         throw this.refusal(k, cls, 'RPD', d.res.msBeforeNext, 0);
@@ -119,11 +122,12 @@ export class RateLimiter {
     }
 
     const headers = requestHeaders(cls.rpm, r.res.remainingPoints, Date.now() + r.res.msBeforeNext);
-    if (cls.tpm === undefined) return { headers, finish: async () => {} };
+    if (cls.tpm === undefined) return { headers, finish: nothingToFinish };
 
     const tpm = this.counter('tpm', cls.tpm);
     const reserved = Math.max(0, Math.ceil(estimatedTokens));
-    const t = await consume(tpm, key, reserved);
+    const tp = consume(tpm, key, reserved);
+    const t = tp instanceof Promise ? await tp : tp;
     if (!t.ok) {
       const [, rpmAfter] = await Promise.all([
         refund(tpm, key, reserved),
@@ -187,12 +191,12 @@ export class RateLimiter {
 
   /** One counter per kind and figure; classes with equal figures share it (their keys differ by model). */
   private counter(kind: Kind, points: number): Counter {
-    const id = `${kind}:${points}`;
-    let c = this.counters.get(id);
+    const byPoints = this.counters[kind];
+    let c = byPoints.get(points);
     if (!c) {
       const durationSeconds = kind === 'rpd' ? this.config.daySeconds : this.config.windowSeconds;
       c = makeCounter({ redis: this.redis, keyPrefix: `${this.keyPrefix}:${kind}`, points, durationSeconds });
-      this.counters.set(id, c);
+      byPoints.set(points, c);
     }
     return c;
   }
@@ -207,8 +211,10 @@ export class RateLimiter {
       done = true;
       const diff = Math.max(0, Math.ceil(actualTokens)) - reserved;
       try {
-        if (diff > 0) await tpm.penalty(key, diff);
-        else if (diff < 0 && Date.now() < windowEndsAt - guardMs) await refund(tpm, key, -diff);
+        let p: unknown;
+        if (diff > 0) p = tpm.penalty(key, diff);
+        else if (diff < 0 && Date.now() < windowEndsAt - guardMs) p = refund(tpm, key, -diff);
+        if (p instanceof Promise) await p;
       } catch (e) {
         // finish runs after the response; a failed correction only skews this window's token budget.
         this.warn(`rate limits: token budget correction failed for ${key}: ${(e as Error).message}`);
@@ -241,6 +247,8 @@ export class RateLimiter {
     return new ApiError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded: ${figure}`, { type }, headers);
   }
 }
+
+const nothingToFinish: Admission['finish'] = async () => {};
 
 /** "per minute" for the standard window, "per 2 seconds" for a shortened one. */
 function per(seconds: number, standard: number, name: string): string {
