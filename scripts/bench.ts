@@ -9,7 +9,8 @@
 //   4. a bounded soak (BENCH_SOAK_S seconds, 20 by default; 300 for the README's figures) reporting RSS growth.
 // A bare node:http + undici pass-through (bench/bare-proxy.ts) runs beside them as the floor: what the extra hop
 // alone costs. BENCH_ONLY=latency,throughput,streams,soak picks phases; BENCH_PORTKEY=0 leaves the peer out,
-// BENCH_BARE=0 the pass-through; BENCH_PROFILE=DIR
+// BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
+// revision) beside this one as `before`; BENCH_PROFILE=DIR
 // writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
 // Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
 import { rps } from './bench/client.ts';
@@ -27,7 +28,12 @@ const STREAMS = Number(env.BENCH_STREAMS ?? 1000);
 const SOAK_S = Number(env.BENCH_SOAK_S ?? 20);
 const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,soak').split(','));
 
-const world = await startWorld({ portkey: env.BENCH_PORTKEY !== '0', bare: env.BENCH_BARE !== '0', profileDir: env.BENCH_PROFILE });
+const world = await startWorld({
+  portkey: env.BENCH_PORTKEY !== '0',
+  bare: env.BENCH_BARE !== '0',
+  profileDir: env.BENCH_PROFILE,
+  baseline: env.BENCH_BASELINE,
+});
 const f = (n: number | undefined, d = 2) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
 const summary: Record<string, string> = {};
@@ -42,13 +48,14 @@ try {
         `latency c=1 ${name}: p50 ${f(l.p50, 3)} ms p99 ${f(l.p99, 3)} ms${l.addedP50 === undefined ? '' : `; added p50 ${f(l.addedP50, 3)} ms, added p99 ${f(l.addedP99, 3)} ms`}`,
       );
     }
-    const [l, p, b] = [lat.get('lagoon')!, lat.get('portkey'), lat.get('bare')];
+    const [l, p, b, o] = [lat.get('lagoon')!, lat.get('portkey'), lat.get('bare'), lat.get('before')];
     Object.assign(summary, {
       added_p50_ms: f(l.addedP50, 3),
       added_p99_ms: f(l.addedP99, 3),
       portkey_added_p50_ms: f(p?.addedP50, 3),
       portkey_added_p99_ms: f(p?.addedP99, 3),
       bare_added_p50_ms: f(b?.addedP50, 3),
+      before_added_p50_ms: f(o?.addedP50, 3),
       p50_vs_portkey: f(ratio(l.addedP50, p?.addedP50)),
       p99_vs_portkey: f(ratio(l.addedP99, p?.addedP99)),
     });
@@ -65,12 +72,13 @@ try {
       console.log(`throughput c=64, 20 ms mock, ${SECONDS} s, ${t.name}: ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, ${r.errors} errors)`);
       if (r.errors > 0) console.log(`warning: some requests through ${t.name} failed during the throughput run`);
     }
-    const [d, l, p, b] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey'), got.get('bare')];
+    const [d, l, p, b, o] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey'), got.get('bare'), got.get('before')];
     Object.assign(summary, {
       rps_c64: l.rps.toFixed(0),
       direct_rps_c64: d.rps.toFixed(0),
       portkey_rps_c64: p ? p.rps.toFixed(0) : 'n/a',
       bare_rps_c64: b ? b.rps.toFixed(0) : 'n/a',
+      before_rps_c64: o ? o.rps.toFixed(0) : 'n/a',
       rps_vs_portkey: f(ratio(l.rps, p?.rps)),
       rps_vs_direct: f(ratio(l.rps, d.rps)),
     });
@@ -107,7 +115,7 @@ try {
     const lagoon = world.fast.find((t) => t.name === 'lagoon')!;
     const s = await soak(lagoon, lagoonPid, SOAK_S);
     console.log(
-      `soak ${SOAK_S} s (16 clients, JSON and streams): ${s.requests} requests, ${s.failures} failed; RSS ${f(s.startMiB, 0)} → ${f(s.endMiB, 0)} MiB (peak ${f(s.peakMiB, 0)}), growth ${f(s.growthMiB, 1)} MiB`,
+      `soak ${SOAK_S} s (16 clients, JSON and streams): ${s.requests} requests, ${s.failures} failed; RSS ${f(s.startMiB, 0)} → ${f(s.endMiB, 0)} MiB (peak ${f(s.peakMiB, 0)}), growth ${f(s.growthMiB, 1)} MiB; by tenths ${s.shape.map((x) => f(x, 0)).join(' ')} MiB`,
     );
     summary.soak_s = String(SOAK_S);
     summary.soak_rss_growth_mb = f(s.growthMiB, 1);

@@ -11,15 +11,20 @@ export const freePort = () =>
     });
   });
 
-/** Starts `node …args`; resolves once its stdout matches `ready`. */
-export function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+/** Starts `node …args` (in `cwd`, default this checkout); resolves once its stdout matches `ready`. */
+export function start(args: string[], env: Record<string, string>, ready: RegExp, cwd?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
+    const onData = (b: Buffer) => {
       if (out.length < 10_000) out += b.toString();
-      if (ready.test(out)) resolve(child);
-    });
+      if (!ready.test(out)) return;
+      // From here its output (a log line per request) is only drained: the load generator spends no time on it.
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve(child);
+    };
+    child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
   });
 }
@@ -40,10 +45,11 @@ export function stop(child: ChildProcess, ms = 10_000): Promise<void> {
   });
 }
 
-/** The operator CLI against a data directory; its last output line (an id or a key). */
-export const cli = (dataDir: string, ...args: string[]) =>
+/** The operator CLI (of the checkout in `cwd`) against a data directory; its last output line (an id or a key). */
+export const cli = (cwd: string | undefined, dataDir: string, ...args: string[]) =>
   new Promise<string>((resolve, reject) => {
     const c = spawn(process.execPath, ['scripts/lagoon.ts', ...args], {
+      cwd,
       env: { ...process.env, LAGOON_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -13,6 +13,8 @@ export interface Soak {
   endMiB: number;
   peakMiB: number;
   growthMiB: number;
+  /** The median RSS of each successive tenth of the run: whether it levels off or keeps climbing. */
+  shape: number[];
 }
 
 export async function soak(t: Target, pid: number, seconds: number, workers = 16): Promise<Soak> {
@@ -42,5 +44,7 @@ export async function soak(t: Target, pid: number, seconds: number, workers = 16
   const quarter = Math.max(1, Math.floor(settled.length / 4));
   const first = median(settled.slice(0, quarter));
   const last = median(settled.slice(-quarter));
-  return { seconds, requests, failures, startMiB: first, endMiB: last, peakMiB: Math.max(...samples), growthMiB: last - first };
+  const tenth = Math.max(1, Math.floor(samples.length / 10));
+  const shape = Array.from({ length: Math.ceil(samples.length / tenth) }, (_, i) => median(samples.slice(i * tenth, (i + 1) * tenth)));
+  return { seconds, requests, failures, startMiB: first, endMiB: last, peakMiB: Math.max(...samples), growthMiB: last - first, shape };
 }

@@ -23,15 +23,22 @@ export interface World {
 
 const PORTKEY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
 
-export async function startWorld(opts: { portkey: boolean; bare: boolean; profileDir?: string }): Promise<World> {
+/**
+ * `baseline`: the directory of another checkout (a git worktree of an earlier revision, with node_modules) whose
+ * Lagoon runs beside this one as the target `before`, on its own data dir: a change measured in one run.
+ */
+export async function startWorld(opts: { portkey: boolean; bare: boolean; profileDir?: string; baseline?: string }): Promise<World> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-'));
+  const baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-before-'));
   const children: ChildProcess[] = [];
   const close = async () => {
     await Promise.all(children.map((c) => stop(c)));
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(baselineDir, { recursive: true, force: true });
   };
   try {
-    const [fastPort, slowPort, lagoonPort, portkeyPort, portkeyStreamsPort, bareFastPort, bareSlowPort] = [
+    const [fastPort, slowPort, lagoonPort, portkeyPort, portkeyStreamsPort, bareFastPort, bareSlowPort, beforePort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -59,25 +66,33 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
     // Rate limiting stays on (its counting is part of the measured path) with figures the load cannot reach.
     const limits = path.join(dataDir, 'limits.json');
     fs.writeFileSync(limits, JSON.stringify({ text: { default: { XS: { rpm: 100_000_000, tpm: 1_000_000_000_000 } } } }));
-    const accountId = await cli(dataDir, 'account', 'create', '--name', 'bench');
-    const key = await cli(dataDir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
-    await cli(dataDir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
-    const lagoon = await start(
-      // Sampled every 100 µs: a request at concurrency 1 takes about a millisecond of CPU.
-      [...(opts.profileDir ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${opts.profileDir}`] : []), 'scripts/serve.ts'],
-      {
-        PORT: String(lagoonPort),
-        HOST: '127.0.0.1',
-        LAGOON_DATA_DIR: dataDir,
-        LAGOON_MODELS: catalogue,
-        LAGOON_RATE_LIMITS: limits,
-        LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1',
-        // One load generator opens the 1,000 streams from one address.
-        LAGOON_MAX_CONNECTIONS_PER_IP: '4096',
-      },
-      /listening/,
-    );
-    children.push(lagoon);
+    /** A Lagoon server of the checkout in `cwd` on its own data dir, with an account, credit and a key. */
+    const startLagoon = async (cwd: string | undefined, dir: string, port: number, profile: string[]) => {
+      const accountId = await cli(cwd, dir, 'account', 'create', '--name', 'bench');
+      const key = await cli(cwd, dir, 'key', 'create', '--account', accountId, '--type', 'INFERENCE');
+      await cli(cwd, dir, 'credit', 'grant', '--account', accountId, '--usd', '100000');
+      const child = await start(
+        [...profile, 'scripts/serve.ts'],
+        {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LAGOON_DATA_DIR: dir,
+          LAGOON_MODELS: catalogue,
+          LAGOON_RATE_LIMITS: limits,
+          LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1',
+          // One load generator opens the 1,000 streams from one address.
+          LAGOON_MAX_CONNECTIONS_PER_IP: '4096',
+        },
+        /listening/,
+        cwd,
+      );
+      children.push(child);
+      return { child, key };
+    };
+    // Sampled every 100 µs: a request at concurrency 1 takes about a millisecond of CPU.
+    const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${opts.profileDir}`] : [];
+    const { child: lagoon, key } = await startLagoon(undefined, dataDir, lagoonPort, profile);
+    const before = opts.baseline ? await startLagoon(opts.baseline, baselineDir, beforePort, []) : undefined;
     let portkey: ChildProcess | undefined;
     let portkeyStreams: ChildProcess | undefined;
     if (opts.portkey) {
@@ -136,7 +151,14 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
         headers: direct.headers,
         body: direct.body,
       };
-      return [direct, ...(opts.bare ? [viaBare] : []), ...(portkey ? [viaPortkey] : []), viaLagoon];
+      const viaBefore: Target | undefined = before && {
+        ...viaLagoon,
+        name: 'before',
+        pid: before.child.pid,
+        url: `http://127.0.0.1:${beforePort}/api/v1/chat/completions`,
+        headers: { ...json, authorization: `Bearer ${before.key}` },
+      };
+      return [direct, ...(opts.bare ? [viaBare] : []), ...(portkey ? [viaPortkey] : []), ...(viaBefore ? [viaBefore] : []), viaLagoon];
     };
     return { fast: targets(fastPort, 'bench-fast'), slow: targets(slowPort, 'bench-slow'), lagoon, portkey, portkeyStreams, close };
   } catch (e) {
