@@ -14,7 +14,7 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
   }
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  return parseJsonText(await readText(req, maxBytes));
+  return parseJsonText((await readBody(req, maxBytes)).toString('utf8'));
 }
 
 /** The body text as JSON: an empty body and a syntax error are 400s that say which. Shared by both APIs. */
@@ -30,13 +30,20 @@ export function parseJsonText(text: string): unknown {
 export const tooLarge = (maxBytes: number) => new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${sizeText(maxBytes)}`);
 const sizeText = (bytes: number) => (bytes >= 1048576 ? `${Math.floor(bytes / 1048576)} MB` : `${Math.floor(bytes / 1024)} KB`);
 
-// Plain 'data'/'end' events: measurably cheaper per request than the stream's async iterator.
-async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
-  return (await readBody(req, maxBytes)).toString('utf8');
+/** Whether a content-length body's bytes are all in the stream's buffer. */
+function arrived(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
 }
 
-/** The raw body, refused with 413 past maxBytes. */
+/** The raw body, refused with 413 past maxBytes. Plain 'data'/'end' events: cheaper than the stream's async iterator. */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  // A body whose bytes have all arrived (most have by the time a handler reads them, after authentication) is taken
+  // from the stream's buffer at once, without the ticks and events of flowing mode and the parser's end of message.
+  if (!req.readableFlowing && !req.readableEnded && (req.complete || arrived(req))) {
+    const body: Buffer = req.read() ?? Buffer.alloc(0);
+    return body.length > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(body);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

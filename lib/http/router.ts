@@ -1,5 +1,5 @@
-// A small exact-or-parameter router, one per API (`/api/v1`, `/api/app`): each has a few dozen routes, so a linear
-// match over compiled patterns is both simplest and fast enough (a handful of string comparisons per request).
+// A small exact-or-parameter router, one per API (`/api/v1`, `/api/app`): each has a few dozen routes. Most are
+// static, so a request for one is answered by one Map lookup; the rest are a linear match over compiled patterns.
 import { ApiError } from '../api/errors.ts';
 
 interface Entry<R> {
@@ -12,6 +12,11 @@ interface Entry<R> {
 
 export class Router<R> {
   private readonly entries: Entry<R>[] = [];
+  /**
+   * `METHOD /path` of a static route to the entry the linear match would pick for exactly that method and path, so
+   * the shortcut never changes which route wins. Paths with empty segments or parameters take the linear match.
+   */
+  private readonly statics = new Map<string, Entry<R>>();
   private readonly prefix: string;
 
   /** `prefix` is only for messages: the path the routes are mounted under. */
@@ -21,7 +26,13 @@ export class Router<R> {
 
   add(method: string, path: string, route: R): this {
     const parts = path.split('/').filter(Boolean);
-    this.entries.push({ method, parts, pattern: `${this.prefix}/${parts.join('/')}`, route });
+    const entry = { method, parts, pattern: `${this.prefix}/${parts.join('/')}`, route };
+    this.entries.push(entry);
+    if (!parts.some((p) => p.startsWith(':'))) {
+      const key = `${method} /${parts.join('/')}`;
+      // The first entry to match wins: an earlier one (a parameter route) keeps the path for itself.
+      if (!this.statics.has(key) && this.linear(method, parts)?.entry === entry) this.statics.set(key, entry);
+    }
     return this;
   }
 
@@ -32,16 +43,27 @@ export class Router<R> {
 
   /** The route, its pattern and the path parameters for a request, or a 404 / 405 ApiError. */
   match(method: string, path: string): { route: R; params: Record<string, string>; pattern: string } {
-    const segs = path.split('/').filter(Boolean);
+    const hit = this.statics.get(`${method} ${path}`);
+    // Path parameters by name: a null-prototype object, so no segment can reach Object.prototype.
+    if (hit) return { route: hit.route, params: Object.create(null), pattern: hit.pattern };
+    const found = this.linear(method, path.split('/').filter(Boolean));
+    if (found?.entry) return { route: found.entry.route, params: found.params, pattern: found.entry.pattern };
+    if (found) throw new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.prefix}${path}`);
+    throw new ApiError('NOT_FOUND', `No such endpoint: ${method} ${this.prefix}${path}`);
+  }
+
+  /** The first entry matching the segments and method; `entry` undefined when only the path matched (405); none: 404. */
+  private linear(method: string, segs: string[]): { entry?: Entry<R>; params: Record<string, string> } | undefined {
     let pathMatched = false;
     for (const r of this.entries) {
       if (r.parts.length !== segs.length) continue;
-      // Path parameters by name: a null-prototype object, so no segment can reach Object.prototype.
-      const params: Record<string, string> = Object.create(null);
+      // Made only when a parameter is met: most entries fail on a literal segment first.
+      let params: Record<string, string> | undefined;
       let ok = true;
       for (let i = 0; i < segs.length && ok; i++) {
         if (r.parts[i].startsWith(':')) {
           try {
+            params ??= Object.create(null) as Record<string, string>;
             params[r.parts[i].slice(1)] = decodeURIComponent(segs[i]);
           } catch {
             ok = false;
@@ -50,9 +72,8 @@ export class Router<R> {
       }
       if (!ok) continue;
       pathMatched = true;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { route: r.route, params, pattern: r.pattern };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { entry: r, params: params ?? Object.create(null) };
     }
-    if (pathMatched) throw new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${this.prefix}${path}`);
-    throw new ApiError('NOT_FOUND', `No such endpoint: ${method} ${this.prefix}${path}`);
+    return pathMatched ? { params: Object.create(null) } : undefined;
   }
 }
