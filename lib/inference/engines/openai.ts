@@ -42,15 +42,15 @@ export interface OpenAIEngineOptions {
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 // Rendezvous hashing: a cache key always lands on the same replica while the replica set is unchanged.
-function pickReplica(urls: string[], key: string | undefined, counter: number): string {
-  if (urls.length === 1) return urls[0];
-  if (!key) return urls[counter % urls.length];
-  let best = urls[0];
+function pickReplica(urls: string[], key: string | undefined, counter: number): number {
+  if (urls.length === 1) return 0;
+  if (!key) return counter % urls.length;
+  let best = 0;
   let bestScore = -1;
-  for (const u of urls) {
+  for (const [i, u] of urls.entries()) {
     let h = 2166136261;
     for (const ch of `${key}|${u}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
-    if (h > bestScore) [best, bestScore] = [u, h];
+    if (h > bestScore) [best, bestScore] = [i, h];
   }
   return best;
 }
@@ -109,6 +109,7 @@ function transportFailure(e: unknown, signal: AbortSignal, timedOut = false): En
 }
 
 type Sent = Awaited<ReturnType<typeof request>>;
+type RequestOptions = Omit<Parameters<Agent['request']>[0], 'origin' | 'path'>;
 
 export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
   // One pool per engine: engines sharing an upstream origin never take each other's connections.
@@ -117,30 +118,64 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const totalTimeoutMs = opts.totalTimeoutMs ?? 300_000;
+  // Per replica, each path's origin and request path, parsed once rather than by undici's request() on every call.
+  const replicas = opts.baseUrls.map((u) => ({ base: u.replace(/\/$/, ''), targets: new Map<string, { origin: string; path: string }>() }));
+
+  function dispatch(replica: (typeof replicas)[number], path: string, o: RequestOptions): Promise<Sent> {
+    let t = replica.targets.get(path);
+    if (!t) {
+      const url = new URL(`${replica.base}${path}`);
+      // Any other scheme: request() refuses it, on every call, with undici's own error.
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return request(url, { ...o, dispatcher: agent });
+      t = { origin: url.origin, path: url.search ? `${url.pathname}${url.search}` : url.pathname };
+      replica.targets.set(path, t);
+    }
+    return agent.request({ ...o, origin: t.origin, path: t.path });
+  }
 
   /**
-   * Sends one request; resolves once the response headers arrive. Our own timer bounds that wait from dispatch, so
-   * an upstream that accepts the connection and never answers is a timeout whatever undici's parser timers do. The
-   * request stays tied to `signal` until `detach()` (the body may still be read after the headers). Failures other
-   * than that timeout and the upstream's own error statuses are thrown as they come; the callers map them.
+   * Sends one request; resolves once the response headers arrive. One controller and one timer serve the whole call:
+   * the caller's signal aborts it, and the timer fires at the header deadline (timeoutMs from dispatch: ours, so an
+   * upstream that accepts the connection and never answers is a timeout whatever undici's parser timers do) and, for
+   * a non-streamed call given `totalBy` (a performance.now() time), at the total deadline. The request stays tied to
+   * both until `detach()` (the body is read after the headers); `failure(e)` maps an error met while reading it.
+   * Errors before the headers are thrown mapped, the upstream's own error statuses included.
    */
-  async function send(path: string, init: { headers: Record<string, string>; body: string; stream: boolean }, signal: AbortSignal, cacheKey?: string) {
+  async function send(
+    path: string,
+    init: { headers: Record<string, string>; body: string; stream: boolean },
+    signal: AbortSignal,
+    totalBy?: number,
+    cacheKey?: string,
+  ) {
+    if (signal.aborted) throw transportFailure(new Error('aborted before dispatch'), signal);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
-    const detach = () => signal.removeEventListener('abort', onAbort);
-    if (signal.aborted) throw new Error('aborted before dispatch');
     signal.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
+    let expired: 'headers' | 'total' | undefined;
+    let headersIn = false;
+    const totalLeft = totalBy === undefined ? Number.POSITIVE_INFINITY : totalBy - performance.now();
+    const totalFirst = totalLeft <= timeoutMs;
+    const onTimer = () => {
+      // Past the header deadline with the headers in: wait out the rest of the total (a body slower than timeoutMs).
+      const left = headersIn && !totalFirst && totalBy !== undefined ? totalBy - performance.now() : 0;
+      if (left >= 1) timer = setTimeout(onTimer, left);
+      else {
+        expired = headersIn || totalFirst ? 'total' : 'headers';
+        controller.abort();
+      }
+    };
+    let timer = setTimeout(onTimer, totalFirst ? Math.max(0, totalLeft) : timeoutMs);
+    const detach = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const failure = (e: unknown) => transportFailure(e, signal, expired === 'total');
     let res: Sent;
     try {
-      const base = pickReplica(opts.baseUrls, cacheKey, counter++);
-      res = await request(`${base.replace(/\/$/, '')}${path}`, {
+      res = await dispatch(replicas[pickReplica(opts.baseUrls, cacheKey, counter++)], path, {
         method: 'POST',
-        dispatcher: agent,
         headers: init.headers,
         body: init.body,
         signal: controller.signal,
@@ -150,10 +185,11 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
       });
     } catch (e) {
       detach();
-      throw timedOut ? new EngineError('timeout', `the upstream sent no response headers within ${timeoutMs} ms`) : e;
-    } finally {
-      clearTimeout(timer);
+      throw expired === 'headers' ? new EngineError('timeout', `the upstream sent no response headers within ${timeoutMs} ms`) : failure(e);
     }
+    headersIn = true;
+    // A stream's body is bounded by undici's body timeout and the caller's signal only.
+    if (totalBy === undefined) clearTimeout(timer);
     if (res.statusCode !== 200) {
       try {
         throw await failureFrom(res.statusCode, res.body);
@@ -161,10 +197,10 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
         detach();
       }
     }
-    return { res, detach };
+    return { res, detach, failure };
   }
 
-  function post(req: EngineRequest, stream: boolean, signal: AbortSignal) {
+  function post(req: EngineRequest, stream: boolean, totalBy?: number) {
     return send(
       '/chat/completions',
       {
@@ -172,44 +208,29 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
         body: upstreamBody(opts, req, stream),
         stream,
       },
-      signal,
+      req.signal,
+      totalBy,
       req.cacheKey,
     );
   }
 
-  /**
-   * Runs a non-streamed upstream call under the total timeout; the caller's signal aborts it too. One controller and
-   * a plain timer: AbortSignal.any/timeout cost tens of microseconds per request.
-   */
-  async function withDeadline<T>(signal: AbortSignal, run: (s: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, opts.totalTimeoutMs ?? 300_000);
-    const onAbort = () => controller.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+  /** A non-streamed call's JSON body, read under its deadlines. */
+  async function readJsonBody({ res, detach, failure }: Awaited<ReturnType<typeof send>>): Promise<Record<string, any>> {
     try {
-      return await run(controller.signal);
+      return (await res.body.json()) as Record<string, any>;
     } catch (e) {
-      throw transportFailure(e, signal, timedOut);
+      throw failure(e);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      detach();
     }
   }
 
   /** A non-streamed JSON POST to `path` on one replica, under the total timeout. */
-  function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
-    return withDeadline(signal, async (s) => {
-      const { res, detach } = await send(path, { headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' }, body, stream: false }, s);
-      try {
-        return (await res.body.json()) as Record<string, any>;
-      } finally {
-        detach();
-      }
-    });
+  async function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
+    const totalBy = performance.now() + totalTimeoutMs;
+    return readJsonBody(
+      await send(path, { headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' }, body, stream: false }, signal, totalBy),
+    );
   }
 
   return {
@@ -223,18 +244,12 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
 
     router: `openai:${opts.baseUrls.length > 1 ? `${opts.baseUrls.length} replicas` : new URL(opts.baseUrls[0]).host}`,
 
-    complete(req) {
-      return withDeadline(req.signal, async (s) => {
-        const { res, detach } = await post(req, false, s);
-        let j: Record<string, any>;
-        try {
-          j = (await res.body.json()) as Record<string, any>;
-        } finally {
-          detach();
-        }
-        if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
-        return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
-      });
+    async complete(req) {
+      // The total timeout counts from here, the header timeout from dispatch.
+      const totalBy = performance.now() + totalTimeoutMs;
+      const j = await readJsonBody(await post(req, false, totalBy));
+      if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
+      return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
     },
 
     async close() {
@@ -242,13 +257,7 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     },
 
     async *stream(req) {
-      let sent;
-      try {
-        sent = await post(req, true, req.signal);
-      } catch (e) {
-        throw transportFailure(e, req.signal);
-      }
-      const { res, detach } = sent;
+      const { res, detach } = await post(req, true);
       try {
         for await (const data of sseData(res.body)) {
           if (data === '[DONE]') return;
