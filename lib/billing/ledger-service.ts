@@ -56,12 +56,17 @@ export class Ledger {
   }
 
   /**
-   * Settles: journaled first when there is a journal, then group-committed. `lazy`: nobody waits for the commit, so
-   * it may wait a few ms to share it with others.
+   * Settles: journaled first when there is a journal and the settlement would commit alone, then group-committed.
+   * `lazy`: nobody waits for the commit, so it may wait a few ms to share it with others.
+   *
+   * Only a settlement that would commit alone is journaled: it then need not wait for a commit of its own (at low
+   * concurrency, the commit is most of what is left of the answer's path). One that joins a batch already forming
+   * waits for that shared commit instead, as before: under load a journal line per request (a write system call
+   * each) cost more throughput than the shared commit's wait.
    */
   settle(hold: Hold, cost: Amount, usage: UsageRecord, opts: { lazy?: boolean } = {}): Settlement {
     const now = Date.now();
-    const journaled = this.journal?.append({ hold, cost, usage, at: now }) ?? false;
+    const journaled = (!opts.lazy && this.journal && this.group.idle() && this.journal.append({ hold, cost, usage, at: now })) || false;
     const done = this.group.run(hold.accountId, (q) => settleIn(this.store, q, hold, cost, usage, now, this.holds), opts.lazy ?? false);
     const committed = this.track(
       done.then((charged) => {

@@ -45,6 +45,11 @@ export class GroupCommit {
     });
   }
 
+  /** Whether nothing is queued or committing: an operation queued now would commit alone. */
+  idle(): boolean {
+    return this.pending.length === 0 && !this.running && !this.scheduled;
+  }
+
   /** Resolves once every operation queued so far has committed (or failed). */
   async drain(): Promise<void> {
     if (this.lazyTimer) {
