@@ -59,6 +59,26 @@ describe('settlement journal (embedded store)', () => {
     assert.equal(fs.existsSync(file), false);
   });
 
+  test('a settlement that joins a commit already forming is not journaled: it is recorded with that commit', async () => {
+    const journal = new SettlementJournal(file);
+    const ledger = new Ledger(store, { soleWriter: true, journal });
+    const accountId = await account();
+    const a = await ledger.reserve({ requestId: 'j-6', accountId, keyId: null, estimate: { usd: 500, diem: 0 } });
+    const b = await ledger.reserve({ requestId: 'j-7', accountId, keyId: null, estimate: { usd: 500, diem: 0 } });
+    const first = ledger.settle(a.hold, { usd: 100, diem: 0 }, usage);
+    const second = ledger.settle(b.hold, { usd: 100, diem: 0 }, usage);
+    assert.deepEqual(
+      lines().map((l) => JSON.parse(l).hold.requestId),
+      ['j-6'],
+      'only the settlement that found the group commit idle',
+    );
+    await second.recorded;
+    assert.equal((await rows('j-7')).length, 1, 'recorded means committed for the second');
+    await first.committed;
+    await ledger.drain();
+    journal.close();
+  });
+
   test('a crash after the answer and before the commit: the next start applies the settlement once', async () => {
     const accountId = await account();
     const at = Date.now() - 60_000;
