@@ -224,7 +224,7 @@ async function attemptChat(deps: ChatDeps, ctx: ChatContext, req: ChatRequest, e
     cacheKey: plan.cacheKey,
     signal: ctx.signal,
   };
-  // The charge is known from the hold at once; its commit is awaited (meter.recorded) before the answer's last bytes.
+  // The charge is known from the hold at once; it is recorded (meter.recorded: journaled or committed) before the answer's last bytes.
   const bill = (usage: EngineUsage): Amount =>
     meter.settle({
       promptTokens: usage.prompt_tokens,
@@ -324,7 +324,7 @@ interface StreamRun {
   promptTokens: number;
   keepReasoning: boolean;
   bill: (u: EngineUsage) => Amount;
-  /** Resolves once the settlement has committed (before the usage chunk and [DONE] go out). */
+  /** Resolves once the settlement is recorded, journaled or committed (before the usage chunk and [DONE] go out). */
   recorded: () => Promise<void>;
   /** Releases the hold and the token estimate when the stream produced nothing. */
   abandon: () => void;
