@@ -80,7 +80,9 @@ try {
     );
     for (const [name, r] of got) {
       const spread = windows[world.slow.findIndex((t) => t.name === name)].map((x) => x.rps.toFixed(0)).join(' ');
-      console.log(`throughput c=64, 20 ms mock, ${SECONDS} s in ${THROUGHPUT_ROUNDS} windows, ${name}: ${r.rps.toFixed(0)} req/s (windows ${spread}; p99 ${r.p99} ms, ${r.errors} errors)`);
+      console.log(
+        `throughput c=64, 20 ms mock, ${SECONDS} s in ${THROUGHPUT_ROUNDS} windows, ${name}: ${r.rps.toFixed(0)} req/s (windows ${spread}; p99 ${r.p99} ms, ${r.errors} errors)`,
+      );
       if (r.errors > 0) console.log(`warning: some requests through ${name} failed during the throughput run`);
     }
     const [d, l, p, b, o] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey'), got.get('bare'), got.get('before')];
