@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Param, Store } from '../db/store.ts';
 import { diemEpoch } from '../billing/money.ts';
+import type { OperatorAction } from '../app/wire/operator.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -113,18 +114,8 @@ export async function accountOverview(
 // password_reset names the account whose user it was; the model_* actions change the server's catalogue, not an
 // account, and are recorded with an empty account id. The moderation actions name the account of the user affected
 // (the character's owner, the review's author; empty for a server-owned character).
-export type AuditAction =
-  | 'grant'
-  | 'diem_daily'
-  | 'tier'
-  | 'disable'
-  | 'enable'
-  | 'password_reset'
-  | 'model_add'
-  | 'model_update'
-  | 'model_remove'
-  | 'character_unpublish'
-  | 'review_remove';
+// The list itself is the wire's (lib/app/wire/operator.ts): the browser shows the same actions the log records.
+export type AuditAction = OperatorAction;
 
 export interface AuditEntry {
   id: string;
