@@ -30,6 +30,9 @@ function prefixOf(head: StreamHead): string {
   return prefix;
 }
 
+/** Whether a step carries output: anything but a delta that only names the role (or is empty). */
+export const chatStepHasOutput = (events: readonly ChatEvent[]): boolean => events.some((ev) => ev.type !== 'delta' || !!ev.content || !!ev.reasoning);
+
 /** One step of a chat stream as its SSE text: `data: {…}\n\n`, followed by `data: [DONE]\n\n` when the step ends the stream (usage or error). */
 export function chatSseEvent(head: StreamHead, events: readonly ChatEvent[]): string {
   const choices: WireChoice[] = [];

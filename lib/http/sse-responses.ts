@@ -16,3 +16,6 @@ export function responsesSseEvents(events: readonly ResponsesEvent[]): string {
   }
   return text;
 }
+
+/** Whether a step carries the model's output (a text, reasoning or arguments delta) or ends the stream. */
+export const responsesStepHasOutput = (events: readonly ResponsesEvent[]): boolean => events.some((ev) => ev.type.endsWith('.delta') || ENDS.has(ev.type));

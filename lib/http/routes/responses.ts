@@ -4,8 +4,8 @@ import { balanceHeaders, modelHeaders } from '../../api/headers.ts';
 import { runResponses } from '../../inference/responses/run.ts';
 import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../context.ts';
 import { ok } from '../send.ts';
-import { responsesSseEvents } from '../sse-responses.ts';
-import { pipeSse } from './chat.ts';
+import { pipeSse } from '../sse-pipe.ts';
+import { responsesSseEvents, responsesStepHasOutput } from '../sse-responses.ts';
 
 export async function responses(ctx: RequestCtx): Promise<void> {
   const principal = principalOf(ctx);
@@ -19,5 +19,5 @@ export async function responses(ctx: RequestCtx): Promise<void> {
   // A stream's headers leave before its cost is known: they count its hold, the most it can cost.
   setBalanceRemaining(ctx, before.usd - before.usdHeld - (result.kind === 'json' ? result.charged.usd : hold.usd));
   if (result.kind === 'json') return ok(ctx, result.body);
-  await pipeSse(ctx, result.events, responsesSseEvents);
+  await pipeSse(ctx, result.events, responsesSseEvents, responsesStepHasOutput);
 }
