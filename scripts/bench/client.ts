@@ -23,6 +23,13 @@ export const quantile = (xs: number[], q: number) => {
 };
 export const median = (xs: number[]) => quantile(xs, 0.5);
 
+/**
+ * The targets' indexes for round `round` of an interleaved run, starting one further each round: every target
+ * follows every other equally often. In a fixed order the target after the slowest one (the peer's streams take
+ * 28 ms) always met a machine that had gone idle, its caches cold, and measured up to twice as slow.
+ */
+export const roundOrder = (count: number, round: number): number[] => Array.from({ length: count }, (_, k) => (k + round) % count);
+
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 export async function timeOne(url: string, headers: Record<string, string>, body: string): Promise<number> {

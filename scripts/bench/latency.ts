@@ -1,7 +1,7 @@
 // Added latency at concurrency 1: interleaved rounds of sequential requests, one to each target in turn, so every
-// target sees the same moments of the machine's load. Added p50 is the median of the round-median differences
+// target sees the same moments of the machine's load, in an order that turns each time (client.ts, roundOrder). Added p50 is the median of the round-median differences
 // from direct; added p99 is the difference of the p99s.
-import { median, quantile, type Target, timeOne } from './client.ts';
+import { median, quantile, roundOrder, type Target, timeOne } from './client.ts';
 
 export interface Latency {
   p50: number;
@@ -13,12 +13,13 @@ export interface Latency {
 
 export async function latencyRounds(targets: Target[], rounds: number, perRound: number, warmup = 300): Promise<Map<string, Latency>> {
   const bodies = targets.map((t) => t.body('Say hello.'));
-  for (let i = 0; i < warmup; i++) for (const [j, t] of targets.entries()) await timeOne(t.url, t.headers, bodies[j]);
+  for (let i = 0; i < warmup; i++) for (const j of roundOrder(targets.length, i)) await timeOne(targets[j].url, targets[j].headers, bodies[j]);
   const all = targets.map(() => [] as number[]);
   const roundMedians = targets.map(() => [] as number[]);
   for (let round = 0; round < rounds; round++) {
     const these = targets.map(() => [] as number[]);
-    for (let i = 0; i < perRound; i++) for (const [j, t] of targets.entries()) these[j].push(await timeOne(t.url, t.headers, bodies[j]));
+    for (let i = 0; i < perRound; i++)
+      for (const j of roundOrder(targets.length, i)) these[j].push(await timeOne(targets[j].url, targets[j].headers, bodies[j]));
     these.forEach((xs, j) => {
       all[j].push(...xs);
       roundMedians[j].push(median(xs));

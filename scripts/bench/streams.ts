@@ -1,7 +1,7 @@
 // Streaming figures: time to first token at concurrency 1, and many concurrent paced streams (every one must finish;
 // the worst gap between chunks shows a relay that stalls), with the relaying process's CPU per chunk and its RSS.
 import { Agent } from 'undici';
-import { median, quantile, streamOnce, type StreamTiming, type Target } from './client.ts';
+import { median, quantile, roundOrder, streamOnce, type StreamTiming, type Target } from './client.ts';
 import { cpuMs, sampleRss } from './procs.ts';
 
 export const FAST_STREAM = '[[tokens:16]] Say hello.';
@@ -9,11 +9,12 @@ export const FAST_STREAM = '[[tokens:16]] Say hello.';
 export const PACED_STREAM = '[[tokens:64]][[slow:20]] Stream please.';
 const STREAM_EXTRA = { stream: true, max_tokens: 64, stream_options: { include_usage: true } };
 
-/** Interleaved sequential streams, per target: the TTFT samples. */
+/** Interleaved sequential streams, per target, in an order that turns each time (roundOrder): the TTFT samples. */
 export async function ttftRounds(targets: Target[], n: number, warmup = 50): Promise<Map<string, number[]>> {
   const out = new Map(targets.map((t) => [t.name, [] as number[]]));
   for (let i = -warmup; i < n; i++) {
-    for (const t of targets) {
+    for (const j of roundOrder(targets.length, i + warmup)) {
+      const t = targets[j];
       const r = await streamOnce(t.streamUrl ?? t.url, t.headers, t.body(FAST_STREAM, STREAM_EXTRA));
       if (!r.ok) throw new Error(`${t.name}: stream failed: ${r.error}`);
       if (i >= 0) out.get(t.name)!.push(r.ttftMs);
