@@ -13,12 +13,12 @@
 // revision) beside this one as `before`; BENCH_PROFILE=DIR
 // writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
 // Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
-import { rps } from './bench/client.ts';
+import { CONNECTIONS, rps } from './bench/client.ts';
 import { latencyRounds } from './bench/latency.ts';
 import { rssMiB } from './bench/procs.ts';
 import { soak } from './bench/soak.ts';
 import { concurrentStreams, describeStreams, median, ttftRounds } from './bench/streams.ts';
-import { startWorld } from './bench/world.ts';
+import { SLOW_MOCK_MS, startWorld } from './bench/world.ts';
 
 const env = process.env;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
@@ -86,7 +86,14 @@ try {
       if (r.errors > 0) console.log(`warning: some requests through ${name} failed during the throughput run`);
     }
     const [d, l, p, b, o] = [got.get('direct')!, got.get('lagoon')!, got.get('portkey'), got.get('bare'), got.get('before')];
+    // No target can pass this: each connection waits for its answer, and the mock takes SLOW_MOCK_MS to give it.
+    const ceiling = (CONNECTIONS * 1000) / SLOW_MOCK_MS;
+    console.log(
+      `throughput ceiling: ${ceiling.toFixed(0)} req/s (${CONNECTIONS} connections ÷ ${SLOW_MOCK_MS} ms); direct reached ${f((100 * d.rps) / ceiling, 0)} %` +
+        (p ? `; 2.5× the peer would be ${(2.5 * p.rps).toFixed(0)} req/s, ${f((250 * p.rps) / ceiling, 0)} % of the ceiling` : ''),
+    );
     Object.assign(summary, {
+      rps_ceiling: ceiling.toFixed(0),
       rps_c64: l.rps.toFixed(0),
       direct_rps_c64: d.rps.toFixed(0),
       portkey_rps_c64: p ? p.rps.toFixed(0) : 'n/a',

@@ -21,6 +21,9 @@ export interface World {
   close(): Promise<void>;
 }
 
+/** The slow mock's delay before it answers. */
+export const SLOW_MOCK_MS = 20;
+
 const PORTKEY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
 
 /**
@@ -48,7 +51,7 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
       await freePort(),
     ];
     children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(fastPort)], {}, /http:\/\//));
-    children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(slowPort), '--delay-ms', '20'], {}, /http:\/\//));
+    children.push(await start(['e2e/support/scripted-engine.ts', '--port', String(slowPort), '--delay-ms', String(SLOW_MOCK_MS)], {}, /http:\/\//));
     const model = (id: string, port: number) => ({
       id,
       name: id,
