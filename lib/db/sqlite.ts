@@ -1,17 +1,17 @@
 // Embedded store on node:sqlite. Statements run synchronously, so a transaction is made exclusive in process by
 // a promise-chain lock, and across processes (the CLI beside the server) by BEGIN IMMEDIATE plus busy_timeout.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { type CheckpointOptions, startCheckpointer } from './sqlite-checkpointer.ts';
 import type { Param, Queryable, Row, Store } from './store.ts';
 
 // `$1` → `?1`: SQLite numbered parameters bind positionally, so one SQL text serves both engines.
 const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
 
-export function openSqlite(file: string): Store {
+export function openSqlite(file: string, opts: { checkpoint?: CheckpointOptions } = {}): Store {
   const db = new DatabaseSync(file);
   // Checkpoints run in a worker (sqlite-checkpointer.ts), so commits on the event loop never do one themselves.
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;');
-  const checkpointer = startCheckpointer(file);
+  const checkpointer = startCheckpointer(file, opts.checkpoint);
   const cache = new Map<string, StatementSync>();
   const prepare = (sql: string) => {
     let st = cache.get(sql);
