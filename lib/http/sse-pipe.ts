@@ -39,8 +39,10 @@ export async function pipeSse<T>(ctx: RequestCtx, steps: AsyncIterable<T>, toTex
       wrote = true;
       lastWrite = Date.now();
       if (drained) await drained;
-      else if (!outputSent && isOutput(step)) await nextTurn();
-      outputSent ||= isOutput(step);
+      if (!outputSent && isOutput(step)) {
+        outputSent = true;
+        if (!drained) await nextTurn(); // a wait for the drain already let it leave
+      }
     }
   } finally {
     clearImmediate(flushHead);
