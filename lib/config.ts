@@ -6,6 +6,7 @@ import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
 import { parseBaseCredits, parseCreditPrice, parseUpstreams, type RpcConfig, readTables, rpcConfigOf } from './crypto-rpc/config.ts';
 import { type LimitConfig, loadLimitConfig } from './limits/config.ts';
+import { parseSecretsKey } from './db/secret-box.ts';
 import { parseAllowHosts } from './net/allow-hosts.ts';
 import {
   parseEvmAddress,
@@ -147,6 +148,8 @@ export interface Config {
   holdLease: { heartbeatMs: number; leaseMs: number; sweepMs: number };
   /** With PostgreSQL: how often each instance re-reads the operator's catalogue changes (lib/models/operator-catalogue.ts). */
   catalogueRefreshMs: number;
+  /** Seals the secrets kept in the database (lib/db/secret-box.ts); unset: the embedded store's key file, or none. */
+  secretsKey: Buffer | undefined;
   /** The structured log's level (lib/log.ts): one line per request at `info`. */
   logLevel: LogLevel;
   /** Prometheus metrics at GET /metrics (lib/metrics): off unless enabled; a bearer token, else loopback callers only. */
@@ -261,7 +264,7 @@ export const SETTINGS = {
   LAGOON_DATA_DIR: {
     default: './data',
     parse: (raw: string) => path.resolve(raw),
-    doc: 'all embedded state: `lagoon.db` (SQLite), `models/lagoon-demo.gguf`, `server.lock`',
+    doc: 'all embedded state: `lagoon.db` (SQLite), `secrets.key` (back it up with the database), `models/lagoon-demo.gguf`, `server.lock`',
   },
   DATABASE_URL: { parse: text, doc: 'PostgreSQL instead of SQLite. Needed for several server instances. Same schema and migrations, applied at start.' },
   LAGOON_MODELS: { shown: '`lib/models/default-catalogue.json`', parse: text, doc: 'the model catalogue file' },
@@ -364,6 +367,10 @@ export const SETTINGS = {
     default: '5000',
     parse: int(0),
     doc: 'with PostgreSQL: how often each instance re-reads the models the operator added, disabled or repriced in the browser (0: never; the instance that made the change applies it at once)',
+  },
+  LAGOON_SECRETS_KEY: {
+    parse: parseSecretsKey,
+    doc: 'seals the upstream keys the operator stores from the browser (AES-256-GCM; 64 hex digits, `openssl rand -hex 32`). Unset: the embedded store makes `$LAGOON_DATA_DIR/secrets.key`; with PostgreSQL keys can then only be named by variable, not stored (set the same key on every instance)',
   },
   LAGOON_HOLD_SWEEP_MS: {
     default: '15000',
@@ -617,6 +624,7 @@ export function loadConfig(env: Env = process.env): Config {
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },
     catalogueRefreshMs: v.LAGOON_CATALOGUE_REFRESH_MS,
+    secretsKey: v.LAGOON_SECRETS_KEY,
     // Tests provoke engine failures on purpose (warnings): their output keeps only errors unless they ask for more.
     // The harness passes its own env, hence process.env too.
     logLevel: v.LAGOON_LOG_LEVEL ?? ((env.NODE_ENV ?? process.env.NODE_ENV) === 'test' ? 'error' : 'info'),

@@ -15,6 +15,7 @@ import type { Store } from './db/store.ts';
 import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
 import { EngineRegistry } from './inference/registry.ts';
 import { EngineHealth } from './inference/engine-health.ts';
+import { dataDirSecretsKey, secretBox } from './db/secret-box.ts';
 import { OperatorCatalogue } from './models/operator-catalogue.ts';
 import { catalogueDirOf, videoJobKind } from './inference/video/kind.ts';
 import { JobService } from './jobs/service.ts';
@@ -98,7 +99,10 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     (name: string): string | undefined => operatorCatalogue.storedKey(name) ?? config.catalogueVar(name),
     engineHealth,
   );
-  const operatorCatalogue: OperatorCatalogue = new OperatorCatalogue(store, catalogue, (ids) => engines.forget(ids));
+  // Stored upstream keys are sealed: under LAGOON_SECRETS_KEY, or on the embedded store a key file beside the database.
+  // Instances sharing PostgreSQL must share the key, so none is made up there.
+  const secretsKey = config.secretsKey ?? (soleWriter ? dataDirSecretsKey(config.dataDir) : undefined);
+  const operatorCatalogue: OperatorCatalogue = new OperatorCatalogue(store, catalogue, (ids) => engines.forget(ids), secretsKey && secretBox(secretsKey));
   await operatorCatalogue.refresh();
   // Image, audio and queued (video, long audio) requests are refused the same way while their engine is down.
   imageEnginesFor(catalogue, config.catalogueVar).gateWith((id) => engineHealth.refusal(id));

@@ -2,8 +2,12 @@
 // (operator_catalogue, migration 16): models added (OpenAI-compatible upstreams), models disabled, token prices
 // edited. They are merged over the catalogue file IN PLACE — every part of the service holds the same Catalogue
 // object and reads `models`/`byId` per request — so a change takes effect at once, with no restart. On a shared
-// database every instance re-reads the table every few seconds (`start`), so all of them agree.
+// database every instance re-reads the table every few seconds (`start`), so all of them agree. A stored upstream key
+// is sealed (lib/db/secret-box.ts) under the secrets key; one stored in the clear before sealing existed is sealed on
+// the first read that has a key.
+import { isSealed, type SecretBox } from '../db/secret-box.ts';
 import type { Store } from '../db/store.ts';
+import { log } from '../log.ts';
 import type { Catalogue } from './catalogue.ts';
 import { type ModelEntry, modelEntrySchema } from './schema.ts';
 
@@ -43,14 +47,14 @@ export const storedKeyName = (modelId: string): string => `lagoon-operator-key:$
 
 const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 
-function toRow(r: Row): OperatorRow & { apiKey: string | null } {
+function toRow(r: Row): OperatorRow & { storedKey: string | null } {
   const raw = parseJson(r.entry);
   // Stored entries were validated when added; one that no longer parses (a schema change) is skipped, not fatal.
   const entry = raw === null ? null : (modelEntrySchema.safeParse(raw).data ?? null);
   return {
     modelId: r.model_id,
     entry,
-    apiKey: r.api_key,
+    storedKey: r.api_key,
     hasStoredKey: !!r.api_key,
     disabled: Boolean(r.disabled),
     pricing: parseJson(r.pricing) as TokenPrices | null,
@@ -90,11 +94,14 @@ export class OperatorCatalogue {
   private readonly catalogue: Catalogue;
   /** Called with the ids whose engine changed or went away, so their cached engines are dropped. */
   private readonly onEnginesChanged: (ids: string[]) => Promise<void>;
+  /** Seals stored keys; undefined (PostgreSQL without LAGOON_SECRETS_KEY): none can be stored. */
+  private readonly secrets: SecretBox | undefined;
 
-  constructor(store: Store, catalogue: Catalogue, onEnginesChanged: (ids: string[]) => Promise<void> = async () => undefined) {
+  constructor(store: Store, catalogue: Catalogue, onEnginesChanged: (ids: string[]) => Promise<void> = async () => undefined, secrets?: SecretBox) {
     this.store = store;
     this.catalogue = catalogue;
     this.onEnginesChanged = onEnginesChanged;
+    this.secrets = secrets;
     this.base = [...catalogue.models];
   }
 
@@ -106,6 +113,11 @@ export class OperatorCatalogue {
   /** The operator's rows as last read. */
   changes(): readonly OperatorRow[] {
     return this.rows;
+  }
+
+  /** Whether an upstream's key can be stored (there is a secrets key to seal it with). */
+  canStoreKeys(): boolean {
+    return this.secrets !== undefined;
   }
 
   /** An added upstream's stored key, by the name its engine's apiKeyEnv carries (see storedKeyName). */
@@ -120,8 +132,12 @@ export class OperatorCatalogue {
     if (fingerprint === this.fingerprint) return false;
     this.fingerprint = fingerprint;
     const before = new Map(this.catalogue.models.map((m) => [m.id, JSON.stringify(m.engine)]));
-    this.keys = new Map(rows.filter((r) => r.entry && r.apiKey).map((r) => [storedKeyName(r.modelId), r.apiKey as string]));
-    this.rows = rows.map(({ apiKey: _secret, ...r }) => r);
+    this.keys = new Map();
+    for (const r of rows) {
+      const key = r.entry && r.storedKey ? await this.openKey(r.modelId, r.storedKey) : undefined;
+      if (key !== undefined) this.keys.set(storedKeyName(r.modelId), key);
+    }
+    this.rows = rows.map(({ storedKey: _secret, ...r }) => r);
     const merged = mergeOperatorChanges(this.base, this.rows);
     // In place: the same array and map every holder of the Catalogue reads.
     this.catalogue.models.splice(0, this.catalogue.models.length, ...merged);
@@ -133,6 +149,35 @@ export class OperatorCatalogue {
     const gone = [...before.keys()].filter((id) => !this.catalogue.byId.has(id) && !this.base.some((b) => b.id === id) && !rows.some((r) => r.modelId === id));
     if (changed.length || gone.length) await this.onEnginesChanged([...changed, ...gone]);
     return true;
+  }
+
+  /**
+   * A stored key in the clear; undefined (logged) when it does not open, so its model answers as an upstream without
+   * its key would, and the server keeps serving the others. A key stored before sealing existed is sealed in place.
+   */
+  private async openKey(modelId: string, stored: string): Promise<string | undefined> {
+    const context = storedKeyName(modelId);
+    if (!isSealed(stored)) {
+      if (this.secrets) {
+        // Conditional on the old value: an instance that sealed it first wins, and nothing is sealed twice.
+        await this.store.run('UPDATE operator_catalogue SET api_key = $2 WHERE model_id = $1 AND api_key = $3', [
+          modelId,
+          this.secrets.seal(stored, context),
+          stored,
+        ]);
+      }
+      return stored;
+    }
+    if (!this.secrets) {
+      log.error({ model: modelId }, 'a stored upstream key is sealed, but LAGOON_SECRETS_KEY is not set: the model has no key');
+      return undefined;
+    }
+    try {
+      return this.secrets.open(stored, context);
+    } catch {
+      log.error({ model: modelId }, 'a stored upstream key does not open with this secrets key (another LAGOON_SECRETS_KEY?): the model has no key');
+      return undefined;
+    }
   }
 
   /** Re-reads the table every `intervalMs` (instances sharing a database see each other's changes). */
@@ -149,12 +194,13 @@ export class OperatorCatalogue {
     this.timer = undefined;
   }
 
-  /** Adds a model (a validated entry whose id no other model has); `apiKey` is stored when given. */
+  /** Adds a model (a validated entry whose id no other model has); `apiKey` is stored, sealed, when given. */
   async add(entry: ModelEntry, apiKey: string | null, now = Date.now()): Promise<void> {
+    if (apiKey && !this.secrets) throw new Error('no secrets key to seal an upstream key with (canStoreKeys)');
     await this.store.run(`INSERT INTO operator_catalogue (model_id, entry, api_key, disabled, pricing, updated_at) VALUES ($1, $2, $3, $4, NULL, $5)`, [
       entry.id,
       JSON.stringify(entry),
-      apiKey,
+      apiKey ? this.secrets!.seal(apiKey, storedKeyName(entry.id)) : null,
       false,
       now,
     ]);

@@ -1,5 +1,6 @@
 // Test helpers for the billing, key, rate-limit and operator routes: a harness with the app backend on SQLite or
 // PostgreSQL, signed-in users as the browser holds them, and chats made through the public API with a key.
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { type Harness, post, startHarness } from '../../../e2e/support/harness.ts';
 import { createTestDatabase } from '../../../e2e/support/pg.ts';
@@ -37,7 +38,9 @@ export async function startDash(backend: Backend, opts: { limits?: Record<string
   let drop: (() => Promise<void>) | undefined;
   let databaseUrl: string | undefined;
   if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
-  const h = await startHarness({ app: true, databaseUrl, limits: opts.limits });
+  // Instances on PostgreSQL seal stored upstream keys only under a configured key (the embedded store makes its own).
+  const env = databaseUrl ? { LAGOON_SECRETS_KEY: crypto.randomBytes(32).toString('hex') } : undefined;
+  const h = await startHarness({ app: true, databaseUrl, limits: opts.limits, env });
   const routes = h.app!.routes;
   return {
     h,

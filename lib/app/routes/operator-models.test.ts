@@ -3,8 +3,10 @@
 // chat, billed at its prices; editing prices, disabling and enabling take effect without a restart; a file model can
 // be disabled and restored; tests report the engine's problem; every change is audited and survives a restart.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { get, post } from '../../../e2e/support/harness.ts';
+import { dataDirSecretsKey, secretBox } from '../../db/secret-box.ts';
 import { OperatorCatalogue } from '../../models/operator-catalogue.ts';
 import type { EngineTestResult, OperatorAuditPage, OperatorModel, OperatorModelsPage } from '../wire.ts';
 import { BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
@@ -192,10 +194,23 @@ for (const backend of BACKENDS)
 
     test('the changes survive a restart (another instance reads them from the store)', async () => {
       const fresh = { ...d.h.svc.catalogue, models: [...d.h.svc.operatorCatalogue.fileModels()], byId: new Map() };
-      const other = new OperatorCatalogue(d.h.svc.store, fresh);
+      const key = d.h.svc.config.secretsKey ?? dataDirSecretsKey(d.h.dataDir);
+      const other = new OperatorCatalogue(d.h.svc.store, fresh, undefined, secretBox(key));
       assert.equal(await other.refresh(), true);
       assert.equal(fresh.byId.get('op-upstream')?.pricing.input_usd, 7);
       assert.equal(other.storedKey('lagoon-operator-key:op-upstream'), UPSTREAM_KEY);
+      // The database holds the key sealed: a copy of it without the secrets key does not give it away.
+      const row = await d.h.svc.store.get<{ api_key: string }>('SELECT api_key FROM operator_catalogue WHERE model_id = $1', ['op-upstream']);
+      assert.ok(row?.api_key.startsWith('sealed:v1:'), row?.api_key);
+      assert.ok(!row?.api_key.includes(UPSTREAM_KEY.slice(3, 20)));
+      const stranger = new OperatorCatalogue(
+        d.h.svc.store,
+        { ...fresh, models: [...fresh.models], byId: new Map() },
+        undefined,
+        secretBox(crypto.randomBytes(32)),
+      );
+      await stranger.refresh();
+      assert.equal(stranger.storedKey('lagoon-operator-key:op-upstream'), undefined, 'another secrets key does not open it');
       assert.equal(await other.refresh(), false, 'nothing changed since');
     });
 

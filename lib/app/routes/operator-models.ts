@@ -182,6 +182,12 @@ export function operatorModelRoutes(deps: AppDeps) {
             param: 'apiKeyEnv',
           },
         );
+      if (b.apiKey && !changes.canStoreKeys())
+        throw new ApiError(
+          'INVALID_REQUEST',
+          'This server cannot store upstream keys: set LAGOON_SECRETS_KEY (the same on every instance) and restart, or name an environment variable instead',
+          { param: 'apiKey' },
+        );
       const caps = b.capabilities ?? {};
       // Checked by the catalogue's own schema, so an added model is exactly what the file could have declared.
       const parsed = modelEntrySchema.safeParse({
