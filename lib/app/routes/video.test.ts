@@ -171,8 +171,14 @@ for (const backend of ['sqlite', 'postgres'] as const)
       const report = (await call(routes.listVideoJobs, '/video/jobs', { browser: alice.browser })).json as VideoJobsReport;
       assert.equal(report.retentionMs, 86_400_000, 'how long the clip is kept (LAGOON_MEDIA_RETENTION_SECONDS)');
 
-      await h.svc.ledger.drain();
-      const rows = await h.svc.store.all<any>('SELECT unit, quantity, usd, endpoint FROM usage WHERE request_id = $1', [job.id]);
+      // A job shows `succeeded` as its settlement starts (billing `settling`, finished again after a crash), so the
+      // usage row may follow by a moment on a loaded machine: wait for it, never past a bound.
+      let rows: any[] = [];
+      for (let i = 0; i < 200 && rows.length === 0; i++) {
+        if (i) await sleep(25);
+        await h.svc.ledger.drain();
+        rows = await h.svc.store.all<any>('SELECT unit, quantity, usd, endpoint FROM usage WHERE request_id = $1', [job.id]);
+      }
       assert.deepEqual(
         rows.map((x) => ({ ...x, quantity: Number(x.quantity), usd: Number(x.usd) })),
         [{ unit: 'second', quantity: 5, usd: 50_000, endpoint: '/video/queue' }],
