@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AppBackend } from '../lib/app/backend.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createHttpServer, type FallbackHandler } from '../lib/http/server.ts';
+import { log } from '../lib/log.ts';
 import { CatalogueError } from '../lib/models/catalogue-error.ts';
 import { createService } from '../lib/service.ts';
 
@@ -59,4 +60,7 @@ async function stop(signal: string) {
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop('SIGTERM'));
+// A promise nobody awaited that rejects (background bookkeeping, a cancelled upstream read) is logged, not fatal:
+// request handlers end under lib/http/guard.ts, and no rejection left over from a request may stop the server.
+process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
 process.on('SIGINT', () => void stop('SIGINT'));

@@ -9,6 +9,7 @@ import type { Store } from '../db/store.ts';
 import { type HoldBook, memoryHolds, tableHolds } from './holds.ts';
 import { type Balances, getBalances, type Hold, releaseIn, type ReserveInput, reserveIn, settleIn, type UsageRecord } from './ledger.ts';
 import type { Amount } from './money.ts';
+import { refundIn } from './refund.ts';
 import type { SettlementJournal } from './settlement-journal.ts';
 
 export interface Settlement {
@@ -29,6 +30,8 @@ export class Ledger {
   private readonly background = new Set<Promise<unknown>>();
   private readonly holds: HoldBook;
   private readonly journal: SettlementJournal | undefined;
+  /** Requests whose delivery the HTTP layer watches: their settlement's commit, once there is one. */
+  private readonly watched = new Map<string, Promise<Amount> | null>();
 
   /**
    * `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory.
@@ -75,6 +78,7 @@ export class Ledger {
         return charged;
       }),
     );
+    if (this.watched.has(hold.requestId)) this.watched.set(hold.requestId, committed);
     return { committed, recorded: journaled ? RECORDED : committed };
   }
 
@@ -83,6 +87,22 @@ export class Ledger {
       ? releaseIn(this.store, this.store, hold, this.holds)
       : this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true);
     return this.track(done.then(() => this.holds.committed(hold)));
+  }
+
+  /** The HTTP layer answers this request: its settlement is kept at hand until `delivered` says how it went. */
+  watch(requestId: string): void {
+    this.watched.set(requestId, null);
+  }
+
+  /**
+   * The answer reached its client (`true`: nothing to do) or did not (`false`): a settlement under the request id is
+   * refunded once it has committed. Resolves with what went back.
+   */
+  delivered(requestId: string, ok: boolean): Promise<Amount> | undefined {
+    const settled = this.watched.get(requestId);
+    this.watched.delete(requestId);
+    if (ok || !settled) return undefined;
+    return this.track(settled.then(() => this.store.tx((q) => refundIn(this.store, q, requestId))));
   }
 
   /** Waits for every settlement and release started so far (graceful stop). */

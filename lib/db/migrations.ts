@@ -476,4 +476,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       )`,
     ],
   },
+  {
+    version: 18,
+    name: 'refunds of undelivered answers',
+    sql: [
+      // Zero-completion insurance (lib/billing/refund.ts): a charge given back moves here, the row keeps its usage.
+      `ALTER TABLE usage ADD COLUMN refunded_usd BIGINT`,
+      `ALTER TABLE usage ADD COLUMN refunded_diem BIGINT`,
+    ],
+  },
 ];

@@ -3,7 +3,7 @@
 // page handler (Next.js: pages and static assets only), when one is attached.
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { ApiError, toApiError } from '../api/errors.ts';
+import { ApiError } from '../api/errors.ts';
 import { baseHeaders, type HeaderContext } from '../api/headers.ts';
 import type { AppBackend } from '../app/backend.ts';
 import type { Service } from '../service.ts';
@@ -15,7 +15,8 @@ import { authorize } from './route.ts';
 import { observeRequest } from './observe.ts';
 import { log } from '../log.ts';
 import { METRICS_PATH, serveMetrics } from '../metrics/endpoint.ts';
-import { fail } from './send.ts';
+import { guard } from './guard.ts';
+import { SafeResponse } from './safe-response.ts';
 import { serveReadyz } from './readyz.ts';
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
 
@@ -71,22 +72,21 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
     return { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal, ip: clientAddress(req) };
   }
 
-  async function serve(ctx: RequestCtx, run: () => Promise<void>) {
+  function serve(ctx: RequestCtx, run: () => Promise<void>): Promise<void> {
     inFlight++;
-    try {
-      // A caller without a key is known only by its IP: a blocked one is refused before anything else runs.
-      if (!ctx.req.headers.authorization) await svc.abuse.check(abuseId(ctx));
-      await run();
-    } catch (e) {
-      const err = toApiError(e);
-      if (!(e instanceof ApiError)) log.error({ requestId: ctx.requestId, method: ctx.req.method, route: ctx.route, err: e }, 'request failed');
-      if (!ctx.res.headersSent) fail(ctx, err);
-      else ctx.res.destroy();
-    } finally {
-      inFlight--;
-      countOutcome(ctx);
-      observeRequest(ctx);
-    }
+    return guard(
+      ctx,
+      async () => {
+        // A caller without a key is known only by its IP: a blocked one is refused before anything else runs.
+        if (!ctx.req.headers.authorization) await svc.abuse.check(abuseId(ctx));
+        await run();
+      },
+      (done) => {
+        inFlight--;
+        countOutcome(done);
+        observeRequest(done);
+      },
+    );
   }
 
   const handleApi = (ctx: RequestCtx) =>
@@ -133,7 +133,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
   const { headersTimeoutMs } = svc.config.connections;
   // Deadlines are checked this often: well inside the header deadline, so a slow client is cut close to it.
   const connectionsCheckingInterval = Math.max(250, Math.min(5000, Math.floor(headersTimeoutMs / 4)));
-  const server = http.createServer({ connectionsCheckingInterval }, (req, res) => {
+  const server = http.createServer({ connectionsCheckingInterval, ServerResponse: SafeResponse }, (req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://localhost');

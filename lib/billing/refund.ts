@@ -1,0 +1,50 @@
+// Zero-completion insurance: a request whose answer did not reach its client is not charged (issue 28). The HTTP
+// layer decides what counts as not delivered (delivery.ts); this gives the charge back, once. The usage row stays,
+// with its quantities and its charge moved to refunded_usd / refunded_diem, so every sum over `usd` and `diem`
+// (statements, analytics, key spend) already leaves it out and the row still shows what was refunded.
+import type { Queryable, Store } from '../db/store.ts';
+import type { Amount } from './money.ts';
+import { diemEpoch } from './money.ts';
+import { periodKey } from './key-limits.ts';
+
+interface UsageCharge {
+  account_id: string;
+  key_id: string | null;
+  usd: number | string;
+  diem: number | string;
+  created_at: number | string;
+}
+
+/** Refunds the request's charge; returns what went back ({0, 0} when there was none or it went back before). */
+export async function refundIn(store: Store, q: Queryable, requestId: string, now = Date.now()): Promise<Amount> {
+  const row = await q.get<UsageCharge>('SELECT account_id, key_id, usd, diem, created_at FROM usage WHERE request_id = $1 AND refunded_usd IS NULL', [
+    requestId,
+  ]);
+  if (!row) return { usd: 0, diem: 0 };
+  // The account row first, in the order every ledger step locks (ledger.ts#settleIn).
+  await q.get(`SELECT id FROM accounts WHERE id = $1${store.forUpdate}`, [row.account_id]);
+  const claimed = await q.run('UPDATE usage SET refunded_usd = usd, refunded_diem = diem, usd = 0, diem = 0 WHERE request_id = $1 AND refunded_usd IS NULL', [
+    requestId,
+  ]);
+  if (claimed === 0) return { usd: 0, diem: 0 };
+  const charged = { usd: Number(row.usd), diem: Number(row.diem) };
+  const chargedAt = Number(row.created_at);
+  // DIEM is a daily allowance: a charge from an earlier day is gone with that day's refill, so only today's returns.
+  const diem = diemEpoch(chargedAt) === diemEpoch(now) ? charged.diem : 0;
+  // A row not yet refilled today gets today's allowance whole at its refill, so it takes no DIEM back.
+  await q.run('UPDATE accounts SET usd = usd + $2, diem = CASE WHEN diem_epoch = $4 THEN diem + $3 ELSE diem END WHERE id = $1', [
+    row.account_id,
+    charged.usd,
+    diem,
+    diemEpoch(now),
+  ]);
+  if (row.key_id) {
+    // The key's spend for the period the charge counted in; a period that has ended since keeps its total.
+    await q.run(
+      `UPDATE api_keys SET spent_usd = spent_usd - $2, spent_diem = spent_diem - $3
+        WHERE id = $1 AND spent_period IN ($4, $5, 'LIFETIME')`,
+      [row.key_id, charged.usd, charged.diem, periodKey('EPOCH', chargedAt), periodKey('MONTH', chargedAt)],
+    );
+  }
+  return { usd: charged.usd, diem };
+}
