@@ -1,4 +1,4 @@
-// The one configuration: every setting is in lib/config.ts's table, documented in the README's configuration table
+// The one configuration: every setting is in lib/config.ts's table, documented in docs/OPERATING.md's configuration table
 // (generated from it), checked at start with one clear error, and nothing else in the server reads process.env.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { configTable, loadConfig, SETTINGS } from './config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const readme = fs.readFileSync(path.join(root, 'docs', 'OPERATING.md'), 'utf8');
 
-/** The README's generated configuration table (between its markers). */
+/** docs/OPERATING.md's generated configuration table (between its markers). */
 function readmeTable(): string {
   const m = /<!-- config-table:start[^>]*-->\n([\s\S]*?)\n?<!-- config-table:end -->/.exec(readme);
-  assert.ok(m, 'README.md has no <!-- config-table:start --> … <!-- config-table:end --> block');
+  assert.ok(m, 'docs/OPERATING.md has no <!-- config-table:start --> … <!-- config-table:end --> block');
   return m[1].trim();
 }
 
@@ -21,23 +21,23 @@ function readmeTable(): string {
 const namesIn = (table: string): string[] => [...table.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]);
 
 describe('the configuration table', () => {
-  test('the README documents every setting, and only those', () => {
+  test('docs/OPERATING.md documents every setting, and only those', () => {
     const documented = namesIn(readmeTable());
     const settings = Object.keys(SETTINGS);
     assert.deepEqual(
       settings.filter((n) => !documented.includes(n)),
       [],
-      'settings missing from the README (run: node scripts/config-table.ts --write)',
+      'settings missing from docs/OPERATING.md (run: node scripts/config-table.ts --write)',
     );
     assert.deepEqual(
       documented.filter((n) => !settings.includes(n)),
       [],
-      'README rows for settings lib/config.ts does not have (run: node scripts/config-table.ts --write)',
+      'docs/OPERATING.md rows for settings lib/config.ts does not have (run: node scripts/config-table.ts --write)',
     );
   });
 
-  test("the README's table is the one generated from lib/config.ts", () => {
-    assert.equal(readmeTable(), configTable(), 'README.md is out of date: run node scripts/config-table.ts --write');
+  test("docs/OPERATING.md's table is the one generated from lib/config.ts", () => {
+    assert.equal(readmeTable(), configTable(), 'docs/OPERATING.md is out of date: run node scripts/config-table.ts --write');
   });
 
   test('each setting has a one-line doc, and each default parses', () => {

@@ -1,7 +1,7 @@
 // Every setting the service reads from its environment, in one table: name, default, parser and a one-line doc.
 // loadConfig parses them all at start, reports every bad value in one error, and returns the typed Config that the
 // rest of the code is given. No other file of the server reads process.env (lib/config.test.ts checks it, and that
-// the README's configuration table lists exactly these settings: `node scripts/config-table.ts --write` rewrites it).
+// docs/OPERATING.md's configuration table lists exactly these settings: `node scripts/config-table.ts --write` rewrites it).
 import path from 'node:path';
 import { wireNames, type WireNames } from './api/wire.ts';
 import { parseBaseCredits, parseCreditPrice, parseUpstreams, type RpcConfig, readTables, rpcConfigOf } from './crypto-rpc/config.ts';
@@ -250,14 +250,14 @@ function originList(raw: string): string[] {
 interface Setting {
   /** The value used when the variable is unset or empty, as it would be written; none: the setting is optional. */
   default?: string;
-  /** The README's default column when the default is not a literal (derived at start); otherwise `default`. */
+  /** The configuration table's default column when the default is not a literal (derived at start); otherwise `default`. */
   shown?: string;
   parse(raw: string): unknown;
-  /** One line for the README's configuration table (Markdown). */
+  /** One line for the configuration table of docs/OPERATING.md (Markdown). */
   doc: string;
 }
 
-/** The settings, in the README's order. */
+/** The settings, in the configuration table's order. */
 export const SETTINGS = {
   PORT: { default: '3000', parse: int(0), doc: 'the port the server listens on (API, app and `/healthz` on one port)' },
   HOST: { default: '0.0.0.0', parse: text, doc: 'the address the server listens on' },
@@ -295,7 +295,7 @@ export const SETTINGS = {
   LAGOON_REDIS_PREFIX: { default: 'lagoon', parse: text, doc: "namespace of Lagoon's Redis keys" },
   LAGOON_RATE_LIMITS: {
     parse: text,
-    doc: 'a JSON file merged over the default rate limits (see [Rate limits](#rate-limits)); a bad field stops the server with its path',
+    doc: 'a JSON file merged over the default rate limits (see [Rate limits](API.md#rate-limits)); a bad field stops the server with its path',
   },
   LAGOON_SEARCH_PROVIDER: {
     parse: (raw: string) => [...new Set(commaList(raw).map(oneOf('searxng', 'brave')))],
@@ -431,7 +431,7 @@ export const SETTINGS = {
   LAGOON_PUBLIC_URL: {
     shown: '`http://localhost:$PORT`',
     parse: httpUrl,
-    doc: 'the origin wallet users reach the service at; Sign-In-With-X messages must name it (see [docs/WALLETS.md](docs/WALLETS.md))',
+    doc: 'the origin wallet users reach the service at; Sign-In-With-X messages must name it (see [WALLETS.md](WALLETS.md))',
   },
   LAGOON_SIWX_MAX_AGE_SECONDS: { default: '300', parse: int(1), doc: 'how old a Sign-In-With-X message may be (and how long its nonce lives)' },
   LAGOON_SIWX_STATEMENT: { default: 'Sign in to Lagoon', parse: text, doc: 'the statement of Sign-In-With-X messages' },
@@ -659,7 +659,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** The README's configuration table (between its markers), generated from SETTINGS. */
+/** docs/OPERATING.md's configuration table (between its markers), generated from SETTINGS. */
 export function configTable(): string {
   const rows = (Object.entries(SETTINGS) as [string, Setting][]).map(([name, s]) => {
     const shown = s.shown ?? (s.default === undefined ? 'unset' : `\`${s.default}\``);

@@ -6,7 +6,7 @@
 //   2. requests/s at 64 connections, the mock answering after 20 ms (BENCH_SECONDS per target, in interleaved windows);
 //   3. streams: added time to first token at c=1; BENCH_STREAMS (1,000) concurrent streams of 64 deltas 20 ms apart
 //      (all must complete; the worst gap beyond direct's worst), CPU per relayed event, RSS idle and streaming;
-//   4. a bounded soak (BENCH_SOAK_S seconds, 20 by default; 300 for the README's figures) reporting RSS growth.
+//   4. a bounded soak (BENCH_SOAK_S seconds, 20 by default; 300 for docs/BENCHMARKS.md's figures) reporting RSS growth.
 // A bare node:http + undici pass-through (bench/bare-proxy.ts) runs beside them as the floor: what the extra hop
 // alone costs. BENCH_ONLY=latency,throughput,streams,soak picks phases; BENCH_PORTKEY=0 leaves the peer out,
 // BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
