@@ -170,7 +170,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     jobs,
     async close() {
       // Running jobs go back to the queue (another instance, or this one after its restart, takes them up).
-      await jobs.stop().catch((e) => console.error('stopping the job workers failed:', e));
+      await jobs.stop().catch((e) => log.error({ err: e }, 'stopping the job workers failed'));
       operatorCatalogue.stop();
       await rpc.close();
       await audio.close();
@@ -178,7 +178,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await ledger.drain();
       journal?.close();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.
-      await lease?.stop().catch((e) => console.error('could not remove the instance heartbeat:', e));
+      await lease?.stop().catch((e) => log.error({ err: e }, 'could not remove the instance heartbeat'));
       engineHealth.stop();
       await engines.close();
       await store.close();

@@ -69,7 +69,7 @@ test('resolveImport: relative paths and the @/ alias, packages ignored', () => {
   assert.equal(resolveImport(root, 'lib/b.ts', 'node:fs', exists), null);
 });
 
-test('fenceViolation: the three fences', () => {
+test('fenceViolation: the four fences', () => {
   assert.equal(fenceViolation('components/chat/a.tsx', 'lib/app/wire.ts'), null);
   assert.equal(fenceViolation('components/chat/a.tsx', 'lib/app/wire/chat.ts'), null);
   assert.equal(fenceViolation('components/chat/a.tsx', 'lib/wallet/networks.ts'), null);
@@ -83,6 +83,8 @@ test('fenceViolation: the three fences', () => {
   assert.match(fenceViolation('lib/inference/a.ts', 'lib/app/wire.ts') ?? '', /lib\/inference/);
   assert.equal(fenceViolation('lib/inference/a.ts', 'lib/api/errors.ts'), null);
   assert.equal(fenceViolation('app/api/x/route.ts', 'lib/http/server.ts'), null);
+  assert.match(fenceViolation('lib/app/routes/support.ts', 'e2e/support/harness.ts') ?? '', /nothing from e2e/);
+  assert.equal(fenceViolation('lib/app/routes/keys.test.ts', 'e2e/support/harness.ts'), null);
 });
 
 test('findCycles: one loop per strongly connected component, self-imports included', () => {

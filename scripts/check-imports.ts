@@ -4,7 +4,9 @@
 // Fences (each import specifier resolved: relative paths and the `@/` alias; packages are not fenced here):
 //   - components/ imports from lib/ only the app's wire types (lib/app/wire.ts, lib/app/wire/*) and ALLOWED_SHARED;
 //   - lib/ imports neither app/ nor components/;
-//   - lib/inference/ imports neither lib/http/ nor lib/app/.
+//   - lib/inference/ imports neither lib/http/ nor lib/app/;
+//   - production code under lib/ (every file but a *.test.ts) imports nothing from e2e/: test helpers live in
+//     e2e/support, so the test harness never becomes part of the server.
 // Cycles: no cycle among lib/ files through static value imports and re-exports (`import type`, `export type` and
 // imports whose every name is `type` are erased; a dynamic import() runs later, so it cannot close a cycle).
 //
@@ -149,6 +151,8 @@ export function fenceViolation(from: string, to: string): string | null {
     return 'components/ imports from lib/ only the wire types (lib/app/wire.ts, lib/app/wire/*)';
   }
   if (under(from, 'lib') && (under(to, 'app') || under(to, 'components'))) return 'lib/ imports neither app/ nor components/';
+  if (under(from, 'lib') && !from.endsWith('.test.ts') && under(to, 'e2e'))
+    return 'production code under lib/ imports nothing from e2e/ (test helpers live in e2e/support)';
   if (under(from, 'lib/inference') && (under(to, 'lib/http') || under(to, 'lib/app'))) return 'lib/inference/ imports neither lib/http/ nor lib/app/';
   return null;
 }

@@ -2,7 +2,8 @@
 // voices and speed, streaming sentence by sentence, billing by characters (whole, partial when cut off, nothing on a
 // refusal), wallets, the openai client unchanged, /models, cloning refused, and a server without ffmpeg.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
+import { log } from '../../lib/log.ts';
 import OpenAI from 'openai';
 import { grantUsd } from '../../lib/billing/ledger.ts';
 import { parseWav } from '../../lib/inference/audio/wav.ts';
@@ -274,8 +275,7 @@ describe('a server without ffmpeg', () => {
   let bare: Harness;
   const warned: string[] = [];
   before(async () => {
-    const warn = console.warn;
-    console.warn = (...args: unknown[]) => warned.push(args.join(' '));
+    const warn = mock.method(log, 'warn', (...args: unknown[]) => void warned.push(args.map(String).join(' ')));
     try {
       bare = await startHarness({
         models: [fliteModel()],
@@ -284,7 +284,7 @@ describe('a server without ffmpeg', () => {
       });
       await bare.svc.audio.ready;
     } finally {
-      console.warn = warn;
+      warn.mock.restore();
     }
   });
   after(() => bare?.close());

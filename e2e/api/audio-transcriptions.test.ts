@@ -9,7 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
+import { log } from '../../lib/log.ts';
 import OpenAI, { toFile } from 'openai';
 import { fliteModel, sphinxModel } from '../support/audio-catalogue.ts';
 import { type Harness, post, startHarness } from '../support/harness.ts';
@@ -319,14 +320,13 @@ describe('chat: input_audio for a model without audio input', () => {
 describe('a server without pocketsphinx', () => {
   test('says so at start and answers 503 for that model, charging nothing', async () => {
     const warned: string[] = [];
-    const warn = console.warn;
-    console.warn = (...args: unknown[]) => warned.push(args.join(' '));
+    const warn = mock.method(log, 'warn', (...args: unknown[]) => void warned.push(args.map(String).join(' ')));
     let bare: Harness | undefined;
     try {
       bare = await startHarness({ models: [sphinxModel()], env: { LAGOON_POCKETSPHINX_PATH: '/nonexistent/pocketsphinx_continuous' } });
       await bare.svc.audio.ready;
     } finally {
-      console.warn = warn;
+      warn.mock.restore();
     }
     try {
       assert.ok(

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { authRoutes } from '../../lib/app/routes/auth.ts';
 import { conversationRoutes } from '../../lib/app/routes/conversations.ts';
-import { type Browser, caller, cookieFrom } from '../../lib/app/routes/test-support.ts';
+import { type Browser, caller, cookieFrom } from '../support/app-requests.ts';
 import { get, type Harness, post, startHarness } from '../support/harness.ts';
 
 const NAMES = [

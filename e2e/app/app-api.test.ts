@@ -4,7 +4,7 @@
 // picks another folder) and is skipped with a message without one.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertNoKeyMaterial, storedSecrets } from '../../lib/app/routes/test-support.ts';
+import { assertNoKeyMaterial, storedSecrets } from '../support/app-requests.ts';
 import { type Harness, hasNextBuild, nextDistDir, startHarness } from '../support/harness.ts';
 
 const skip = hasNextBuild() ? false : `no Next build in ${nextDistDir()}: run \`npm run build\` first (npm test does)`;

@@ -1,12 +1,12 @@
 // Test helpers for the chat routes: a signed-in user with credit, Requests as the browser sends them, and a reader
 // for the generation event stream.
-import { grantUsd } from '../../billing/ledger.ts';
-import { toMicros } from '../../billing/money.ts';
-import type { Store } from '../../db/store.ts';
-import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
-import { signUp, type User } from '../../users/users.ts';
-import type { RouteHandler } from '../http.ts';
-import type { GenerationEvent } from '../wire.ts';
+import { grantUsd } from '../../lib/billing/ledger.ts';
+import { toMicros } from '../../lib/billing/money.ts';
+import type { Store } from '../../lib/db/store.ts';
+import { createSession, SESSION_COOKIE } from '../../lib/users/sessions.ts';
+import { signUp, type User } from '../../lib/users/users.ts';
+import type { RouteHandler } from '../../lib/app/http.ts';
+import type { GenerationEvent } from '../../lib/app/wire.ts';
 
 export interface TestUser {
   user: User;

@@ -2,14 +2,14 @@
 // PostgreSQL, signed-in users as the browser holds them, and chats made through the public API with a key.
 import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
-import { type Harness, post, startHarness } from '../../../e2e/support/harness.ts';
-import { createTestDatabase } from '../../../e2e/support/pg.ts';
-import { accountKeys, type KeyType } from '../../auth/keys.ts';
-import { grantUsd } from '../../billing/ledger.ts';
-import { toMicros } from '../../billing/money.ts';
-import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
-import { signUp, type User } from '../../users/users.ts';
-import { caller, type Browser } from './test-support.ts';
+import { type Harness, post, startHarness } from './harness.ts';
+import { createTestDatabase } from './pg.ts';
+import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
+import { grantUsd } from '../../lib/billing/ledger.ts';
+import { toMicros } from '../../lib/billing/money.ts';
+import { createSession, SESSION_COOKIE } from '../../lib/users/sessions.ts';
+import { signUp, type User } from '../../lib/users/users.ts';
+import { caller, type Browser } from './app-requests.ts';
 
 export const BACKENDS = ['sqlite', 'postgres'] as const;
 export type Backend = (typeof BACKENDS)[number];

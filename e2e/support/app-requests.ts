@@ -1,8 +1,8 @@
 // Test helpers for the app's route handlers: Requests as a browser on this site sends them (cookie, CSRF header,
 // Origin; the client address as the server passes it), and a scan of every response for key material.
 import assert from 'node:assert/strict';
-import type { Store } from '../../db/store.ts';
-import type { RouteHandler } from '../http.ts';
+import type { Store } from '../../lib/db/store.ts';
+import type { RouteHandler } from '../../lib/app/http.ts';
 
 export const HOST = 'chat.test';
 export const ORIGIN = `http://${HOST}`;

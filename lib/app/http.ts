@@ -10,6 +10,7 @@ import { checkCsrf, checkOrigin, CSRF_HEADER } from '../users/csrf.ts';
 import { parseCookies, readSession, SESSION_COOKIE } from '../users/sessions.ts';
 import type { User } from '../users/users.ts';
 import type { AppDeps } from './deps.ts';
+import { log } from '../log.ts';
 
 export type Params = Record<string, string>;
 
@@ -64,7 +65,7 @@ export const noContent = (headers: Record<string, string> = {}): Response => new
 
 export function errorResponse(e: unknown): Response {
   const err = toApiError(e);
-  if (err.code === 'UNKNOWN_ERROR' && err !== e) console.error('app route failed:', e);
+  if (err.code === 'UNKNOWN_ERROR' && err !== e) log.error({ err: e }, 'app route failed');
   return json(err.toBody(), err.status, err.headers ?? {});
 }
 

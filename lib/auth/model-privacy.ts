@@ -3,7 +3,7 @@
 // free; `PRIVATE_ONLY` needs every model private. Private is the catalogue's `privacy: 'private'` alone: a model that
 // merely supports E2EE still sees plain text when a request does not use it, so it does not count.
 import { ApiError } from '../api/errors.ts';
-import type { ModelPrivacy, Principal } from '../auth/keys.ts';
+import type { ModelPrivacy, Principal } from './keys.ts';
 import type { ModelEntry } from '../models/schema.ts';
 
 const PROMPT_TYPES: ReadonlySet<string> = new Set(['text', 'embedding']);
@@ -16,7 +16,7 @@ export function privacyAllows(setting: ModelPrivacy, model: Pick<ModelEntry, 'ty
 
 /**
  * 403 MODEL_PRIVACY_FORBIDDEN when the caller's key may not run the model, naming the setting and the model's privacy.
- * Called at admission (lib/inference/metered.ts), before anything is held, so a refusal charges nothing.
+ * Called at admission (lib/billing/metered.ts), before anything is held, so a refusal charges nothing.
  */
 export function refuseByModelPrivacy(principal: Pick<Principal, 'key'>, model: Pick<ModelEntry, 'id' | 'type' | 'privacy'>): void {
   const setting = principal.key.modelPrivacy ?? 'ALL';

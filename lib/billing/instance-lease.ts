@@ -11,6 +11,7 @@
 // whatever it still holds is released by the next sweep anywhere.
 import { randomBytes } from 'node:crypto';
 import type { Queryable, Store } from '../db/store.ts';
+import { log } from '../log.ts';
 
 export interface LeaseTimes {
   /** How often an instance renews its heartbeat. */
@@ -106,12 +107,12 @@ export class InstanceLease {
     await this.sweep();
     this.heartbeat = setInterval(() => {
       this.beating ??= this.beat()
-        .catch((e) => console.error('instance lease: the heartbeat failed (retried):', e))
+        .catch((e) => log.error({ err: e }, 'instance lease: the heartbeat failed (retried)'))
         .finally(() => (this.beating = undefined));
     }, this.times.heartbeatMs).unref();
     this.sweeper = setInterval(() => {
       this.sweeping ??= this.sweep()
-        .catch((e) => console.error('instance lease: the sweep of orphaned holds failed (retried):', e))
+        .catch((e) => log.error({ err: e }, 'instance lease: the sweep of orphaned holds failed (retried)'))
         .finally(() => (this.sweeping = undefined));
     }, this.times.sweepMs).unref();
   }
@@ -127,7 +128,7 @@ export class InstanceLease {
   /** One sweep now; logs what it released. */
   async sweep(): Promise<SweepResult> {
     const r = await sweepOrphanedHolds(this.store, this.times.leaseMs);
-    if (r.holds) console.log(`instance lease: released ${r.holds} hold(s) of stopped instances on ${r.accounts} account(s)`);
+    if (r.holds) log.info(`instance lease: released ${r.holds} hold(s) of stopped instances on ${r.accounts} account(s)`);
     return r;
   }
 

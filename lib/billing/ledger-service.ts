@@ -11,6 +11,7 @@ import { type Balances, getBalances, type Hold, releaseIn, type ReserveInput, re
 import type { Amount } from './money.ts';
 import { refundIn } from './refund.ts';
 import type { SettlementJournal } from './settlement-journal.ts';
+import { log } from '../log.ts';
 
 export interface Settlement {
   /** Resolves with the charge once the usage row and the charge have committed. */
@@ -117,7 +118,7 @@ export class Ledger {
       () => this.background.delete(p),
       (e) => {
         this.background.delete(p);
-        console.error('ledger: a settlement or release failed; its hold stays until this instance stops and a sweep releases it', e);
+        log.error({ err: e }, 'ledger: a settlement or release failed; its hold stays until this instance stops and a sweep releases it');
       },
     );
     return p;

@@ -11,17 +11,17 @@
 // its commit on PostgreSQL): a crash can lose a charge only for an answer the client did not receive in full.
 import { ApiError } from '../api/errors.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
-import { type Balances, chargeFor, type Hold, splitCharge } from '../billing/ledger.ts';
-import type { Ledger } from '../billing/ledger-service.ts';
-import type { Amount } from '../billing/money.ts';
-import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from '../billing/pricing.ts';
+import { type Balances, chargeFor, type Hold, splitCharge } from './ledger.ts';
+import type { Ledger } from './ledger-service.ts';
+import type { Amount } from './money.ts';
+import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from './pricing.ts';
 import type { Store } from '../db/store.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { type Admission, type RateLimiter, rateLimitTypeOf } from '../limits/rate-limiter.ts';
 import { log, noteModel } from '../log.ts';
 import { holdClosed, holdOpened, recordUsage } from '../metrics/registry.ts';
 import type { ModelEntry } from '../models/schema.ts';
-import { refuseByModelPrivacy } from './model-privacy.ts';
+import { refuseByModelPrivacy } from '../auth/model-privacy.ts';
 
 export interface MeterDeps {
   ledger: Ledger;

@@ -9,6 +9,7 @@
 // signed transaction sent again is the same transaction, which the node accepts once.
 import { ApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
+import { log } from '../log.ts';
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,255}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -146,6 +147,6 @@ export class IdempotencyStore {
     this.lastSweep = now;
     this.store
       .run('DELETE FROM rpc_idempotency WHERE created_at < $1', [now - IDEMPOTENCY_TTL_MS])
-      .catch((e) => console.error('crypto-rpc: could not sweep expired idempotency keys:', e));
+      .catch((e) => log.error({ err: e }, 'crypto-rpc: could not sweep expired idempotency keys'));
   }
 }

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { ApiError } from '../api/errors.ts';
 import { type Counter, consume, makeCounter, refund } from '../limits/counters.ts';
 import { requestHeaders, secondsUntil } from '../limits/headers.ts';
+import { log } from '../log.ts';
 
 const BUCKET_MS = 15 * 60_000;
 const BUCKETS = 96;
@@ -120,7 +121,7 @@ export class RpcLimiter {
 
   constructor(limits: RpcLimits, opts: { redis?: Redis; keyPrefix: string; warn?: (message: string) => void }) {
     this.limits = limits;
-    this.warn = opts.warn ?? ((m) => console.warn(m));
+    this.warn = opts.warn ?? ((m) => log.warn(m));
     this.rpm = makeCounter({ redis: opts.redis, keyPrefix: `${opts.keyPrefix}:rpc-rpm`, points: limits.requestsPerMinute, durationSeconds: 60 });
     this.shared = opts.redis ? new RedisWindow(opts.redis, `${opts.keyPrefix}:rpc-credits`) : undefined;
   }

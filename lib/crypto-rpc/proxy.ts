@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../api/errors.ts';
 import type { UnitPrices } from '../billing/pricing.ts';
-import { type MeterContext, type MeterDeps, openMeter } from '../inference/metered.ts';
+import { type MeterContext, type MeterDeps, openMeter } from '../billing/metered.ts';
 import type { RpcConfig } from './config.ts';
 import { type Claim, IDEMPOTENCY_KEY, IdempotencyStore } from './idempotency.ts';
 import { answerWithIds, callIds, withoutIds } from './ids.ts';
@@ -17,6 +17,7 @@ import { byMethod, creditPrices, creditsCostUsd, outcomes, worstCase } from './p
 import { parseRpcRequest } from './request.ts';
 import { UpstreamSet } from './upstreams.ts';
 import { recordRpcUsage, rpcModelId } from './usage.ts';
+import { log } from '../log.ts';
 
 export interface RpcCallContext extends MeterContext {
   /** Aborts when the client goes away (a read-only call without an Idempotency-Key is then abandoned). */
@@ -140,13 +141,13 @@ export class RpcProxy {
       claim = undefined;
       await Promise.all([
         recordRpcUsage(this.deps.store, { requestId: ctx.requestId, accountId: p.accountId, network: slug, methods: byMethod(outs), at: Date.now() }).catch(
-          (e) => console.error(`[${ctx.requestId}] crypto-rpc: could not record the call's methods:`, e),
+          (e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not record the call's methods`),
         ),
         // The answer was billed: a failure to store it leaves the claim pending (a retry waits, then takes it over),
         // which is safer than handing the key back at once.
         owner
           ?.complete({ body: answer.text, credits: total, callIds: ids })
-          .catch((e) => console.error(`[${ctx.requestId}] crypto-rpc: could not store the answer for replay:`, e)),
+          .catch((e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not store the answer for replay`)),
       ]);
       return {
         body: answer.text,
@@ -157,7 +158,7 @@ export class RpcProxy {
       };
     } catch (e) {
       admission.finish(0);
-      if (claim?.kind === 'owner') await claim.abandon().catch((err) => console.error('crypto-rpc: could not give an idempotency claim up:', err));
+      if (claim?.kind === 'owner') await claim.abandon().catch((err) => log.error({ err }, 'crypto-rpc: could not give an idempotency claim up'));
       throw e;
     }
   }

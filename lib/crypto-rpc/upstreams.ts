@@ -7,6 +7,7 @@
 import { Pool } from 'undici';
 import { ApiError } from '../api/errors.ts';
 import { type Family, HEALTH_METHOD } from './networks.ts';
+import { log } from '../log.ts';
 
 /** The largest answer relayed (trace and block answers can be large; a bigger one fails like a broken node). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -49,7 +50,7 @@ export interface UpstreamAnswer {
 export interface UpstreamOptions {
   timeoutMs: number;
   healthIntervalMs: number;
-  /** Where take-outs and recoveries are reported (console.warn by default). */
+  /** Where take-outs and recoveries are reported (the server log by default). */
   log?: (message: string) => void;
 }
 
@@ -164,7 +165,7 @@ export class NetworkUpstreams {
     this.network = network;
     this.family = family;
     this.opts = opts;
-    this.log = opts.log ?? ((m) => console.warn(m));
+    this.log = opts.log ?? ((m) => log.warn(m));
     this.upstreams = urls.map((url, i) => new Upstream(`${network}#${i + 1}`, url));
   }
 

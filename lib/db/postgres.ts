@@ -2,6 +2,7 @@
 // micro-units far below 2^53.
 import pg from 'pg';
 import type { Param, Queryable, Store } from './store.ts';
+import { log } from '../log.ts';
 
 const types = {
   getTypeParser: (oid: number, format?: string) => (oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')),
@@ -25,7 +26,7 @@ export function openPostgres(url: string, max = 10): Store {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle connection the server drops (a restart, a failover, an administrator) must not crash the process: the
   // pool replaces it, and queries in flight fail on their own promises.
-  pool.on('error', (e) => console.warn(`postgres: an idle connection failed and will be replaced: ${e.message}`));
+  pool.on('error', (e) => log.warn(`postgres: an idle connection failed and will be replaced: ${e.message}`));
   const base = queryable(pool);
   return {
     kind: 'postgres',

@@ -9,6 +9,7 @@ export type OfficeParserModule = typeof import('officeparser');
 const CANVAS_WARNING = /^Warning: Cannot (load "@napi-rs\/canvas"|polyfill `(DOMMatrix|Path2D)`)/;
 
 function dropCanvasWarnings(): void {
+  // biome-ignore lint/suspicious/noConsole: the filter wraps the console that pdf.js writes to; it logs nothing itself.
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
     if (typeof args[0] === 'string' && CANVAS_WARNING.test(args[0])) return;

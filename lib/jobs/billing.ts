@@ -18,6 +18,7 @@ import type { Ledger } from '../billing/ledger-service.ts';
 import type { Unit } from '../billing/pricing.ts';
 import type { Store } from '../db/store.ts';
 import type { JobRow, JobStore } from './store.ts';
+import { log } from '../log.ts';
 
 export const holdOf = (job: JobRow): Hold => ({
   requestId: job.id,
@@ -83,7 +84,7 @@ export class JobBilling {
         Object.assign(job, { hold_usd: hold.usd, hold_diem: hold.diem });
       } catch (e) {
         if (job.billing === 'held') {
-          console.error(`jobs: job ${job.id} could not hold its quote again after the restart; it fails refunded:`, e);
+          log.error({ err: e }, `jobs: job ${job.id} could not hold its quote again after the restart; it fails refunded`);
           if (await this.jobs.fail(job.id, null, { code: 'interrupted', message: 'The job was interrupted by a restart and could not resume' }))
             await this.jobs.billed(job.id, 'releasing');
           continue;

@@ -17,7 +17,7 @@ import type { Ledger } from '../billing/ledger-service.ts';
 import { quote, unitPrices } from '../billing/pricing.ts';
 import type { JobsConfig } from '../config.ts';
 import type { Store } from '../db/store.ts';
-import { admit, refuseUnaffordable } from '../inference/metered.ts';
+import { admit, refuseUnaffordable } from '../billing/metered.ts';
 import type { Redis } from 'ioredis';
 import { RateLimiter } from '../limits/rate-limiter.ts';
 import type { LimitConfig } from '../limits/config.ts';
@@ -28,6 +28,7 @@ import { MediaStore } from './media.ts';
 import { type JobRow, JobStore, type StoredFailure } from './store.ts';
 import type { JobKind } from './types.ts';
 import { JobWorkers } from './workers.ts';
+import { log } from '../log.ts';
 
 export interface JobCaller {
   principal: Principal;
@@ -136,7 +137,7 @@ export class JobService {
     const kinds = [...this.kinds.keys()];
     if (this.deps.soleWriter) {
       const requeued = await this.jobs.requeueAllRunning();
-      if (requeued) console.log(`jobs: ${requeued} job(s) interrupted by the last stop are queued again`);
+      if (requeued) log.info(`jobs: ${requeued} job(s) interrupted by the last stop are queued again`);
       await this.billing.rehold(kinds, (job) => this.billingInfo(job));
     }
     await this.billing.reconcile(kinds, (job) => this.billingInfo(job));
@@ -148,7 +149,7 @@ export class JobService {
     const every = Math.max(250, Math.min(60_000, Math.floor(this.deps.config.retentionMs / 4), this.deps.config.pollMs * 10));
     this.sweeper = setInterval(() => {
       this.sweeping ??= this.sweep()
-        .catch((e) => console.error('jobs: the sweep failed (retried):', e))
+        .catch((e) => log.error({ err: e }, 'jobs: the sweep failed (retried)'))
         .finally(() => (this.sweeping = undefined));
     }, every).unref();
   }

@@ -13,6 +13,7 @@ import type { JobBilling } from './billing.ts';
 import type { MediaStore } from './media.ts';
 import type { JobRow, JobStore } from './store.ts';
 import { type FailureCode, JobFailure, type JobKind, LEASE_LOST, STOPPING } from './types.ts';
+import { log } from '../log.ts';
 
 /** A job interrupted this many times (its instance died each time) fails refunded rather than run again. */
 export const MAX_ATTEMPTS = 3;
@@ -78,7 +79,7 @@ export class JobWorkers {
       let claimed = false;
       if (this.running.size < this.opts.workers) {
         const row = await this.jobs.claim(kinds, this.owner, this.opts.leaseMs).catch((e) => {
-          console.error('jobs: claiming a job failed (retried):', e);
+          log.error({ err: e }, 'jobs: claiming a job failed (retried)');
           return undefined;
         });
         if (row && !this.stopped) {
@@ -87,7 +88,7 @@ export class JobWorkers {
           // A failure here is the store's or the ledger's (the runner's own are handled inside): the job's state says
           // what is left to do, and the sweep's reconcile finishes a billing step.
           const done = this.attempt(row, controller)
-            .catch((e) => console.error(`jobs: job ${row.id} could not be recorded (the sweep retries its billing):`, e))
+            .catch((e) => log.error({ err: e }, `jobs: job ${row.id} could not be recorded (the sweep retries its billing)`))
             .finally(() => {
               this.running.delete(row.id);
               this.wake();
@@ -134,7 +135,7 @@ export class JobWorkers {
             const now = await this.jobs.get(row.id);
             controller.abort(now?.status === 'running' ? LEASE_LOST : new JobFailure('cancelled', `The ${kind.name} job was cancelled`));
           })
-          .catch((e) => console.error(`jobs: renewing the lease of ${row.id} failed (retried):`, e));
+          .catch((e) => log.error({ err: e }, `jobs: renewing the lease of ${row.id} failed (retried)`));
       },
       Math.max(50, Math.floor(this.opts.leaseMs / 3)),
     );
@@ -156,7 +157,7 @@ export class JobWorkers {
           return;
         }
         const failure = reason instanceof JobFailure ? reason : undefined;
-        if (!failure) console.error(`jobs: ${kind.name} job ${row.id} (${model.id}) failed:`, e);
+        if (!failure) log.error({ err: e }, `jobs: ${kind.name} job ${row.id} (${model.id}) failed`);
         return await this.failed(row, failure?.code ?? 'failed', failure?.message ?? `The ${kind.name} could not be generated`);
       }
       if (signal.aborted && signal.reason === LEASE_LOST) return;

@@ -6,8 +6,8 @@ import { ApiError } from '../api/errors.ts';
 import { AbuseGuard, countsAsFailure } from './abuse.ts';
 import { DEFAULT_LIMITS } from './config.ts';
 import { closeRedis, connectRedis, type Redis } from './redis.ts';
-import { uniquePrefix } from './testing/models.ts';
-import { deleteKeys, TEST_REDIS_URL } from './testing/redis-keys.ts';
+import { uniquePrefix } from '../../e2e/support/limits/models.ts';
+import { deleteKeys, TEST_REDIS_URL } from '../../e2e/support/limits/redis-keys.ts';
 
 const SPEC_MESSAGE = 'Too many failed attempts (> 20) resulting in a non-success status code. Please wait 30s and try again.';
 

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import type { ApiError } from '../api/errors.ts';
 import { RateLimiter, rateLimitTypeOf, type LimitSubject } from './rate-limiter.ts';
 import { closeRedis, connectRedis, type Redis } from './redis.ts';
-import { limits, model, uniquePrefix } from './testing/models.ts';
-import { deleteKeys, TEST_REDIS_URL } from './testing/redis-keys.ts';
+import { limits, model, uniquePrefix } from '../../e2e/support/limits/models.ts';
+import { deleteKeys, TEST_REDIS_URL } from '../../e2e/support/limits/redis-keys.ts';
 
 const N = 5;
 const img = model('image');
@@ -74,7 +74,7 @@ describe('RateLimiter (Redis)', () => {
   });
 
   test('two OS processes sharing one prefix admit exactly N between them', { timeout: 30_000 }, async () => {
-    const worker = path.join(import.meta.dirname, 'testing', 'admit-worker.ts');
+    const worker = path.join(import.meta.dirname, '../../e2e/support/limits/admit-worker.ts');
     const shared = `${prefix}:procs`;
     const children = [0, 1].map(() =>
       spawn(process.execPath, [worker, TEST_REDIS_URL, shared, String(N), String(Math.ceil((3 * N) / 2))], {

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { ApiError } from '../api/errors.ts';
 import { DEFAULT_LIMITS } from './config.ts';
 import { RateLimiter, rateLimitTypeOf, type LimitSubject } from './rate-limiter.ts';
-import { limits, model } from './testing/models.ts';
+import { limits, model } from '../../e2e/support/limits/models.ts';
 
 const N = 5;
 const short = limits({ windowSeconds: 2, image: { default: { rpm: N } }, text: { default: { L: { rpm: 100, tpm: 1000 } } } });

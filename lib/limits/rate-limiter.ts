@@ -13,6 +13,7 @@ import type { ModelEntry } from '../models/schema.ts';
 import type { LimitClass, LimitConfig } from './config.ts';
 import { consume, current, makeCounter, refund, type Counter } from './counters.ts';
 import { requestHeaders, secondsUntil, tokenHeaders } from './headers.ts';
+import { log } from '../log.ts';
 
 export type LimitType = 'RPM' | 'TPM' | 'RPD';
 export type RateTier = 'default' | 'partner';
@@ -51,7 +52,7 @@ export interface RateLimiterOptions {
   redis?: Redis;
   /** Namespace of the counter keys (tests use a unique one). */
   keyPrefix?: string;
-  /** Where finish() reports a failed budget correction; console.warn by default. */
+  /** Where finish() reports a failed budget correction; the server log by default. */
   warn?: (message: string) => void;
 }
 
@@ -75,7 +76,7 @@ export class RateLimiter {
     this.config = config;
     this.redis = opts.redis;
     this.keyPrefix = opts.keyPrefix ?? 'lagoon:rl';
-    this.warn = opts.warn ?? ((m) => console.warn(m));
+    this.warn = opts.warn ?? ((m) => log.warn(m));
   }
 
   /** The limits that apply to a model (or the management API) at a tier. Video counts as its queue endpoint. */

@@ -7,19 +7,20 @@
 // rather than after a hung command, the client does not queue commands while disconnected and bounds each
 // command's time.
 import { Redis } from 'ioredis';
+import { log } from '../log.ts';
 
 export type { Redis };
 
 export interface ConnectOptions {
   /** How long to wait for the first connection before starting anyway (in fail-open mode). */
   readyTimeoutMs?: number;
-  /** Where outage warnings go; console.warn by default. */
+  /** Where outage warnings go; the server log by default. */
   warn?: (message: string) => void;
 }
 
 /** Connects and resolves once the client is ready, or after readyTimeoutMs with a warning (it keeps retrying). */
 export async function connectRedis(url: string, opts: ConnectOptions = {}): Promise<Redis> {
-  const warn = opts.warn ?? ((m: string) => console.warn(m));
+  const warn = opts.warn ?? ((m: string) => log.warn(m));
   const client = new Redis(url, {
     // Fail fast into the insurance limiter instead of buffering admissions behind a dead connection.
     enableOfflineQueue: false,

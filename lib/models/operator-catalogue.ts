@@ -184,7 +184,7 @@ export class OperatorCatalogue {
   start(intervalMs: number): void {
     if (this.timer || intervalMs <= 0) return;
     this.timer = setInterval(() => {
-      this.refresh().catch((e) => console.error('reading the operator catalogue failed:', e));
+      this.refresh().catch((e) => log.error({ err: e }, 'reading the operator catalogue failed'));
     }, intervalMs);
     this.timer.unref();
   }

@@ -14,6 +14,7 @@ import { base58 } from '@scure/base';
 import { createWalletClient, defineChain, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { WalletConfig } from './config.ts';
+import { log } from '../log.ts';
 
 export interface Facilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
@@ -94,7 +95,7 @@ function remote(url: string, cfg: WalletConfig): Facilitator {
         },
         (e) => {
           feePayer = undefined; // ask again next time
-          console.warn(`x402: the facilitator's supported kinds could not be read: ${(e as Error).message}`);
+          log.warn(`x402: the facilitator's supported kinds could not be read: ${(e as Error).message}`);
           return undefined;
         },
       );

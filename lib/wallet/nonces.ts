@@ -5,6 +5,7 @@
 // for as long as a message carrying them could still be accepted.
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../db/store.ts';
+import { log } from '../log.ts';
 
 export type NonceOutcome = 'ok' | 'reused' | 'unknown' | 'expired';
 
@@ -21,7 +22,7 @@ export async function issueNonce(store: Store, ttlMs: number, now = Date.now()):
   if (now - (lastCleanup.get(store) ?? 0) > CLEANUP_EVERY_MS) {
     lastCleanup.set(store, now);
     // Expired rows can no longer be used nor replayed (their messages fail the age check), so they can go.
-    store.run('DELETE FROM siwx_nonces WHERE expires_at < $1', [now]).catch((e) => console.error('siwx: could not delete expired nonces:', e));
+    store.run('DELETE FROM siwx_nonces WHERE expires_at < $1', [now]).catch((e) => log.error({ err: e }, 'siwx: could not delete expired nonces'));
   }
   return { nonce, issuedAt: now, expiresAt };
 }

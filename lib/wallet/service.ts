@@ -16,6 +16,7 @@ import { type SignedIn, signIn } from './sign-in.ts';
 import { walletStatement } from './statement.ts';
 import { topUp, type TopUpResult } from './topup.ts';
 import type { Wallet } from './wallets.ts';
+import { log } from '../log.ts';
 
 export const API_BASE = '/api/v1';
 export const TOP_UP_PATH = `${API_BASE}/x402/top-up`;
@@ -37,7 +38,7 @@ export class WalletService {
     this.config = config;
     const s = config.wallet;
     if ((s.rails.evm || s.rails.solana) && new URL(s.publicOrigin).hostname === 'localhost') {
-      console.warn(`wallets: sign-in is bound to ${s.publicOrigin}; set LAGOON_PUBLIC_URL to the origin users reach this server at`);
+      log.warn(`wallets: sign-in is bound to ${s.publicOrigin}; set LAGOON_PUBLIC_URL to the origin users reach this server at`);
     }
   }
 

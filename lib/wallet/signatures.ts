@@ -7,6 +7,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58, base64 } from '@scure/base';
 import { createPublicClient, http, isHex, type PublicClient, verifyMessage } from 'viem';
+import { log } from '../log.ts';
 
 /** viem public clients per RPC URL (one connection pool each). */
 const clients = new Map<string, PublicClient>();
@@ -32,7 +33,7 @@ export async function verifyEvmSignature(address: string, message: string, signa
   try {
     return await publicClientFor(rpcUrl).verifyMessage({ address: addr, message, signature });
   } catch (e) {
-    console.warn(`siwx: smart-wallet signature check for ${address} failed: ${(e as Error).message.split('\n')[0]}`);
+    log.warn(`siwx: smart-wallet signature check for ${address} failed: ${(e as Error).message.split('\n')[0]}`);
     return false;
   }
 }

@@ -13,6 +13,7 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ApiError } from '../api/errors.ts';
 import type { WalletConfig } from './config.ts';
+import { log } from '../log.ts';
 
 const RPC_TIMEOUT_MS = 15_000;
 
@@ -33,7 +34,7 @@ export async function unsignedSolanaPayment(cfg: WalletConfig, offer: PaymentReq
     if (typeof tx !== 'string') throw new Error('no transaction built');
     return tx;
   } catch (e) {
-    console.warn(`wallets: building a Solana payment failed: ${(e as Error).message}`);
+    log.warn(`wallets: building a Solana payment failed: ${(e as Error).message}`);
     throw new ApiError('X402_NOT_CONFIGURED', 'The Solana network could not be reached to prepare the payment; try again in a moment');
   } finally {
     clearTimeout(timer);

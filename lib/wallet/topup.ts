@@ -12,6 +12,7 @@ import { findSettledTransfer } from './evm-settlement.ts';
 import type { Facilitator } from './facilitator.ts';
 import { type Payment, readPayment } from './payment.ts';
 import { ensureWallet, type Wallet } from './wallets.ts';
+import { log } from '../log.ts';
 
 export interface TopUpResult {
   wallet: Wallet;
@@ -96,7 +97,7 @@ async function settledElsewhere(cfg: WalletConfig, p: Payment): Promise<string |
   try {
     return await findSettledTransfer(cfg.evm.rpcUrl, { asset: p.requirements.asset, ...p.authorization });
   } catch (e) {
-    console.warn(`x402: could not look for an earlier settlement on chain: ${(e as Error).message.split('\n')[0]}`);
+    log.warn(`x402: could not look for an earlier settlement on chain: ${(e as Error).message.split('\n')[0]}`);
     return undefined;
   }
 }
@@ -118,7 +119,7 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
   try {
     verified = await facilitator.verify(payment.payload, payment.requirements);
   } catch (e) {
-    console.error('x402: verification failed to run:', (e as Error).message.split('\n')[0]);
+    log.error({ reason: (e as Error).message.split('\n')[0] }, 'x402: verification failed to run');
     throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'The payment could not be verified right now (the facilitator is unavailable); try again', {
       details: { reason: 'facilitator_unavailable' },
     });
@@ -144,7 +145,7 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
     } catch (e) {
       // The outcome is unknown (a timeout may hide a broadcast): the claim stays pending, so a retry of the same
       // payment later finds the settlement instead of paying again.
-      console.error('x402: settlement did not complete:', (e as Error).message.split('\n')[0]);
+      log.error({ reason: (e as Error).message.split('\n')[0] }, 'x402: settlement did not complete');
       throw new ApiError('SETTLEMENT_TIMEOUT');
     }
     if (!settlement.success) {

@@ -1,8 +1,8 @@
 // A second OS process for the cross-process test: connects to Redis, says "ready", waits for "go" on stdin so
 // every process fires at once, makes `count` concurrent admits of one image model, and prints how many passed.
 // Usage: node admit-worker.ts <redisUrl> <keyPrefix> <limit> <count>
-import { RateLimiter } from '../rate-limiter.ts';
-import { closeRedis, connectRedis } from '../redis.ts';
+import { RateLimiter } from '../../../lib/limits/rate-limiter.ts';
+import { closeRedis, connectRedis } from '../../../lib/limits/redis.ts';
 import { limits, model } from './models.ts';
 
 const [url, keyPrefix, limit, count] = process.argv.slice(2);

@@ -1,6 +1,6 @@
 // Catalogue entries and configurations for the limits tests.
-import { DEFAULT_LIMITS, deepMerge, parseLimitConfig, type LimitConfig } from '../config.ts';
-import { modelEntrySchema, type ModelEntry, type ModelType, type Tier } from '../../models/schema.ts';
+import { DEFAULT_LIMITS, deepMerge, parseLimitConfig, type LimitConfig } from '../../../lib/limits/config.ts';
+import { modelEntrySchema, type ModelEntry, type ModelType, type Tier } from '../../../lib/models/schema.ts';
 
 /** A minimal valid catalogue entry of the given type and tier. */
 export function model(type: ModelType, tier: Tier = 'L', id = `test-${type}-${tier}`): ModelEntry {

@@ -11,7 +11,7 @@ import type { AppMessage, GenerationEvent, SendMessageResponse, UploadAttachment
 import { checkAttachments, MAX_FILE_BYTES } from './attachments.ts';
 import { toAppMessage } from './message.ts';
 import { chatRoutes } from './routes.ts';
-import { call, EventReader, PNG_1X1, testUser, type TestUser } from './test-support.ts';
+import { call, EventReader, PNG_1X1, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
 
 const VISION = { id: 'vision-model', vision: true };
 const PLAIN = { id: 'plain-model', vision: false };

@@ -8,7 +8,7 @@ import { createTestDatabase } from '../../../e2e/support/pg.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import type { AppMessage, GenerationEvent, SendMessageResponse } from '../wire.ts';
 import { chatRoutes } from './routes.ts';
-import { assemble, call, EventReader, sleep, testUser, type TestUser } from './test-support.ts';
+import { assemble, call, EventReader, sleep, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
 
 type Routes = ReturnType<typeof chatRoutes>;
 

@@ -8,7 +8,7 @@ import { type Harness, startHarness } from '../../../e2e/support/harness.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import type { GenerationEvent, SendMessageResponse } from '../wire.ts';
 import { chatRoutes } from './routes.ts';
-import { call, EventReader, testUser, type TestUser } from './test-support.ts';
+import { call, EventReader, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
 
 const RESULTS = [
   { title: 'Lagoons of the Pacific', url: 'https://example.org/lagoons', content: 'A lagoon is a shallow body of water.', publishedDate: '2026-11-01' },

@@ -7,6 +7,7 @@ import type { User } from '../../users/users.ts';
 import type { AppCitation, AppUsage, GenerationEvent } from '../wire.ts';
 import { appErrorOf, type InferenceClient, type InferenceEvent, type InferenceRun } from './inference.ts';
 import { toAppMessage } from './message.ts';
+import { log } from '../../log.ts';
 
 /** Progress is written this often while tokens arrive. */
 export const PERSIST_MS = 1000;
@@ -95,7 +96,7 @@ export class Generation {
       try {
         fn(e);
       } catch (err) {
-        console.error('a generation stream subscriber failed:', err);
+        log.error({ err }, 'a generation stream subscriber failed');
       }
     }
   }
@@ -153,7 +154,7 @@ export class Generation {
       })
       .catch((e) => {
         if (isApiError(e) && e.code === 'NOT_FOUND') this.stop('deleted');
-        else console.error(`could not save the progress of answer ${this.id}:`, e);
+        else log.error({ err: e }, `could not save the progress of answer ${this.id}`);
       })
       .finally(() => {
         this.writing = undefined;
@@ -201,7 +202,7 @@ export class Generation {
     try {
       return await this.spec.ops.updateMessage(this.id, patch);
     } catch (e) {
-      if (!(isApiError(e) && e.code === 'NOT_FOUND')) console.error(`could not save answer ${this.id}:`, e);
+      if (!(isApiError(e) && e.code === 'NOT_FOUND')) log.error({ err: e }, `could not save answer ${this.id}`);
       return fallback;
     }
   }
@@ -236,7 +237,7 @@ export class Generations {
     };
     void g.run(this.client, end).catch((e) => {
       end();
-      console.error(`answer ${g.id} failed unexpectedly:`, e);
+      log.error({ err: e }, `answer ${g.id} failed unexpectedly`);
     });
     return g;
   }

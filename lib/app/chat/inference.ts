@@ -5,6 +5,7 @@ import { isApiError } from '../../api/errors.ts';
 import type { WireNames } from '../../api/wire.ts';
 import type { User } from '../../users/users.ts';
 import type { AppCitation, AppError, AppUsage } from '../wire.ts';
+import { log } from '../../log.ts';
 
 export type InferenceEvent =
   | { type: 'content'; text: string }
@@ -52,7 +53,7 @@ export function appErrorOf(e: unknown): AppError {
     if (retry !== undefined) out.retryAfter = retry;
     return out;
   }
-  console.error('chat generation failed:', e);
+  log.error({ err: e }, 'chat generation failed');
   return { code: 'INFERENCE_FAILED', status: 500, message: 'Inference processing failed' };
 }
 

@@ -6,6 +6,7 @@ import type { RemoteConfig } from '../../config.ts';
 import { sseData } from '../../inference/engines/sse.ts';
 import type { AppError } from '../wire.ts';
 import { chunkEvents, type InferenceClient, InferenceError, type InferenceEvent, retryAfterSeconds } from './inference.ts';
+import { log } from '../../log.ts';
 
 export type { RemoteConfig };
 
@@ -28,7 +29,7 @@ const unavailable = (message: string): AppError => ({ code: 'INFERENCE_UNAVAILAB
 export function remoteError(status: number, text: string, retryAfter: string | null): AppError {
   if (status === 401 || status === 403) {
     // The server's own credential was refused: the user can do nothing about it, and must not see details of it.
-    console.error(`inference API refused this server's key (HTTP ${status}): ${text.slice(0, 300)}`);
+    log.error(`inference API refused this server's key (HTTP ${status}): ${text.slice(0, 300)}`);
     return unavailable('The inference service refused this server’s credentials. Tell the operator.');
   }
   let body: Record<string, unknown> = {};
@@ -85,7 +86,7 @@ export function remoteClient(cfg: RemoteConfig): InferenceClient {
         });
       } catch (e) {
         if (signal.aborted) throw e;
-        console.error(`inference API ${cfg.baseUrl} unreachable: ${(e as Error).message}`);
+        log.error(`inference API ${cfg.baseUrl} unreachable: ${(e as Error).message}`);
         throw new InferenceError(unavailable('The inference service could not be reached. Try again in a moment.'));
       }
       if (!res.ok || !res.body) {

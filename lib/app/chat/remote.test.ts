@@ -9,7 +9,7 @@ import { userConversations } from '../../conversations/conversations.ts';
 import type { RouteHandler } from '../http.ts';
 import type { AppMessage, GenerationEvent, SendMessageResponse } from '../wire.ts';
 import { chatRoutes } from './routes.ts';
-import { EventReader, sleep, testUser, type TestUser } from './test-support.ts';
+import { EventReader, sleep, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
 
 describe('remote inference (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
   let h: Harness;

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
-import type { Browser } from './test-support.ts';
+import type { Browser } from '../../../e2e/support/app-requests.ts';
 import type { OperatorAuditPage, PasswordReset } from '../wire.ts';
-import { BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -9,8 +9,8 @@ import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
 import { ensureWalletUser } from '../../users/wallet-users.ts';
 import { ensureWallet } from '../../wallet/wallets.ts';
 import type { ApiKeysReport, AppApiKey, CreatedApiKey } from '../wire.ts';
-import { appRequest, assertNoKeyMaterial, type Browser, storedSecrets } from './test-support.ts';
-import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { appRequest, assertNoKeyMaterial, type Browser, storedSecrets } from '../../../e2e/support/app-requests.ts';
+import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 const SECRET_SHAPE = /^lgn_(inf|adm)_[A-Za-z0-9]{40}$/;
 

@@ -23,7 +23,7 @@ import { signUp, type User } from '../../users/users.ts';
 import type { AttachmentLimits, SendMessageResponse } from '../wire.ts';
 import type { AudioOptions, DictationResult } from '../wire/audio.ts';
 import { audioRoutes } from './audio.ts';
-import { appRequest, assertNoKeyMaterial, type Browser, caller, storedSecrets } from './test-support.ts';
+import { appRequest, assertNoKeyMaterial, type Browser, caller, storedSecrets } from '../../../e2e/support/app-requests.ts';
 
 /** The test catalogue's prices: 1 USD per 1,000 characters (1,000 micro-USD each), 0.01 USD a second. */
 const PER_CHARACTER = 1_000;

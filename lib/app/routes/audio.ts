@@ -20,6 +20,7 @@ import type { AppDeps } from '../deps.ts';
 import { appRoute, json, readBytes, readJson } from '../http.ts';
 import type { AudioOptions, DictationOptions, DictationResult, SpeechOptions } from '../wire/audio.ts';
 import { isRemote } from './catalogues.ts';
+import { log } from '../../log.ts';
 
 const SPEECH_BODY_LIMIT = 64 * 1024;
 const MIN_SPEED = 0.5;
@@ -93,7 +94,7 @@ function audioStream(chunks: AsyncIterable<Buffer>, signal: AbortSignal): Readab
         } catch (e) {
           // Cut off midway: the sentences made are billed (speech.ts), and the response simply ends here. A listener
           // who stopped is no failure worth a log line.
-          if (!signal.aborted) console.error('read-aloud stream failed:', (e as Error).message);
+          if (!signal.aborted) log.error({ reason: (e as Error).message }, 'read-aloud stream failed');
           controller.error(e);
         }
       },

@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps.ts';
 import { authRoutes } from './auth.ts';
 import { catalogueRoutes } from './catalogue.ts';
 import { conversationRoutes } from './conversations.ts';
-import { type Browser, caller, cookieFrom, ORIGIN } from './test-support.ts';
+import { type Browser, caller, cookieFrom, ORIGIN } from '../../../e2e/support/app-requests.ts';
 
 let h: Harness;
 let call: ReturnType<typeof caller>;

@@ -12,7 +12,7 @@ import { BASE_MAINNET } from '../../wallet/networks.ts';
 import { ensureWallet } from '../../wallet/wallets.ts';
 import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
 import type { BillingSummary, StatementPage } from '../wire.ts';
-import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 /** A CSV document's records (no quoted newlines in these files), header first. */
 const records = (csv: string) =>

@@ -12,7 +12,7 @@ import { catalogueRoutes } from './catalogue.ts';
 import { characterRoutes } from './characters.ts';
 import { conversationRoutes } from './conversations.ts';
 import { safePhotoUrl } from './catalogue-source.ts';
-import { type Browser, caller, cookieFrom } from './test-support.ts';
+import { type Browser, caller, cookieFrom } from '../../../e2e/support/app-requests.ts';
 
 let h: Harness;
 let remoteKey: string;

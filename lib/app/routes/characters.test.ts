@@ -8,8 +8,8 @@ import sharp from 'sharp';
 import { withTextChunks } from '../../characters/png.ts';
 import { CARD_JSON_MAX_BYTES } from '../../characters/limits.ts';
 import type { RouteHandler } from '../http.ts';
-import { BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
-import { HOST, ORIGIN } from './test-support.ts';
+import { BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
+import { HOST, ORIGIN } from '../../../e2e/support/app-requests.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');

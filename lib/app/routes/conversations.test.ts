@@ -7,7 +7,7 @@ import { userConversations } from '../../conversations/conversations.ts';
 import type { AppDeps } from '../deps.ts';
 import { authRoutes } from './auth.ts';
 import { conversationRoutes } from './conversations.ts';
-import { type Browser, caller, cookieFrom } from './test-support.ts';
+import { type Browser, caller, cookieFrom } from '../../../e2e/support/app-requests.ts';
 
 let h: Harness;
 let call: ReturnType<typeof caller>;

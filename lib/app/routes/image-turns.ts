@@ -11,6 +11,7 @@ import { imageAttachment, imagesUsage, type StoredImage, type UserImages, userIm
 import { DEFAULT_TITLE } from '../../conversations/text.ts';
 import type { Store } from '../../db/store.ts';
 import { interrupt, isStale } from '../chat/stream.ts';
+import { log } from '../../log.ts';
 
 /** How often a running generation marks its message alive and looks for a stop. */
 export const HEARTBEAT_MS = 1_000;
@@ -129,7 +130,7 @@ export class ImageRuns {
       } catch (e) {
         // Stopped meanwhile (the chat deleted, say): nothing to report.
         if (!ctl.signal.aborted) {
-          console.error(`image generation into message ${messageId} failed:`, e);
+          log.error({ err: e }, `image generation into message ${messageId} failed`);
           error = toMessageError(e);
         }
       } finally {
@@ -138,7 +139,7 @@ export class ImageRuns {
       // Only a message still 'streaming' is ended here: a stop (here or on another instance) already ended it.
       const end = closing ? { status: 'stopped' as const } : error ? { status: 'error' as const, error } : { status: 'complete' as const };
       await ops.updateMessage(messageId, end, { ifStatus: 'streaming' }).catch((e) => {
-        if (!(isApiError(e) && e.code === 'NOT_FOUND')) console.error(`could not end image message ${messageId}:`, e);
+        if (!(isApiError(e) && e.code === 'NOT_FOUND')) log.error({ err: e }, `could not end image message ${messageId}`);
       });
     })().finally(() => this.live.delete(messageId));
     this.live.set(messageId, {

@@ -21,7 +21,7 @@ import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
 import { signUp, type User } from '../../users/users.ts';
 import type { AppConversationWithMessages, AppMessage } from '../wire.ts';
 import type { AppImage, ImageModelsReport, ImageTurnResponse } from '../wire/images.ts';
-import { appRequest, type Browser, caller } from './test-support.ts';
+import { appRequest, type Browser, caller } from '../../../e2e/support/app-requests.ts';
 
 const DEMO = 'lagoon-demo-image';
 const HELD = 'held-image';

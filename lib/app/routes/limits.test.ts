@@ -8,7 +8,7 @@ import { post } from '../../../e2e/support/harness.ts';
 import { setAccountTier } from '../../accounts/accounts.ts';
 import { forgetPrincipals } from '../../auth/keys.ts';
 import type { BreachPage, LimitsReport } from '../wire.ts';
-import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 const RPM = 3;
 const TPM = 100_000;

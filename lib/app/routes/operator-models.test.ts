@@ -9,7 +9,7 @@ import { get, post } from '../../../e2e/support/harness.ts';
 import { dataDirSecretsKey, secretBox } from '../../db/secret-box.ts';
 import { OperatorCatalogue } from '../../models/operator-catalogue.ts';
 import type { EngineTestResult, OperatorAuditPage, OperatorModel, OperatorModelsPage } from '../wire.ts';
-import { BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 const UPSTREAM_KEY = 'sk-operator-upstream-key-0123456789abcdef';
 

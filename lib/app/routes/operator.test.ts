@@ -10,8 +10,8 @@ import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
 import { ensureWalletUser } from '../../users/wallet-users.ts';
 import { ensureWallet, walletPrincipal } from '../../wallet/wallets.ts';
 import type { OperatorAccount, OperatorAccountsPage, OperatorAuditPage, StatementPage } from '../wire.ts';
-import { appRequest } from './test-support.ts';
-import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { appRequest } from '../../../e2e/support/app-requests.ts';
+import { apiChat, BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 for (const backend of BACKENDS)
   describe(`operator routes (${backend})`, () => {

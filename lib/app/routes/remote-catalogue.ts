@@ -6,6 +6,7 @@ import { ApiError } from '../../api/errors.ts';
 import type { RemoteConfig } from '../../config.ts';
 import type { AppCharacter, AppModel } from '../wire.ts';
 import { type CatalogueSource, checkCharacterQuery, safePhotoUrl } from './catalogue-source.ts';
+import { log } from '../../log.ts';
 
 const TTL_MS = 60_000;
 const TIMEOUT_MS = 10_000;
@@ -105,17 +106,17 @@ export function remoteCatalogue(remote: Pick<RemoteConfig, 'baseUrl' | 'apiKey'>
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (e) {
-      console.error(`remote catalogue: GET ${path} failed:`, (e as Error).message);
+      log.error({ reason: (e as Error).message }, `remote catalogue: GET ${path} failed`);
       throw unavailable();
     }
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
-      console.error(`remote catalogue: GET ${path} answered ${res.status}`);
+      log.error(`remote catalogue: GET ${path} answered ${res.status}`);
       throw unavailable();
     }
     const parsed = list.safeParse(await res.json().catch(() => undefined));
     if (!parsed.success) {
-      console.error(`remote catalogue: GET ${path} did not answer a { data: [...] } list`);
+      log.error(`remote catalogue: GET ${path} did not answer a { data: [...] } list`);
       throw unavailable();
     }
     return parsed.data.data;

@@ -8,9 +8,9 @@ import { spawnAnvil } from '../../../e2e/support/chains/anvil.ts';
 import { type Harness, post, startHarness } from '../../../e2e/support/harness.ts';
 import { accountKeys } from '../../auth/keys.ts';
 import { loadConfig } from '../../config.ts';
-import { testUser } from '../chat/test-support.ts';
+import { testUser } from '../../../e2e/support/app-chat.ts';
 import type { UsageReport } from '../wire.ts';
-import { caller } from './test-support.ts';
+import { caller } from '../../../e2e/support/app-requests.ts';
 import { usageRoutes } from './usage.ts';
 
 let anvil: { proc: ChildProcess; rpcUrl: string };

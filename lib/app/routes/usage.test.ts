@@ -12,12 +12,12 @@ import { fromMicros } from '../../billing/money.ts';
 import { loadConfig } from '../../config.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import { chatRoutes } from '../chat/routes.ts';
-import { call as chatCall, EventReader, testUser, type TestUser } from '../chat/test-support.ts';
+import { call as chatCall, EventReader, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppApiKey, AppMessage, RateLimitsReport, SendMessageResponse, UsageReport } from '../wire.ts';
 import { keyRoutes } from './keys.ts';
 import { rateLimitRoutes } from './rate-limits.ts';
-import { type Browser, caller } from './test-support.ts';
+import { type Browser, caller } from '../../../e2e/support/app-requests.ts';
 import { usageRoutes } from './usage.ts';
 
 const RPM = 40;

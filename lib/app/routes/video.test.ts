@@ -15,7 +15,7 @@ import { toMicros } from '../../billing/money.ts';
 import { createSession, SESSION_COOKIE } from '../../users/sessions.ts';
 import { signUp, type User } from '../../users/users.ts';
 import type { AppVideoJob, VideoJobsReport, VideoModelsReport } from '../wire/video.ts';
-import { appRequest, type Browser, caller } from './test-support.ts';
+import { appRequest, type Browser, caller } from '../../../e2e/support/app-requests.ts';
 import { parseRange } from './video.ts';
 
 const DEMO = 'lagoon-demo-video';

@@ -23,7 +23,7 @@ import type { AppDeps } from '../deps.ts';
 import type { WalletChallenge, WalletTopUpRequirements } from '../wire.ts';
 import { authRoutes } from './auth.ts';
 import { catalogueRoutes } from './catalogue.ts';
-import { type Browser, caller, cookieFrom, ORIGIN } from './test-support.ts';
+import { type Browser, caller, cookieFrom, ORIGIN } from '../../../e2e/support/app-requests.ts';
 import { walletRoutes } from './wallet.ts';
 
 let anvil: Anvil;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AppModelsResponse } from '../wire.ts';
-import { BACKENDS, type Dash, type DashUser, startDash } from './dash-test-support.ts';
+import { BACKENDS, type Dash, type DashUser, startDash } from '../../../e2e/support/app-dash.ts';
 
 for (const backend of BACKENDS)
   describe(`web search without a provider (${backend})`, () => {

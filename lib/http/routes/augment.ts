@@ -9,10 +9,11 @@ import type { Principal } from '../../auth/keys.ts';
 import { perCallPrices } from '../../billing/pricing.ts';
 import { fileToText } from '../../files/to-text.ts';
 import { estimateTextTokens } from '../../inference/chat/estimate.ts';
-import { metered } from '../../inference/metered.ts';
+import { metered } from '../../billing/metered.ts';
 import { readBody } from '../body.ts';
 import { jsonBody, principalOf, type RequestCtx } from '../context.ts';
 import { ok } from '../send.ts';
+import { log } from '../../log.ts';
 
 /**
  * A metered call at the configured price per call (not rate-limited: no model runs): reserves the price, runs the
@@ -63,7 +64,7 @@ export async function augmentSearch(ctx: RequestCtx): Promise<void> {
       try {
         return await provider.search(body.query, { count: body.limit, signal: ctx.signal });
       } catch (e) {
-        console.warn(`augment search failed: ${(e as Error).message}`);
+        log.warn(`augment search failed: ${(e as Error).message}`);
         throw new ApiError('INFERENCE_FAILED', 'The search provider failed; nothing was charged. Try again later.');
       }
     },

@@ -3,7 +3,7 @@ import { ApiError } from '../../api/errors.ts';
 import { compatibilityMappingOf, traitsOf } from '../../models/catalogue.ts';
 import { publicShapes } from '../../api/wire.ts';
 import { authenticate, bearerToken, type ModelPrivacy } from '../../auth/keys.ts';
-import { privacyAllows } from '../../inference/model-privacy.ts';
+import { privacyAllows } from '../../auth/model-privacy.ts';
 import { MODEL_TYPES, type ModelEntry, type ModelType } from '../../models/schema.ts';
 import { modelRecord } from '../../models/wire.ts';
 import type { RequestCtx } from '../context.ts';

@@ -16,6 +16,7 @@ import { createOpenAIAudioEngine } from './openai-audio.ts';
 import { createPocketsphinxEngine } from './pocketsphinx.ts';
 import { canSpawn } from './processes.ts';
 import type { SpeechEngine, TranscriptionEngine } from './types.ts';
+import { log } from '../../log.ts';
 
 /** Debian's pocketsphinx-en-us acoustic model, which pocketsphinx_continuous uses when no -hmm is given. */
 const DEBIAN_HMM = '/usr/share/pocketsphinx/model/en-us/en-us';
@@ -48,12 +49,17 @@ export class AudioEngines {
   /** Resolves once the programs were looked for (engines wait for it). */
   readonly ready: Promise<void>;
 
-  constructor(catalogue: Catalogue, config: AudioConfig, vars: (name: string) => string | undefined = () => undefined, log = console.warn) {
+  constructor(
+    catalogue: Catalogue,
+    config: AudioConfig,
+    vars: (name: string) => string | undefined = () => undefined,
+    warn = (line: string) => log.warn(line),
+  ) {
     this.config = config;
     this.vars = vars;
     // (A model whose type and engine do not match was refused when the catalogue loaded: audioEngineProblem.)
     const audioModels = catalogue.models.filter((m) => m.type === 'tts' || m.type === 'asr');
-    this.ready = this.probe(audioModels).then((lines) => lines.forEach((line) => log(line)));
+    this.ready = this.probe(audioModels).then((lines) => lines.forEach((line) => warn(line)));
   }
 
   gateWith(gate: (modelId: string) => Error | undefined): void {
@@ -185,6 +191,6 @@ export class AudioEngines {
     const engines = [...this.speechEngines.values(), ...this.transcribers.values()].map((e) => e.engine);
     this.speechEngines.clear();
     this.transcribers.clear();
-    await Promise.all([...new Set(engines)].map((e) => e.close?.().catch((err) => console.error('could not close an audio engine:', err))));
+    await Promise.all([...new Set(engines)].map((e) => e.close?.().catch((err) => log.error({ err }, 'could not close an audio engine'))));
   }
 }

@@ -19,6 +19,7 @@ import { MissingBinary, ProcessFailed, runProcess } from './processes.ts';
 import { characterCount } from './sentences.ts';
 import { voicesOf } from './speech.ts';
 import { type SpeechProgress, synthesizeToFile } from './speech-audio.ts';
+import { log } from '../../log.ts';
 
 /** What /audio/retrieve may answer (media-api.md §2): audio/mpeg, audio/wav or audio/flac. */
 export const JOB_FORMATS = ['mp3', 'wav', 'flac'] as const;
@@ -247,7 +248,7 @@ async function slot(queue: AdmissionQueue, signal: AbortSignal): Promise<() => v
 /** An engine's or a program's failure as the client hears it on retrieve (always refunded). */
 function failureOf(e: unknown): unknown {
   if (e instanceof MissingBinary) return new JobFailure('failed', `Speech is unavailable on this server: ${e.message}`);
-  if (e instanceof ProcessFailed) console.error('audio job: encoding failed:', e.message);
+  if (e instanceof ProcessFailed) log.error({ reason: e.message }, 'audio job: encoding failed');
   if (e instanceof EngineError && e.kind === 'bad_request') return new JobFailure('failed', `The speech engine rejected the text: ${e.message}`);
   if (e instanceof EngineError) return new JobFailure('failed', `The speech engine failed (${e.kind}); nothing was charged`);
   if (e instanceof ApiError) return new JobFailure('failed', e.message);

@@ -10,7 +10,7 @@ import { DEFAULT_MAX_SPEECH_CHARACTERS, SPEECH_FORMATS, type SpeechFormat } from
 import { resolveModel } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { type ChatContext, type ChatMeta, engineFailure } from '../chat/pipeline.ts';
-import { type Meter, openMeter } from '../metered.ts';
+import { type Meter, openMeter } from '../../billing/metered.ts';
 import { FLITE_VOICES } from './flite/pool.ts';
 import { CONTENT_TYPES, needsFfmpeg } from './ffmpeg.ts';
 import { MissingBinary, ProcessFailed } from './processes.ts';
@@ -18,6 +18,7 @@ import { type SpeechRequest, speechRequestSchema } from './schema.ts';
 import { characterCount } from './sentences.ts';
 import { type SpeechProgress, speechAudio } from './speech-audio.ts';
 import type { AudioDeps } from './transcription.ts';
+import { log } from '../../log.ts';
 
 export type SpeechResult =
   | { kind: 'bytes'; meta: ChatMeta; contentType: string; body: Buffer; charged: Amount }
@@ -68,7 +69,7 @@ function formatOf(model: ModelEntry, asked: SpeechFormat | undefined): SpeechFor
 function speechFailure(model: ModelEntry, requestId: string, e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (e instanceof MissingBinary) return new ApiError('ENGINE_UNAVAILABLE', `Model ${model.id} is unavailable on this server: ${e.message}`);
-  if (e instanceof ProcessFailed) console.error(`[${requestId}] speech with ${model.id} failed:`, e.message);
+  if (e instanceof ProcessFailed) log.error({ reason: e.message }, `[${requestId}] speech with ${model.id} failed`);
   return engineFailure(e);
 }
 

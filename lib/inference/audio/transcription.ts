@@ -14,7 +14,7 @@ import { resolveModel } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { safeFetch } from '../../net/safe-fetch.ts';
 import { type ChatContext, type ChatDeps, type ChatMeta, engineFailure } from '../chat/pipeline.ts';
-import { metered } from '../metered.ts';
+import { metered } from '../../billing/metered.ts';
 import type { AudioEngines } from './engines.ts';
 import { decodeToWav } from './ffmpeg.ts';
 import { MissingBinary, ProcessFailed } from './processes.ts';
@@ -22,6 +22,7 @@ import { transcriptionFieldsSchema, videoTranscriptionSchema } from './schema.ts
 import { AUDIO_TYPES_TEXT, type MediaKind, RAW_PCM, sniffMedia } from './sniff.ts';
 import { shapeTranscript, type TranscriptBody } from './transcript-format.ts';
 import type { Transcript } from './types.ts';
+import { log } from '../../log.ts';
 
 export type AudioDeps = Pick<ChatDeps, 'store' | 'ledger' | 'limiter' | 'catalogue' | 'wire' | 'fetchAllowHosts'> & { audio: AudioEngines };
 
@@ -128,7 +129,7 @@ async function withDecoded<T>(
           );
         } catch (e) {
           if (e instanceof MissingBinary) throw unavailable(e);
-          if (e instanceof ProcessFailed) console.error(`[${ctx.requestId}] transcription with ${model.id} failed:`, e.message);
+          if (e instanceof ProcessFailed) log.error({ reason: e.message }, `[${ctx.requestId}] transcription with ${model.id} failed`);
           throw engineFailure(e);
         }
       },

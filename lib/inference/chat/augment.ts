@@ -7,6 +7,7 @@ import { findUrls, scrapeAll } from '../../augment/scrape.ts';
 import type { ScrapedPage, SearchProvider, SearchResult } from '../../augment/types.ts';
 import type { EngineMessage } from '../types.ts';
 import type { EffectiveParams } from './params.ts';
+import { log } from '../../log.ts';
 
 /** Results a search puts into the context, and the allowance the credit hold makes for them. */
 export const SEARCH_RESULTS = 5;
@@ -87,7 +88,7 @@ export async function fetchAugmentation(
   const result: Augmentation = { citations: [], searches: 0, scrapedUrls: 0 };
   if (plan.urls.length) {
     const { pages, failed } = await scrapeAll(plan.urls, { signal: opts.signal, allowHosts: opts.allowHosts });
-    for (const f of failed) console.warn(`scraping ${f.url} failed: ${f.reason}`);
+    for (const f of failed) log.warn(`scraping ${f.url} failed: ${f.reason}`);
     result.scrapedUrls = pages.length;
     result.citations = pages.map(pageCitation);
     return { result, sources: pages.map((p) => ({ title: p.title || p.url, url: p.url, content: p.content })) };
@@ -97,7 +98,7 @@ export async function fetchAugmentation(
     try {
       found = await opts.provider.search(plan.text.slice(0, 400), { count: SEARCH_RESULTS, signal: opts.signal });
     } catch (e) {
-      console.warn(`web search (${opts.provider.name}) failed; answering without it: ${(e as Error).message}`);
+      log.warn(`web search (${opts.provider.name}) failed; answering without it: ${(e as Error).message}`);
       return { result, sources: [] };
     }
     result.searches = 1;

@@ -15,7 +15,7 @@ import type { RateLimiter } from '../../limits/rate-limiter.ts';
 import type { SearchProvider, SearchResult } from '../../augment/types.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
-import { openMeter, refuseUnaffordable } from '../metered.ts';
+import { openMeter, refuseUnaffordable } from '../../billing/metered.ts';
 import type { EngineRegistry } from '../registry.ts';
 import { type Engine, type EngineChunk, EngineError, type EngineRequest, type EngineUsage } from '../types.ts';
 import { CHEAP_CHECKS_ABOVE_BYTES, estimatePromptTokens, estimateTextTokens, minPromptTokens, promptBytes } from './estimate.ts';
@@ -121,9 +121,6 @@ const contextExceeded = (contextLength: number, tokens: string) =>
 // to its usage row.
 const completionId = (requestId: string) => `chatcmpl-${requestId}`;
 
-/** Admission moved to the metered call (lib/inference/metered.ts); kept here for existing importers. */
-export { admit } from '../metered.ts';
-
 export async function startEngine(deps: Pick<ChatDeps, 'engines'>, model: ModelEntry): Promise<Engine> {
   try {
     return await deps.engines.get(model);
@@ -158,7 +155,7 @@ export async function runChatRequest(deps: ChatDeps, ctx: ChatContext, req: Chat
       return await attemptChat(deps, ctx, i === 0 ? req : { ...req, model: candidates[i] }, opts.endpoint ?? '/chat/completions', shared);
     } catch (e) {
       if (i + 1 >= candidates.length || !fallsBack(e) || ctx.signal.aborted) throw e;
-      console.warn(`chat ${ctx.requestId}: ${candidates[i]} failed (${(e as ApiError).code}); falling back to ${candidates[i + 1]}`);
+      log.warn(`chat ${ctx.requestId}: ${candidates[i]} failed (${(e as ApiError).code}); falling back to ${candidates[i + 1]}`);
     }
   }
 }

@@ -8,7 +8,7 @@ import type { Amount } from '../../billing/money.ts';
 import { resolveModel } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { type ChatContext, type ChatDeps, type ChatMeta, engineFailure, startEngine } from '../chat/pipeline.ts';
-import { metered } from '../metered.ts';
+import { metered } from '../../billing/metered.ts';
 import { EngineError } from '../types.ts';
 import { shorten, toBase64 } from './vectors.ts';
 

@@ -12,7 +12,7 @@ import type { Quantities } from '../../billing/pricing.ts';
 import { contentCheckOf, type ImageLimits, imageLimits } from '../../models/image-models.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import type { ChatContext, ChatDeps, ChatMeta } from '../chat/pipeline.ts';
-import { metered } from '../metered.ts';
+import { metered } from '../../billing/metered.ts';
 import { EngineError } from '../types.ts';
 import { ContentPolicyError, type EngineImage, type GenerateSpec, type ImageEngine } from './engine.ts';
 import { hash32 } from './engines/demo-art.ts';
@@ -58,7 +58,7 @@ async function startImageEngine(deps: ImageDeps, model: ModelEntry): Promise<Ima
   } catch (e) {
     // The registry's own refusal (an engine known to be down, lib/inference/engine-health.ts) names the problem.
     if (e instanceof ApiError) throw e;
-    console.error(`image engine for ${model.id} failed to start:`, e);
+    log.error({ err: e }, `image engine for ${model.id} failed to start`);
     throw new ApiError('INFERENCE_FAILED', `The engine for model ${model.id} could not start`);
   }
 }

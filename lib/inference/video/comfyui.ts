@@ -13,6 +13,7 @@ import type { VideoEngineSpec } from '../../models/video-models.ts';
 import { probe, toMp4 } from './ffmpeg.ts';
 import type { VideoRequest } from './request.ts';
 import { bearer, callJson, download, sleep } from './upstream-http.ts';
+import { log } from '../../log.ts';
 
 type Spec = Extract<VideoEngineSpec, { kind: 'comfyui-video' }>;
 
@@ -79,7 +80,7 @@ export async function runComfyVideo(
       template = JSON.parse(await fs.readFile(workflowPath(spec.workflow, opts.catalogueDir, opts.vars), 'utf8'));
     } catch (e) {
       if (e instanceof JobFailure) throw e;
-      console.error(`comfyui video: the workflow ${spec.workflow} cannot be read:`, e);
+      log.error({ err: e }, `comfyui video: the workflow ${spec.workflow} cannot be read`);
       throw new JobFailure('failed', 'The video workflow is not available on this server');
     }
     const values: Record<string, string | number> = {

