@@ -74,7 +74,7 @@ export interface JobsConfig {
   pollMs: number;
 }
 
-/** The audio engines' programs (lib/inference/audio/engines.ts). */
+/** The audio engines' programs (lib/engines/audio/registry.ts). */
 export interface AudioConfig {
   /** ffmpeg (a name on PATH or a path): decoding uploads, encoding speech. */
   ffmpegPath: string;
@@ -120,12 +120,12 @@ export interface Config {
   searchAll: SearchConfig[];
   /** Hosts that safeFetch may reach although they resolve to private addresses (canonical form). */
   fetchAllowHosts: string[];
-  /** The audio engines' programs (lib/inference/audio): ffmpeg, pocketsphinx, and the media /video/transcriptions fetches. */
+  /** The audio engines' programs (lib/audio): ffmpeg, pocketsphinx, and the media /video/transcriptions fetches. */
   audio: AudioConfig;
   modelsFile: string | undefined;
   /** A short file of models added to the catalogue (lib/models/extra-catalogue.ts); `required` when set explicitly. */
   modelsExtra: { file: string; required: boolean };
-  /** How often every engine is checked (lib/inference/engine-health.ts); 0: never. */
+  /** How often every engine is checked (lib/engines/health.ts); 0: never. */
   engineCheckMs: number;
   /** `owned_by` of every /models record. */
   modelsOwnedBy: string;

@@ -13,20 +13,20 @@ import { lockDataDir } from './db/data-dir-lock.ts';
 import { openStore } from './db/open.ts';
 import type { Store } from './db/store.ts';
 import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
-import { EngineRegistry } from './inference/registry.ts';
-import { EngineHealth } from './inference/engine-health.ts';
+import { EngineRegistry } from './engines/text/registry.ts';
+import { EngineHealth } from './engines/health.ts';
 import { dataDirSecretsKey, secretBox } from './db/secret-box.ts';
 import { OperatorCatalogue } from './models/operator-catalogue.ts';
-import { catalogueDirOf, videoJobKind } from './inference/video/kind.ts';
+import { catalogueDirOf, videoJobKind } from './video/kind.ts';
 import { JobService } from './jobs/service.ts';
-import { AudioEngines } from './inference/audio/engines.ts';
-import { audioJobKind } from './inference/audio/jobs.ts';
-import { imageEnginesFor } from './inference/images/registry.ts';
-import { transcribeForChat } from './inference/audio/transcription.ts';
+import { AudioEngines } from './engines/audio/registry.ts';
+import { audioJobKind } from './audio/jobs.ts';
+import { imageEnginesFor } from './engines/images/registry.ts';
+import { transcribeForChat } from './audio/transcription.ts';
 import { AbuseGuard } from './limits/abuse.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import type { Redis } from 'ioredis';
-import type { ChatDeps } from './inference/chat/pipeline.ts';
+import type { ChatDeps } from './chat/pipeline.ts';
 import { closeRedis, connectRedis } from './limits/redis.ts';
 import { WalletService } from './wallet/service.ts';
 import { log, setLogLevel } from './log.ts';
@@ -39,7 +39,7 @@ export interface Service {
   /** The operator's changes to the catalogue (added upstreams, disabled models, prices), applied without a restart. */
   operatorCatalogue: OperatorCatalogue;
   engines: EngineRegistry;
-  /** Each engine's last check (lib/inference/engine-health.ts): /readyz, /models and the 503 of a broken engine. */
+  /** Each engine's last check (lib/engines/health.ts): /readyz, /models and the 503 of a broken engine. */
   engineHealth: EngineHealth;
   limiter: RateLimiter;
   abuse: AbuseGuard;

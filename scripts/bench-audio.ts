@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createFliteEngine } from '../lib/inference/audio/flite/engine.ts';
-import { FLITE_SAMPLE_RATE, FLITE_VOICES } from '../lib/inference/audio/flite/pool.ts';
-import { createPocketsphinxEngine } from '../lib/inference/audio/pocketsphinx.ts';
-import { wavHeader } from '../lib/inference/audio/wav.ts';
+import { createFliteEngine } from '../lib/engines/audio/flite/engine.ts';
+import { FLITE_SAMPLE_RATE, FLITE_VOICES } from '../lib/engines/audio/flite/pool.ts';
+import { createPocketsphinxEngine } from '../lib/engines/audio/pocketsphinx.ts';
+import { wavHeader } from '../lib/engines/audio/wav.ts';
 import { DEFAULT_CATALOGUE } from '../lib/models/catalogue.ts';
 import { startHarness } from '../e2e/support/harness.ts';
 import { ROUND_TRIP_SENTENCES as SENTENCES, wordErrors } from '../e2e/support/word-errors.ts';

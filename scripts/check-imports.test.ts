@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { checkTree, fenceViolation, findCycles, parseImports, resolveImport } from './check-imports.ts';
+import { capabilityOf, checkTree, fenceViolation, findCycles, parseImports, resolveImport } from './check-imports.ts';
 
 test('parseImports: static, side-effect, re-export and dynamic imports, type-only ones marked', () => {
   const refs = parseImports(`
@@ -69,22 +69,40 @@ test('resolveImport: relative paths and the @/ alias, packages ignored', () => {
   assert.equal(resolveImport(root, 'lib/b.ts', 'node:fs', exists), null);
 });
 
-test('fenceViolation: the four fences', () => {
-  assert.equal(fenceViolation('components/chat/a.tsx', 'lib/app/wire.ts'), null);
-  assert.equal(fenceViolation('components/chat/a.tsx', 'lib/app/wire/chat.ts'), null);
+test('fenceViolation: the browser, the floors, the house and the tests', () => {
+  // The browser: wire types only.
+  assert.equal(fenceViolation('components/chat/a.tsx', 'lib/wire.ts'), null);
+  assert.equal(fenceViolation('components/chat/a.tsx', 'lib/chat/wire.ts'), null);
+  assert.equal(fenceViolation('components/chat/a.tsx', 'lib/keys/wire-list.ts'), null);
   assert.equal(fenceViolation('components/chat/a.tsx', 'lib/wallet/networks.ts'), null);
   assert.equal(fenceViolation('components/chat/a.tsx', 'components/ui/b.tsx'), null);
-  assert.match(fenceViolation('components/chat/a.tsx', 'lib/app/wire-extra.ts') ?? '', /wire types/);
+  assert.match(fenceViolation('components/chat/a.tsx', 'lib/chat/wired.ts') ?? '', /wire types/);
   assert.match(fenceViolation('components/chat/a.tsx', 'lib/db/store.ts') ?? '', /wire types/);
   assert.match(fenceViolation('lib/users/users.ts', 'app/layout.tsx') ?? '', /neither app/);
   assert.match(fenceViolation('lib/users/users.ts', 'components/ui/b.tsx') ?? '', /neither app/);
-  assert.equal(fenceViolation('lib/app/backend.ts', 'lib/inference/registry.ts'), null);
-  assert.match(fenceViolation('lib/inference/chat/a.ts', 'lib/http/server.ts') ?? '', /lib\/inference/);
-  assert.match(fenceViolation('lib/inference/a.ts', 'lib/app/wire.ts') ?? '', /lib\/inference/);
-  assert.equal(fenceViolation('lib/inference/a.ts', 'lib/api/errors.ts'), null);
+  // Capabilities stand on the domain, never on each other (but the declared layer).
+  assert.equal(fenceViolation('lib/chat/pipeline.ts', 'lib/billing/metered.ts'), null);
+  assert.equal(fenceViolation('lib/chat/app/x.ts', 'lib/chat/schema.ts'), null);
+  assert.match(fenceViolation('lib/images/pipeline.ts', 'lib/chat/pipeline.ts') ?? '', /images → chat/);
+  assert.match(fenceViolation('lib/images/pipeline.ts', 'lib/chat/events.ts', true) ?? '', /no other capability/);
+  assert.equal(fenceViolation('lib/responses/run.ts', 'lib/chat/pipeline.ts'), null);
+  assert.match(fenceViolation('lib/chat/x.ts', 'lib/responses/run.ts') ?? '', /chat → responses/);
+  // The domain imports no capability.
+  assert.match(fenceViolation('lib/engines/images/x.ts', 'lib/images/requests.ts', true) ?? '', /domain imports no capability/);
+  assert.equal(fenceViolation('lib/config.ts', 'lib/crypto-rpc/config.ts'), null);
+  assert.match(fenceViolation('lib/config.ts', 'lib/crypto-rpc/proxy.ts') ?? '', /domain imports no capability/);
+  assert.equal(fenceViolation('lib/wire.ts', 'lib/chat/wire.ts'), null);
+  // The house imports anything; below it only the Service type.
+  assert.equal(fenceViolation('lib/http/app-backend.ts', 'lib/chat/app-routes.ts'), null);
+  assert.equal(fenceViolation('lib/http/context.ts', 'lib/service.ts', true), null);
+  assert.match(fenceViolation('lib/http/context.ts', 'lib/service.ts') ?? '', /only the house/);
+  assert.match(fenceViolation('lib/chat/pipeline.ts', 'lib/http/api.ts', true) ?? '', /only the house/);
+  // Tests use e2e/support; production code never does.
   assert.equal(fenceViolation('app/api/x/route.ts', 'lib/http/server.ts'), null);
-  assert.match(fenceViolation('lib/app/routes/support.ts', 'e2e/support/harness.ts') ?? '', /nothing from e2e/);
-  assert.equal(fenceViolation('lib/app/routes/keys.test.ts', 'e2e/support/harness.ts'), null);
+  assert.match(fenceViolation('lib/keys/support.ts', 'e2e/support/harness.ts') ?? '', /nothing from e2e/);
+  assert.equal(fenceViolation('lib/keys/app-routes.test.ts', 'e2e/support/harness.ts'), null);
+  assert.equal(capabilityOf('lib/chat/app/stream.ts'), 'chat');
+  assert.equal(capabilityOf('lib/billing/ledger.ts'), null);
 });
 
 test('findCycles: one loop per strongly connected component, self-imports included', () => {
@@ -121,14 +139,18 @@ test('checkTree: fences and value cycles in a small tree (type-only and dynamic 
     write('lib/c.ts', "import type { D } from './d.ts';\nexport const c = 1;\n");
     write('lib/d.ts', "import { c } from './c.ts';\nexport type D = typeof c;\nexport const load = () => import('./e.ts');\n");
     write('lib/e.ts', "import { load } from './d.ts';\n");
-    write('lib/inference/x.ts', "import { s } from '../http/server.ts';\n");
+    write('lib/engines/x.ts', "import { s } from '../http/server.ts';\nimport type { P } from '../images/pipeline.ts';\n");
+    write('lib/images/pipeline.ts', "import { q } from '../video/request.ts';\nexport type P = 1;\n");
+    write('lib/video/request.ts', 'export const q = 1;\n');
     write('lib/http/server.ts', 'export const s = 1;\n');
-    write('components/v.tsx', "import type { W } from '@/lib/app/wire.ts';\nimport { a } from '../lib/a.ts';\n");
-    write('lib/app/wire.ts', 'export type W = 1;\n');
+    write('components/v.tsx', "import type { W } from '@/lib/wire.ts';\nimport { a } from '../lib/a.ts';\n");
+    write('lib/wire.ts', 'export type W = 1;\n');
     const r = checkTree(root);
     assert.deepEqual(r.violations.sort(), [
-      'components/v.tsx:2 imports ../lib/a.ts: components/ imports from lib/ only the wire types (lib/app/wire.ts, lib/app/wire/*)',
-      'lib/inference/x.ts:1 imports ../http/server.ts: lib/inference/ imports neither lib/http/ nor lib/app/',
+      "components/v.tsx:2 imports ../lib/a.ts: components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts)",
+      'lib/engines/x.ts:1 imports ../http/server.ts: only the house imports the house (lib/service.ts, the route tables, the CLI); below it, only the Service type',
+      'lib/engines/x.ts:2 imports ../images/pipeline.ts: the domain imports no capability (lib/engines → images)',
+      'lib/images/pipeline.ts:1 imports ../video/request.ts: a capability imports no other capability (images → video): move what both need down a floor',
     ]);
     assert.deepEqual(r.cycles, [['lib/a.ts', 'lib/b.ts', 'lib/a.ts']]);
   } finally {

@@ -1,10 +1,20 @@
 #!/usr/bin/env node
 // Import fences and import cycles, checked without dependencies (part of `npm run lint`).
 //
+// The house (docs/ARCHITECTURE.md) has three floors under lib/:
+//   - capabilities: one folder each (CAPABILITIES below) with its schema, pipeline, the routes of both APIs, its
+//     browser wire types and its tests;
+//   - the domain they stand on: every other folder and file under lib/ (the store, the catalogue, engines by kind,
+//     billing and metering, limits, jobs, identity, the route kind in lib/http, …);
+//   - the house itself (HOUSE): the composition root and route tables that put capabilities together.
 // Fences (each import specifier resolved: relative paths and the `@/` alias; packages are not fenced here):
-//   - components/ imports from lib/ only the app's wire types (lib/app/wire.ts, lib/app/wire/*) and ALLOWED_SHARED;
+//   - a capability imports no other capability (what two need goes down a floor), except the one declared layer:
+//     responses is OpenAI's Responses API over chat's pipeline (BUILT_ON);
+//   - the domain imports no capability, except lib/config.ts gathering each capability's settings (`config.ts`),
+//     and lib/wire.ts re-exporting each capability's browser wire types;
+//   - nothing below the house imports it, except the `Service` type handlers receive (type-only, erased at run time);
+//   - components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts) and ALLOWED_SHARED;
 //   - lib/ imports neither app/ nor components/;
-//   - lib/inference/ imports neither lib/http/ nor lib/app/;
 //   - production code under lib/ (every file but a *.test.ts) imports nothing from e2e/: test helpers live in
 //     e2e/support, so the test harness never becomes part of the server.
 // Cycles: no cycle among lib/ files through static value imports and re-exports (`import type`, `export type` and
@@ -16,6 +26,24 @@ import path from 'node:path';
 
 /** Pure modules under lib/ that the browser app may import besides the wire types (keep this list short). */
 export const ALLOWED_SHARED = new Set(['lib/wallet/networks.ts']);
+
+/** The capabilities: lib/<name>/ each. */
+export const CAPABILITIES = new Set(['chat', 'responses', 'embeddings', 'images', 'audio', 'video', 'account', 'keys', 'operator', 'crypto-rpc']);
+
+/** The one declared layer between capabilities: responses translates to and from chat's pipeline. */
+const BUILT_ON: Record<string, string> = { responses: 'chat' };
+
+/** The composition root and the route tables. */
+export const HOUSE = new Set(['lib/service.ts', 'lib/http/server.ts', 'lib/http/api.ts', 'lib/http/app.ts', 'lib/http/app-backend.ts']);
+
+/** The capability a lib/ file belongs to, or null for the domain and the house. */
+export function capabilityOf(file: string): string | null {
+  const parts = file.split('/');
+  return parts[0] === 'lib' && parts.length > 2 && CAPABILITIES.has(parts[1]) ? parts[1] : null;
+}
+
+const isHouse = (file: string): boolean => HOUSE.has(file) || file.startsWith('lib/cli/');
+const isWire = (file: string): boolean => file === 'lib/wire.ts' || /^lib\/[^/]+\/wire(-[\w-]+)?\.ts$/.test(file);
 
 const SOURCE_DIRS = ['lib', 'components', 'app', 'scripts', 'e2e'];
 const SOURCE_EXT = /\.(ts|tsx|mts|cts|js|mjs)$/;
@@ -144,17 +172,28 @@ export function resolveImport(root: string, fromFile: string, specifier: string,
 
 const under = (file: string, dir: string): boolean => file === dir || file.startsWith(`${dir}/`);
 
-/** Why importing `to` from `from` breaks a fence, or null when it does not. */
-export function fenceViolation(from: string, to: string): string | null {
+/** Why importing `to` from `from` breaks a fence, or null when it does not. `typeOnly`: the import is erased. */
+export function fenceViolation(from: string, to: string, typeOnly = false): string | null {
   if (under(from, 'components') && under(to, 'lib')) {
-    if (to === 'lib/app/wire.ts' || under(to, 'lib/app/wire') || ALLOWED_SHARED.has(to)) return null;
-    return 'components/ imports from lib/ only the wire types (lib/app/wire.ts, lib/app/wire/*)';
+    if (isWire(to) || ALLOWED_SHARED.has(to)) return null;
+    return "components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts)";
   }
   if (under(from, 'lib') && (under(to, 'app') || under(to, 'components'))) return 'lib/ imports neither app/ nor components/';
-  if (under(from, 'lib') && !from.endsWith('.test.ts') && under(to, 'e2e'))
-    return 'production code under lib/ imports nothing from e2e/ (test helpers live in e2e/support)';
-  if (under(from, 'lib/inference') && (under(to, 'lib/http') || under(to, 'lib/app'))) return 'lib/inference/ imports neither lib/http/ nor lib/app/';
-  return null;
+  if (!under(from, 'lib')) return null;
+  const test = from.endsWith('.test.ts');
+  if (!test && under(to, 'e2e')) return 'production code under lib/ imports nothing from e2e/ (test helpers live in e2e/support)';
+  if (test || !under(to, 'lib')) return null;
+  if (isHouse(to) && !isHouse(from)) {
+    if (typeOnly && to === 'lib/service.ts') return null;
+    return 'only the house imports the house (lib/service.ts, the route tables, the CLI); below it, only the Service type';
+  }
+  const mine = capabilityOf(from);
+  const theirs = capabilityOf(to);
+  if (!theirs || mine === theirs || isHouse(from)) return null;
+  if (mine) return BUILT_ON[mine] === theirs ? null : `a capability imports no other capability (${mine} → ${theirs}): move what both need down a floor`;
+  if (from === 'lib/config.ts' && to.endsWith('/config.ts')) return null;
+  if (from === 'lib/wire.ts' && isWire(to)) return null;
+  return `the domain imports no capability (${from.split('/').slice(0, 2).join('/')} → ${theirs})`;
 }
 
 /** Each cycle in a graph (one per strongly connected component of more than one file, or a file importing itself). */
@@ -254,7 +293,7 @@ export function checkTree(root: string): Report {
     for (const ref of refs) {
       const to = resolveImport(root, file, ref.specifier);
       if (!to) continue;
-      const why = fenceViolation(file, to);
+      const why = fenceViolation(file, to, ref.typeOnly);
       if (why) violations.push(`${file}:${ref.line} imports ${ref.specifier}: ${why}`);
       if (under(file, 'lib') && under(to, 'lib') && !ref.typeOnly && !ref.dynamic) graph.get(file)!.add(to);
     }

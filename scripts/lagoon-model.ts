@@ -3,8 +3,8 @@
 // reads it at its next start. Loaded by scripts/lagoon.ts only for this command, so other commands start no slower.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.ts';
-import { probeEngine } from '../lib/inference/engine-health.ts';
-import { probeGguf } from '../lib/inference/engine-health-probe.ts';
+import { probeEngine } from '../lib/engines/health.ts';
+import { probeGguf } from '../lib/engines/health-probe.ts';
 import type { EngineSpec } from '../lib/models/schema.ts';
 import { addToExtraFile, discoverUpstream, type EntryOptions, ggufEntry, upstreamEntry } from '../lib/models/extra-catalogue-write.ts';
 

@@ -1,7 +1,7 @@
 // Writes the demo GGUF model: node scripts/make-demo-gguf.ts <out.gguf> [seed] [--size-mb N]
 // --size-mb widens the feed-forward layers until the file is about N MB (the llama benchmark's mid-size model).
 import { stat } from 'node:fs/promises';
-import { buildDemoGguf, writeDemoGguf } from '../lib/inference/engines/llama/demo-model.ts';
+import { buildDemoGguf, writeDemoGguf } from '../lib/engines/text/llama/demo-model.ts';
 
 /** Bytes the file grows by per unit of feed-forward width: 2 layers × 3 matrices × 64 rows × 4-byte floats. */
 const BYTES_PER_FFN_UNIT = 2 * 3 * 64 * 4;

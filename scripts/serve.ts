@@ -4,7 +4,7 @@
 // LAGOON_NO_APP=1 serves the API alone (tests, benchmarks, headless deployments).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AppBackend } from '../lib/app/backend.ts';
+import type { AppBackend } from '../lib/http/app-backend.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createHttpServer, type FallbackHandler } from '../lib/http/server.ts';
 import { log } from '../lib/log.ts';
@@ -24,7 +24,7 @@ let pages: FallbackHandler | undefined;
 let backend: AppBackend | undefined;
 if (config.app.enabled) {
   // The app's API is served by the lean layer (one module graph); Next serves only the pages and static assets.
-  const { createAppBackend } = await import('../lib/app/backend.ts');
+  const { createAppBackend } = await import('../lib/http/app-backend.ts');
   backend = createAppBackend(svc);
   const { default: next } = await import('next');
   const app = next({ dev: config.dev, dir: root, hostname: config.host, port: config.port });

@@ -8,7 +8,7 @@ import { useMe } from '@/components/session/use-me.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import type { AccountSummary } from '@/lib/app/wire.ts';
+import type { AccountSummary } from '@/lib/wire.ts';
 import { AddCredit } from '@/components/account/add-credit.tsx';
 import { AccountSettings } from '@/components/account/account-settings.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';

@@ -10,7 +10,7 @@ import { PasswordField } from '@/components/auth/password-field.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
-import type { AppUser, PasswordChanged, ProfileResponse } from '@/lib/app/wire.ts';
+import type { AppUser, PasswordChanged, ProfileResponse } from '@/lib/wire.ts';
 
 const PASSWORD_MIN = 10;
 

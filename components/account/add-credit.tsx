@@ -1,6 +1,6 @@
 // How to add credit on this deployment, as the server describes it (operator instructions or a top-up page).
 // It is the target of "Add credit" links shown with 402 errors (/account#add-credit).
-import type { AccountSummary } from '@/lib/app/wire.ts';
+import type { AccountSummary } from '@/lib/wire.ts';
 
 export function AddCredit({ topUp }: { topUp: AccountSummary['topUp'] }) {
   return (

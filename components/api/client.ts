@@ -1,6 +1,6 @@
 // The browser's one way to call the app's own route handlers (/api/app/*): JSON in and out, the session cookie
 // sent by the browser, the CSRF token added to every state-changing request, and failures as AppApiError.
-import type { AppError } from '@/lib/app/wire.ts';
+import type { AppError } from '@/lib/wire.ts';
 
 export const APP_API = '/api/app';
 

@@ -1,11 +1,11 @@
 'use client';
-// The audio routes of the app's own API (lib/app/wire/audio.ts). Speech and dictation are not JSON round trips, so
+// The audio routes of the app's own API (lib/audio/wire.ts). Speech and dictation are not JSON round trips, so
 // they are fetched here directly, with the session's CSRF token from /auth/me; their failures are JSON error bodies
 // read into AudioFailure.
 import { useQuery } from '@tanstack/react-query';
 import { APP_API, api } from '@/components/api/client.ts';
 import { useMe } from '@/components/session/use-me.ts';
-import type { AudioOptions, DictationResult, SpeechRequest } from '@/lib/app/wire/audio.ts';
+import type { AudioOptions, DictationResult, SpeechRequest } from '@/lib/audio/wire.ts';
 import type { AudioFailure } from './audio-errors.ts';
 
 export function useAudioOptions() {

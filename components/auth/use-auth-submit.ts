@@ -4,7 +4,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { api, qk, setCsrfToken } from '@/components/api/client.ts';
-import type { MeResponse } from '@/lib/app/wire.ts';
+import type { MeResponse } from '@/lib/wire.ts';
 import type { AuthInput } from '@/components/auth/auth-errors.ts';
 
 export function useAuthSubmit(mode: 'sign-in' | 'sign-up', next: string) {

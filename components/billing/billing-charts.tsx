@@ -11,7 +11,7 @@ import type { ComponentProps, ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CELL, ChartFrame, HEAD, seriesColour } from '@/components/billing/chart-frame.tsx';
 import { formatCount, formatDay, formatUsd } from '@/components/usage/format.ts';
-import type { BillingSummary } from '@/lib/app/wire.ts';
+import type { BillingSummary } from '@/lib/wire.ts';
 
 const AXIS = { fill: 'var(--muted-foreground)', fontSize: 12 };
 const TOOLTIP = {

@@ -18,7 +18,7 @@ import { QueryContent } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { formatCount, formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
-import type { BillingSummary, SpendWindow } from '@/lib/app/wire.ts';
+import type { BillingSummary, SpendWindow } from '@/lib/wire.ts';
 
 const BillingCharts = dynamic(() => import('@/components/billing/billing-charts.tsx'), {
   ssr: false,

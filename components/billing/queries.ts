@@ -1,7 +1,7 @@
 // The billing page's server state (TanStack Query): the summary and the statement pages, keyed by their filters.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '@/components/api/client.ts';
-import type { BillingSummary, StatementKind, StatementPage } from '@/lib/app/wire.ts';
+import type { BillingSummary, StatementKind, StatementPage } from '@/lib/wire.ts';
 
 export interface StatementFilters {
   /** UTC days, YYYY-MM-DD, both included (the request's `to` is the day after). */

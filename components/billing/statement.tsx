@@ -16,7 +16,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { formatCount, formatDiem, formatUsd, formatWhen } from '@/components/usage/format.ts';
-import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/app/wire.ts';
+import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/wire.ts';
 
 const KIND_LABEL: Record<StatementKind, string> = { inference: 'Inference', search: 'Search & scrape', topup: 'Top-up', grant: 'Credit grant' };
 const UNIT: Record<string, [string, string]> = {

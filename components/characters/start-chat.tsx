@@ -8,7 +8,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button, type ButtonSize, type ButtonVariant } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { ChatIcon } from '@/components/ui/icons.tsx';
-import type { AppConversation } from '@/lib/app/wire.ts';
+import type { AppConversation } from '@/lib/wire.ts';
 
 interface Props {
   slug: string;

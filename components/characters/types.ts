@@ -1,4 +1,4 @@
-// The characters app API's shapes as the browser uses them: the server's (lib/app/wire/characters.ts) and what the
+// The characters app API's shapes as the browser uses them: the server's (lib/characters/wire.ts) and what the
 // editor sends. Types only.
 
 export type {
@@ -10,7 +10,7 @@ export type {
   CharacterSummary,
   ReviewList,
   Visibility,
-} from '@/lib/app/wire/characters.ts';
+} from '@/lib/characters/wire.ts';
 
 /** What the editor sends on create (POST) and save (PATCH). */
 export interface CharacterInput {

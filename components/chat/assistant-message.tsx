@@ -1,7 +1,7 @@
 // One answer: reasoning, the markdown body (live text from the stream store while generating, so only this row
 // re-renders per frame), sources, error, and a footer with copy, regenerate, versions, model, usage and cost.
 import { memo, useContext, useDeferredValue } from 'react';
-import type { AppMessage } from '@/lib/app/wire.ts';
+import type { AppMessage } from '@/lib/wire.ts';
 import { BranchNav } from './branch-nav.tsx';
 import { ModelNamesContext, useChatActions } from './chat-context.ts';
 import { CopyButton } from './copy-button.tsx';

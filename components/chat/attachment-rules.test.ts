@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AttachmentLimits } from '@/lib/app/wire.ts';
+import type { AttachmentLimits } from '@/lib/wire.ts';
 import { checkFiles, describeLimits, effectiveType } from './attachment-rules.ts';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';

@@ -1,6 +1,6 @@
 // Client-side attachment checks against GET /limits, so a refused file is explained before any upload (the server
 // checks again). Pure, so the rules are testable without a browser.
-import type { AttachmentLimits } from '@/lib/app/wire.ts';
+import type { AttachmentLimits } from '@/lib/wire.ts';
 import { displayFileName, formatBytes } from './format.ts';
 
 /** MIME types by extension, for files the browser reports without a type (common for .md and .csv). */

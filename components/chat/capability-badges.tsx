@@ -1,5 +1,5 @@
 // What a model can do, as small badges: vision, reasoning, web search.
-import type { AppModel } from '@/lib/app/wire.ts';
+import type { AppModel } from '@/lib/wire.ts';
 
 export function CapabilityBadges({ model }: { model: AppModel }) {
   const badges = [model.capabilities.vision && 'Vision', model.capabilities.reasoning && 'Reasoning', model.capabilities.webSearch && 'Web search'].filter(

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 import { initials } from '@/components/ui/initials.ts';
-import type { AppCharacter } from '@/lib/app/wire.ts';
+import type { AppCharacter } from '@/lib/wire.ts';
 
 export function CharacterAvatar({ character, className }: { character: AppCharacter; className?: string }) {
   const [failed, setFailed] = useState(false);

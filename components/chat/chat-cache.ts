@@ -2,7 +2,7 @@
 // and the sidebar's list is told when a conversation changed (title, order).
 import type { QueryClient } from '@tanstack/react-query';
 import { qk } from '@/components/api/client';
-import type { AppConversation, AppConversationWithMessages, AppMessage } from '@/lib/app/wire.ts';
+import type { AppConversation, AppConversationWithMessages, AppMessage } from '@/lib/wire.ts';
 
 export function upsertMessages(qc: QueryClient, conversationId: string, messages: AppMessage[]): void {
   qc.setQueryData<AppConversationWithMessages>(qk.conversation(conversationId), (old) => {

@@ -1,7 +1,7 @@
 // What message rows need from the chat without taking it as props (props would change on every send and break
 // the rows' memoisation): the actions, stable for the view's lifetime, and model names for the footers.
 import { createContext, useContext } from 'react';
-import type { AppMessage } from '@/lib/app/wire.ts';
+import type { AppMessage } from '@/lib/wire.ts';
 
 export interface ChatActions {
   regenerate(assistantId: string): void;

@@ -1,5 +1,5 @@
 // The chat's top bar: model picker, the character (when the chat has one), the title, and the settings popover.
-import type { AppCharacter, AppModel, AppModelsResponse, ChatSettings } from '@/lib/app/wire.ts';
+import type { AppCharacter, AppModel, AppModelsResponse, ChatSettings } from '@/lib/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
 import { ChatSettingsButton } from './chat-settings.tsx';
 import { ModelPicker } from './model-picker.tsx';

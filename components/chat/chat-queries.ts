@@ -2,7 +2,7 @@
 // Keys come from components/api/client.ts so the sidebar and the characters page share these caches.
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client';
-import type { AppCharacter, AppConversationWithMessages, AppModelsResponse, AttachmentLimits } from '@/lib/app/wire.ts';
+import type { AppCharacter, AppConversationWithMessages, AppModelsResponse, AttachmentLimits } from '@/lib/wire.ts';
 
 export function useConversation(id: string | null) {
   return useQuery({

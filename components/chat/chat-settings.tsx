@@ -2,7 +2,7 @@
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
 // prompt. Edits are a draft until Save (a new chat keeps them until its first send creates it).
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/app/wire.ts';
+import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/wire.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { SlidersIcon } from './icons.tsx';

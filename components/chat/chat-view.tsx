@@ -6,7 +6,7 @@
 // chat-character.
 import { useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import type { ChatSettings } from '@/lib/app/wire.ts';
+import type { ChatSettings } from '@/lib/wire.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { ChatActionsContext, ModelNamesContext, type ChatActions } from './chat-context.ts';
 import { ChatHeader } from './chat-header.tsx';

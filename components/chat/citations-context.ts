@@ -1,7 +1,7 @@
 // The sources of the answer being rendered, for the citation links inside its markdown. A context rather than a
 // plugin option so new citations re-render only the superscripts, not every parsed block.
 import { createContext } from 'react';
-import type { AppCitation } from '@/lib/app/wire.ts';
+import type { AppCitation } from '@/lib/wire.ts';
 
 export const CitationsContext = createContext<readonly AppCitation[]>([]);
 

@@ -3,7 +3,7 @@
 // Esc stops a running answer; attachments by picker (or by dropping onto the chat), shown as removable chips,
 // with the limits stated up front. While an answer is generated the send button becomes Stop.
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
-import type { AttachmentLimits } from '@/lib/app/wire.ts';
+import type { AttachmentLimits } from '@/lib/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
 import { describeLimits } from './attachment-rules.ts';
 import { IconButton } from '@/components/ui/icon-button.tsx';

@@ -2,7 +2,7 @@
 // is picked and in an empty chat, with the way to a real model: the README's recipe, and for the operator, the
 // models page where one is added in the browser.
 import Link from 'next/link';
-import type { AppModel } from '@/lib/app/wire.ts';
+import type { AppModel } from '@/lib/wire.ts';
 
 export const DEMO_HEADLINE = 'Demo model: its answers are meaningless words.';
 

@@ -1,5 +1,5 @@
 // The hint over the chat while files are dragged onto it, with the attachment limits.
-import type { AttachmentLimits } from '@/lib/app/wire.ts';
+import type { AttachmentLimits } from '@/lib/wire.ts';
 import { describeLimits } from './attachment-rules.ts';
 
 export function DropOverlay({ limits }: { limits: AttachmentLimits | undefined }) {

@@ -1,7 +1,7 @@
 // What a new chat shows before its first message: a greeting, or the character being talked to; and, with the demo
 // model, that its answers are meaningless and how to connect a real one.
 import { useMe } from '@/components/session/use-me.ts';
-import type { AppCharacter, AppModel } from '@/lib/app/wire.ts';
+import type { AppCharacter, AppModel } from '@/lib/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
 import { DemoNotice } from './demo-notice.tsx';
 

@@ -2,7 +2,7 @@
 // countdown before Retry is offered), model at capacity or too slow, or the server's own message. role="alert"
 // so screen readers announce it.
 import Link from 'next/link';
-import type { AppError } from '@/lib/app/wire.ts';
+import type { AppError } from '@/lib/wire.ts';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
 import { AlertIcon } from './icons.tsx';

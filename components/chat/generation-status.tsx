@@ -1,7 +1,7 @@
 // The polite screen-reader status of the answer: announced while generating and when it ends — only for what
 // happens while the chat is open, not for the state of an answer that was finished before.
 import { useEffect, useState } from 'react';
-import type { AppMessageStatus } from '@/lib/app/wire.ts';
+import type { AppMessageStatus } from '@/lib/wire.ts';
 
 export function GenerationStatus({ generating, outcome }: { generating: boolean; outcome: AppMessageStatus | undefined }) {
   const [watched, setWatched] = useState(false);

@@ -2,7 +2,7 @@
 // row showing that message subscribes (useSyncExternalStore), so tokens never re-render the rest of the chat.
 // Listeners are told at most once per animation frame; a final state is published at once.
 import { useCallback, useSyncExternalStore } from 'react';
-import type { AppCitation, AppMessageStatus } from '@/lib/app/wire.ts';
+import type { AppCitation, AppMessageStatus } from '@/lib/wire.ts';
 
 export interface LiveAnswer {
   content: string;

@@ -7,7 +7,7 @@ import { memo, useMemo } from 'react';
 import { Streamdown, defaultRehypePlugins, type Components } from 'streamdown';
 import { math } from '@streamdown/math';
 import 'katex/dist/katex.min.css';
-import type { AppCitation } from '@/lib/app/wire.ts';
+import type { AppCitation } from '@/lib/wire.ts';
 import { CitationSup } from './citation-sup.tsx';
 import { CitationsContext } from './citations-context.ts';
 import { rehypeCitations } from './citation-rehype.ts';

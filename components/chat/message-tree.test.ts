@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AppMessage } from '@/lib/app/wire.ts';
+import type { AppMessage } from '@/lib/wire.ts';
 import { branchRows, buildTree, newestLeafUnder, siblingAt } from './message-tree.ts';
 
 let clock = 0;

@@ -1,6 +1,6 @@
 // The conversation is a tree (edits and regenerations add siblings); the transcript shows one branch of it. Pure
 // functions over the flat message list so the row components stay simple and the tree logic is testable.
-import type { AppMessage } from '@/lib/app/wire.ts';
+import type { AppMessage } from '@/lib/wire.ts';
 
 export interface MessageTree {
   byId: Map<string, AppMessage>;

@@ -1,5 +1,5 @@
 // One model in the picker: name, the default mark, capability badges and prices per million tokens.
-import type { AppModel } from '@/lib/app/wire.ts';
+import type { AppModel } from '@/lib/wire.ts';
 import { formatPrice } from './format.ts';
 import { CapabilityBadges } from './capability-badges.tsx';
 import { CheckIcon } from './icons.tsx';

@@ -2,7 +2,7 @@
 // The model picker: a button opening a listbox (WAI-ARIA listbox pattern: arrows, Home/End, Enter/Space picks,
 // Escape closes, focus returns to the button), each option with capabilities and prices.
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
-import type { AppModel } from '@/lib/app/wire.ts';
+import type { AppModel } from '@/lib/wire.ts';
 import { ChevronDownIcon } from './icons.tsx';
 import { ModelOption } from './model-option.tsx';
 import { useDismiss } from './use-dismiss.ts';

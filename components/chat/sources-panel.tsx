@@ -1,5 +1,5 @@
 // The web sources of an answer, numbered as its citations are: title, site and date, each opening in a new tab.
-import type { AppCitation } from '@/lib/app/wire.ts';
+import type { AppCitation } from '@/lib/wire.ts';
 import { isWebUrl } from './citations-context.ts';
 import { formatSourceDate, hostnameOf } from './format.ts';
 import { GlobeIcon } from './icons.tsx';

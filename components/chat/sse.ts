@@ -1,6 +1,6 @@
 // A minimal Server-Sent Events reader over fetch's ReadableStream (EventSource cannot send our headers or be
 // aborted per message). Yields the parsed JSON of each event's data; comments (keep-alives) are skipped.
-import type { GenerationEvent } from '@/lib/app/wire.ts';
+import type { GenerationEvent } from '@/lib/wire.ts';
 
 /** Splits SSE text into event data payloads; feed chunks, get complete events back. */
 export class SseParser {

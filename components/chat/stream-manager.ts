@@ -3,7 +3,7 @@
 // (re)attach starts with a snapshot that REPLACES the text, so a resume never duplicates it.
 import type { QueryClient } from '@tanstack/react-query';
 import { APP_API, qk } from '@/components/api/client';
-import type { AppMessage, GenerationEvent } from '@/lib/app/wire.ts';
+import type { AppMessage, GenerationEvent } from '@/lib/wire.ts';
 import { cachedMessage, upsertMessages } from './chat-cache.ts';
 import { dropLive, seedLive, updateLive } from './live-store.ts';
 import { readGenerationEvents } from './sse.ts';

@@ -1,6 +1,6 @@
 // What the transcript lists: the branch's messages, then (while a send is in flight or failed) the unsent turn
 // and the failure with its retry.
-import type { AppError, AppMessage } from '@/lib/app/wire.ts';
+import type { AppError, AppMessage } from '@/lib/wire.ts';
 
 export interface PendingAttachment {
   id: string;

@@ -1,5 +1,5 @@
 // Tokens and cost of one answer, from its stored usage: "1,204 in · 356 out · $0.00041" (or DIEM when used).
-import type { AppUsage } from '@/lib/app/wire.ts';
+import type { AppUsage } from '@/lib/wire.ts';
 import { DiemInfo } from '@/components/account/diem-info.tsx';
 import { formatCount, formatDiem, formatUsd } from './format.ts';
 

@@ -1,7 +1,7 @@
 // The files waiting in the composer: checked against the limits as they are added (refusals explained at once),
 // read into data: URLs (images also use theirs as the thumbnail), removable until sent.
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { AttachmentLimits, UploadAttachment } from '@/lib/app/wire.ts';
+import type { AttachmentLimits, UploadAttachment } from '@/lib/wire.ts';
 import { checkFiles } from './attachment-rules.ts';
 import { displayFileName } from './format.ts';
 import { audioTooLong } from '@/components/audio/audio-duration.ts';

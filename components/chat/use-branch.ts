@@ -1,7 +1,7 @@
 // The branch on screen: the tree built from the flat message list, the chosen leaf, and ‹ n/m › switching (which
 // lands on the newest message under the chosen sibling).
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { AppMessage } from '@/lib/app/wire.ts';
+import type { AppMessage } from '@/lib/wire.ts';
 import { branchRows, buildTree, newestLeafUnder, siblingAt } from './message-tree.ts';
 
 const NO_MESSAGES: AppMessage[] = [];

@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useRef, useState } from 'react';
 import { AppApiError, api } from '@/components/api/client';
-import type { AppConversation, AppMessage, ChatSettings, SendMessageResponse } from '@/lib/app/wire.ts';
+import type { AppConversation, AppMessage, ChatSettings, SendMessageResponse } from '@/lib/wire.ts';
 import { mergeConversation, seedConversation, upsertMessages } from './chat-cache.ts';
 import { getLive, updateLive } from './live-store.ts';
 import { finishAnswer, followStream } from './stream-manager.ts';

@@ -1,7 +1,7 @@
 // The model and settings in effect: the conversation's own, or for a new chat the choices made so far (sent with
 // POST /conversations on the first message), falling back to the character's model and then the default model.
 import { useMemo, useState } from 'react';
-import type { AppCharacter, AppConversation, AppModel, ChatSettings } from '@/lib/app/wire.ts';
+import type { AppCharacter, AppConversation, AppModel, ChatSettings } from '@/lib/wire.ts';
 
 export function useChatOptions(conv: AppConversation | undefined, models: AppModel[] | undefined, character: AppCharacter | null) {
   const [draftModel, setDraftModel] = useState<string | null>(null);

@@ -1,7 +1,7 @@
 // One user turn: the text exactly as typed (whitespace kept, plain text), its attachments as chips, and a footer
 // with edit, copy and ‹ n/m › versions. Editing swaps the bubble for the inline editor.
 import { memo, useState } from 'react';
-import type { AppMessage } from '@/lib/app/wire.ts';
+import type { AppMessage } from '@/lib/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
 import { BranchNav } from './branch-nav.tsx';
 import { useChatActions } from './chat-context.ts';

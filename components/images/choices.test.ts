@@ -2,7 +2,7 @@
 // the seed as typed (empty: random; anything else that is not a seed in range: refused).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AppImageModel } from '@/lib/app/wire/images.ts';
+import type { AppImageModel } from '@/lib/images/wire.ts';
 import { NO_CHOICES, perImageUsd, requestOf, seedOf } from './choices.ts';
 
 const base: AppImageModel = {

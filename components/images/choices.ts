@@ -1,7 +1,7 @@
 // The image mode's settings as the user left them, and what they mean for the chosen model: each setting only where
 // the model offers it, else the model's default. Kept in this tab's session storage, so a reload (and the move from
 // a new chat to its own page) keeps them.
-import type { AppImageModel, GenerateImagesRequest } from '@/lib/app/wire/images.ts';
+import type { AppImageModel, GenerateImagesRequest } from '@/lib/images/wire.ts';
 
 export interface ImageChoices {
   /** The image mode is on (kept across the move from a new chat to its page, and reloads). */

@@ -12,7 +12,7 @@ import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import type { AppImage, ImageTurnResponse } from '@/lib/app/wire/images.ts';
+import type { AppImage, ImageTurnResponse } from '@/lib/images/wire.ts';
 import { type ImageActions, ImageActionsContext, type ImageJob } from './image-actions.ts';
 import { ImageCard } from './image-card.tsx';
 import { imageKeys, useDeleteImage, useGallery, useImageModels } from './queries.ts';

@@ -1,7 +1,7 @@
 // What an image card can do beyond download and copy, given by whoever shows it: in a chat, the results go into the
 // chat after its last message; in the gallery, into the gallery. `busy` while one of these runs (one at a time).
 import { createContext, useContext } from 'react';
-import type { AppImage } from '@/lib/app/wire/images.ts';
+import type { AppImage } from '@/lib/images/wire.ts';
 
 export type ImageJob = 'vary' | 'upscale' | 'remove-background';
 

@@ -10,7 +10,7 @@ import { CheckIcon, DownloadIcon, Icon, TrashIcon } from '@/components/ui/icons.
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { CopyIcon } from '@/components/chat/icons.tsx';
-import type { AppImage, AppImageModel } from '@/lib/app/wire/images.ts';
+import type { AppImage, AppImageModel } from '@/lib/images/wire.ts';
 import { copyImage } from './clipboard.ts';
 import { type ImageJob, useImageActions } from './image-actions.ts';
 

@@ -11,8 +11,8 @@ import { BranchNav } from '@/components/chat/branch-nav.tsx';
 import { useChatActions } from '@/components/chat/chat-context.ts';
 import { useLiveAnswer } from '@/components/chat/live-store.ts';
 import { formatUsd } from '@/components/usage/format.ts';
-import type { AppMessage } from '@/lib/app/wire.ts';
-import type { AppImage } from '@/lib/app/wire/images.ts';
+import type { AppMessage } from '@/lib/wire.ts';
+import type { AppImage } from '@/lib/images/wire.ts';
 import { ImageCard } from './image-card.tsx';
 import { imageKeys, useChatImages, useImageModels } from './queries.ts';
 

@@ -6,7 +6,7 @@
 import type { ReactNode, SelectHTMLAttributes } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 import { formatUsd } from '@/components/usage/format.ts';
-import type { AppImageModel } from '@/lib/app/wire/images.ts';
+import type { AppImageModel } from '@/lib/images/wire.ts';
 import { type ImageChoices, perImageUsd, requestOf, seedOf } from './choices.ts';
 
 /** A description's first sentence (the rest is in the note's tooltip). */

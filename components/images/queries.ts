@@ -2,7 +2,7 @@
 // is still being made, so variants appear one by one), the gallery (pages, newest first), and deleting an image.
 import { type QueryClient, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
-import type { AppImage, ImageModelsReport, ImagesPage } from '@/lib/app/wire/images.ts';
+import type { AppImage, ImageModelsReport, ImagesPage } from '@/lib/images/wire.ts';
 
 export const imageKeys = {
   all: ['images'] as const,

@@ -11,7 +11,7 @@ import { Snippets } from '@/components/keys/snippets.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
-import type { ApiKeysReport } from '@/lib/app/wire.ts';
+import type { ApiKeysReport } from '@/lib/wire.ts';
 
 function SecretDialog({ secret, description, onDone }: { secret: string | null; description: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);

@@ -2,7 +2,7 @@
 // The fields of a key, shared by "create" and "edit": description, expiry (a UTC day, optional), and consumption caps
 // in USD and DIEM per day, month or lifetime. Values are kept as typed text; toLimits() turns them into the API's
 // body (blank = no cap), and the server's 400 names any field it refuses.
-import type { KeyLimitPeriod } from '@/lib/app/wire.ts';
+import type { KeyLimitPeriod } from '@/lib/wire.ts';
 import { InputField, SelectField } from '@/components/ui/fields.tsx';
 
 export interface KeyFormValues {

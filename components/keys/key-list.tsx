@@ -14,7 +14,7 @@ import { Dialog } from '@/components/ui/dialog.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
-import type { AppApiKey } from '@/lib/app/wire.ts';
+import type { AppApiKey } from '@/lib/wire.ts';
 
 const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 

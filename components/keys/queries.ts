@@ -2,7 +2,7 @@
 // key lists (this page's and the usage page's) and the billing filters.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
-import type { ApiKeysReport, AppApiKey, AppModel, CreateApiKeyRequest, CreatedApiKey, UpdateApiKeyRequest } from '@/lib/app/wire.ts';
+import type { ApiKeysReport, AppApiKey, AppModel, CreateApiKeyRequest, CreatedApiKey, UpdateApiKeyRequest } from '@/lib/wire.ts';
 
 export const keyKeys = { report: ['api-keys', 'report'] as const, all: ['api-keys'] as const };
 

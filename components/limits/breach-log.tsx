@@ -10,8 +10,8 @@ import { EmptyState, LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatWhen } from '@/components/usage/format.ts';
-import { BREACH_TYPES } from '@/lib/app/wire/limits.ts';
-import type { BreachKind, LimitsReport } from '@/lib/app/wire.ts';
+import { BREACH_TYPES } from '@/lib/limits/wire.ts';
+import type { BreachKind, LimitsReport } from '@/lib/wire.ts';
 
 const TYPE_LABEL: Record<BreachKind, string> = {
   RPM: 'Requests per minute',

@@ -14,7 +14,7 @@ import { QueryContent } from '@/components/ui/query-state.tsx';
 import { formatCount } from '@/components/usage/format.ts';
 import { RateMeter } from '@/components/usage/rate-meter.tsx';
 import { Section } from '@/components/usage/section.tsx';
-import type { LimitsReport } from '@/lib/app/wire.ts';
+import type { LimitsReport } from '@/lib/wire.ts';
 
 const TYPE_LABEL: Record<string, string> = { text: 'Text', image: 'Image', tts: 'Speech', asr: 'Transcription', embedding: 'Embedding', video: 'Video' };
 

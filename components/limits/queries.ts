@@ -2,7 +2,7 @@
 // a minute long) and the breach log, a filtered page at a time.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '@/components/api/client.ts';
-import type { BreachKind, BreachPage, LimitsReport } from '@/lib/app/wire.ts';
+import type { BreachKind, BreachPage, LimitsReport } from '@/lib/wire.ts';
 
 export interface BreachFilters {
   type: BreachKind | '';

@@ -11,7 +11,7 @@ import { useAddModel, useTestEngine } from '@/components/operator/model-queries.
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
-import type { EngineTestResult, OperatorModelInput } from '@/lib/app/wire.ts';
+import type { EngineTestResult, OperatorModelInput } from '@/lib/wire.ts';
 
 function TestResult({ r }: { r: EngineTestResult }) {
   return (

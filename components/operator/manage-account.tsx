@@ -12,7 +12,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
 import { InputField, SelectField } from '@/components/ui/fields.tsx';
 import { formatDiem, formatUsd } from '@/components/usage/format.ts';
-import type { OperatorAccount } from '@/lib/app/wire.ts';
+import type { OperatorAccount } from '@/lib/wire.ts';
 
 export const ownerOf = (a: OperatorAccount) => a.email ?? (a.wallet ? `Wallet ${a.wallet.split(':').pop()}` : a.name);
 const amountError = (v: string, min: number) => {

@@ -3,7 +3,7 @@
 // model list (the picker shows the change at once) and the audit log.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
-import type { EngineTestResult, OperatorEngineTest, OperatorModel, OperatorModelInput, OperatorModelPatch, OperatorModelsPage } from '@/lib/app/wire.ts';
+import type { EngineTestResult, OperatorEngineTest, OperatorModel, OperatorModelInput, OperatorModelPatch, OperatorModelsPage } from '@/lib/wire.ts';
 
 const KEY = ['operator', 'models'] as const;
 

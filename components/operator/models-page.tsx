@@ -18,7 +18,7 @@ import { LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { Section } from '@/components/usage/section.tsx';
-import type { OperatorModel } from '@/lib/app/wire.ts';
+import type { OperatorModel } from '@/lib/wire.ts';
 
 const price = (n: number) => `$${n.toLocaleString(undefined, { maximumFractionDigits: 4 })}`;
 

@@ -21,7 +21,7 @@ import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { formatDiem, formatSpend, formatUsd, formatWhen } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
-import type { OperatorAccount, OperatorAuditEntry } from '@/lib/app/wire.ts';
+import type { OperatorAccount, OperatorAuditEntry } from '@/lib/wire.ts';
 
 const ACTION: Record<OperatorAuditEntry['action'], string> = {
   grant: 'Granted credit',

@@ -3,7 +3,7 @@
 // billing figures (a grant to their own account shows there too).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/components/api/client.ts';
-import type { OperatorAccount, OperatorAccountPatch, OperatorAccountsPage, OperatorAuditPage, OperatorGrantRequest } from '@/lib/app/wire.ts';
+import type { OperatorAccount, OperatorAccountPatch, OperatorAccountsPage, OperatorAuditPage, OperatorGrantRequest } from '@/lib/wire.ts';
 
 export const ACCOUNTS_PAGE_SIZE = 25;
 export const AUDIT_PAGE_SIZE = 20;

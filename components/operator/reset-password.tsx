@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
-import type { OperatorAccount, PasswordReset } from '@/lib/app/wire.ts';
+import type { OperatorAccount, PasswordReset } from '@/lib/wire.ts';
 
 export function ResetPassword({ account }: { account: OperatorAccount }) {
   const qc = useQueryClient();

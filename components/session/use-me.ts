@@ -3,7 +3,7 @@
 // sends it back on every state-changing request.
 import { useQuery } from '@tanstack/react-query';
 import { AppApiError, api, qk, setCsrfToken } from '@/components/api/client.ts';
-import type { MeResponse } from '@/lib/app/wire.ts';
+import type { MeResponse } from '@/lib/wire.ts';
 
 export async function fetchMe(): Promise<MeResponse> {
   const me = await api<MeResponse>('/auth/me');

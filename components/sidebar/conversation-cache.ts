@@ -2,7 +2,7 @@
 // to it. The chat view may call these to show a new title at once; invalidating qk.conversations also works.
 import type { InfiniteData, QueryClient } from '@tanstack/react-query';
 import { qk } from '@/components/api/client.ts';
-import type { AppConversation } from '@/lib/app/wire.ts';
+import type { AppConversation } from '@/lib/wire.ts';
 
 export interface ConversationPage {
   items: AppConversation[];

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
-import type { AppConversation } from '@/lib/app/wire.ts';
+import type { AppConversation } from '@/lib/wire.ts';
 import { ConversationMenu } from '@/components/sidebar/conversation-menu.tsx';
 import { RenameInput } from '@/components/sidebar/rename-input.tsx';
 import { useDeleteConversation, useRenameConversation } from '@/components/sidebar/use-conversation-actions.ts';

@@ -3,7 +3,7 @@
 import { APP_API } from '@/components/api/client.ts';
 import { DotsIcon, DownloadIcon, PencilIcon, TrashIcon } from '@/components/ui/icons.tsx';
 import { Menu, MenuItem, MenuLink, MenuSeparator } from '@/components/ui/menu.tsx';
-import type { AppConversation } from '@/lib/app/wire.ts';
+import type { AppConversation } from '@/lib/wire.ts';
 
 export function ConversationMenu({ conversation, onRename, onDelete }: { conversation: AppConversation; onRename: () => void; onDelete: () => void }) {
   const exportHref = (format: 'md' | 'json') => `${APP_API}/conversations/${encodeURIComponent(conversation.id)}/export?format=${format}`;

@@ -1,5 +1,5 @@
 // Sidebar sections by last activity, in the user's local calendar: Today, Yesterday, Previous 7 days, Older.
-import type { AppConversation } from '@/lib/app/wire.ts';
+import type { AppConversation } from '@/lib/wire.ts';
 
 export const DATE_GROUPS = ['Today', 'Yesterday', 'Previous 7 days', 'Older'] as const;
 export type DateGroup = (typeof DATE_GROUPS)[number];

@@ -6,7 +6,7 @@ import { api, qk } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import type { AppSearchHit } from '@/lib/app/wire.ts';
+import type { AppSearchHit } from '@/lib/wire.ts';
 import { HighlightMatch } from '@/components/sidebar/highlight-match.tsx';
 
 export function SearchResults({ query, activeId }: { query: string; activeId: string | null }) {

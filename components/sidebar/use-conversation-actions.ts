@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { AppApiError, api, qk } from '@/components/api/client.ts';
 import { useToast } from '@/components/ui/toast.tsx';
-import type { AppConversation } from '@/lib/app/wire.ts';
+import type { AppConversation } from '@/lib/wire.ts';
 import { patchConversationInCache, removeConversationFromCache } from '@/components/sidebar/conversation-cache.ts';
 
 export function useRenameConversation() {

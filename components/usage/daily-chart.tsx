@@ -2,7 +2,7 @@
 // Per-day bars, drawn by hand in SVG (no chart library). The picture is summarised for screen readers, and the same
 // figures are always in a table: read by screen readers, shown on demand to everyone else.
 import { useState } from 'react';
-import type { UsageDay } from '@/lib/app/wire.ts';
+import type { UsageDay } from '@/lib/wire.ts';
 import { TableToggle } from '@/components/ui/table-toggle.tsx';
 import { formatCount, formatDay, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import { Segmented } from '@/components/usage/segmented.tsx';

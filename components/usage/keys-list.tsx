@@ -4,7 +4,7 @@
 import { LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
-import type { AppApiKey } from '@/lib/app/wire.ts';
+import type { AppApiKey } from '@/lib/wire.ts';
 import { formatSpend, formatUsd, formatDiem } from '@/components/usage/format.ts';
 import { useApiKeys } from '@/components/usage/queries.ts';
 

@@ -3,7 +3,7 @@
 // another unit shows its count there instead of tokens (a JSON-RPC network: its RPC credits and main methods).
 import { useQuery } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
-import type { AppModel, UsageModel } from '@/lib/app/wire.ts';
+import type { AppModel, UsageModel } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatCount, formatRpcMethods, formatSpend, formatUnits } from '@/components/usage/format.ts';
 

@@ -1,7 +1,7 @@
 // The dashboard's server state (TanStack Query): usage per period, the rate-limit meters and the key list.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '@/components/api/client.ts';
-import type { AppApiKey, RateLimitsReport, UsagePeriod, UsageReport } from '@/lib/app/wire.ts';
+import type { AppApiKey, RateLimitsReport, UsagePeriod, UsageReport } from '@/lib/wire.ts';
 
 export const usageKeys = {
   usage: (days: UsagePeriod) => ['usage', days] as const,

@@ -2,7 +2,7 @@
 // One limit's meter: a bar of what is left (a native <meter>, so assistive technology reads value and range) with
 // "remaining / limit" and when the window refills.
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
-import type { RateMeter as Meter } from '@/lib/app/wire.ts';
+import type { RateMeter as Meter } from '@/lib/wire.ts';
 import { formatCount } from '@/components/usage/format.ts';
 
 export function RateMeter({ label, meter, unit, testId }: { label: string; meter: Meter; unit: string; testId: string }) {

@@ -1,7 +1,7 @@
 'use client';
 // The latest requests of the period (at most 50): when, which model, tokens (or, billed in another unit, how many:
 // a JSON-RPC call's credits, with its methods) and cost. Never what was asked.
-import type { UsageRequest } from '@/lib/app/wire.ts';
+import type { UsageRequest } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatCount, formatRpcMethods, formatSpend, formatUnits, formatWhen } from '@/components/usage/format.ts';
 import { useModelNames } from '@/components/usage/model-table.tsx';

@@ -1,5 +1,5 @@
 // The period's totals: requests, tokens in and out, and spend (USD and DIEM).
-import type { UsageTotals } from '@/lib/app/wire.ts';
+import type { UsageTotals } from '@/lib/wire.ts';
 import { formatCompact, formatCount, formatDiem, formatUsd } from '@/components/usage/format.ts';
 
 function Card({ label, value, exact, note, testId }: { label: string; value: string; exact?: string; note?: string; testId: string }) {

@@ -9,7 +9,7 @@ import { useState } from 'react';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { QueryContent } from '@/components/ui/query-state.tsx';
-import { USAGE_PERIODS, type UsagePeriod, type UsageReport } from '@/lib/app/wire.ts';
+import { USAGE_PERIODS, type UsagePeriod, type UsageReport } from '@/lib/wire.ts';
 import { DailyChart } from '@/components/usage/daily-chart.tsx';
 import { KeysList } from '@/components/usage/keys-list.tsx';
 import { ModelTable } from '@/components/usage/model-table.tsx';

@@ -12,7 +12,7 @@ import { useToast } from '@/components/ui/toast.tsx';
 import { formatWhen } from '@/components/usage/format.ts';
 import { formatRemaining, isActive, jobProgress } from '@/components/video/progress.ts';
 import { useDeleteVideo } from '@/components/video/queries.ts';
-import type { AppVideoJob } from '@/lib/app/wire/video.ts';
+import type { AppVideoJob } from '@/lib/video/wire.ts';
 
 const STATUS_LABEL: Record<AppVideoJob['status'], string> = { queued: 'Waiting to start', running: 'Generating', succeeded: 'Ready', failed: 'Failed' };
 

@@ -1,7 +1,7 @@
 // A job's progress as the page draws it: the running attempt's execution_duration over the model's
 // average_execution_time (both from the server's list), advanced by the time since the list was fetched so the bar
 // moves between polls. It stops short of full until the server says the job is done: an estimate is not an end.
-import type { AppVideoJob } from '@/lib/app/wire/video.ts';
+import type { AppVideoJob } from '@/lib/video/wire.ts';
 
 export const MAX_ESTIMATED = 0.99;
 

@@ -2,7 +2,7 @@
 // polled every second while any is queued or running (and not at all once none is).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
-import type { AppVideoJob, VideoJobsReport, VideoModelsReport, VideoQueueRequest, VideoQuote } from '@/lib/app/wire/video.ts';
+import type { AppVideoJob, VideoJobsReport, VideoModelsReport, VideoQueueRequest, VideoQuote } from '@/lib/video/wire.ts';
 import { isActive } from '@/components/video/progress.ts';
 
 export const videoKeys = {

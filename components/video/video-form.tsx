@@ -12,7 +12,7 @@ import { SelectField } from '@/components/ui/fields.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { formatUsd } from '@/components/usage/format.ts';
 import { type QuoteShape, useQueueVideo, useVideoQuote } from '@/components/video/queries.ts';
-import type { AppVideoModel } from '@/lib/app/wire/video.ts';
+import type { AppVideoModel } from '@/lib/video/wire.ts';
 
 interface Choices {
   duration?: number;

@@ -7,7 +7,7 @@ import { base } from 'wagmi/chains';
 import { custom } from 'viem';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import type { WalletTopUpRequirements } from '@/lib/app/wire.ts';
+import type { WalletTopUpRequirements } from '@/lib/wire.ts';
 import type { ConnectedWallet, WalletOption } from '@/components/wallet/types.ts';
 
 // The app never reads the chain from the browser (the server settles payments), so no RPC endpoint is configured:

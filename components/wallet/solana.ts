@@ -6,7 +6,7 @@ import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import { base58, base64 } from '@scure/base';
 import { x402Client } from '@x402/core/client';
-import type { WalletTopUpRequirements } from '@/lib/app/wire.ts';
+import type { WalletTopUpRequirements } from '@/lib/wire.ts';
 import { SOLANA_DEVNET } from '@/lib/wallet/networks.ts';
 import type { ConnectedWallet, WalletOption } from '@/components/wallet/types.ts';
 

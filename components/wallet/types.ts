@@ -1,5 +1,5 @@
 // What the wallet UI needs from a wallet, whatever its chain.
-import type { WalletChain, WalletTopUpRequirements } from '@/lib/app/wire.ts';
+import type { WalletChain, WalletTopUpRequirements } from '@/lib/wire.ts';
 
 export interface WalletOption {
   /** Unique in the list. */

@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, qk } from '@/components/api/client.ts';
 import { connectWallet } from '@/components/wallet/wallets.ts';
 import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
-import type { WalletChain, WalletTopUpRequest, WalletTopUpRequirements, WalletTopUpResponse } from '@/lib/app/wire.ts';
+import type { WalletChain, WalletTopUpRequest, WalletTopUpRequirements, WalletTopUpResponse } from '@/lib/wire.ts';
 
 export function rememberedWallet(chain: WalletChain, options: WalletOption[]): WalletOption | undefined {
   let key: string | undefined;

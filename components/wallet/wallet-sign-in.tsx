@@ -11,7 +11,7 @@ import { WalletButton } from '@/components/wallet/wallet-button.tsx';
 import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
 import { connectWallet, useWalletOptions } from '@/components/wallet/wallets.ts';
 import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
-import type { MeResponse, WalletChallenge, WalletSignInRequest } from '@/lib/app/wire.ts';
+import type { MeResponse, WalletChallenge, WalletSignInRequest } from '@/lib/wire.ts';
 
 async function signInWith(option: WalletOption): Promise<MeResponse> {
   const wallet = await connectWallet(option);

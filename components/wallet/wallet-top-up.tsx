@@ -10,7 +10,7 @@ import { AmountPicker, amountError } from '@/components/wallet/amount-picker.tsx
 import { rememberedWallet, useTopUp } from '@/components/wallet/use-top-up.ts';
 import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
 import { useWalletOptions } from '@/components/wallet/wallets.ts';
-import type { AppUser } from '@/lib/app/wire.ts';
+import type { AppUser } from '@/lib/wire.ts';
 
 // The server enforces its own maximum; this only stops obvious typos before the wallet is opened.
 const MAX_HINT = 10_000;

@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createOpenAIAudioEngine } from '../../lib/inference/audio/openai-audio.ts';
-import { SENTENCE_PAUSE, synthesizeToFile } from '../../lib/inference/audio/speech-audio.ts';
-import { parseWav } from '../../lib/inference/audio/wav.ts';
+import { createOpenAIAudioEngine } from '../../lib/engines/audio/openai-audio.ts';
+import { SENTENCE_PAUSE, synthesizeToFile } from '../../lib/audio/speech-audio.ts';
+import { parseWav } from '../../lib/engines/audio/wav.ts';
 import { type AudioUpstream, FAKE_RATE, FAKE_TRANSCRIPT, fakeSpeech, fakeTone, startAudioUpstream } from '../support/audio-upstreams.ts';
 import { get, type Harness, post, startHarness } from '../support/harness.ts';
 

@@ -33,7 +33,7 @@ function schemasFor(word: string, ownedBy: string): Ajv {
     }
     const schema = JSON.parse(text);
     if (word !== 'venice') allowAdditions(schema);
-    // Our own type, listed outside the public shapes only (lib/http/routes/models.ts#listed).
+    // Our own type, listed outside the public shapes only (lib/catalogue/api-routes.ts#listed).
     if (word !== 'venice' && file === 'models-list.json') {
       schema.properties.type.enum.push('background-remove');
       schema.definitions.ModelResponse.properties.type.enum.push('background-remove');

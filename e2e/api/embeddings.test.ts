@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { grantUsd } from '../../lib/billing/ledger.ts';
-import { fromBase64 } from '../../lib/inference/embeddings/vectors.ts';
+import { fromBase64 } from '../../lib/engines/text/vectors.ts';
 import { ensureWallet } from '../../lib/wallet/wallets.ts';
 import { hashVector } from '../support/scripted-engine.ts';
 import { get, type Harness, post, startHarness } from '../support/harness.ts';

@@ -105,7 +105,7 @@ for (const store of ['embedded store', 'PostgreSQL']) {
 
     test('when every model fails the last failure is the answer, and nothing is billed', async () => {
       const r = await chat({ model: 'busy-model', fallbacks: [{ model: 'down-model' }] });
-      // down-model's upstream drops every connection: its engine check found it down (lib/inference/engine-health.ts).
+      // down-model's upstream drops every connection: its engine check found it down (lib/engines/health.ts).
       assert.equal(r.status, 503);
       assert.equal(r.json.code, 'ENGINE_DOWN');
       assert.deepEqual(await rowsOf(r.headers.get('cf-ray')!), []);

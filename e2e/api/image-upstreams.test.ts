@@ -163,7 +163,7 @@ describe('the OpenAI images API upstream', () => {
       [{ model: 'oa-image', prompt: 'x [[status:503]]' }, 503, 'MODEL_AT_CAPACITY'],
       [{ model: 'oa-image', prompt: 'x [[status:500]]' }, 500, 'INFERENCE_FAILED'],
       [{ model: 'oa-image', prompt: 'x [[garbage]]' }, 500, 'INFERENCE_FAILED'],
-      // Found by the engine check at start (lib/inference/engine-health.ts): 503 naming the problem.
+      // Found by the engine check at start (lib/engines/health.ts): 503 naming the problem.
       [{ model: 'oa-down', prompt: 'x' }, 503, 'ENGINE_DOWN', /refused the connection/],
       [{ model: 'oa-nokey', prompt: 'x' }, 503, 'ENGINE_DOWN', /its API key\) is not set/],
     ];

@@ -3,8 +3,8 @@
 // error body, never a 500 from a lookup that found an inherited member.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { authRoutes } from '../../lib/app/routes/auth.ts';
-import { conversationRoutes } from '../../lib/app/routes/conversations.ts';
+import { authRoutes } from '../../lib/account/app-auth.ts';
+import { conversationRoutes } from '../../lib/conversations/app-routes.ts';
 import { type Browser, caller, cookieFrom } from '../support/app-requests.ts';
 import { get, type Harness, post, startHarness } from '../support/harness.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sseEvents } from '../support/harness.ts';
 import { lagoonCliSync } from '../support/processes.ts';
-import { DEMO_PUNCTUATION, DEMO_WORDS } from '../../lib/inference/engines/llama/demo-model.ts';
+import { DEMO_PUNCTUATION, DEMO_WORDS } from '../../lib/engines/text/llama/demo-model.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-server-'));
 let server: ChildProcess;

@@ -5,8 +5,8 @@ import { toMicros } from '../../lib/billing/money.ts';
 import type { Store } from '../../lib/db/store.ts';
 import { createSession, SESSION_COOKIE } from '../../lib/users/sessions.ts';
 import { signUp, type User } from '../../lib/users/users.ts';
-import type { RouteHandler } from '../../lib/app/http.ts';
-import type { GenerationEvent } from '../../lib/app/wire.ts';
+import type { RouteHandler } from '../../lib/http/app-route.ts';
+import type { GenerationEvent } from '../../lib/wire.ts';
 
 export interface TestUser {
   user: User;

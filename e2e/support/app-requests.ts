@@ -2,7 +2,7 @@
 // Origin; the client address as the server passes it), and a scan of every response for key material.
 import assert from 'node:assert/strict';
 import type { Store } from '../../lib/db/store.ts';
-import type { RouteHandler } from '../../lib/app/http.ts';
+import type { RouteHandler } from '../../lib/http/app-route.ts';
 
 export const HOST = 'chat.test';
 export const ORIGIN = `http://${HOST}`;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../lib/accounts/accounts.ts';
-import type { AppBackend } from '../../lib/app/backend.ts';
+import type { AppBackend } from '../../lib/http/app-backend.ts';
 import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../../lib/billing/ledger.ts';
 import { toMicros } from '../../lib/billing/money.ts';
@@ -149,7 +149,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     return abandon(e);
   }
   // Imported on demand: the API tests do not load the app's code.
-  const app = opts.app ? (await import('../../lib/app/backend.ts')).createAppBackend(svc) : undefined;
+  const app = opts.app ? (await import('../../lib/http/app-backend.ts')).createAppBackend(svc) : undefined;
   const withNext = typeof opts.app === 'object' && opts.app.next === true;
   // Next needs the port before it prepares; requests that arrive before it is ready wait for it.
   let nextApp: Promise<NextApp> | undefined;

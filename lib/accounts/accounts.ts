@@ -62,7 +62,7 @@ export const ACCOUNT_DISABLED_MESSAGE = 'This account has been disabled by the o
 
 /**
  * The one rule every credential applies when it authenticates (API keys in lib/auth/keys.ts, wallet sign-ins in
- * lib/wallet/wallets.ts, browser sessions in lib/app/http.ts): a disabled account is refused with 403 and says why.
+ * lib/wallet/wallets.ts, browser sessions in lib/http/app-route.ts): a disabled account is refused with 403 and says why.
  */
 export function refuseDisabledAccount(disabledAt: number | string | null | undefined): void {
   if (disabledAt !== null && disabledAt !== undefined) throw new ApiError('FORBIDDEN', ACCOUNT_DISABLED_MESSAGE, { reason: 'account_disabled' });

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Param, Store } from '../db/store.ts';
 import { diemEpoch } from '../billing/money.ts';
-import type { OperatorAction } from '../app/wire/operator.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -114,8 +113,19 @@ export async function accountOverview(
 // password_reset names the account whose user it was; the model_* actions change the server's catalogue, not an
 // account, and are recorded with an empty account id. The moderation actions name the account of the user affected
 // (the character's owner, the review's author; empty for a server-owned character).
-// The list itself is the wire's (lib/app/wire/operator.ts): the browser shows the same actions the log records.
-export type AuditAction = OperatorAction;
+// The list is written once, here: the browser's wire type (lib/operator/wire.ts) is this one.
+export type AuditAction =
+  | 'grant'
+  | 'diem_daily'
+  | 'tier'
+  | 'disable'
+  | 'enable'
+  | 'password_reset'
+  | 'model_add'
+  | 'model_update'
+  | 'model_remove'
+  | 'character_unpublish'
+  | 'review_remove';
 
 export interface AuditEntry {
   id: string;

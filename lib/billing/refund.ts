@@ -1,5 +1,5 @@
 // Zero-completion insurance: a request whose answer did not reach its client is not charged (issue 28). The HTTP
-// layer decides what counts as not delivered (delivery.ts); this gives the charge back, once. The usage row stays,
+// layer decides what counts as not delivered (lib/http/guard.ts); this gives the charge back, once. The usage row stays,
 // with its quantities and its charge moved to refunded_usd / refunded_diem, so every sum over `usd` and `diem`
 // (statements, analytics, key spend) already leaves it out and the row still shows what was refunded.
 import type { Queryable, Store } from '../db/store.ts';

@@ -3,7 +3,7 @@
 // per-call search and scrape endpoints; credits are settled x402 top-ups of the account's wallet and operator
 // grants. Each branch of the union filters `account_id = $1` (top-ups through the wallet that owns the account), so
 // no filter a caller passes can reach another account's entries. Portable SQL (SQLite and PostgreSQL).
-import { rpcUsageOf } from '../crypto-rpc/usage.ts';
+import { rpcUsageOf } from './rpc-usage.ts';
 import type { Param, Store } from '../db/store.ts';
 import { type CsvValue, toCsv } from './csv.ts';
 import { fromMicros } from './money.ts';

@@ -3,7 +3,7 @@
 // account's usage by passing the wrong filter. The SQL is the portable subset SQLite and PostgreSQL both accept;
 // days are bucketed by integer division of the ms timestamp (UTC days), not by engine-specific date functions.
 // Amounts are summed in integer micro-units by the database and converted to USD/DIEM numbers once, at the end.
-import { networkOfModelId, type RpcUsage, rpcUsageOf, rpcUsageTotals } from '../crypto-rpc/usage.ts';
+import { networkOfModelId, type RpcUsage, rpcUsageOf, rpcUsageTotals } from './rpc-usage.ts';
 import type { Param, Store } from '../db/store.ts';
 import { fromMicros } from './money.ts';
 import type { Unit } from './pricing.ts';

@@ -1,5 +1,5 @@
 // Writes to characters made by users: create, edit (the slug only while private), publish, delete, the avatar, and
-// the chat count. Ownership is decided by the caller (lib/app/routes/characters.ts); every statement names the row
+// the chat count. Ownership is decided by the caller (lib/characters/app-routes.ts); every statement names the row
 // by its id, so a slug changed meanwhile cannot redirect a write.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';

@@ -16,7 +16,7 @@ import { refusalReason, ruleFor, TIER_MULTIPLIER } from './methods.ts';
 import { byMethod, creditPrices, creditsCostUsd, outcomes, worstCase } from './pricing.ts';
 import { parseRpcRequest } from './request.ts';
 import { UpstreamSet } from './upstreams.ts';
-import { recordRpcUsage, rpcModelId } from './usage.ts';
+import { recordRpcUsage, rpcModelId } from '../billing/rpc-usage.ts';
 import { log } from '../log.ts';
 
 export interface RpcCallContext extends MeterContext {

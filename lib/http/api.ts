@@ -1,23 +1,23 @@
 // The /api/v1 route table. Each route declares who may call it and which budget it draws on; the server runs those
 // checks in one order for every route (abuse block → authentication → budget) before the handler, which then reads
 // `ctx.principal` (and `ctx.wallet`) instead of authenticating by hand.
-import { createKey, createWeb3Key, deleteKey, getKey, listKeys, updateKey, web3KeyToken } from './routes/api-keys.ts';
-import { billingBalance, retiredUsage, usageAnalytics, usageHistory } from './routes/billing.ts';
-import { augmentScrape, augmentSearch, augmentTextParser } from './routes/augment.ts';
-import { chatCompletions } from './routes/chat.ts';
-import { responses } from './routes/responses.ts';
-import { embeddings } from './routes/embeddings.ts';
-import { imageBackgroundRemove, imageEdit, imageGenerate, imageMultiEdit, imagesGenerations, imageUpscale } from './routes/images.ts';
-import { audioSpeech, audioTranscriptions, audioVoices, videoTranscriptions } from './routes/audio.ts';
-import { audioJobs } from './routes/audio-jobs.ts';
-import { video } from './routes/video.ts';
-import { rpcCall, rpcNetworks } from './routes/crypto-rpc.ts';
-import { rateLimitLog, rateLimitStatus } from './routes/rate-limits.ts';
-import { characterPhotoRoute, characterReviewsRoute, getCharacterRoute, listCharactersRoute } from './routes/characters.ts';
-import { compatibilityMapping, imageStyles, listModels, modelTraits } from './routes/models.ts';
+import { createKey, createWeb3Key, deleteKey, getKey, listKeys, updateKey, web3KeyToken } from '../keys/api-routes.ts';
+import { billingBalance, retiredUsage, usageAnalytics, usageHistory } from '../billing/api-routes.ts';
+import { augmentScrape, augmentSearch, augmentTextParser } from '../augment/api-routes.ts';
+import { chatCompletions } from '../chat/api-routes.ts';
+import { responses } from '../responses/api-routes.ts';
+import { embeddings } from '../embeddings/api-routes.ts';
+import { imageBackgroundRemove, imageEdit, imageGenerate, imageMultiEdit, imagesGenerations, imageUpscale } from '../images/api-routes.ts';
+import { audioSpeech, audioTranscriptions, audioVoices, videoTranscriptions } from '../audio/api-routes.ts';
+import { audioJobs } from '../audio/api-job-routes.ts';
+import { video } from '../video/api-routes.ts';
+import { rpcCall, rpcNetworks } from '../crypto-rpc/api-routes.ts';
+import { rateLimitLog, rateLimitStatus } from '../limits/api-routes.ts';
+import { characterPhotoRoute, characterReviewsRoute, getCharacterRoute, listCharactersRoute } from '../characters/api-routes.ts';
+import { compatibilityMapping, imageStyles, listModels, modelTraits } from '../catalogue/api-routes.ts';
 import type { ApiRoute } from './route.ts';
 import { Router } from './router.ts';
-import { siwxChallenge, topUp, walletBalance, walletTransactions } from './routes/x402.ts';
+import { siwxChallenge, topUp, walletBalance, walletTransactions } from '../wallet/api-routes.ts';
 
 export const API_PREFIX = '/api/v1';
 

@@ -1,11 +1,11 @@
 // The browser app's API under /api/app, served by this layer beside /api/v1: the route table (each handler carries
-// its declared auth, lib/app/http.ts) and the bridge between node:http and the handlers' Web-standard Request and
+// its declared auth, lib/http/app-route.ts) and the bridge between node:http and the handlers' Web-standard Request and
 // Response. Responses stream with backpressure (the generation event streams), and a client that goes away cancels
 // the body, which ends the handler's stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { AppRoutes } from '../app/backend.ts';
-import type { AppRouteHandler, RequestInfo } from '../app/http.ts';
+import type { AppRoutes } from './app-backend.ts';
+import type { AppRouteHandler, RequestInfo } from './app-route.ts';
 import { Router } from './router.ts';
 
 export const APP_PREFIX = '/api/app';

@@ -2,7 +2,7 @@
 // response class the server uses, so no route can send one that Node refuses: a value Node rejects throws
 // ERR_INVALID_CHAR from writeHead, and an error answer that writes the same headers again threw outside any handler
 // (issue 28). The response also remembers whether its head declared a whole body (content-length), which tells a
-// buffered reply that did not go out in full from a stream that was cut (see delivery.ts).
+// buffered reply that did not go out in full from a stream that was cut (see guard.ts).
 import { type IncomingMessage, ServerResponse } from 'node:http';
 
 // Printable ASCII and tab: sent as they are.

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError } from '../api/errors.ts';
 import { baseHeaders, type HeaderContext } from '../api/headers.ts';
-import type { AppBackend } from '../app/backend.ts';
+import type { AppBackend } from './app-backend.ts';
 import type { Service } from '../service.ts';
 import { API_PREFIX, apiRouter } from './api.ts';
 import { APP_PREFIX, appRouter, toWebRequest, writeWebResponse } from './app.ts';

@@ -1,5 +1,5 @@
 // A stream's steps → SSE on the response, with backpressure: the only loop that writes a stream's events (chat
-// completions and Responses share it; sse-chat.ts and sse-responses.ts make the text).
+// completions and Responses share it; lib/chat/sse.ts and lib/responses/sse.ts make the text).
 import { baseHeaders } from '../api/headers.ts';
 import type { RequestCtx } from './context.ts';
 import { startSse, writeEvent } from './respond.ts';

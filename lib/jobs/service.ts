@@ -1,4 +1,4 @@
-// The four operations of every job kind, framework-free (the HTTP handlers are lib/http/routes/jobs.ts):
+// The four operations of every job kind, framework-free (the HTTP handlers are lib/jobs/api-routes.ts):
 //  - quote: the price of a request, from the same code that holds and bills it (free; nothing is held);
 //  - queue: validate → rate limit (the model's queue budget) → the account's cap on jobs at once → fetch references →
 //    hold the quote → store the job; answers `{ model, queue_id }` at once;

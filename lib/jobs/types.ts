@@ -6,14 +6,14 @@
 // once on failure, cancellation or expiry, whichever instance gets there (lib/jobs/billing.ts).
 //
 // The machinery (store, billing, media, workers, the quote/queue/retrieve/complete semantics, the HTTP handlers in
-// lib/http/routes/jobs.ts) is written once; a *kind* supplies what is particular to it, through `JobKind` below.
+// lib/jobs/api-routes.ts) is written once; a *kind* supplies what is particular to it, through `JobKind` below.
 //
 // How to add a kind (long audio, say):
-//   1. Write `audioJobKind(deps): JobKind<AudioRequest>` next to its engines (lib/inference/audio/jobs.ts): the model
+//   1. Write `audioJobKind(deps): JobKind<AudioRequest>` next to its engines (lib/audio/jobs.ts): the model
 //      types it serves, its queue and quote bodies (zod, strict), the quantities to hold, and `run`, which produces
 //      one media file (throw `JobFailure` for a failure the client should hear about; credits are refunded).
 //   2. Register it in lib/service.ts: `jobs.register(audioJobKind(...))` (before `jobs.start()`).
-//   3. Routes: `const audio = jobRoutes('audio')` (lib/http/routes/jobs.ts), and in lib/http/api.ts
+//   3. Routes: `const audio = jobRoutes('audio')` (lib/jobs/api-routes.ts), and in lib/http/api.ts
 //      `/audio/quote` (auth key, limit api), `/audio/queue`, `/audio/retrieve`, `/audio/complete` (auth caller,
 //      limit model) on `audio.quote`, `audio.queue`, `audio.retrieve`, `audio.complete`.
 // Nothing else changes: the jobs table, billing, leases, retention and the tests' helpers are shared.

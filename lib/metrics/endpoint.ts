@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
-import { engineQueueTotals } from '../inference/queue.ts';
+import { engineQueueTotals } from '../engines/queue.ts';
 import { contentType, exposition, type GaugeSources } from './registry.ts';
 
 export const METRICS_PATH = '/metrics';

@@ -1,5 +1,5 @@
 // What a speech (tts) or transcription (asr) catalogue model declares beyond the common fields: its engine and its
-// voices, formats and limits. Owned by the audio capability (lib/inference/audio); schema.ts joins these in.
+// voices, formats and limits. Owned by the audio capability (lib/audio); schema.ts joins these in.
 import { z } from 'zod';
 
 /** The formats /audio/speech can answer in (the public API's list). */
@@ -121,7 +121,7 @@ export function audioWireSpec(
       maxCharacters: a.max_characters ?? DEFAULT_MAX_SPEECH_CHARACTERS,
       languages: a.languages ?? null,
       supportsStreaming: true,
-      // Long texts as jobs: /audio/queue (lib/inference/audio/jobs.ts) serves every speech model.
+      // Long texts as jobs: /audio/queue (lib/audio/jobs.ts) serves every speech model.
       supportsQueueing: true,
       supportsPromptParam: a.prompt ?? false,
       supportsVoiceCloning: false,
@@ -138,7 +138,7 @@ export function audioWireSpec(
   };
 }
 
-/** The engine kinds that serve each audio model type (lib/inference/audio/engines.ts makes them). */
+/** The engine kinds that serve each audio model type (lib/engines/audio/registry.ts makes them). */
 export const AUDIO_ENGINE_KINDS = { tts: ['flite', 'openai-audio'], asr: ['pocketsphinx', 'openai-audio'] } as const;
 
 /**

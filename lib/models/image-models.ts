@@ -1,5 +1,5 @@
 // What an image-family catalogue model declares beyond the common fields: its engine (one of the kinds below) and its
-// limits. Owned by the images capability (lib/inference/images); schema.ts joins these into the catalogue format.
+// limits. Owned by the images capability (lib/images); schema.ts joins these into the catalogue format.
 // Four model types make the family, one per job: `image` (generate), `inpaint` (edit and multi-edit), `upscale` and
 // `background-remove`. An engine kind serves the jobs listed in ENGINE_JOBS.
 import { z } from 'zod';

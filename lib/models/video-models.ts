@@ -1,5 +1,5 @@
 // What a video catalogue model declares beyond the common fields: its engine and its durations, resolutions and
-// aspect ratios. Owned by the video capability (lib/inference/video); schema.ts joins these in.
+// aspect ratios. Owned by the video capability (lib/video); schema.ts joins these in.
 import { z } from 'zod';
 import type { ModelEntry } from './schema.ts';
 

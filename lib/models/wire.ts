@@ -9,11 +9,11 @@ export interface RecordContext {
   created: number;
   ownedBy: string;
   webSearchAvailable: boolean;
-  /** Why a model's engine is down (lib/inference/engine-health.ts); undefined while it is available. */
+  /** Why a model's engine is down (lib/engines/health.ts); undefined while it is available. */
   offlineReason?: (modelId: string) => string | undefined;
 }
 
-// The per-message caps of lib/inference/chat/messages.ts: what a vision or video model takes when the catalogue
+// The per-message caps of lib/chat/messages.ts: what a vision or video model takes when the catalogue
 // states no lower limit.
 const DEFAULT_MAX_IMAGES = 10;
 const DEFAULT_MAX_VIDEOS = 3;

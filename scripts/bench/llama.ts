@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ChatWrapper, getLlama, type LlamaContextSequence, type LlamaModel, resolveChatWrapper } from 'node-llama-cpp';
 import { request } from 'undici';
-import { DEMO_WORDS } from '../../lib/inference/engines/llama/demo-model.ts';
+import { DEMO_WORDS } from '../../lib/engines/text/llama/demo-model.ts';
 import { cli, freePort, start, stop } from './procs.ts';
 
 const env = process.env;

@@ -1,0 +1,72 @@
+// Account routes: who am I, sign up, sign in, sign out. Sign-up and sign-in run before any session (so before any
+// CSRF token) exists: they take JSON only (a cross-site form cannot send it without a CORS preflight, which this
+// server never grants) and refuse a foreign Origin or a cross-site Sec-Fetch-Site.
+import { refuseDisabledAccount } from '../accounts/accounts.ts';
+import { ApiError } from '../api/errors.ts';
+import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../users/sessions.ts';
+import { signIn, signUp } from '../users/users.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import { appRoute, checkSessionCsrf, isHttps, json, noContent, optionalSession, readJson } from '../http/app-route.ts';
+import type { MeResponse } from '../wire.ts';
+import { authLimits } from './auth-limits.ts';
+import { toAppUser } from '../conversations/present.ts';
+import { startSession } from '../users/session-start.ts';
+import { applyStartingCredit } from './starting-credit.ts';
+
+// Credentials are small; a larger body is not a sign-in.
+const AUTH_BODY_LIMIT = 16 * 1024;
+
+const sessionToken = (req: Request): string | undefined => parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
+
+export function authRoutes(deps: AppDeps) {
+  const { store } = deps.svc;
+  const limits = authLimits(deps);
+  const credit = deps.app.startingCredit;
+
+  return {
+    me: appRoute(deps, 'none', async ({ req }) => {
+      const s = await optionalSession(deps, req);
+      if (!s) {
+        // A stale cookie is removed, so the browser stops sending it.
+        const headers: Record<string, string> | undefined = sessionToken(req) ? { 'set-cookie': clearSessionCookie(isHttps(req)) } : undefined;
+        throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue', undefined, headers);
+      }
+      refuseDisabledAccount(s.accountDisabledAt);
+      const body: MeResponse = { user: toAppUser(s.user), csrfToken: s.csrfToken };
+      return json(body);
+    }),
+
+    signUp: appRoute(deps, 'origin', async ({ req, ip }) => {
+      const body = await readJson(req, AUTH_BODY_LIMIT);
+      await limits.signUp(ip);
+      let created: Awaited<ReturnType<typeof signUp>>;
+      try {
+        created = await signUp(store, { email: body.email, password: body.password, displayName: body.displayName });
+      } catch (e) {
+        // Only created accounts use up the network's sign-up budget; a typo in the form does not.
+        await limits.signUpRefused(ip);
+        throw e;
+      }
+      await applyStartingCredit(store, created.accountId, credit);
+      return startSession(deps, req, created.user, 201);
+    }),
+
+    signIn: appRoute(deps, 'origin', async ({ req, ip }) => {
+      const body = await readJson(req, AUTH_BODY_LIMIT);
+      const email = typeof body.email === 'string' ? body.email : '';
+      await limits.attempt(ip, email);
+      const user = await signIn(store, { email: body.email, password: body.password });
+      await limits.succeeded(ip, email);
+      return startSession(deps, req, user, 200);
+    }),
+
+    // Declared 'origin': signing out without a (valid) session has nothing to protect, so the cookie is cleared all
+    // the same; with a session, its CSRF token is checked too.
+    signOut: appRoute(deps, 'origin', async ({ req }) => {
+      const s = await optionalSession(deps, req);
+      if (s) checkSessionCsrf(req, s);
+      await endSession(store, sessionToken(req));
+      return noContent({ 'set-cookie': clearSessionCookie(isHttps(req)) });
+    }),
+  };
+}

@@ -1,0 +1,74 @@
+// Discovery endpoints, readable without a key: models, traits, compatibility mapping, image styles.
+import { ApiError } from '../api/errors.ts';
+import { compatibilityMappingOf, traitsOf } from '../models/catalogue.ts';
+import { publicShapes } from '../api/wire.ts';
+import { authenticate, bearerToken, type ModelPrivacy } from '../auth/keys.ts';
+import { privacyAllows } from '../auth/model-privacy.ts';
+import { MODEL_TYPES, type ModelEntry, type ModelType } from '../models/schema.ts';
+import { modelRecord } from '../models/wire.ts';
+import type { RequestCtx } from '../http/context.ts';
+import { ok } from '../http/send.ts';
+
+function typeParam(ctx: RequestCtx, fallback: string, extra: string[] = []): string {
+  const t = ctx.url.searchParams.get('type') ?? fallback;
+  const allowed = [...MODEL_TYPES, ...extra];
+  if (!allowed.includes(t)) {
+    throw new ApiError('INVALID_REQUEST', `Invalid type "${t}": expected one of ${allowed.join(', ')}`, { param: 'type' });
+  }
+  return t;
+}
+
+/**
+ * The key's modelPrivacy, when the request sends a valid bearer key: the list is public, but a restricted key sees only
+ * the models it may run (as the public API filters it). A missing or invalid key sees everything; it is not refused.
+ */
+async function privacyOf(ctx: RequestCtx): Promise<ModelPrivacy> {
+  const secret = bearerToken(ctx.req.headers.authorization);
+  if (!secret) return 'ALL';
+  return authenticate(ctx.svc.store, secret).then(
+    (p) => p.key.modelPrivacy,
+    () => 'ALL' as const,
+  );
+}
+
+/**
+ * Whether the model is listed for this `type`. The public type enum has no `background-remove`, so in the public
+ * shapes such models are listed only when that type is asked for by name: a client validating `type` against the
+ * public enum never meets it, and one that knows the type still finds them (the model serves
+ * /image/background-remove, not /image/upscale, so listing it as `upscale` would mislead).
+ */
+function listed(m: ModelEntry, type: string, publicEnum: boolean): boolean {
+  if (type === 'code') return m.type === 'text' && m.capabilities.code;
+  if (type !== 'all') return m.type === type;
+  return !(publicEnum && m.type === 'background-remove');
+}
+
+export async function listModels(ctx: RequestCtx): Promise<void> {
+  const type = typeParam(ctx, 'all', ['all', 'code']);
+  const { catalogue, searchAvailable, config } = ctx.svc;
+  const publicEnum = publicShapes(ctx.headerCtx.wire);
+  const privacy = await privacyOf(ctx);
+  const models = catalogue.models.filter((m) => listed(m, type, publicEnum) && privacyAllows(privacy, m));
+  const health = ctx.svc.engineHealth;
+  const rc = {
+    created: catalogue.createdAt,
+    ownedBy: config.modelsOwnedBy,
+    webSearchAvailable: searchAvailable,
+    offlineReason: (id: string) => health.status(id)?.reason,
+  };
+  ok(ctx, { object: 'list', type, data: models.map((m) => modelRecord(m, rc)) });
+}
+
+export async function modelTraits(ctx: RequestCtx): Promise<void> {
+  const type = typeParam(ctx, 'text') as ModelType;
+  ok(ctx, { object: 'list', type, data: traitsOf(ctx.svc.catalogue, type) });
+}
+
+export async function compatibilityMapping(ctx: RequestCtx): Promise<void> {
+  const type = typeParam(ctx, 'text') as ModelType;
+  ok(ctx, { object: 'list', type, data: compatibilityMappingOf(ctx.svc.catalogue, type) });
+}
+
+export async function imageStyles(ctx: RequestCtx): Promise<void> {
+  ok(ctx, { object: 'list', data: ctx.svc.catalogue.file.image_styles });
+}

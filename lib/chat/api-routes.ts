@@ -1,0 +1,26 @@
+// POST /chat/completions: parse, run the pipeline, write JSON or the stream's events as SSE (sse.ts).
+import { balanceHeaders, modelHeaders } from '../api/headers.ts';
+import { runChat } from './pipeline.ts';
+import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
+import { chatSseEvent, chatStepHasOutput } from './sse.ts';
+import { pipeSse } from '../http/sse-pipe.ts';
+import { ok } from '../http/send.ts';
+
+/** Whether the request carries the E2EE key headers (`x-service-tee-client-pub-key`, …, in the wire's prefix). */
+export const hasE2eeHeaders = (ctx: RequestCtx): boolean => Object.keys(ctx.req.headers).some((h) => h.startsWith(`${ctx.headerCtx.wire.headerPrefix}tee-`));
+
+export async function chatCompletions(ctx: RequestCtx): Promise<void> {
+  const principal = principalOf(ctx);
+  const body = await jsonBody(ctx);
+  const { svc } = ctx;
+  const chatCtx = { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders, e2eeHeaders: hasE2eeHeaders(ctx) };
+  const result = await withWalletCredit(ctx, () => runChat(svc.chatDeps, chatCtx, body));
+  const { balancesBefore: before, hold } = result.meta;
+  Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, before));
+  // A stream's headers leave before its cost is known: they count its hold, the most it can cost.
+  setBalanceRemaining(ctx, before.usd - before.usdHeld - (result.kind === 'json' ? result.charged.usd : hold.usd));
+  if (result.kind === 'json') return ok(ctx, result.body);
+
+  const { head } = result;
+  await pipeSse(ctx, result.events, (step) => chatSseEvent(head, step), chatStepHasOutput);
+}

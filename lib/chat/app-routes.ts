@@ -1,0 +1,201 @@
+// The chat app's generation routes: send (and edit-and-resend), regenerate, stop, stream (attach/reattach) and the
+// attachment limits. Every lookup goes through the session user's own conversations, so another user's id is 404.
+import { z } from 'zod';
+import { ApiError } from '../api/errors.ts';
+import { autoTitle, type Conversation, type ConversationOps, type Message, userConversations } from '../conversations/conversations.ts';
+import { DEFAULT_TITLE } from '../conversations/text.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import { appRoute, json, readJson, type SessionCall } from '../http/app-route.ts';
+import { catalogueSource } from '../catalogue/sources.ts';
+import { toAppConversation } from '../conversations/present.ts';
+import type { User } from '../users/users.ts';
+import type { SendMessageResponse } from '../wire.ts';
+import { attachmentLimits, checkAttachments, recheckKept, SEND_BODY_LIMIT, storedAttachment, type StoredAttachment } from './app/attachments.ts';
+import { canTranscribe, MAX_AUDIO_SECONDS, transcribeAudioAttachments } from './app/audio-attachments.ts';
+import { Generations } from './app/generations.ts';
+import type { InferenceClient } from './app/inference.ts';
+import { localClient } from './app/local-client.ts';
+import { toAppMessage } from '../conversations/message.ts';
+import { modelForTurn } from './app/models.ts';
+import { readSnapshot } from '../characters/snapshot.ts';
+import { chatRequestBody } from './app/prompt.ts';
+import { remoteClient } from './app/remote-client.ts';
+import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/stream.ts';
+import { interrupt, isStale } from '../conversations/stale.ts';
+
+const MAX_TEXT = 200_000;
+const idSchema = z.string().min(1).max(200);
+
+const sendSchema = z.strictObject({
+  parentId: idSchema.nullable(),
+  content: z.string().max(MAX_TEXT, `A message can be at most ${MAX_TEXT.toLocaleString('en')} characters`),
+  attachments: z
+    .array(z.strictObject({ name: z.string().max(4096), type: z.string().max(255), dataUrl: z.string().min(5) }))
+    .max(100)
+    .optional(),
+  modelId: idSchema.optional(),
+  attachmentsFrom: idSchema.optional(),
+});
+
+const regenerateSchema = z.strictObject({ modelId: idSchema.optional() });
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const first = r.error.issues[0];
+  throw new ApiError('INVALID_REQUEST', first ? `${first.path.map(String).join('.') || 'body'}: ${first.message}` : undefined, {
+    issues: r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+  });
+}
+
+/** A JSON body that may be absent (regenerate needs none). */
+async function optionalJson(req: Request): Promise<Record<string, unknown>> {
+  if (!req.body || req.headers.get('content-length') === '0') return {};
+  return readJson(req);
+}
+
+export function chatRoutes(deps: AppDeps) {
+  const { svc } = deps;
+  const { remote } = deps.app;
+  const client: InferenceClient = remote ? remoteClient(remote) : localClient(svc);
+  const generations = new Generations(client);
+  const heartbeatMs = svc.config.sseKeepAliveMs;
+  // With the embedded store this process is the only writer, so a 'streaming' row older than it is certainly dead.
+  const aliveSince = svc.store.kind === 'sqlite' ? Date.now() : 0;
+
+  const catalogue = catalogueSource(deps);
+  const audioOk = canTranscribe(svc.chatDeps);
+  const modelFor = (requested: string | null, characterSlug: string | null, history: Message[]) => modelForTurn(catalogue, requested, characterSlug, history);
+
+  async function startAnswer(user: User, ops: ConversationOps, assistant: Message, history: Message[], conversation: Conversation, model: string) {
+    // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
+    const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
+    const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire });
+    generations.start({ user, ops, message: assistant, body });
+  }
+
+  /**
+   * 400 while `m` is still being written; an answer whose writer died is declared interrupted instead, so it never
+   * blocks the chat.
+   */
+  async function notWriting(ops: ConversationOps, user: User, m: Message, why: string, param: string): Promise<Message> {
+    if (m.status !== 'streaming') return m;
+    if (generations.get(m.id, user.id) || !isStale(m, Date.now(), aliveSince)) throw new ApiError('INVALID_REQUEST', why, { param });
+    return interrupt(ops, m);
+  }
+
+  /** The stored files of a user message in this conversation (edit-and-resend); 404 for anything else. */
+  async function keptAttachments(ops: ConversationOps, conversationId: string, messageId: string): Promise<StoredAttachment[]> {
+    const m = await ops.message(messageId);
+    if (m.conversationId !== conversationId || m.role !== 'user')
+      throw new ApiError('NOT_FOUND', 'The message whose files should be kept was not found', { param: 'attachmentsFrom' });
+    return m.attachments.map((a) => storedAttachment(a)).filter((a): a is StoredAttachment => a !== undefined);
+  }
+
+  async function ownedAssistant(ops: ConversationOps, id: string): Promise<Message> {
+    const m = await ops.message(id);
+    if (m.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'Only an answer can be regenerated, stopped or streamed', { param: 'id' });
+    return m;
+  }
+
+  const sendMessage = async ({ req, params, session: { user } }: SessionCall) => {
+    const input = parse(sendSchema, await readJson(req, SEND_BODY_LIMIT));
+    const uploads = input.attachments ?? [];
+    const ops = userConversations(svc.store, user.id);
+    const kept = input.attachmentsFrom ? await keptAttachments(ops, params.id ?? '', input.attachmentsFrom) : [];
+    if (!input.content.trim() && !uploads.length && !kept.length)
+      throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
+    // The branch being answered: the path to the parent (empty for a first message, or an edit of the first one).
+    const c = await ops.withPath(params.id ?? '', input.parentId ?? undefined);
+    // The first thing the user says (after a character's opening message, if any) names the chat.
+    const isFirst = input.parentId === null ? c.messages.length === 0 : c.messages.every((m) => m.role !== 'user');
+    const history = input.parentId === null ? [] : c.messages;
+    const parent = history.at(-1);
+    if (parent)
+      history[history.length - 1] = await notWriting(ops, user, parent, 'The previous answer is still being written: stop it or wait for it', 'parentId');
+    const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, history);
+    client.checkSettings(c.settings);
+    const attachments = [...recheckKept(kept, model, uploads.length), ...checkAttachments(uploads, model, { audio: audioOk }).attachments];
+    // Audio is written down now, so a file that is too long or unreadable is refused before anything is stored.
+    await transcribeAudioAttachments(svc.chatDeps, attachments, { requestId: `app-${c.id}`, signal: req.signal }, kept.length);
+
+    // Everything is checked: from here on the turn is stored.
+    const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
+    const assistant = await ops.addMessage(c.id, { parentId: userMsg.id, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
+    if (isFirst && c.title === DEFAULT_TITLE) {
+      const title = autoTitle(input.content);
+      await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
+    }
+    if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
+    await startAnswer(user, ops, assistant, [...history, userMsg], c, model.id);
+    const out: SendMessageResponse = {
+      user: toAppMessage(userMsg),
+      assistant: toAppMessage(assistant),
+      conversation: toAppConversation(await ops.conversation(c.id)),
+    };
+    return json(out, 201);
+  };
+
+  const regenerate = async ({ req, params, session: { user } }: SessionCall) => {
+    const input = parse(regenerateSchema, await optionalJson(req));
+    const ops = userConversations(svc.store, user.id);
+    const original = await ownedAssistant(ops, params.id ?? '');
+    await notWriting(ops, user, original, 'This answer is still being written: stop it first', 'id');
+    if (original.parentId === null) throw new ApiError('INVALID_REQUEST', 'This answer has no question to answer again', { param: 'id' });
+    const c = await ops.withPath(original.conversationId, original.parentId);
+    const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, c.messages);
+    client.checkSettings(c.settings);
+    const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
+    if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
+    await startAnswer(user, ops, assistant, c.messages, c, model.id);
+    return json({ assistant: toAppMessage(assistant) }, 201);
+  };
+
+  const stopMessage = async ({ params, session: { user } }: SessionCall) => {
+    const ops = userConversations(svc.store, user.id);
+    const id = params.id ?? '';
+    const live = generations.get(id, user.id);
+    if (live) {
+      live.stop('user');
+      return json({ message: toAppMessage(await live.finished) });
+    }
+    const m = await ownedAssistant(ops, id);
+    if (m.status !== 'streaming') return json({ message: toAppMessage(m) }); // already ended: stopping is a no-op
+    if (isStale(m, Date.now(), aliveSince)) return json({ message: toAppMessage(await interrupt(ops, m)) });
+    // Generated by another instance: mark it stopped; that instance sees it at its next progress write and keeps
+    // what it produced.
+    const stopped = await ops.updateMessage(id, { status: 'stopped' }, { ifStatus: 'streaming' });
+    return json({ message: toAppMessage(stopped ?? (await ops.message(id))) });
+  };
+
+  const streamMessage = async ({ params, session: { user } }: SessionCall) => {
+    const id = params.id ?? '';
+    const respond = (body: ReadableStream<Uint8Array>) => new Response(body, { status: 200, headers: SSE_HEADERS });
+    const live = generations.get(id, user.id);
+    if (live) return respond(liveStream(live, heartbeatMs));
+    const ops = userConversations(svc.store, user.id);
+    let m = await ownedAssistant(ops, id);
+    // It may have ended between the registry check and the read; the row then holds its final state.
+    if (m.status === 'streaming') {
+      const again = generations.get(id, user.id);
+      if (again) return respond(liveStream(again, heartbeatMs));
+      if (isStale(m, Date.now(), aliveSince)) m = await interrupt(ops, m);
+      else return respond(pollingStream(ops, m, { heartbeatMs, aliveSince }));
+    }
+    return respond(finishedStream(m, heartbeatMs));
+  };
+
+  const limits = async () => {
+    return json(attachmentLimits(audioOk ? { maxSeconds: MAX_AUDIO_SECONDS } : undefined), 200, { 'cache-control': 'private, max-age=300' });
+  };
+
+  return {
+    sendMessage: appRoute(deps, 'session+csrf', sendMessage),
+    regenerate: appRoute(deps, 'session+csrf', regenerate),
+    stopMessage: appRoute(deps, 'session+csrf', stopMessage),
+    streamMessage: appRoute(deps, 'session', streamMessage),
+    limits: appRoute(deps, 'session', limits),
+    /** Stops every live generation, keeping what each produced ('stopped'); for shutdown. */
+    close: () => generations.close(),
+  };
+}

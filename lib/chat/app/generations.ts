@@ -1,0 +1,251 @@
+// Live answers. A generation belongs to the server, not to the browser connection that asked for it: it runs to
+// the end (or until stopped) whether or not anyone is watching, any number of streams attach and reattach to it,
+// and its row is kept current (about once a second) so a reload, or a reader on another instance, can catch up.
+import { isApiError } from '../../api/errors.ts';
+import type { Citation, ConversationOps, Message, MessageError } from '../../conversations/conversations.ts';
+import type { User } from '../../users/users.ts';
+import type { AppCitation, AppUsage, GenerationEvent } from '../../wire.ts';
+import { appErrorOf, type InferenceClient, type InferenceEvent, type InferenceRun } from './inference.ts';
+import { toAppMessage } from '../../conversations/message.ts';
+import { log } from '../../log.ts';
+
+/** Progress is written this often while tokens arrive. */
+export const PERSIST_MS = 1000;
+/** A quiet generation (a model thinking in silence) still touches its row this often, so readers know it lives. */
+export const ALIVE_MS = 5000;
+/** How long shutdown waits for generations to write their final state. */
+const CLOSE_WAIT_MS = 10_000;
+/** The messages table caps content; an answer longer than that is kept up to the cap. */
+const MAX_STORED = 2_000_000;
+
+type StopReason = 'user' | 'shutdown' | 'elsewhere' | 'deleted';
+
+export interface GenerationSpec {
+  user: User;
+  ops: ConversationOps;
+  /** The assistant row, created with status 'streaming'. */
+  message: Message;
+  /** The chat completion request (see prompt.ts). */
+  body: Record<string, unknown>;
+}
+
+export class Generation {
+  readonly id: string;
+  content = '';
+  reasoning = '';
+  citations: AppCitation[] = [];
+  /** Resolves with the stored final message once the generation has ended and been written. */
+  readonly finished: Promise<Message>;
+
+  private readonly spec: Omit<GenerationSpec, 'body'>;
+  /** The request, dropped once sent: it can hold megabytes of attached files. */
+  private body: Record<string, unknown> | undefined;
+  private readonly controller = new AbortController();
+  private readonly subscribers = new Set<(e: GenerationEvent) => void>();
+  private stopReason: StopReason | undefined;
+  private modelId: string | null;
+  private usage: AppUsage | null = null;
+  private error: MessageError | null = null;
+  private dirty = false;
+  private lastWrite = Date.now();
+  private writing: Promise<void> | undefined;
+  private ended = false;
+  private resolveFinished!: (m: Message) => void;
+
+  constructor(spec: GenerationSpec) {
+    const { body, ...rest } = spec;
+    this.spec = rest;
+    this.body = body;
+    this.id = spec.message.id;
+    this.modelId = spec.message.modelId;
+    this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+  }
+
+  get userId(): string {
+    return this.spec.user.id;
+  }
+
+  /** Everything so far, for a stream that attaches now. */
+  snapshot(): GenerationEvent {
+    return { type: 'snapshot', content: this.content, reasoning: this.reasoning, citations: this.citations, status: 'streaming' };
+  }
+
+  /** Receives every later event, ending with `done`. Returns the unsubscribe function. */
+  subscribe(fn: (e: GenerationEvent) => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
+  }
+
+  /** Ends the generation early; what was produced is kept (status 'stopped') and billed by the pipeline. */
+  stop(reason: StopReason): void {
+    if (this.ended || this.stopReason) return;
+    this.stopReason = reason;
+    this.controller.abort();
+  }
+
+  private emit(e: GenerationEvent): void {
+    for (const fn of this.subscribers) {
+      try {
+        fn(e);
+      } catch (err) {
+        log.error({ err }, 'a generation stream subscriber failed');
+      }
+    }
+  }
+
+  private apply(ev: InferenceEvent): void {
+    switch (ev.type) {
+      case 'content':
+        this.content += ev.text;
+        this.emit({ type: 'delta', content: ev.text });
+        break;
+      case 'reasoning':
+        this.reasoning += ev.text;
+        this.emit({ type: 'delta', reasoning: ev.text });
+        break;
+      case 'citations':
+        this.citations = ev.citations;
+        this.emit({ type: 'citations', citations: ev.citations });
+        break;
+      case 'model':
+        this.modelId = ev.id;
+        return;
+      case 'usage':
+        this.usage = ev.usage;
+        return;
+      case 'error':
+        this.error = ev.error;
+        return;
+    }
+    this.dirty = true;
+  }
+
+  private progress(): { content: string; reasoning: string | null; citations: Citation[] } {
+    return {
+      content: this.content.slice(0, MAX_STORED),
+      reasoning: this.reasoning ? this.reasoning.slice(0, MAX_STORED) : null,
+      citations: this.citations.slice(0, 500) as Citation[],
+    };
+  }
+
+  /** Writes progress when there is some (or to show the row is alive); notices a stop or delete from elsewhere. */
+  tick(): void {
+    if (this.ended || this.writing) return;
+    if (!this.dirty && Date.now() - this.lastWrite < ALIVE_MS) return;
+    this.dirty = false;
+    const { ops } = this.spec;
+    this.writing = ops
+      .updateMessage(this.id, this.progress(), { ifStatus: 'streaming', quiet: true })
+      .then(async (written) => {
+        this.lastWrite = Date.now();
+        if (written) return;
+        // No longer 'streaming': stopped through another instance (or declared interrupted). Adopt its verdict.
+        const row = await ops.message(this.id);
+        if (row.status === 'error' && row.error) this.error = row.error;
+        this.stop('elsewhere');
+      })
+      .catch((e) => {
+        if (isApiError(e) && e.code === 'NOT_FOUND') this.stop('deleted');
+        else log.error({ err: e }, `could not save the progress of answer ${this.id}`);
+      })
+      .finally(() => {
+        this.writing = undefined;
+      });
+  }
+
+  /** Runs to the end; `onEnd` is called just before `done` goes out, so no stream can attach after it. */
+  async run(client: InferenceClient, onEnd: () => void): Promise<void> {
+    const signal = this.controller.signal;
+    let run: InferenceRun | undefined;
+    try {
+      const body = this.body ?? {};
+      this.body = undefined;
+      run = await client.start(this.spec.user, body, signal);
+      for await (const ev of run.events) {
+        this.apply(ev);
+        if (signal.aborted) break;
+      }
+    } catch (e) {
+      // A stop aborts the request; that is not a failure.
+      if (!signal.aborted) this.error = appErrorOf(e);
+    }
+    this.ended = true;
+    if (!this.usage && run && (signal.aborted || this.error)) this.usage = await client.usageOf(run).catch(() => null);
+    await this.writing;
+    const final = await this.writeFinal();
+    onEnd();
+    this.emit({ type: 'done', message: toAppMessage(final) });
+    this.subscribers.clear();
+    this.resolveFinished(final);
+  }
+
+  private async writeFinal(): Promise<Message> {
+    // Stopped here: 'stopped'. Stopped elsewhere: that instance's verdict (stopped, or declared interrupted).
+    const status = this.stopReason === 'elsewhere' ? (this.error ? 'error' : 'stopped') : this.stopReason ? 'stopped' : this.error ? 'error' : 'complete';
+    const patch = {
+      ...this.progress(),
+      status,
+      usage: this.usage ? { ...this.usage } : null,
+      error: status === 'error' ? this.error : null,
+      modelId: this.modelId,
+    } satisfies Partial<Message>;
+    const fallback: Message = { ...this.spec.message, ...patch, updatedAt: Date.now() };
+    if (this.stopReason === 'deleted') return fallback;
+    try {
+      return await this.spec.ops.updateMessage(this.id, patch);
+    } catch (e) {
+      if (!(isApiError(e) && e.code === 'NOT_FOUND')) log.error({ err: e }, `could not save answer ${this.id}`);
+      return fallback;
+    }
+  }
+}
+
+/** The live generations of this process, by assistant message id. */
+export class Generations {
+  private readonly live = new Map<string, Generation>();
+  private readonly client: InferenceClient;
+  private readonly timer: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(client: InferenceClient) {
+    this.client = client;
+    this.timer = setInterval(() => {
+      for (const g of this.live.values()) g.tick();
+    }, PERSIST_MS);
+    this.timer.unref();
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Starts answering; the generation is registered before this returns, so a stream can attach at once. */
+  start(spec: GenerationSpec): Generation {
+    const g = new Generation(spec);
+    this.live.set(g.id, g);
+    if (this.closing) g.stop('shutdown');
+    const end = () => {
+      if (this.live.get(g.id) === g) this.live.delete(g.id);
+    };
+    void g.run(this.client, end).catch((e) => {
+      end();
+      log.error({ err: e }, `answer ${g.id} failed unexpectedly`);
+    });
+    return g;
+  }
+
+  /** The live generation of this message, if it belongs to this user. */
+  get(messageId: string, userId: string): Generation | undefined {
+    const g = this.live.get(messageId);
+    return g && g.userId === userId ? g : undefined;
+  }
+
+  /** Shutdown: stops every generation and waits (bounded) for each to write what it produced as 'stopped'. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.timer);
+    const all = [...this.live.values()];
+    for (const g of all) g.stop('shutdown');
+    await Promise.race([Promise.allSettled(all.map((g) => g.finished)), new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
+  }
+}

@@ -1,0 +1,49 @@
+// Sending a message, uploading its attachments, and the event stream of the answer being generated.
+import type { AppCitation, AppConversation, AppMessage, AppMessageStatus } from '../conversations/wire.ts';
+
+/** An attachment as the browser uploads it. */
+export interface UploadAttachment {
+  name: string;
+  type: string;
+  /** data: URL (base64) of the file. */
+  dataUrl: string;
+}
+
+export interface SendMessageRequest {
+  /** The message this one answers to: the last message of the branch, or an earlier one to edit-and-branch. Null starts the conversation. */
+  parentId: string | null;
+  content: string;
+  attachments?: UploadAttachment[];
+  /** Overrides the conversation's model for this turn (and becomes the conversation's model). */
+  modelId?: string;
+  /** Edit-and-resend: a user message of this conversation whose stored attachments go with this one too. */
+  attachmentsFrom?: string;
+}
+
+export interface SendMessageResponse {
+  user: AppMessage;
+  assistant: AppMessage;
+  conversation: AppConversation;
+}
+
+export interface AttachmentLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+  imageTypes: string[];
+  documentTypes: string[];
+  /** Audio files, transcribed into the prompt like a document's text (absent or empty: this server cannot transcribe). */
+  audioTypes?: string[];
+  /** The longest audio attachment, in seconds. */
+  maxAudioSeconds?: number;
+  /** Accept attribute for <input type=file>. */
+  accept: string;
+}
+
+/** Server-sent events on /api/app/messages/:id/stream; each `data:` line is one JSON GenerationEvent. */
+export type GenerationEvent =
+  /** First event on every attach: everything generated so far. */
+  | { type: 'snapshot'; content: string; reasoning: string; citations: AppCitation[]; status: AppMessageStatus }
+  | { type: 'delta'; content?: string; reasoning?: string }
+  | { type: 'citations'; citations: AppCitation[] }
+  /** Last event: the stored message in its final state (status complete, stopped or error; usage; error). */
+  | { type: 'done'; message: AppMessage };

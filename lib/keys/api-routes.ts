@@ -1,0 +1,118 @@
+// API key management (ADMIN keys): list, create, update, delete, get one; and web3 keys (no key needed: a wallet
+// signs a server token and gets an ordinary key on its wallet account, lib/wallet/web3-key.ts).
+import { z } from 'zod';
+import { ApiError } from '../api/errors.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { createKeyBody, createKeyFrom, DESCRIPTION_MAX, keyPatchFrom, patchKeyBody } from '../auth/key-input.ts';
+import { type ApiKey, accountKeys, type KeySpending } from '../auth/keys.ts';
+import { microsToString } from '../billing/money.ts';
+import { issueWeb3Token, redeemWeb3Token } from '../wallet/web3-key.ts';
+import { jsonBody, principalOf, type RequestCtx } from '../http/context.ts';
+import { ok } from '../http/send.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const usd = (micros: number | null) => (micros === null ? null : micros / 1e6);
+const fourPlaces = (micros: number) => (micros / 1e6).toFixed(4);
+
+/** The key object of the reference (list / get / patch). */
+export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
+  const hasLimits = k.limitUsd !== null || k.limitDiem !== null;
+  const week = spending?.week ?? { usd: 0, diem: 0 };
+  const period = spending?.period ?? { usd: 0, diem: 0 };
+  return {
+    id: k.id,
+    apiKeyType: k.type,
+    description: k.description,
+    createdAt: iso(k.createdAt),
+    expiresAt: iso(k.expiresAt),
+    lastUsedAt: iso(k.lastUsedAt),
+    last6Chars: k.last6,
+    // vcu: the DIEM allowance's former name, which older clients still read.
+    consumptionLimits: { usd: usd(k.limitUsd), diem: usd(k.limitDiem), vcu: usd(k.limitDiem) },
+    limitPeriod: k.limitPeriod,
+    modelPrivacy: k.modelPrivacy,
+    usage: { trailingSevenDays: { usd: fourPlaces(week.usd), diem: fourPlaces(week.diem), vcu: fourPlaces(week.diem) } },
+    ...(hasLimits ? { currentPeriodUsage: { usd: microsToString(period.usd), diem: microsToString(period.diem) } } : {}),
+  };
+}
+
+export async function listKeys(ctx: RequestCtx): Promise<void> {
+  const p = principalOf(ctx);
+  const keys = accountKeys(ctx.svc.store, p.accountId);
+  const [list, spending] = await Promise.all([keys.listActive(), keys.spending()]);
+  ok(ctx, { object: 'list', data: list.map((k) => keyRecord(k, spending.get(k.id))) });
+}
+
+export async function getKey(ctx: RequestCtx): Promise<void> {
+  const p = principalOf(ctx);
+  const keys = accountKeys(ctx.svc.store, p.accountId);
+  const key = await keys.get(ctx.params.id);
+  if (!key || key.revokedAt !== null) throw new ApiError('NOT_FOUND', `API key ${ctx.params.id} not found`);
+  ok(ctx, { data: keyRecord(key, (await keys.spending()).get(key.id)) });
+}
+
+/** The answer to a key creation: the secret, shown this once. */
+function createdKey(ctx: RequestCtx, key: ApiKey, secret: string): void {
+  ok(ctx, {
+    success: true,
+    data: {
+      id: key.id,
+      apiKey: secret,
+      apiKeyType: key.type,
+      description: key.description,
+      expiresAt: iso(key.expiresAt),
+      consumptionLimit: { usd: usd(key.limitUsd), diem: usd(key.limitDiem), vcu: usd(key.limitDiem) },
+      limitPeriod: key.limitPeriod,
+      modelPrivacy: key.modelPrivacy,
+    },
+  });
+}
+
+export async function createKey(ctx: RequestCtx): Promise<void> {
+  const p = principalOf(ctx);
+  const body = parseOrThrow(createKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
+  createdKey(ctx, key, secret);
+}
+
+export async function web3KeyToken(ctx: RequestCtx): Promise<void> {
+  ctx.extraHeaders['cache-control'] = 'no-store';
+  const { token } = await issueWeb3Token(ctx.svc.store);
+  ok(ctx, { success: true, data: { token } });
+}
+
+// The key fields of POST /api_keys, plus the wallet's proof; the description has a default here.
+const web3KeyBody = createKeyBody.extend({
+  address: z.string().min(1).max(100),
+  signature: z.string().min(1).max(20_000),
+  token: z.string().min(1).max(2_000),
+  description: z.string().max(DESCRIPTION_MAX).default('Web3 API Key'),
+});
+
+export async function createWeb3Key(ctx: RequestCtx): Promise<void> {
+  const { address, signature, token, ...keyBody } = parseOrThrow(web3KeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const wallet = await redeemWeb3Token(ctx.svc.store, ctx.svc.wallet.settings, { address, signature, token });
+  const { key, secret } = await createKeyFrom(ctx.svc.store, wallet.accountId, keyBody);
+  createdKey(ctx, key, secret);
+}
+
+export async function updateKey(ctx: RequestCtx): Promise<void> {
+  const p = principalOf(ctx);
+  const body = parseOrThrow(patchKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+  const keys = accountKeys(ctx.svc.store, p.accountId);
+  const updated = await keys.update(body.id, keyPatchFrom(body));
+  if (!updated) throw new ApiError('INVALID_REQUEST', 'API key not found or expired');
+  ok(ctx, { success: true, data: keyRecord(updated, (await keys.spending()).get(updated.id)) });
+}
+
+export async function deleteKey(ctx: RequestCtx): Promise<void> {
+  const p = principalOf(ctx);
+  let id = ctx.url.searchParams.get('id');
+  if (!id && ctx.req.headers['content-length'] && ctx.req.headers['content-length'] !== '0') {
+    const body = parseOrThrow(z.strictObject({ id: z.string().min(1) }), await jsonBody(ctx), ctx.svc.config.wire);
+    id = body.id;
+  }
+  if (!id) throw new ApiError('INVALID_REQUEST', 'Give the key to delete as ?id=<key id>', { param: 'id' });
+  if (!(await accountKeys(ctx.svc.store, p.accountId).revoke(id))) throw new ApiError('INVALID_REQUEST', 'API key not found or already deleted');
+  ok(ctx, { success: true });
+}

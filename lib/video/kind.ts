@@ -1,0 +1,101 @@
+// The `video` job kind (lib/jobs): /video/quote, /video/queue, /video/retrieve and /video/complete. A model's price is
+// per second of video, so the quote, the hold and the bill are the clip's seconds at that price. Engines: the demo
+// (demo.ts), the OpenAI videos API (openai-videos.ts) and ComfyUI workflows (comfyui.ts).
+import path from 'node:path';
+import { ApiError } from '../api/errors.ts';
+import type { JobKind } from '../jobs/types.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS, type VideoInput } from '../models/video-models.ts';
+import { runComfyVideo } from '../engines/video/comfyui.ts';
+import { runDemo } from '../engines/video/demo.ts';
+import { probe } from '../engines/video/ffmpeg.ts';
+import { runOpenAIVideos } from '../engines/video/openai-videos.ts';
+import { INPUT_RULES, parseQueue, parseQuote, type VideoRequest } from '../engines/video/request.ts';
+
+const DEMO_FPS = 24;
+/** The demo renders well within this; a stuck render is ended. */
+const DEMO_TIMEOUT_MS = 5 * 60_000;
+/** A soundtrack given as audio_url may be at most this long (the reference's limit). */
+const MAX_AUDIO_SECONDS = 30;
+
+export interface VideoKindDeps {
+  /** Where the catalogue file is: ComfyUI workflow paths are relative to it. */
+  catalogueDir: string;
+  /** Variables the catalogue names (upstream keys, `${VAR}` in paths). */
+  vars: (name: string) => string | undefined;
+  /** The largest result accepted from an upstream. */
+  maxResultBytes: number;
+}
+
+export function videoJobKind(deps: VideoKindDeps): JobKind<VideoRequest> {
+  return {
+    name: 'video',
+    modelTypes: ['video'],
+    endpoint: '/video/queue',
+    unit: 'second',
+
+    quote: (body, model, wire) => parseQuote(body, model, wire),
+
+    validate(body, model, wire) {
+      const { request, refs } = parseQueue(body, model, wire);
+      return { request, estimate: { seconds: request.seconds }, pending: refs };
+    },
+
+    async prepare(prepared, _model, ctx) {
+      const request = { ...prepared.request, inputs: { ...prepared.request.inputs } };
+      for (const [input, url] of Object.entries(prepared.pending ?? {}) as [VideoInput, string][]) {
+        const field = `${input}_url`;
+        const got = await ctx.fetchReference(url, { field, ...INPUT_RULES[input] });
+        if (input === 'audio' || input === 'video') await checkMedia(input, field, got.path, ctx.signal);
+        request.inputs[input] = { path: got.path, contentType: got.contentType };
+      }
+      return { request, estimate: prepared.estimate };
+    },
+
+    run(job, ctx) {
+      const spec = job.model.engine;
+      const state = job.state;
+      switch (spec.kind) {
+        case 'demo-video':
+          return runDemo(job.request, spec.fps ?? DEMO_FPS, ctx);
+        case 'openai-videos':
+          return runOpenAIVideos(job.model, spec, job.request, ctx, { state, vars: deps.vars, maxBytes: deps.maxResultBytes });
+        case 'comfyui-video':
+          return runComfyVideo(spec, job.request, ctx, {
+            jobId: job.id,
+            state,
+            catalogueDir: deps.catalogueDir,
+            vars: deps.vars,
+            maxBytes: deps.maxResultBytes,
+          });
+        default:
+          throw new Error(`model ${job.model.id} has no video engine (${spec.kind})`);
+      }
+    },
+
+    timeoutMs(model) {
+      const e = model.engine as { kind: string; timeoutMs?: number };
+      return e.timeoutMs ?? (e.kind === 'demo-video' ? DEMO_TIMEOUT_MS : DEFAULT_VIDEO_TIMEOUT_MS);
+    },
+
+    expectedMs(model, req) {
+      // The demo draws and encodes about a second of 512² video in half a second here; upstreams take minutes.
+      if (model.engine.kind === 'demo-video') return 1_000 + (req.seconds * 500 * req.width * req.height) / (512 * 512);
+      return 60_000 + req.seconds * 12_000;
+    },
+
+    retrieveLimits: (limits) => ({ ...limits, video: { ...limits.video, queue: limits.video.retrieve } }),
+  };
+}
+
+/** An audio or video reference must be one ffmpeg reads; a soundtrack at most 30 s. */
+async function checkMedia(input: 'audio' | 'video', field: string, file: string, signal: AbortSignal): Promise<void> {
+  const info = await probe(file, signal).catch(() => undefined);
+  const has = info?.streams.some((s) => s.codec_type === input);
+  if (!info || !has) throw new ApiError('CORRUPTED_FILE', `${field} could not be read as ${input}`, { param: field });
+  if (input === 'audio' && info.duration > MAX_AUDIO_SECONDS) {
+    throw new ApiError('INVALID_REQUEST', `${field} is ${Math.round(info.duration)} s long; at most ${MAX_AUDIO_SECONDS} s`, { param: field });
+  }
+}
+
+/** The catalogue file's folder, for the kind's deps. */
+export const catalogueDirOf = (modelsFile: string) => path.dirname(path.resolve(modelsFile));

@@ -1,0 +1,129 @@
+// Wallet endpoints: POST /x402/top-up (x402 payment in, USD credit out), GET /x402/balance/{walletAddress} and
+// GET /x402/transactions/{walletAddress} (the signed-in wallet's own), and GET /x402/siwx/challenge (a fresh
+// Sign-In-With-X challenge, so a client can sign each request without first provoking a 402). With the public API's
+// wire names (`venice`) the bodies carry only the fields its schemas have (no held amount, network or transaction).
+import { encodePaymentResponseHeader } from '@x402/core/http';
+import { ApiError, isApiError } from '../api/errors.ts';
+import { fromMicros } from '../billing/money.ts';
+import { namespaceOfAddress, normaliseAddress } from './networks.ts';
+import { API_BASE, PAYMENT_HEADERS } from './service.ts';
+import type { Wallet } from './wallets.ts';
+import { type RequestCtx, walletOf } from '../http/context.ts';
+import { ok } from '../http/send.ts';
+
+function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
+  for (const name of PAYMENT_HEADERS) {
+    const value = ctx.req.headers[name];
+    if (typeof value === 'string') return { name, value };
+  }
+  return undefined;
+}
+
+/** ?amount=<USD> on a top-up without payment: the amount the offered requirements ask for. */
+function requestedAmount(ctx: RequestCtx): number | undefined {
+  const raw = ctx.url.searchParams.get('amount');
+  if (raw === null) return undefined;
+  if (!/^\d{1,9}(\.\d{1,6})?$/.test(raw)) throw new ApiError('INVALID_AMOUNT', 'amount must be a number of USD with at most 6 decimals', { param: 'amount' });
+  const [whole, frac = ''] = raw.split('.');
+  const micros = Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
+  const { minTopUp, maxTopUp } = ctx.svc.wallet.settings;
+  if (micros < minTopUp) throw new ApiError('AMOUNT_TOO_LOW', `The top-up amount must be at least ${fromMicros(minTopUp)} USD`, { param: 'amount' });
+  if (micros > maxTopUp) throw new ApiError('AMOUNT_TOO_HIGH', `The top-up amount must be at most ${fromMicros(maxTopUp)} USD`, { param: 'amount' });
+  return micros;
+}
+
+export async function topUp(ctx: RequestCtx): Promise<void> {
+  const header = paymentHeader(ctx);
+  if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx));
+  let result;
+  try {
+    result = await ctx.svc.wallet.topUp(header.value);
+  } catch (e) {
+    // A payment refused at verification or settlement comes back with fresh requirements, as x402 clients expect.
+    if (isApiError(e) && e.status === 402) {
+      const fresh = await ctx.svc.wallet.topUpRequired().catch(() => undefined);
+      if (fresh?.headers) throw new ApiError(e.code, e.message, { ...e.extra, accepts: fresh.extra?.accepts }, { ...fresh.headers, ...e.headers });
+    }
+    throw e;
+  }
+  ctx.extraHeaders['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(result.settlement);
+  // x402 v1 clients (and the legacy header's) read the receipt under its v1 name.
+  if (header.name !== 'payment-signature') ctx.extraHeaders['X-PAYMENT-RESPONSE'] = ctx.extraHeaders['PAYMENT-RESPONSE'];
+  const settled = ctx.svc.wallet.publicShapes ? {} : { network: result.settlement.network, transaction: result.settlement.transaction };
+  ok(ctx, {
+    success: true,
+    data: {
+      walletAddress: result.wallet.address,
+      amountCredited: fromMicros(result.amount),
+      newBalance: fromMicros(result.balance),
+      paymentId: result.paymentId,
+      ...settled,
+    },
+  });
+}
+
+/** The signed-in wallet, which must be the one named in the path. */
+function ownWallet(ctx: RequestCtx): Wallet {
+  const raw = ctx.params.walletAddress ?? '';
+  const namespace = namespaceOfAddress(raw);
+  if (!namespace) throw new ApiError('INVALID_REQUEST', 'walletAddress must be an EVM (0x…) or Solana (base58) address', { param: 'walletAddress' });
+  const wallet = walletOf(ctx);
+  if (wallet.namespace !== namespace || wallet.address !== normaliseAddress(namespace, raw)) throw new ApiError('X402_WALLET_MISMATCH');
+  return wallet;
+}
+
+export async function walletBalance(ctx: RequestCtx): Promise<void> {
+  const wallet = ownWallet(ctx);
+  const { usd, held } = await ctx.svc.wallet.spendable(wallet);
+  const s = ctx.svc.wallet.settings;
+  ok(ctx, {
+    success: true,
+    data: {
+      walletAddress: wallet.address,
+      balanceUsd: fromMicros(usd),
+      ...(ctx.svc.wallet.publicShapes ? {} : { heldUsd: fromMicros(held) }),
+      canConsume: usd > 0,
+      minimumTopUpUsd: fromMicros(s.minTopUp),
+      suggestedTopUpUsd: fromMicros(s.suggestedTopUp),
+    },
+  });
+}
+
+function intParam(ctx: RequestCtx, name: string, fallback: number, min: number, max: number): number {
+  const raw = ctx.url.searchParams.get(name);
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ApiError('INVALID_REQUEST', `${name} must be a whole number from ${min} to ${max}`, { param: name });
+  return n;
+}
+
+export async function walletTransactions(ctx: RequestCtx): Promise<void> {
+  const limit = intParam(ctx, 'limit', 50, 1, 100);
+  const offset = intParam(ctx, 'offset', 0, 0, 1_000_000);
+  const wallet = ownWallet(ctx);
+  const { balance, entries, hasMore } = await ctx.svc.wallet.statement(wallet, { limit, offset });
+  const exact = ctx.svc.wallet.publicShapes;
+  ok(ctx, {
+    success: true,
+    data: {
+      walletAddress: wallet.address,
+      currentBalance: fromMicros(balance),
+      transactions: entries.map((e) => ({
+        id: e.id,
+        type: e.type,
+        amount: fromMicros(e.amount),
+        balanceAfter: fromMicros(e.balanceAfter),
+        createdAt: new Date(e.createdAt).toISOString(),
+        requestId: e.requestId,
+        modelId: e.modelId,
+        ...(exact ? {} : { transaction: e.transaction, network: e.network }),
+      })),
+      pagination: { limit, offset, hasMore },
+    },
+  });
+}
+
+export async function siwxChallenge(ctx: RequestCtx): Promise<void> {
+  ctx.extraHeaders['cache-control'] = 'no-store';
+  ok(ctx, { success: true, data: await ctx.svc.wallet.challenge(API_BASE) });
+}

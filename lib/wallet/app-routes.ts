@@ -1,0 +1,132 @@
+// Wallet routes of the browser app: Sign-In-With-X once, then the same session cookie as email sign-in (design note
+// x402-and-siwx.md §3.6), and USDC top-ups signed in the wallet. Verification, nonces and crediting are lib/wallet's,
+// the very code behind /api/v1/x402/*; these handlers only add the session, the CSRF check and the payer check.
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import { getAddress } from 'viem';
+import { ApiError } from '../api/errors.ts';
+import { fromMicros } from '../billing/money.ts';
+import { ensureWalletUser } from '../users/wallet-users.ts';
+import { readPayment } from './payment.ts';
+import { formatSignInMessage } from './siwx-message.ts';
+import { unsignedSolanaPayment } from './solana-transaction.ts';
+import { EVM_ADDRESS, SOLANA_ADDRESS } from './networks.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import { appRoute, json, readJson, type SessionCtx } from '../http/app-route.ts';
+import type { WalletChain, WalletChallenge, WalletSignInFields, WalletTopUpRequirements, WalletTopUpResponse } from '../wire.ts';
+import { startSession } from '../users/session-start.ts';
+import { requestedAmount, solanaSigners } from './app-payment.ts';
+
+/** The sign-in challenges' URI: the route they are redeemed at, on the public origin. */
+export const WALLET_SIGN_IN_PATH = '/api/app/wallet/sign-in';
+const TOP_UP_PATH = '/api/app/wallet/top-up';
+const BODY_LIMIT = 64 * 1024;
+
+function chainOf(raw: string | null): WalletChain {
+  if (raw === 'evm' || raw === 'solana') return raw;
+  throw new ApiError('INVALID_REQUEST', 'chain must be "evm" or "solana"', { param: 'chain' });
+}
+
+const FIELD_NAMES = ['domain', 'address', 'statement', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'expirationTime', 'signature'] as const;
+
+export function walletRoutes(deps: AppDeps) {
+  const { svc } = deps;
+  const wallets = svc.wallet;
+
+  /** The session's wallet (403 for an email user). */
+  function walletUser(s: SessionCtx) {
+    if (!s.user.wallet) throw new ApiError('FORBIDDEN', 'Top-ups are for users signed in with a wallet');
+    return { ...s, wallet: s.user.wallet };
+  }
+
+  return {
+    walletChallenge: appRoute(deps, 'none', async ({ req }) => {
+      const q = new URL(req.url).searchParams;
+      const chain = chainOf(q.get('chain'));
+      const raw = q.get('address') ?? '';
+      const valid = chain === 'evm' ? EVM_ADDRESS.test(raw) : SOLANA_ADDRESS.test(raw);
+      if (!valid)
+        throw new ApiError('INVALID_REQUEST', `address must be ${chain === 'evm' ? 'an EVM (0x…)' : 'a Solana (base58)'} address`, { param: 'address' });
+      // Wallets display and sign EVM addresses in their checksummed form; the server rebuilds the text the same way.
+      const address = chain === 'evm' ? getAddress(raw.toLowerCase()) : raw;
+      const { info } = await wallets.challenge(WALLET_SIGN_IN_PATH);
+      const s = wallets.settings;
+      const fields: WalletSignInFields = {
+        ...info,
+        address,
+        chainId: chain === 'evm' ? s.evm.network : s.solana.network,
+        type: chain === 'evm' ? 'eip191' : 'ed25519',
+      };
+      const namespace = chain === 'evm' ? 'eip155' : 'solana';
+      const message = formatSignInMessage(namespace, { ...fields, chainReference: fields.chainId.slice(fields.chainId.indexOf(':') + 1) });
+      const body: WalletChallenge = { message, fields };
+      return json(body);
+    }),
+
+    walletSignIn: appRoute(deps, 'origin', async ({ req }) => {
+      const body = await readJson(req, BODY_LIMIT);
+      const p = body.payload;
+      if (!p || typeof p !== 'object' || Array.isArray(p)) throw new ApiError('INVALID_REQUEST', 'payload must be the signed challenge', { param: 'payload' });
+      // Only the known fields travel on, so the header is exactly what an API client would send for this challenge.
+      const picked: Record<string, unknown> = {};
+      for (const k of FIELD_NAMES) if ((p as Record<string, unknown>)[k] !== undefined) picked[k] = (p as Record<string, unknown>)[k];
+      const header = Buffer.from(JSON.stringify(picked)).toString('base64');
+      const signed = await wallets.signIn(header);
+      const user = await ensureWalletUser(svc.store, signed.wallet);
+      return startSession(deps, req, user, 200);
+    }),
+
+    walletTopUpRequirements: appRoute(deps, 'session', async ({ req, session }) => {
+      const { wallet } = walletUser(session);
+      const q = new URL(req.url).searchParams;
+      const chain = chainOf(q.get('chain'));
+      // Only the signed-in wallet may pay (see walletTopUp), so only its own chain is offered.
+      if ((chain === 'evm') !== (wallet.namespace === 'eip155'))
+        throw new ApiError(
+          'X402_WALLET_MISMATCH',
+          `You signed in with a ${wallet.namespace === 'eip155' ? 'Base (EVM)' : 'Solana'} wallet: top up from that wallet`,
+        );
+      const amount = requestedAmount(q.get('amount'), wallets.settings);
+      const network = chain === 'evm' ? wallets.settings.evm.network : wallets.settings.solana.network;
+      const accepts = (await wallets.offers(amount)).filter((a) => a.network === network);
+      if (!accepts.length) throw new ApiError('X402_NOT_CONFIGURED', `Top-ups with ${chain === 'evm' ? 'Base' : 'Solana'} USDC are not enabled on this server`);
+      const { minTopUp, maxTopUp } = wallets.settings;
+      const body: WalletTopUpRequirements = {
+        x402Version: 2,
+        resource: { url: wallets.url(TOP_UP_PATH), description: 'Lagoon credit top-up', mimeType: 'application/json' },
+        accepts: accepts as WalletTopUpRequirements['accepts'],
+        minimumUsd: fromMicros(minTopUp),
+        maximumUsd: fromMicros(maxTopUp),
+        // The browser reads no chain state, so a Solana wallet gets the transaction to sign ready-made.
+        ...(chain === 'solana' ? { transaction: await unsignedSolanaPayment(wallets.settings, accepts[0], wallet.address) } : {}),
+      };
+      return json(body);
+    }),
+
+    walletTopUp: appRoute(deps, 'session+csrf', async ({ req, session }) => {
+      const { wallet } = walletUser(session);
+      const body = await readJson(req, BODY_LIMIT);
+      const payment = body.payment;
+      if (!payment || typeof payment !== 'object' || Array.isArray(payment))
+        throw new ApiError('INVALID_REQUEST', 'payment must be the signed x402 payment', { param: 'payment' });
+      const header = encodePaymentSignatureHeader(payment as unknown as PaymentPayload);
+      // The payer must be this session's wallet, checked before anything is settled: a top-up credits whoever paid,
+      // and crediting another wallet from this session would surprise both.
+      const feePayer = async () =>
+        (await wallets.offers(wallets.settings.minTopUp)).find((o) => typeof o.extra?.feePayer === 'string')?.extra?.feePayer as string | undefined;
+      const p = await readPayment(header, wallets.settings, feePayer);
+      const payers = p.rail === 'evm' ? [p.payer?.toLowerCase()] : solanaSigners(p.payload, await feePayer());
+      const own = p.rail === 'evm' ? wallet.namespace === 'eip155' : wallet.namespace === 'solana';
+      if (!own || !payers.includes(wallet.address))
+        throw new ApiError('X402_WALLET_MISMATCH', 'The payment must be signed by the wallet you are signed in with');
+      const result = await wallets.topUp(header);
+      const out: WalletTopUpResponse = {
+        amountCreditedUsd: fromMicros(result.amount),
+        balanceUsd: fromMicros(result.balance),
+        network: result.settlement.network,
+        transaction: result.settlement.transaction,
+      };
+      return json(out);
+    }),
+  };
+}

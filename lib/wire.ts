@@ -1,0 +1,70 @@
+// The browser app's own JSON API (served under /api/app by the lean HTTP layer, lib/http/app.ts): the shapes the
+// server sends and the client reads. Types only, so the React client can import them without pulling server code.
+//
+// Routes (all JSON unless noted; every non-GET needs the session's CSRF token in `x-csrf-token`; errors use the
+// service's error body `{ error, code, ... }` with its status; 401 `AUTHENTICATION_FAILED` without a session):
+//   GET    /api/app/auth/me                              → MeResponse (401 when signed out)
+//   POST   /api/app/auth/sign-up   {email,password,displayName?} → MeResponse + Set-Cookie
+//   POST   /api/app/auth/sign-in   {email,password}      → MeResponse + Set-Cookie
+//   POST   /api/app/auth/sign-out                        → 204, cookie cleared
+//   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
+//   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
+//   GET    /api/app/account                              → AccountSummary
+//   GET    /api/app/conversations?cursor=&limit=         → { items: AppConversation[], nextCursor }
+//   POST   /api/app/conversations {modelId?,characterSlug?,settings?} → AppConversation (201)
+//   GET    /api/app/conversations/:id                    → AppConversationWithMessages (all branches)
+//   PATCH  /api/app/conversations/:id {title?,modelId?,settings?(patch; null removes)} → AppConversation
+//   DELETE /api/app/conversations/:id                    → 204
+//   GET    /api/app/conversations/:id/export?format=md|json&leaf= → a download (Content-Disposition)
+//   GET    /api/app/search?q=                            → { hits: AppSearchHit[] }
+//   POST   /api/app/conversations/:id/messages  SendMessageRequest → SendMessageResponse (201); generation starts
+//   POST   /api/app/messages/:id/regenerate  {modelId?}  → { assistant: AppMessage } (201): a new sibling answer
+//   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
+//   GET    /api/app/messages/:id/stream                  → text/event-stream of GenerationEvent (attach/reattach)
+//   GET    /api/app/limits                               → AttachmentLimits
+//   GET    /api/app/wallet/challenge?address=&chain=evm|solana → WalletChallenge (a fresh single-use sign-in challenge)
+//   POST   /api/app/wallet/sign-in  WalletSignInRequest   → MeResponse + Set-Cookie (no CSRF token yet: Origin-checked)
+//   GET    /api/app/wallet/top-up/requirements?amount=&chain= → WalletTopUpRequirements (wallet users only)
+//   POST   /api/app/wallet/top-up   WalletTopUpRequest    → WalletTopUpResponse (wallet users only; payer = the user's wallet)
+//   GET    /api/app/usage?days=7|30|90                   → UsageReport (the session user's own account only)
+//   GET    /api/app/rate-limits                          → RateLimitsReport (read without consuming anything)
+//   GET    /api/app/keys                                 → { keys: AppApiKey[] } (metadata only: never a secret, hash or last characters)
+//   GET    /api/app/billing/summary                      → BillingSummary (balances, spend, projection, chart series)
+//   GET    /api/app/billing/statement?from=&to=&keyId=&modelId=&kind=&page=&limit= → StatementPage
+//   GET    /api/app/billing/statement/export?format=csv|json&(the same filters) → a download of every matching entry
+//   GET    /api/app/api-keys                             → ApiKeysReport
+//   POST   /api/app/api-keys  CreateApiKeyRequest        → CreatedApiKey (201; the secret, this once)
+//   PATCH  /api/app/api-keys/:id  UpdateApiKeyRequest    → { key: AppApiKey }
+//   DELETE /api/app/api-keys/:id                         → { key: AppApiKey } (revoked)
+//   GET    /api/app/rate-limits/models?keyId=            → LimitsReport (every model, for one of the account's keys)
+//   GET    /api/app/rate-limits/log?keyId=&modelId=&type=&from=&to=&page=&limit= → BreachPage
+//   GET    /api/app/operator/accounts?q=&page=&limit=    → OperatorAccountsPage (the operator only)
+//   POST   /api/app/operator/accounts/:id/grant  OperatorGrantRequest → { account: OperatorAccount }
+//   PATCH  /api/app/operator/accounts/:id  OperatorAccountPatch → { account: OperatorAccount }
+//   GET    /api/app/operator/audit?accountId=&page=&limit= → OperatorAuditPage
+//   POST   /api/app/operator/accounts/:id/reset-password → PasswordReset (a temporary password, shown once)
+//   GET    /api/app/operator/models                      → OperatorModelsPage (POST, PATCH /:id, DELETE /:id,
+//          POST /:id/test, POST /operator/engines/test: see lib/operator/wire-models.ts)
+//   PATCH  /api/app/account/profile {displayName}        → ProfileResponse
+//   POST   /api/app/account/password {currentPassword,newPassword} → PasswordChanged (other sessions ended)
+//
+// The shapes live in each capability's wire.ts (lib/chat/wire.ts, lib/keys/wire.ts, …); this barrel re-exports them
+// all so importers keep one path.
+
+export type * from './account/wire.ts';
+export type * from './keys/wire.ts';
+export type * from './billing/wire.ts';
+export type * from './limits/wire.ts';
+export type * from './operator/wire.ts';
+export type * from './operator/wire-models.ts';
+export type * from './account/wire-settings.ts';
+export type * from './catalogue/wire.ts';
+export type * from './characters/wire.ts';
+export type * from './chat/wire.ts';
+export type * from './conversations/wire.ts';
+export type * from './keys/wire-list.ts';
+export type * from './limits/wire-rate-limits.ts';
+export type * from './billing/wire-usage.ts';
+export type * from './wallet/wire.ts';
+// The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
+export { USAGE_PERIODS } from './billing/wire-usage.ts';
