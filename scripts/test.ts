@@ -1,40 +1,38 @@
 #!/usr/bin/env node
 // The whole test suite: unit and API tests (node:test) over lib/ and e2e/, against real PostgreSQL and Redis.
+// `--unit`: the fast tier only (scripts/unit-tests.ts picks the files): no services started, no app build.
+// Other arguments: the test files or globs to run instead of all of them.
 // Ends with the line `N passed, N failed`.
 import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { buildIsStale } from './build-inputs.ts';
 import { ensureServices } from './services.ts';
+import { classifyTests } from './unit-tests.ts';
 
-await ensureServices();
+const args = process.argv.slice(2);
+const unit = args[0] === '--unit';
+if (unit) args.shift();
 
-// The browser tests serve the built app: build it when there is no build or the app's sources changed since.
-if (buildIsStale()) {
-  console.log('tests: building the app');
-  const b = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  if (b.status !== 0) process.exit(b.status ?? 1);
+if (!unit) {
+  await ensureServices();
+  // The browser tests serve the built app: build it when there is no build or one of its inputs changed since.
+  if (buildIsStale(path.resolve(import.meta.dirname, '..'), process.env.LAGOON_NEXT_DIST || '.next')) {
+    console.log('tests: building the app');
+    const b = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    if (b.status !== 0) process.exit(b.status ?? 1);
+  }
 }
 
-function buildIsStale(): boolean {
-  const built = fs.statSync('.next/BUILD_ID', { throwIfNoEntry: false })?.mtimeMs;
-  if (built === undefined) return true;
-  const sources = ['app', 'components', 'lib/app', 'public', 'next.config.mjs', 'postcss.config.mjs', 'package-lock.json'];
-  return sources.some((p) => newestMtime(p) > built);
-}
-
-function newestMtime(p: string): number {
-  const st = fs.statSync(p, { throwIfNoEntry: false });
-  if (!st) return 0;
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const e of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, e)));
-  return newest;
-}
-
-const patterns = process.argv.slice(2).length
-  ? process.argv.slice(2)
-  : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', ...patterns], {
+const patterns = args.length
+  ? args
+  : unit
+    ? classifyTests(path.resolve(import.meta.dirname, '..')).unit
+    : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
+// The unit files share nothing, and many wait on timers or I/O: run at least two at once even on a 2-core machine, where
+// node:test's default (cores - 1) would run them one by one.
+const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', ...concurrency, ...patterns], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, NODE_ENV: 'test' },
 });
