@@ -86,7 +86,13 @@ const handlers: Record<string, (ctx: RequestCtx) => Promise<void>> = {
     ctx.res.writeHead(200, { 'content-type': 'image/png', 'content-length': '100000' });
     ctx.res.write(Buffer.alloc(1000));
     await tick();
-    ctx.res.destroy();
+    throw new Error('the image could not be read back');
+  },
+  async '/charged-client-leaves'(ctx) {
+    await charge(ctx);
+    // The work is done; the client hangs up before the answer is written.
+    await new Promise((r) => ctx.res.once('close', r));
+    ok(ctx, { delivered: false });
   },
   async '/charged-stream-cut'(ctx) {
     await charge(ctx);
@@ -128,7 +134,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     /** A raw request: its status (0 when none came) and whether the connection was cut before a complete response. */
-    function call(path: string, key?: string): Promise<{ status: number; cut: boolean; headers: http.IncomingHttpHeaders; body: string }> {
+    function call(path: string, key?: string, hangUp = false): Promise<{ status: number; cut: boolean; headers: http.IncomingHttpHeaders; body: string }> {
       return new Promise((resolve) => {
         const req = http.request(`${origin}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, agent: false }, (res) => {
           let body = '';
@@ -140,6 +146,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         });
         req.on('error', () => resolve({ status: 0, cut: true, headers: {}, body: '' }));
         req.end();
+        // A client that gives up once its request is sent (the server has begun the work by then).
+        if (hangUp) req.on('finish', () => setTimeout(() => req.destroy(), 100));
       });
     }
 
@@ -204,7 +212,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.deepEqual(await settled(accountId, (m) => m.usd === 10_000_000), { usd: 10_000_000, held: 0, rows: [[0, PRICE]] });
       });
 
-      test('a whole reply cut before its last byte: refunded', async () => {
+      test('a client that hangs up after the work was done is charged (an idempotent retry replays the answer)', async () => {
+        const { key, accountId } = await h.newAccount({ usd: 10 });
+        const r = await call('/charged-client-leaves', key, true);
+        assert.ok(r.cut);
+        await new Promise((r) => setTimeout(r, 100));
+        assert.deepEqual(await money(accountId), { usd: 10_000_000 - PRICE, held: 0, rows: [[PRICE, null]] });
+      });
+
+      test('a whole reply its handler cut before the last byte: refunded', async () => {
         const { key, accountId } = await h.newAccount({ usd: 10 });
         const r = await call('/charged-then-cut', key);
         assert.ok(r.cut);
