@@ -7,6 +7,8 @@ import OpenAI from 'openai';
 import { setAccountTier } from '../../lib/accounts/accounts.ts';
 import { type Harness, get, post, scriptedModel, startHarness } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
+import { createSession, SESSION_COOKIE } from '../../lib/users/sessions.ts';
+import { signUp } from '../../lib/users/users.ts';
 
 // "A minute" is 2 s here; model L allows 4 requests, S 6, and 300 tokens per window.
 const WINDOW = 2;
@@ -203,5 +205,41 @@ describe('the abuse block', () => {
       'a valid key is judged on its own record',
     );
     await new Promise((r) => setTimeout(r, 2200));
+  });
+});
+
+describe('the abuse block counts the client, never the server', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({
+      models,
+      app: true,
+      limits: { abuse: { maxFailures: 20, windowSeconds: 30, blockSeconds: 30 }, text: { default: { S: { rpm: 1000 } } } },
+    });
+  });
+  after(() => h.close());
+
+  test("an address's anonymous failures block the address, not a signed-in browser session from it", async () => {
+    const { user } = await signUp(h.svc.store, { email: 'behind-nat@example.com', password: 'correct horse battery' });
+    const { token } = await createSession(h.svc.store, user.id);
+    const cookie = `${SESSION_COOKIE}=${token}`;
+    for (let i = 0; i < 21; i++) assert.equal((await fetch(`${h.base}/no-such-route`)).status, 404);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await get(h, '/models')).status, 429, 'the anonymous address is blocked');
+    const me = await fetch(`${h.origin}/api/app/auth/me`, { headers: { cookie } });
+    assert.equal(me.status, 200, 'the session behind the same address is judged on its own record');
+    // A cookie naming no session is anonymous again, and blocked with its address.
+    assert.equal((await fetch(`${h.origin}/api/app/auth/me`, { headers: { cookie: `${SESSION_COOKIE}=forged` } })).status, 429);
+  });
+
+  test("the server's own failures (an upstream's 503) never count against the key", async () => {
+    const { key } = await h.newAccount();
+    for (let i = 0; i < 25; i++) {
+      const r = await post(h, '/chat/completions', key, { model: 'small', messages: [{ role: 'user', content: '[[status:503]] hi' }] });
+      assert.ok(r.status >= 500, `${r.status} ${r.text}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const ok = await post(h, '/chat/completions', key, { model: 'small', messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(ok.status, 200, ok.text);
   });
 });

@@ -101,6 +101,26 @@ else
       assert.equal((await b.send('GET', '/auth/me')).status, 401);
     });
 
+    test("app answers carry the request id in CF-RAY, and large JSON is compressed like the API's", async () => {
+      const b = new Browser();
+      const up = await b.send('POST', '/auth/sign-up', { email: 'zip@example.com', password: 'correct horse battery' });
+      assert.equal(up.status, 201);
+      const list = await b.send('GET', '/characters', undefined, { 'accept-encoding': 'br' });
+      assert.equal(list.status, 200);
+      assert.ok(list.text.length > 1024, `${list.text.length} bytes`);
+      assert.equal(list.headers.get('content-encoding'), 'br');
+      assert.ok(list.json.characters.length > 0);
+      assert.match(list.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/);
+      const plain = await b.send('GET', '/characters', undefined, { 'accept-encoding': 'identity' });
+      assert.equal(plain.headers.get('content-encoding'), null);
+      assert.deepEqual(plain.json, list.json);
+      const small = await b.send('GET', '/auth/me', undefined, { 'accept-encoding': 'br' });
+      assert.equal(small.headers.get('content-encoding'), null);
+      const missing = await b.send('GET', '/conversations/00000000-0000-0000-0000-000000000000');
+      assert.deepEqual([missing.status, missing.json.code, typeof missing.json.error], [404, 'NOT_FOUND', 'string']);
+      assert.match(missing.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/);
+    });
+
     test('CSRF: a write without the token or from another origin is refused', async () => {
       const b = new Browser();
       const up = await b.send('POST', '/auth/sign-up', { email: 'csrf@example.com', password: 'correct horse battery' });

@@ -9,6 +9,7 @@ import { isJsonContentType, parseJsonText, tooLarge } from './body.ts';
 import { checkCsrf, checkOrigin, CSRF_HEADER } from '../users/csrf.ts';
 import { parseCookies, readSession, SESSION_COOKIE } from '../users/sessions.ts';
 import type { User } from '../users/users.ts';
+import type { Store } from '../db/store.ts';
 import type { AppDeps } from './app-deps.ts';
 import { log } from '../log.ts';
 
@@ -18,6 +19,8 @@ export type Params = Record<string, string>;
 export interface RequestInfo {
   ip: string;
   requestId?: string;
+  /** The session the server already read from the cookie (null: none, or not valid); undefined: not read yet. */
+  session?: SessionCtx | null;
 }
 
 export type RouteHandler = (req: Request, params: Params, info?: RequestInfo) => Promise<Response>;
@@ -103,14 +106,23 @@ export async function readBytes(req: Request, limit: number): Promise<Buffer> {
 
 /** The signed-in user, or undefined. */
 export async function optionalSession(deps: AppDeps, req: Request): Promise<SessionCtx | undefined> {
-  const token = parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
-  const s = await readSession(deps.svc.store, token);
+  return sessionOfCookie(deps.svc.store, req.headers.get('cookie') ?? undefined);
+}
+
+/** The session a Cookie header names, or undefined. */
+export async function sessionOfCookie(store: Store, cookie: string | undefined): Promise<SessionCtx | undefined> {
+  const token = parseCookies(cookie)[SESSION_COOKIE];
+  if (!token) return undefined;
+  const s = await readSession(store, token);
   return s && { user: s.user, csrfToken: s.csrfToken, accountDisabledAt: s.accountDisabledAt };
 }
 
-/** The signed-in user (401 otherwise); with `csrf`, the request must also pass the CSRF check (403). */
-async function requireSession(deps: AppDeps, req: Request, csrf: boolean): Promise<SessionCtx> {
-  const s = await optionalSession(deps, req);
+/**
+ * The signed-in user (401 otherwise); with `csrf`, the request must also pass the CSRF check (403). `known`: the
+ * session the server read already (lib/http/server.ts reads it once, for the abuse block), else the cookie is read.
+ */
+async function requireSession(deps: AppDeps, req: Request, csrf: boolean, known?: SessionCtx | null): Promise<SessionCtx> {
+  const s = known === undefined ? await optionalSession(deps, req) : (known ?? undefined);
   if (!s) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
   refuseDisabledAccount(s.accountDisabledAt);
   if (csrf) {
@@ -145,7 +157,7 @@ export function appRoute(deps: AppDeps, auth: AppAuth, fn: (call: SessionCall) =
     try {
       const call = { req, params, ip: info.ip } as SessionCall;
       if (auth === 'origin') refuseForeignOrigin(req);
-      else if (auth === 'session' || auth === 'session+csrf') call.session = await requireSession(deps, req, auth === 'session+csrf');
+      else if (auth === 'session' || auth === 'session+csrf') call.session = await requireSession(deps, req, auth === 'session+csrf', info.session);
       return await fn(call);
     } catch (e) {
       return errorResponse(e);

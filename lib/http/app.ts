@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { AppRoutes } from './app-backend.ts';
 import type { AppRouteHandler, RequestInfo } from './app-route.ts';
+import { sendJsonText } from './respond.ts';
 import { Router } from './router.ts';
 
 export const APP_PREFIX = '/api/app';
@@ -115,12 +116,21 @@ export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal
   } as RequestInit);
 }
 
-/** Writes a handler's Response, with the layer's own headers (the request id) added. */
-export async function writeWebResponse(res: ServerResponse, response: Response, extra: Record<string, string>): Promise<void> {
+/**
+ * Writes a handler's Response, with the layer's own headers (the request id) added. A JSON body is written as the
+ * API writes its own: compressed when it is large and the client accepts it.
+ */
+export async function writeWebResponse(req: IncomingMessage, res: ServerResponse, response: Response, extra: Record<string, string>): Promise<void> {
   const headers: Record<string, string | string[]> = { ...extra };
   for (const [name, value] of response.headers) if (name !== 'set-cookie') headers[name] = value;
   const cookies = response.headers.getSetCookie();
   if (cookies.length) headers['set-cookie'] = cookies;
+  const type = response.headers.get('content-type');
+  if (response.body && type?.startsWith('application/json') && !response.headers.has('content-encoding')) {
+    delete headers['content-length'];
+    sendJsonText(req, res, response.status, await response.text(), headers);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();

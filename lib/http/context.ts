@@ -12,6 +12,7 @@ import type { Service } from '../service.ts';
 import { PAYMENT_HEADERS, SIGN_IN_HEADERS } from '../wallet/service.ts';
 import type { Wallet } from '../wallet/wallets.ts';
 import { log } from '../log.ts';
+import type { SessionCtx } from './app-route.ts';
 import { readJson } from './body.ts';
 
 export interface RequestCtx {
@@ -35,10 +36,18 @@ export interface RequestCtx {
   ip: string;
   /** The matched route's pattern (`/api/v1/api_keys/:id`), for the request's log line and metrics. */
   route?: string;
+  /** The browser app's session, read once from the cookie (null: none, or not valid); unset on /api/v1. */
+  session?: SessionCtx | null;
 }
 
 export const clientIp = (ctx: RequestCtx): string => ctx.ip;
-export const abuseId = (ctx: RequestCtx): string => (ctx.principal ? `key:${ctx.principal.keyId}` : `ip:${clientIp(ctx)}`);
+/**
+ * Whom the abuse block counts and blocks: the credential when there is one (a key, a signed-in wallet's principal, an
+ * app session), the address only for anonymous requests, so failures from one client never lock out another behind
+ * the same address.
+ */
+export const abuseId = (ctx: RequestCtx): string =>
+  ctx.principal ? `key:${ctx.principal.keyId}` : ctx.session ? `session:${ctx.session.user.id}` : `ip:${clientIp(ctx)}`;
 
 /**
  * Authenticates the bearer key. `limit: 'api'` (the default) also takes one request from the credential's

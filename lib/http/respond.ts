@@ -20,8 +20,14 @@ function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
 }
 
 export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: HeaderMap = {}): void {
-  const text = JSON.stringify(body);
-  const out: HeaderMap = { ...headers, 'content-type': 'application/json; charset=utf-8' };
+  sendJsonText(req, res, status, JSON.stringify(body), { ...headers, 'content-type': 'application/json; charset=utf-8' });
+}
+
+/**
+ * A JSON text as the answer, compressed when it is large enough and the client accepts br or gzip. `out` is the head's
+ * headers, content-type included; this adds the length and encoding to it.
+ */
+export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: number, text: string, out: Record<string, string | string[]>): void {
   // String lengths bound byte lengths from below: short bodies skip the encoding check without a byte count.
   const encoding = text.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
   if (!encoding) {

@@ -15,6 +15,7 @@ import { authorize } from './route.ts';
 import { observeRequest } from './observe.ts';
 import { log } from '../log.ts';
 import { METRICS_PATH, serveMetrics } from '../metrics/endpoint.ts';
+import { sessionOfCookie } from './app-route.ts';
 import { guard } from './guard.ts';
 import { SafeResponse } from './safe-response.ts';
 import { serveReadyz } from './readyz.ts';
@@ -77,7 +78,12 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
     return guard(
       ctx,
       async () => {
-        // A caller without a key is known only by its IP: a blocked one is refused before anything else runs.
+        // The app's session, read once: the abuse block counts a signed-in browser by its session, not its address.
+        if (app && ctx.req.headers.cookie && underPrefix(ctx.url.pathname, APP_PREFIX)) {
+          ctx.session = (await sessionOfCookie(svc.store, ctx.req.headers.cookie)) ?? null;
+        }
+        // A caller without a key is known by its session or its address: a blocked one is refused before anything
+        // else runs (a key is checked once it authenticated: lib/http/context.ts).
         if (!ctx.req.headers.authorization) await svc.abuse.check(abuseId(ctx));
         await run();
       },
@@ -103,8 +109,8 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       if (!app) throw new ApiError('NOT_FOUND', 'The browser app is not served by this server');
       const { route, params, pattern } = app.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(APP_PREFIX.length) || '/');
       ctx.route = pattern;
-      const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal), params, { ip: ctx.ip, requestId: ctx.requestId });
-      await writeWebResponse(ctx.res, response, baseHeaders(ctx.headerCtx));
+      const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal), params, { ip: ctx.ip, requestId: ctx.requestId, session: ctx.session });
+      await writeWebResponse(ctx.req, ctx.res, response, baseHeaders(ctx.headerCtx));
     });
 
   /**

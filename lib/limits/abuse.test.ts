@@ -31,7 +31,9 @@ function blocked(retryAtMost: number, message = SPEC_MESSAGE) {
 
 test('which statuses count: 4xx and 5xx, never 429 or success', () => {
   assert.deepEqual([200, 204, 302, 399].map(countsAsFailure), [false, false, false, false]);
-  assert.deepEqual([400, 401, 402, 404, 413, 500, 503].map(countsAsFailure), [true, true, true, true, true, true, true]);
+  assert.deepEqual([400, 401, 402, 404, 408, 413, 422].map(countsAsFailure), [true, true, true, true, true, true, true]);
+  // The server's own failures (an engine down, an upstream timeout) are not the client's.
+  assert.deepEqual([500, 502, 503, 504].map(countsAsFailure), [false, false, false, false]);
   assert.equal(countsAsFailure(429), false);
 });
 

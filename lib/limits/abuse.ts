@@ -8,11 +8,12 @@ import { consume, current, makeCounter, type Counter } from './counters.ts';
 import { secondsUntil } from './headers.ts';
 
 /**
- * Which responses count as failures: every status from 400 up, except 429. The block's own refusals and
+ * Which responses count as failures: the client's own, 400 to 499, except 429. The block's own refusals and
  * rate-limit refusals are 429; counting them would let a blocked client extend its block just by retrying, and
- * would turn ordinary rate-limit pressure into an abuse block.
+ * would turn ordinary rate-limit pressure into an abuse block. A 5xx is the server's failure (an engine down, an
+ * upstream timeout): counting it would block a busy key on every model during an outage.
  */
-export const countsAsFailure = (status: number): boolean => status >= 400 && status !== 429;
+export const countsAsFailure = (status: number): boolean => status >= 400 && status < 500 && status !== 429;
 
 export class AbuseGuard {
   private readonly config: AbuseConfig;
