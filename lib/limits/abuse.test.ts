@@ -58,7 +58,7 @@ for (const backend of ['memory', 'redis'] as const) {
       assert.ok(started.every((s) => !s));
       await guard.check('caller-a');
 
-      assert.equal(await guard.record('caller-a', 500), true, 'the 21st failure starts the block');
+      assert.equal(await guard.record('caller-a', 422), true, 'the 21st failure starts the block');
       await assert.rejects(guard.check('caller-a'), blocked(30));
       // Failures already in flight count on, but start no second block.
       assert.deepEqual(await fail(guard, 'caller-a', 3), [false, false, false]);
