@@ -252,6 +252,26 @@ describe('with a search provider', () => {
     form.append('other', 'x');
     const noFile = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
     assert.equal(noFile.status, 400);
+    // 300,000 empty parts (issue 28): refused by the bounded multipart reader, quickly, and not billed.
+    const boundary = 'xx';
+    const parts = Buffer.from(`${`--${boundary}\r\ncontent-disposition: form-data; name="a"\r\n\r\n\r\n`.repeat(300_000)}--${boundary}--\r\n`);
+    const health = (async () => {
+      let worst = 0;
+      for (let i = 0; i < 10; i++) {
+        const t0 = performance.now();
+        await fetch(`${h.origin}/healthz`);
+        worst = Math.max(worst, performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return worst;
+    })();
+    const flood = await fetch(`${h.base}/augment/text-parser`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: parts,
+    });
+    assert.equal(flood.status, 400, await flood.text());
+    assert.ok((await health) < 500, '/healthz stays quick');
     await h.svc.ledger.drain();
     assert.equal(await count(), before);
   });
