@@ -242,6 +242,11 @@ describe('POST /audio/transcriptions (pocketsphinx)', () => {
     const broke = await transcribe(key, files.hello);
     assert.deepEqual([broke.status, broke.json.code], [402, 'INSUFFICIENT_BALANCE']);
     assert.deepEqual(await usageRows(accountId), []);
+    // No credit at all: the 402 comes before any decoding (a file that only looks like WAV would fail to decode).
+    const none = await h.newAccount({ usd: 0 });
+    const fake = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0xff, 0xff, 0, 0]), Buffer.from('WAVEfmt '), Buffer.alloc(4096, 7)]);
+    const refused = await transcribe(none.key, fake);
+    assert.deepEqual([refused.status, refused.json.code], [402, 'INSUFFICIENT_BALANCE']);
   });
 });
 

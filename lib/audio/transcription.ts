@@ -14,7 +14,7 @@ import { resolveModel } from '../models/catalogue.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { safeFetch } from '../net/safe-fetch.ts';
 import { type CallContext, type CallDeps, type CallMeta, engineFailure } from '../engines/call.ts';
-import { metered } from '../billing/metered.ts';
+import { metered, refuseUnaffordable } from '../billing/metered.ts';
 import type { AudioEngines } from '../engines/audio/registry.ts';
 import { decodeToWav } from '../engines/audio/ffmpeg.ts';
 import { MissingBinary, ProcessFailed } from '../engines/audio/processes.ts';
@@ -139,6 +139,13 @@ async function withDecoded<T>(
   }
 }
 
+/**
+ * 402 before any decoding when the caller cannot pay for even one second: decoding up to 30 minutes of audio is the
+ * expensive part, and its length is known only after it (the hold then covers every started second).
+ */
+const refuseWithoutCredit = (deps: AudioDeps, ctx: CallContext, model: ModelEntry) =>
+  refuseUnaffordable(deps, ctx, { model, endpoint: 'transcription', unit: 'second', estimate: { seconds: 1 } });
+
 /** Holds the started seconds of the decoded audio, transcribes, and bills them; a failure releases the hold. */
 function billedTranscript(deps: AudioDeps, ctx: CallContext, model: ModelEntry, endpoint: string) {
   return (d: Decoded) => {
@@ -175,6 +182,7 @@ export async function runTranscription(
   }
   if (file.bytes.length === 0) throw new ApiError('EMPTY_AUDIO', 'The file is empty');
   const kind = uploadKind(file);
+  await refuseWithoutCredit(deps, ctx, model);
   const wantWords = fields.timestamps === true || fields.timestamp_granularities?.includes('word') === true;
   return inTempDir(async (dir) => {
     const input = path.join(dir, 'upload');
@@ -236,8 +244,9 @@ export async function runVideoTranscription(deps: AudioDeps, ctx: CallContext, r
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ApiError('INVALID_REQUEST', 'url must be an http(s) URL', { param: 'url' });
   if (needsSiteDownloader(url.hostname.toLowerCase().replace(/\.$/, ''))) throw siteRefusal(`A page on ${url.hostname}`);
   const model = transcriptionModel(deps, req.model);
-  // Unavailable engines answer before anything is fetched.
+  // Unavailable engines, and callers who cannot pay for one second, answer before anything is fetched.
   await deps.audio.transcriber(model);
+  await refuseWithoutCredit(deps, ctx, model);
   const fetched = await safeFetch(req.url, {
     allowHosts: deps.fetchAllowHosts,
     maxBytes: deps.audio.mediaMaxBytes,
