@@ -184,6 +184,20 @@ describe('the JSON-RPC proxy on anvil', () => {
     });
     assert.equal(text.status, 415);
     assert.equal((await get(h, '/crypto/rpc/base-mainnet', key)).status, 405);
+    // A member named twice (issue 28): validated as the last, forwarded as sent, a node may read the first.
+    for (const raw of [
+      '{"jsonrpc":"2.0","id":1,"method":"admin_addPeer","method":"eth_blockNumber","params":[]}',
+      '[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","id":2,"method":"admin_addPeer","\\u006dethod":"eth_chainId"}]',
+    ]) {
+      const dup = await fetch(`${h.base}/crypto/rpc/base-mainnet`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: raw,
+      });
+      const dj = await dup.json();
+      assert.deepEqual([dup.status, dj.code], [400, 'INVALID_REQUEST'], JSON.stringify(dj));
+      assert.match(dj.error, /"method" twice/);
+    }
 
     assert.equal(forwarded(), sent, 'nothing reached the node');
     assert.equal(await usd(accountId), 1_000_000);

@@ -7,6 +7,7 @@ import { gzip } from 'node:zlib';
 import { ApiError, isApiError } from '../api/errors.ts';
 import { baseHeaders, rpcHeaders } from '../api/headers.ts';
 import { isJsonContentType, parseJsonText, readBody, tooLarge } from '../http/body.ts';
+import { duplicateKey } from './duplicate-keys.ts';
 import { logBreach, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
 import { ok } from '../http/send.ts';
 
@@ -26,7 +27,15 @@ async function rawJsonBody(ctx: RequestCtx): Promise<{ raw: Buffer; body: unknow
   const max = ctx.svc.config.maxBodyBytes;
   if (Number(ctx.req.headers['content-length']) > max) throw tooLarge(max);
   const raw = await readBody(ctx.req, max);
-  return { raw, body: parseJsonText(raw.toString('utf8')) };
+  const text = raw.toString('utf8');
+  const body = parseJsonText(text);
+  const repeated = duplicateKey(text);
+  if (repeated !== undefined) {
+    throw new ApiError('INVALID_REQUEST', `The body names "${repeated.slice(0, 40)}" twice in one object: send each member once`, {
+      param: repeated.slice(0, 40),
+    });
+  }
+  return { raw, body };
 }
 
 export async function rpcCall(ctx: RequestCtx): Promise<void> {
