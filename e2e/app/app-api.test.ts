@@ -3,6 +3,7 @@
 // ignored), JSON 404s and 405s from the front door rather than Next, and no key material in any response. Needs a Next build (`npm run build`; LAGOON_NEXT_DIST
 // picks another folder) and is skipped with a message without one.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { assertNoKeyMaterial, storedSecrets } from '../support/app-requests.ts';
 import { type Harness, hasNextBuild, nextDistDir, startHarness } from '../support/harness.ts';
@@ -91,6 +92,8 @@ else
       assert.equal(md.status, 200);
       assert.match(md.headers.get('content-disposition') ?? '', /^attachment; filename="Sea shanties \d{4}-\d{2}-\d{2}\.md"/);
       assert.match(md.text, /^# Sea shanties/);
+      // One header, not the layer's and the handler's both (`nosniff, nosniff`).
+      assert.equal(md.headers.get('x-content-type-options'), 'nosniff');
       assert.equal((await b.send('GET', '/search?q=shanties')).json.hits[0].conversation.id, id);
 
       assert.equal((await b.send('DELETE', `/conversations/${id}`)).status, 204);
@@ -119,6 +122,29 @@ else
       const missing = await b.send('GET', '/conversations/00000000-0000-0000-0000-000000000000');
       assert.deepEqual([missing.status, missing.json.code, typeof missing.json.error], [404, 'NOT_FOUND', 'string']);
       assert.match(missing.headers.get('cf-ray') ?? '', /^[0-9a-f]{24}$/);
+    });
+
+    test('asterisk and absolute request targets: OPTIONS * is 204, GET * a 400 in our body, never a 500 from the pages', async () => {
+      const { port } = new URL(h.origin);
+      const raw = (bytes: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+          let out = '';
+          socket.on('data', (d) => (out += d.toString()));
+          socket.setTimeout(3000, () => socket.destroy());
+          socket.on('close', () => resolve(out));
+          socket.on('error', reject);
+        });
+      const options = await raw('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      assert.match(options, /^HTTP\/1\.1 204/);
+      assert.match(options, /allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS/i);
+      const star = await raw('GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      assert.match(star, /^HTTP\/1\.1 400/);
+      assert.match(star, /"code":"INVALID_REQUEST"/);
+      const absolute = await raw(`GET ${h.origin}/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assert.match(absolute, /^HTTP\/1\.1 200/);
+      const page = await raw(`GET ${h.origin}/sign-in HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assert.match(page, /^HTTP\/1\.1 200/);
     });
 
     test('CSRF: a write without the token or from another origin is refused', async () => {

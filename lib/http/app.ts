@@ -121,7 +121,10 @@ export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal
  * API writes its own: compressed when it is large and the client accepts it.
  */
 export async function writeWebResponse(req: IncomingMessage, res: ServerResponse, response: Response, extra: Record<string, string>): Promise<void> {
-  const headers: Record<string, string | string[]> = { ...extra };
+  // Header names are case-insensitive: the layer's own (`X-Content-Type-Options`) and a handler's
+  // (`x-content-type-options`) are one header, sent once, the handler's value winning.
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
   for (const [name, value] of response.headers) if (name !== 'set-cookie') headers[name] = value;
   const cookies = response.headers.getSetCookie();
   if (cookies.length) headers['set-cookie'] = cookies;

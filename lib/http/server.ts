@@ -145,9 +145,18 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       url = new URL(req.url ?? '/', 'http://localhost');
     } catch {
       // A request target no URL parser accepts (`GET http://[ HTTP/1.1`) still gets an answer in our error body.
-      const body = JSON.stringify(new ApiError('INVALID_REQUEST', 'The request target is not a valid URL').toBody());
-      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+      rawAnswer(res, new ApiError('INVALID_REQUEST', 'The request target is not a valid URL'));
       return;
+    }
+    if (!req.url?.startsWith('/')) {
+      // `OPTIONS *` asks what the server allows; any other asterisk-form target is malformed. An absolute-form target
+      // (`GET http://host/path`) is answered as its path, so no handler below ever sees anything but a path.
+      if (req.url === '*') {
+        if (req.method === 'OPTIONS') res.writeHead(204, { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS', 'content-length': '0' }).end();
+        else rawAnswer(res, new ApiError('INVALID_REQUEST', 'The request target * is only for OPTIONS'));
+        return;
+      }
+      req.url = url.pathname + url.search;
     }
     const path = url.pathname;
     if (underPrefix(path, API_PREFIX)) void handleApi(newCtx(req, res, url));
@@ -172,6 +181,12 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
   server.keepAliveTimeout = 65_000;
   guardConnections(server, svc.config.connections);
   return { server, inFlight: () => inFlight };
+}
+
+/** An error in our body for a request no route owns (a malformed target); the connection closes after it. */
+function rawAnswer(res: http.ServerResponse, err: ApiError): void {
+  const body = JSON.stringify(err.toBody());
+  res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
 }
 
 /** A raw HTTP answer in our error body, for sockets no request handler owns (malformed requests, refused connections). */
