@@ -4,7 +4,11 @@
 // the instance out of a load balancer would not fix an upstream every instance shares, and would stop the working
 // models too (`?strict=1` answers 503 for any broken engine, for deployments that want that). Redis is reported but
 // never fails readiness: its outage is fail-open by design (lib/limits/redis.ts), each instance limiting on its own.
+//
+// Who sees what: anyone gets the status and its code (what a load balancer needs); the checks, which name every model
+// and its upstream's failure, go to loopback clients and to callers with LAGOON_METRICS_TOKEN, as /metrics does.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOOPBACK, tokenMatches } from '../metrics/endpoint.ts';
 import type { Service } from '../service.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -75,7 +79,13 @@ export async function serveReadyz(svc: Service, req: IncomingMessage, res: Serve
     return;
   }
   const { code, body } = await readiness(svc, url.searchParams.get('strict') === '1');
-  const text = JSON.stringify(body);
+  const detailed = mayReadDetails(req.socket.remoteAddress, req.headers.authorization, svc.config.metrics.token);
+  const text = JSON.stringify(detailed ? body : { status: body.status });
   res.writeHead(code, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
   res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+/** Whether the caller may read the checks: a loopback client, or one that shows the metrics token. */
+export function mayReadDetails(remoteAddress: string | undefined, authorization: string | undefined, token: string | undefined): boolean {
+  return LOOPBACK.has(remoteAddress ?? '') || (token !== undefined && token !== '' && tokenMatches(authorization, token));
 }

@@ -15,14 +15,16 @@ export interface MetricsDeps {
   store: Store;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** The addresses of this machine's own clients (a proxy's forwarded address is never one: the socket's peer is). */
+export const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 function refuse(res: ServerResponse, err: ApiError, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(err.toBody());
   res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers }).end(body);
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
+/** Whether an Authorization header carries `Bearer <token>`, compared in constant time. */
+export function tokenMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
   if (!m) return false;
   const given = Buffer.from(m[1].trim());
