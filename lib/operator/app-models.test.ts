@@ -93,6 +93,28 @@ for (const backend of BACKENDS)
       assert.equal((await add('not json')).status, 400);
     });
 
+    test('a server variable not made for upstream keys is refused, and nothing is sent (issue 28)', async () => {
+      const base = { id: 'leaky', baseUrl: upstreamOrigin, pricing: { inputUsd: 1, outputUsd: 1 } };
+      d.h.engine.requests.length = 0;
+      for (const name of ['DATABASE_URL', 'LAGOON_RPC_UPSTREAMS', 'PATH', 'LAGOON_UPSTREAM_KEY_']) {
+        const added = await add({ ...base, apiKeyEnv: name });
+        assert.deepEqual([added.status, added.json.param], [400, 'apiKeyEnv'], added.text);
+        assert.match(added.json.error, /LAGOON_UPSTREAM_KEY_<NAME>/);
+        const tested = await d.call(d.routes.operatorTestEngine, '/operator/engines/test', {
+          method: 'POST',
+          body: { baseUrl: upstreamOrigin, apiKeyEnv: name },
+          browser: op.browser,
+        });
+        assert.deepEqual([tested.status, tested.json.param], [400, 'apiKeyEnv'], tested.text);
+      }
+      assert.equal(d.h.engine.requests.length, 0, 'the upstream saw no request');
+      assert.ok(!(await list()).some((m) => m.id === 'leaky'));
+      // A name made for the purpose passes this rule (and is then checked for being set).
+      const unset = await add({ ...base, apiKeyEnv: 'LAGOON_UPSTREAM_KEY_LEAKY' });
+      assert.deepEqual([unset.status, unset.json.param], [400, 'apiKeyEnv']);
+      assert.match(unset.json.error, /is not set on this server/);
+    });
+
     test('an added upstream serves chat at once, with its stored key, at its prices', async () => {
       const r = await add({
         id: 'op-upstream',

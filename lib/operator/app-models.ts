@@ -14,6 +14,7 @@ import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json, noContent, readJson } from '../http/app-route.ts';
 import type { EngineTestResult, OperatorModel, OperatorModelsPage } from '../wire.ts';
 import { requireOperator } from '../users/operator.ts';
+import { refuseKeyVar } from './key-vars.ts';
 
 const BODY_LIMIT = 64 * 1024;
 /** Prices per million tokens: a typo of a few zeros is refused rather than charged. */
@@ -174,6 +175,7 @@ export function operatorModelRoutes(deps: AppDeps) {
       const b = parseOrThrow(addBody, await readJson(req, BODY_LIMIT), config.wire);
       if (list().some((m) => m.id.toLowerCase() === b.id.toLowerCase()))
         throw new ApiError('INVALID_REQUEST', `A model called "${b.id}" already exists`, { param: 'id' });
+      refuseKeyVar(b.apiKeyEnv, svc.catalogue);
       if (b.apiKeyEnv && config.catalogueVar(b.apiKeyEnv) === undefined)
         throw new ApiError(
           'INVALID_REQUEST',
@@ -257,6 +259,7 @@ export function operatorModelRoutes(deps: AppDeps) {
     operatorTestEngine: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
       requireOperator(user);
       const b = parseOrThrow(testBody, await readJson(req, BODY_LIMIT), config.wire);
+      refuseKeyVar(b.apiKeyEnv, svc.catalogue);
       const typed = 'lagoon-operator-key:(test)';
       const spec: EngineSpec = {
         kind: 'openai',
