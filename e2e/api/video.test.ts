@@ -2,6 +2,7 @@
 // progress, the MP4 (checked with ffprobe), billing exactly the quote, complete and 404, on SQLite and PostgreSQL;
 // then the 400s, 401/402s, rate limits, wallets, references, and retention.
 import assert from 'node:assert/strict';
+import sharp from 'sharp';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -180,6 +181,12 @@ describe('video requests that are refused', () => {
       [{ ...base, model: 'scripted-model' }, 400, 'model'],
       [{ ...base, model: 'no-such-model' }, 404, ''],
     ];
+    // A truncated PNG (issue 28): its header reads, its pixels do not; once queued it spun an encoder for 300 s.
+    const whole = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366cc' } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    const truncated = whole.subarray(0, Math.floor(whole.length / 3));
+    cases.push([{ ...base, image_url: `data:image/png;base64,${truncated.toString('base64')}` }, 400, 'image_url']);
     for (const [body, status, param] of cases) {
       const r = await post(h, '/video/queue', key, body);
       assert.equal(r.status, status, `${JSON.stringify(body).slice(0, 120)} → ${r.text}`);

@@ -1,6 +1,7 @@
 // The `video` job kind (lib/jobs): /video/quote, /video/queue, /video/retrieve and /video/complete. A model's price is
 // per second of video, so the quote, the hold and the bill are the clip's seconds at that price. Engines: the demo
 // (demo.ts), the OpenAI videos API (openai-videos.ts) and ComfyUI workflows (comfyui.ts).
+import sharp, { type Metadata } from 'sharp';
 import path from 'node:path';
 import { ApiError } from '../api/errors.ts';
 import type { JobKind } from '../jobs/types.ts';
@@ -46,6 +47,7 @@ export function videoJobKind(deps: VideoKindDeps): JobKind<VideoRequest> {
         const field = `${input}_url`;
         const got = await ctx.fetchReference(url, { field, ...INPUT_RULES[input] });
         if (input === 'audio' || input === 'video') await checkMedia(input, field, got.path, ctx.signal);
+        else await checkImage(field, got.path);
         request.inputs[input] = { path: got.path, contentType: got.contentType };
       }
       return { request, estimate: prepared.estimate };
@@ -94,6 +96,33 @@ async function checkMedia(input: 'audio' | 'video', field: string, file: string,
   if (!info || !has) throw new ApiError('CORRUPTED_FILE', `${field} could not be read as ${input}`, { param: field });
   if (input === 'audio' && info.duration > MAX_AUDIO_SECONDS) {
     throw new ApiError('INVALID_REQUEST', `${field} is ${Math.round(info.duration)} s long; at most ${MAX_AUDIO_SECONDS} s`, { param: field });
+  }
+}
+
+/** The largest reference image, in pixels and on its longer side. */
+const MAX_IMAGE_PIXELS = 40_000_000;
+const MAX_IMAGE_SIDE = 8192;
+
+/**
+ * A reference image is decoded whole before the job is queued (libvips' threads, off the event loop): a truncated or
+ * corrupt file is a 400 now, rather than an encoder spinning on it until the job's timeout (issue 28).
+ */
+async function checkImage(field: string, file: string): Promise<void> {
+  const refuse = (why: string) => new ApiError('CORRUPTED_FILE', `${field} ${why}`, { param: field });
+  let meta: Metadata;
+  try {
+    meta = await sharp(file, { limitInputPixels: MAX_IMAGE_PIXELS }).metadata();
+  } catch {
+    throw refuse('could not be read as an image');
+  }
+  const { width = 0, height = 0 } = meta;
+  if (!width || !height) throw refuse('has no dimensions');
+  if (Math.max(width, height) > MAX_IMAGE_SIDE)
+    throw new ApiError('INVALID_REQUEST', `${field} is ${width}×${height}; at most ${MAX_IMAGE_SIDE} px a side`, { param: field });
+  try {
+    await sharp(file, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated' }).stats();
+  } catch {
+    throw refuse('is not a complete image (truncated or corrupt)');
   }
 }
 

@@ -2,6 +2,7 @@
 // (with an AAC soundtrack: a tone, or the request's audio) into an MP4. The server's event loop only hears the outcome.
 // Messages in: `abort`. Out: `{ type: 'done' }` or `{ type: 'error', message }`.
 import { spawn } from 'node:child_process';
+import { limitedCommand } from '../limited-spawn.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { frameDrawer, toneOf } from './frames.ts';
 
@@ -41,8 +42,17 @@ function ffmpegArgs(j: DemoJob): string[] {
   return args;
 }
 
+/**
+ * The CPU seconds an encode may take: generous for the clip's length and size (a 720p second encodes in well under a
+ * CPU second here), so only a decoder spinning on a hostile input reaches it.
+ */
+function encodeCpuSeconds(j: DemoJob): number {
+  return 30 + j.seconds * 10 * Math.max(1, (j.width * j.height) / (1280 * 720));
+}
+
 async function render(j: DemoJob, aborted: () => boolean): Promise<void> {
-  const ffmpeg = spawn('ffmpeg', ffmpegArgs(j), { stdio: ['pipe', 'ignore', 'pipe'] });
+  const [cmd, args] = limitedCommand('ffmpeg', ffmpegArgs(j), encodeCpuSeconds(j));
+  const ffmpeg = spawn(cmd, args, { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   ffmpeg.stderr.on('data', (b: Buffer) => (stderr = (stderr + b).slice(-2000)));
   const exited = new Promise<number | null>((resolve, reject) => {

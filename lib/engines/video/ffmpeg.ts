@@ -1,6 +1,7 @@
 // Debian's ffmpeg and ffprobe (installed by scripts/setup.sh), run as child processes: encoding and probing never
 // block the event loop. A signal kills the process.
 import { spawn } from 'node:child_process';
+import { limitedCommand } from '../limited-spawn.ts';
 
 export interface ProbeResult {
   /** Seconds, from the container. */
@@ -10,8 +11,11 @@ export interface ProbeResult {
 
 /** Runs a program to completion; rejects with the tail of its stderr when it fails. */
 export function runTool(program: string, args: string[], opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
+  // Wall time as given (default 10 minutes) and as much CPU time: a decoder spinning on a hostile file stops either way.
+  const timeoutMs = opts.timeoutMs ?? 600_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal, timeout: opts.timeoutMs, killSignal: 'SIGKILL' });
+    const [cmd, argv] = limitedCommand(program, args, timeoutMs / 1000);
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal, timeout: timeoutMs, killSignal: 'SIGKILL' });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b));
