@@ -102,12 +102,21 @@ test('GET /models?type filters, and an unknown type is a 400', async () => {
   const bad = await get(h, '/models?type=hologram');
   assert.equal(bad.status, 400);
   assert.match(bad.json.error, /hologram/);
+  // A public type with no model here is an empty list.
+  const music = await get(h, '/models?type=music');
+  assert.deepEqual([music.status, music.json.type, music.json.data], [200, 'music', []]);
 });
 
 test('GET /models/traits, /models/compatibility_mapping and /image/styles', async () => {
   assert.deepEqual((await get(h, '/models/traits')).json, { object: 'list', type: 'text', data: { default: 'scripted-model', fastest: 'scripted-model' } });
   assert.deepEqual((await get(h, '/models/compatibility_mapping')).json, { object: 'list', type: 'text', data: { 'gpt-4o': 'scripted-model' } });
   assert.deepEqual((await get(h, '/image/styles')).json, { object: 'list', data: ['Anime', 'Photographic'] });
+  // Readable without a key, but a key that is sent must be valid (the public document's 401).
+  for (const path of ['/models/traits', '/models/compatibility_mapping', '/image/styles']) {
+    const bad = await get(h, path, 'lgn_inf_not-a-key');
+    assert.deepEqual([bad.status, bad.json.code], [401, 'AUTHENTICATION_FAILED'], path);
+    assert.equal((await get(h, path, key)).status, 200, path);
+  }
 });
 
 test('GET /characters needs a key; search, tags, limit and offset', async () => {

@@ -43,8 +43,18 @@ function listed(m: ModelEntry, type: string, publicEnum: boolean): boolean {
   return !(publicEnum && m.type === 'background-remove');
 }
 
+/**
+ * The public document lists 401 for these lists: readable without a key, but a key that is sent must be valid (a
+ * client with a revoked or mistyped key hears so at once, not on its first paid call).
+ */
+async function refuseInvalidKey(ctx: RequestCtx): Promise<void> {
+  const secret = bearerToken(ctx.req.headers.authorization);
+  if (ctx.req.headers.authorization !== undefined) await authenticate(ctx.svc.store, secret);
+}
+
 export async function listModels(ctx: RequestCtx): Promise<void> {
-  const type = typeParam(ctx, 'all', ['all', 'code']);
+  // `music` is a public type this server has no models of: an empty list, not a 400.
+  const type = typeParam(ctx, 'all', ['all', 'code', 'music']);
   const { catalogue, searchAvailable, config } = ctx.svc;
   const publicEnum = publicShapes(ctx.headerCtx.wire);
   const privacy = await privacyOf(ctx);
@@ -60,15 +70,18 @@ export async function listModels(ctx: RequestCtx): Promise<void> {
 }
 
 export async function modelTraits(ctx: RequestCtx): Promise<void> {
+  await refuseInvalidKey(ctx);
   const type = typeParam(ctx, 'text') as ModelType;
   ok(ctx, { object: 'list', type, data: traitsOf(ctx.svc.catalogue, type) });
 }
 
 export async function compatibilityMapping(ctx: RequestCtx): Promise<void> {
+  await refuseInvalidKey(ctx);
   const type = typeParam(ctx, 'text') as ModelType;
   ok(ctx, { object: 'list', type, data: compatibilityMappingOf(ctx.svc.catalogue, type) });
 }
 
 export async function imageStyles(ctx: RequestCtx): Promise<void> {
+  await refuseInvalidKey(ctx);
   ok(ctx, { object: 'list', data: ctx.svc.catalogue.file.image_styles });
 }
