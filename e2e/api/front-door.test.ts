@@ -40,7 +40,7 @@ describe('one front door', () => {
 
   test('every /api/v1 route declares who may call it and its budget', () => {
     for (const { method, path, route } of apiRouter().all()) {
-      assert.ok(['none', 'key', 'admin', 'wallet', 'caller'].includes(route.auth), `${method} ${path}`);
+      assert.ok(['none', 'key', 'admin', 'wallet', 'key-or-wallet', 'caller'].includes(route.auth), `${method} ${path}`);
       assert.ok(['api', 'ip', 'model', 'rpc', 'none'].includes(route.limit), `${method} ${path}`);
       // Inference is admitted per model; the JSON-RPC proxy per caller, in requests and credits.
       if (route.auth === 'caller') assert.ok(['model', 'rpc'].includes(route.limit), `${method} ${path}: paid work is admitted by its pipeline`);

@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { grantUsd } from '../../lib/billing/ledger.ts';
+import { ensureWallet } from '../../lib/wallet/wallets.ts';
 import { type Harness, get, post, scriptedModel, sseEvents, startHarness } from '../support/harness.ts';
+import { evmWallet, signInHeader, walletEnv } from '../wallet/clients.ts';
 
 const RESULTS = [
   {
@@ -71,7 +74,7 @@ describe('with a search provider', () => {
   let accountId: string;
   before(async () => {
     h = await startHarness({
-      env: { LAGOON_SEARCH_PROVIDER: 'searxng', LAGOON_SEARXNG_URL: searxUrl, LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1' },
+      env: { ...walletEnv({}), LAGOON_SEARCH_PROVIDER: 'searxng', LAGOON_SEARXNG_URL: searxUrl, LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1' },
       models: (url) => [scriptedModel('grok-like', url, { capabilities: { x_search: true, web_search: true } })],
     });
     ({ key, accountId } = await h.newAccount({ usd: 5 }));
@@ -235,6 +238,30 @@ describe('with a search provider', () => {
     assert.equal(row.endpoint, '/augment/text-parser');
     assert.equal(Number(row.usd), 10_000);
     assert.deepEqual([row.unit, Number(row.quantity)], ['call', 1]);
+  });
+
+  test('a signed-in wallet uses the augment endpoints on its credit (SIGN-IN-WITH-X); without credit, the wallet 402', async () => {
+    const account = evmWallet();
+    const w = await ensureWallet(h.svc.store, 'eip155', account.address);
+    const search = async () =>
+      fetch(`${h.base}/augment/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'SIGN-IN-WITH-X': await signInHeader(h, account) },
+        body: JSON.stringify({ query: 'lagoons', limit: 1 }),
+      });
+    const poor = await search();
+    assert.equal(poor.status, 402, await poor.clone().text());
+    assert.equal((await poor.json()).code, 'PAYMENT_REQUIRED');
+    await grantUsd(h.svc.store, w.accountId, 1_000_000);
+    const paid = await search();
+    assert.equal(paid.status, 200, await paid.clone().text());
+    assert.equal((await paid.json()).results.length, 1);
+    await h.svc.ledger.drain();
+    const rows = await h.svc.store.all<any>('SELECT endpoint FROM usage WHERE account_id = $1', [w.accountId]);
+    assert.deepEqual(
+      rows.map((r) => r.endpoint),
+      ['/augment/search'],
+    );
   });
 
   test('/augment errors: bad input is a 4xx with our error body and nothing is billed', async () => {

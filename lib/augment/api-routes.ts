@@ -11,7 +11,7 @@ import { fileToText } from '../files/to-text.ts';
 import { estimateTextTokens } from '../engines/text/estimate.ts';
 import { metered } from '../billing/metered.ts';
 import { isMultipart, readMultipart } from '../http/multipart.ts';
-import { jsonBody, principalOf, type RequestCtx } from '../http/context.ts';
+import { jsonBody, principalOf, type RequestCtx, withWalletCredit } from '../http/context.ts';
 import { ok } from '../http/send.ts';
 import { log } from '../log.ts';
 
@@ -28,11 +28,14 @@ async function billed<T>(
 ): Promise<T> {
   const used = { calls: 1, searches: usage.searches, scrapedUrls: usage.scrapedUrls };
   const call = { modelId: usage.modelId, endpoint: usage.endpoint, prices: perCallPrices(price), unit: 'call' as const, estimate: used };
-  return metered(ctx.svc, { principal: p, requestId: ctx.requestId, responseHeaders: ctx.extraHeaders }, call, async (meter) => {
-    const value = await work();
-    meter.settle(used);
-    return value;
-  });
+  // A signed-in wallet short of credit hears the wallet 402 (how to top up), as on the inference endpoints.
+  return withWalletCredit(ctx, () =>
+    metered(ctx.svc, { principal: p, requestId: ctx.requestId, responseHeaders: ctx.extraHeaders }, call, async (meter) => {
+      const value = await work();
+      meter.settle(used);
+      return value;
+    }),
+  );
 }
 
 const searchBody = z.strictObject({

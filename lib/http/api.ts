@@ -52,9 +52,9 @@ export function apiRouter(): Router<ApiRoute> {
   on('POST', '/video/retrieve', { auth: 'caller', limit: 'model', handler: video.retrieve });
   on('POST', '/video/complete', { auth: 'caller', limit: 'model', handler: video.complete });
   // Paid per call, from the key's management budget.
-  on('POST', '/augment/search', { auth: 'key', limit: 'api', handler: augmentSearch });
-  on('POST', '/augment/scrape', { auth: 'key', limit: 'api', handler: augmentScrape });
-  on('POST', '/augment/text-parser', { auth: 'key', limit: 'api', handler: augmentTextParser });
+  on('POST', '/augment/search', { auth: 'key-or-wallet', limit: 'api', handler: augmentSearch });
+  on('POST', '/augment/scrape', { auth: 'key-or-wallet', limit: 'api', handler: augmentScrape });
+  on('POST', '/augment/text-parser', { auth: 'key-or-wallet', limit: 'api', handler: augmentTextParser });
   // Public catalogue.
   on('GET', '/models', { auth: 'none', limit: 'none', handler: listModels });
   on('GET', '/models/traits', { auth: 'none', limit: 'none', handler: modelTraits });

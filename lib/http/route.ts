@@ -1,7 +1,7 @@
 // What a /api/v1 route declares, and the one place those declarations are enforced, in the same order for every
 // route: the caller is authenticated (a blocked key or IP hears 429 first), then the route's budget is taken.
 import { ApiError } from '../api/errors.ts';
-import { type RequestCtx, limitByIp, requireAdmin, requireCaller, requireKey, requireWallet } from './context.ts';
+import { type RequestCtx, limitByIp, requireAdmin, requireCaller, requireKey, requireWallet, signInHeader } from './context.ts';
 
 export type Handler = (ctx: RequestCtx) => Promise<void>;
 
@@ -9,9 +9,11 @@ export type Handler = (ctx: RequestCtx) => Promise<void>;
  * - `none`: anyone;
  * - `key`: a bearer key; `admin`: a bearer ADMIN key;
  * - `wallet`: a SIGN-IN-WITH-X wallet;
+ * - `key-or-wallet`: a bearer key, or a SIGN-IN-WITH-X wallet (which wins), on the management budget (the augment
+ *   building blocks, which the public document opens to both);
  * - `caller`: a wallet or a key, and with neither the x402 discovery 402 (inference endpoints).
  */
-export type Auth = 'none' | 'key' | 'admin' | 'wallet' | 'caller';
+export type Auth = 'none' | 'key' | 'admin' | 'wallet' | 'key-or-wallet' | 'caller';
 
 /**
  * - `api`: one request from the credential's management-endpoint budget;
@@ -44,6 +46,10 @@ export async function authorize(ctx: RequestCtx, route: ApiRoute): Promise<void>
       break;
     case 'wallet':
       await requireWallet(ctx, { limit });
+      break;
+    case 'key-or-wallet':
+      if (signInHeader(ctx) !== undefined) await requireWallet(ctx, { limit });
+      else await requireKey(ctx, { limit });
       break;
     case 'caller':
       if (route.limit === 'api') throw new ApiError('UNKNOWN_ERROR', 'caller routes are admitted per model');
