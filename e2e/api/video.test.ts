@@ -107,6 +107,27 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal((await held(h, accountId)).usd, 950_000);
     });
 
+    test("the public wallet client's retrieve: queue_id alone (the job knows its model) and delete_after_retrieval", async () => {
+      const { key } = await h.newAccount({ usd: 1 });
+      const other = await h.newAccount({ usd: 1 });
+      const q = await post(h, '/video/queue', key, { model: DEMO, prompt: 'alone', duration: 3, resolution: '256p' });
+      assert.equal(q.status, 200, q.text);
+      const foreign = await post(h, '/video/retrieve', other.key, { queue_id: q.json.queue_id });
+      assert.deepEqual([foreign.status, foreign.json.code], [404, 'NOT_FOUND']);
+      let r = await retrieveOnce(h.base, { authorization: `Bearer ${key}` }, { queue_id: q.json.queue_id, delete_after_retrieval: true });
+      for (let i = 0; i < 900 && r.json?.status === 'PROCESSING'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        r = await retrieveOnce(h.base, { authorization: `Bearer ${key}` }, { queue_id: q.json.queue_id, delete_after_retrieval: true });
+      }
+      assert.equal(r.contentType, 'video/mp4', JSON.stringify(r.json));
+      let after = await post(h, '/video/retrieve', key, { queue_id: q.json.queue_id });
+      for (let i = 0; i < 50 && after.status === 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        after = await post(h, '/video/retrieve', key, { queue_id: q.json.queue_id });
+      }
+      assert.equal(after.status, 404, 'deleted after its retrieval');
+    });
+
     test('delete_media_on_completion: the bytes once, then 404', async () => {
       const { key } = await h.newAccount({ usd: 1 });
       const q = await post(h, '/video/queue', key, { model: DEMO, prompt: 'once', duration: 3, resolution: '256p' });

@@ -90,7 +90,13 @@ export interface JobSummary {
 
 const modelField = z.string().min(1).max(200);
 const jobRef = z.strictObject({ model: modelField, queue_id: z.string().min(1).max(100) });
-const retrieveBody = jobRef.extend({ delete_media_on_completion: z.boolean().default(false) });
+// The model may be left out (the job knows it: the public API's own wallet client polls with queue_id alone), and
+// delete_after_retrieval is that client's name for delete_media_on_completion.
+const retrieveBody = jobRef.extend({
+  model: modelField.optional(),
+  delete_media_on_completion: z.boolean().optional(),
+  delete_after_retrieval: z.boolean().optional(),
+});
 const anyModel = z.looseObject({ model: modelField });
 
 /** The percentile a client is shown as the expected run time (the reference's P80). */
@@ -246,9 +252,18 @@ export class JobService {
   async retrieve(kindName: string, caller: JobCaller, body: unknown): Promise<Retrieved> {
     const kind = this.kind(kindName);
     const req = parseOrThrow(retrieveBody, objectBody(body), this.deps.wire);
-    const model = this.model(kind, req.model);
-    await this.admitRetrieve(kind, caller, model);
-    const job = await this.owned(kind, caller, model, req.queue_id);
+    const deleteAfter = req.delete_media_on_completion ?? req.delete_after_retrieval ?? false;
+    let model: ModelEntry;
+    let job: Awaited<ReturnType<JobService['owned']>>;
+    if (req.model !== undefined) {
+      model = this.model(kind, req.model);
+      await this.admitRetrieve(kind, caller, model);
+      job = await this.owned(kind, caller, model, req.queue_id);
+    } else {
+      job = await this.owned(kind, caller, undefined, req.queue_id);
+      model = this.model(kind, job.model_id);
+      await this.admitRetrieve(kind, caller, model);
+    }
     if (job.status === 'queued' || job.status === 'running') {
       const running = job.status === 'running' && job.started_at !== null;
       return {
@@ -264,7 +279,7 @@ export class JobService {
     if (job.status === 'failed') throw failureError(kind, job);
     const file = this.media.resolve(job.media_path!);
     const sent = async () => {
-      if (!req.delete_media_on_completion) return;
+      if (!deleteAfter) return;
       const { mediaPath } = await this.jobs.markDeleted(job.id);
       await this.media.remove(mediaPath);
     };
@@ -348,11 +363,13 @@ export class JobService {
   }
 
   /** The caller's job of this kind and model; 404 when it is unknown, another account's, deleted or expired. */
-  private async owned(kind: JobKind, caller: JobCaller, model: ModelEntry, id: string, deletedToo = false) {
+  /** The caller's job of this kind (of this model, when one is given); 404 otherwise. */
+  private async owned(kind: JobKind, caller: JobCaller, model: ModelEntry | undefined, id: string, deletedToo = false) {
     const job = await this.jobs.get(id);
-    const found = job && job.kind === kind.name && job.account_id === caller.principal.accountId && job.model_id === model.id;
+    const found = job && job.kind === kind.name && job.account_id === caller.principal.accountId && (!model || job.model_id === model.id);
     if (!found || (job.deleted_at !== null && !deletedToo)) {
-      throw new ApiError('NOT_FOUND', `No ${kind.name} job ${JSON.stringify(id.slice(0, 100))} for model ${model.id}: unknown, expired or deleted`, {
+      const forModel = model ? ` for model ${model.id}` : '';
+      throw new ApiError('NOT_FOUND', `No ${kind.name} job ${JSON.stringify(id.slice(0, 100))}${forModel}: unknown, expired or deleted`, {
         param: 'queue_id',
       });
     }
