@@ -255,6 +255,16 @@ for (const { word, backend } of WORLDS) {
       assert.equal(created.status, 200, created.text);
       assertValid(ajv, 'api-key-create.json', created.json);
       assert.equal(created.json.data.modelPrivacy, 'PRIVATE_TEXT');
+      // PATCH answers the updated key; the public document's has no usage (the spec's keeps it).
+      const patched = await fetch(`${h.base}/api_keys`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: created.json.data.id, description: 'renamed' }),
+      });
+      const pj = await patched.json();
+      assert.equal(patched.status, 200, JSON.stringify(pj));
+      assert.deepEqual([pj.success, pj.data.description], [true, 'renamed']);
+      assert.equal('usage' in pj.data, word !== 'venice');
     });
 
     test('GET /api_keys/rate_limits', async () => {

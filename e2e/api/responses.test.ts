@@ -40,7 +40,7 @@ describe('non-streamed', () => {
     assert.equal(typeof b.created_at, 'number');
     assert.equal(b.status, 'completed');
     assert.equal(b.model, 'scripted-model');
-    assert.equal(b.error, null);
+    assert.equal('error' in b, false, 'no error member when there is none');
     assert.equal(b.incomplete_details, null);
     assert.equal(b.output.length, 1);
     assert.deepEqual(b.output[0], {

@@ -252,7 +252,11 @@ export async function usageAnalytics(ctx: RequestCtx): Promise<void> {
     byDayKey,
     modelType: (id) => MODEL_TYPE[catalogue.byId.get(id)?.type as ModelType] ?? null,
   });
-  if (publicShapes(ctx.headerCtx.wire)) return ok(ctx, shaped);
+  if (publicShapes(ctx.headerCtx.wire)) {
+    // Exactly the documented fields: the USD daily series are this server's addition.
+    const { byModelDailyUsd: _m, byKeyDailyUsd: _k, ...documented } = shaped;
+    return ok(ctx, documented);
+  }
   // The spec's body with the public one merged in: the public series beside the spec's totals, and each model and
   // key row carrying both field sets (one row per model and unit, and per key, in the same order in both).
   ok(ctx, {

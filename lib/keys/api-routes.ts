@@ -9,6 +9,7 @@ import { microsToString } from '../billing/money.ts';
 import { issueWeb3Token, redeemWeb3Token } from '../wallet/web3-key.ts';
 import { jsonBody, principalOf, type RequestCtx } from '../http/context.ts';
 import { ok } from '../http/send.ts';
+import { publicShapes } from '../api/wire.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const usd = (micros: number | null) => (micros === null ? null : micros / 1e6);
@@ -102,7 +103,10 @@ export async function updateKey(ctx: RequestCtx): Promise<void> {
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const updated = await keys.update(body.id, keyPatchFrom(body));
   if (!updated) throw new ApiError('INVALID_REQUEST', 'API key not found or expired');
-  ok(ctx, { success: true, data: keyRecord(updated, (await keys.spending()).get(updated.id)) });
+  const data = keyRecord(updated, (await keys.spending()).get(updated.id));
+  // The public document's update answer has no usage (the key's GET has it); the spec's keeps it.
+  if (publicShapes(ctx.headerCtx.wire)) delete (data as { usage?: unknown }).usage;
+  ok(ctx, { success: true, data });
 }
 
 export async function deleteKey(ctx: RequestCtx): Promise<void> {

@@ -126,7 +126,9 @@ export function responseObject(
     created_at: head.createdAt,
     status,
     background: false,
-    error: rest.error ?? null,
+    // Present only when there is one: the public document types `error` as an object, and OpenAI's clients read a
+    // missing error as none.
+    ...(rest.error ? { error: rest.error } : {}),
     incomplete_details: rest.incomplete_details ?? null,
     instructions: req.instructions ?? null,
     max_output_tokens: req.max_output_tokens ?? null,
