@@ -287,6 +287,13 @@ for (const { word, backend } of WORLDS) {
       const header = r.headers.get('payment-required');
       assert.ok(header, 'PAYMENT-REQUIRED');
       assertValid(ajv, 'x402-top-up-requirements.json', JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
+      // The public document's layouts: the unpaid 402 is the x402 body alone; a refusal is {error: <code>, message}.
+      const bad = await post(h, '/x402/top-up?amount=abc', undefined, '');
+      assert.equal(bad.status, 400, bad.text);
+      if (word === 'venice') {
+        assert.deepEqual(Object.keys(r.json).sort(), ['accepts', 'x402Version']);
+        assert.deepEqual([Object.keys(bad.json).sort(), bad.json.error], [['error', 'message'], 'INVALID_AMOUNT']);
+      } else assert.equal(bad.json.code, 'INVALID_AMOUNT');
     });
 
     test('GET /crypto/rpc/networks', async () => {

@@ -11,3 +11,8 @@ export function ok(ctx: RequestCtx, body: unknown, status = 200): void {
 export function fail(ctx: RequestCtx, err: ApiError): void {
   sendError(ctx.req, ctx.res, err, { ...baseHeaders(ctx.headerCtx), ...errorHeaders(ctx.headerCtx), ...ctx.extraHeaders });
 }
+
+/** An error answered in a body of the route's own layout (a public document that fixes one), with the error's headers. */
+export function failWithBody(ctx: RequestCtx, err: ApiError, body: Record<string, unknown>): void {
+  sendJson(ctx.req, ctx.res, err.status, body, { ...baseHeaders(ctx.headerCtx), ...errorHeaders(ctx.headerCtx), ...ctx.extraHeaders, ...err.headers });
+}

@@ -9,7 +9,7 @@ import { namespaceOfAddress, normaliseAddress } from './networks.ts';
 import { API_BASE, PAYMENT_HEADERS } from './service.ts';
 import type { Wallet } from './wallets.ts';
 import { type RequestCtx, walletOf } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { failWithBody, ok } from '../http/send.ts';
 
 function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
   for (const name of PAYMENT_HEADERS) {
@@ -32,7 +32,22 @@ function requestedAmount(ctx: RequestCtx): number | undefined {
   return micros;
 }
 
+/**
+ * POST /x402/top-up. With the public API's wire names its errors take the document's layouts: the unpaid 402 is the
+ * x402 body alone (`{x402Version, accepts}`), any other refusal `{error: <machine code>, message, details?}`.
+ */
 export async function topUp(ctx: RequestCtx): Promise<void> {
+  try {
+    await topUpOrThrow(ctx);
+  } catch (e) {
+    if (!ctx.svc.wallet.publicShapes || !isApiError(e) || e.status >= 500) throw e;
+    const { x402Version, accepts, details } = e.extra ?? {};
+    if (e.status === 402 && accepts !== undefined) return failWithBody(ctx, e, { x402Version: x402Version ?? 2, accepts });
+    failWithBody(ctx, e, { error: e.code, message: e.message, ...(details !== undefined ? { details } : {}) });
+  }
+}
+
+async function topUpOrThrow(ctx: RequestCtx): Promise<void> {
   const header = paymentHeader(ctx);
   if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx));
   let result;
