@@ -22,12 +22,17 @@ export function safeHeaderValue(value: string): string {
   let out = '';
   for (const ch of flat) {
     const code = ch.codePointAt(0) as number;
-    if (code >= 0x20 && code <= 0x7e && ch !== '%') out += ch;
-    else if (ch === '\t') out += ch;
-    else out += encodeChar(ch);
+    const piece = (code >= 0x20 && code <= 0x7e && ch !== '%') || ch === '\t' ? ch : encodeChar(ch);
+    // Encoding can grow a value ninefold; past the cap it is cut at a character and marked with an ellipsis, so a
+    // 10 KB name never makes a head that clients refuse (Node's and browsers' limits are 8–16 KB in all).
+    if (out.length + piece.length > MAX_ENCODED) return `${out}${ELLIPSIS}`;
+    out += piece;
   }
   return out;
 }
+
+const MAX_ENCODED = 2048;
+const ELLIPSIS = '%E2%80%A6';
 
 /** A lone surrogate has no UTF-8 form: it is sent as U+FFFD. */
 function encodeChar(ch: string): string {
