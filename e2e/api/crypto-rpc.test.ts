@@ -72,7 +72,9 @@ describe('the JSON-RPC proxy on anvil', () => {
     assert.equal(r.headers.get('content-type'), 'application/json');
     assert.equal(r.headers.get('x-service-rpc-credits'), '20');
     assert.equal(r.headers.get('x-service-rpc-cost-usd'), '0.00001400');
-    assert.equal(r.headers.get('x-request-id'), r.headers.get('cf-ray'));
+    // The public document's 32 characters: the CF-RAY id, zero-padded in front.
+    assert.match(r.headers.get('x-request-id') ?? '', /^[0-9a-f]{32}$/);
+    assert.equal(r.headers.get('x-request-id'), r.headers.get('cf-ray')?.padStart(32, '0'));
     assert.equal(r.headers.get('x-ratelimit-limit-requests'), '100');
     assert.equal(r.headers.get('x-balance-remaining'), null, 'for wallets only');
     assert.equal(await usd(accountId), 1_000_000 - 14);

@@ -67,10 +67,13 @@ export function balanceHeaders(ctx: HeaderContext, b: Balances): HeaderMap {
   };
 }
 
-/** A JSON-RPC proxy answer: the credits charged (summed over a batch), their USD value, and the request id. */
+/**
+ * A JSON-RPC proxy answer: the credits charged (summed over a batch), their USD value, and the request id in the
+ * public document's 32 characters (the CF-RAY id, zero-padded in front: the usage row is still found by its tail).
+ */
 export function rpcHeaders(ctx: HeaderContext, credits: number, costUsd: string): HeaderMap {
   const p = ctx.wire.headerPrefix;
-  return { [`${p}rpc-credits`]: String(credits), [`${p}rpc-cost-usd`]: costUsd, 'X-Request-ID': ctx.requestId };
+  return { [`${p}rpc-credits`]: String(credits), [`${p}rpc-cost-usd`]: costUsd, 'X-Request-ID': ctx.requestId.padStart(32, '0') };
 }
 
 /** What the content check of an image response found: `check` says which ran ("none": no classifier, so no verdict). */
