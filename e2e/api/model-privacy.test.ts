@@ -145,7 +145,7 @@ for (const backend of BACKENDS) {
       form.append('model', 'anon-asr');
       const asr = await postBytes(h, '/audio/transcriptions', key, form);
       assertRefused(asr, 'PRIVATE_ONLY', 'anon-asr');
-      const queued = await post(h, '/video/queue', key, { model: 'anon-video', prompt: 'a lagoon at dawn', duration: '5s', resolution: '512p' });
+      const queued = await post(h, '/video/queue', key, { model: 'anon-video', prompt: 'a lagoon at dawn', duration: '5s', resolution: '480p' });
       assertRefused(queued, 'PRIVATE_ONLY', 'anon-video');
       const jobs = await h.svc.store.all('SELECT id FROM jobs WHERE account_id = $1', [accountId]);
       assert.equal(jobs.length, 0, 'no job was queued');

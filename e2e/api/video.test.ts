@@ -48,13 +48,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await dropDb();
     });
 
-    test('quote, queue, progress, a 5 s 512² H.264 clip with sound, billed exactly the quote; complete deletes it', async () => {
+    test('quote, queue, progress, a 5 s 480² H.264 clip with sound, billed exactly the quote; complete deletes it', async () => {
       const { key, accountId } = await h.newAccount({ usd: 1 });
-      const quote = await post(h, '/video/quote', key, { model: DEMO, duration: '5s', resolution: '512p', aspect_ratio: '1:1' });
+      const quote = await post(h, '/video/quote', key, { model: DEMO, duration: '5s', resolution: '480p', aspect_ratio: '1:1' });
       assert.equal(quote.status, 200, quote.text);
       assert.deepEqual(quote.json, { quote: 0.05 });
 
-      const q = await post(h, '/video/queue', key, { model: DEMO, prompt: 'a lagoon at dawn', duration: '5s', resolution: '512p', aspect_ratio: '1:1' });
+      const q = await post(h, '/video/queue', key, { model: DEMO, prompt: 'a lagoon at dawn', duration: '5s', resolution: '480p', aspect_ratio: '1:1' });
       assert.equal(q.status, 200, q.text);
       assert.equal(q.json.model, DEMO);
       assert.match(q.json.queue_id, /^[0-9a-f-]{36}$/);
@@ -75,7 +75,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       }
       const clip = await probeClip(r.bytes!);
       assert.ok(Math.abs(clip.duration - 5) < 0.1, `duration ${clip.duration}`);
-      assert.deepEqual({ ...clip.video }, { codec_type: 'video', codec_name: 'h264', width: 512, height: 512 });
+      assert.deepEqual({ ...clip.video }, { codec_type: 'video', codec_name: 'h264', width: 480, height: 480 });
       assert.equal(clip.audio?.codec_name, 'aac');
 
       // Billed once: the quote, in seconds, on one usage row; nothing stays held.
@@ -316,7 +316,11 @@ describe('video requests that are refused', () => {
     assert.match(m.model_spec.description, /demo/i);
     assert.deepEqual(m.model_spec.pricing.per_second, { usd: 0.01, diem: 0.01 });
     assert.deepEqual(m.model_spec.constraints.durations, ['3s', '5s', '8s', '10s']);
-    assert.equal(m.model_spec.constraints.default_resolution, '512p');
+    assert.equal(m.model_spec.constraints.default_resolution, '480p');
+    assert.deepEqual(
+      [m.model_spec.constraints.model_type, m.model_spec.constraints.audio_configurable, m.model_spec.constraints.prompt_character_limit],
+      ['text-to-video', true, 2500],
+    );
     assert.equal(m.model_spec.constraints.audio, true);
   });
 });

@@ -129,6 +129,11 @@ export function videoWireSpec(m: ModelEntry, pricing: Record<string, unknown>): 
       aspect_ratios: v.aspect_ratios,
       default_aspect_ratio: v.default_aspect_ratio,
       audio: v.audio,
+      // The public record's fields: whether a request may turn the soundtrack on or off, what the model makes from
+      // (no input is ever required here, so text-to-video unless it transforms a video), and the prompt's limit.
+      audio_configurable: v.audio,
+      model_type: v.inputs.includes('video') ? 'video' : 'text-to-video',
+      prompt_character_limit: v.prompt_character_limit,
       inputs: v.inputs,
     },
   };

@@ -121,7 +121,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.match(demo.description ?? '', /demo/i);
       assert.deepEqual(
         [demo.perSecondUsd, demo.durations, demo.defaultDuration, demo.resolutions, demo.defaultAspectRatio, demo.audio],
-        [0.01, [3, 5, 8, 10], 5, ['256p', '512p', '720p'], '1:1', true],
+        [0.01, [3, 5, 8, 10], 5, ['256p', '480p', '720p'], '1:1', true],
       );
       assert.equal((await call(routes.videoModels, '/video/models')).status, 401, 'signed out');
     });
