@@ -98,6 +98,8 @@ export interface AppConfig {
   remote: RemoteConfig | undefined;
   startingCredit: StartingCredit;
   authLimits: AuthLimitConfig;
+  /** The secret that makes a sign-up the operator (LAGOON_OPERATOR_TOKEN); unset: one derived from the server's secret. */
+  operatorToken: string | undefined;
 }
 
 export interface Config {
@@ -406,6 +408,10 @@ export const SETTINGS = {
   LAGOON_METRICS: { default: '0', parse: flag, doc: '`1` serves Prometheus metrics at `GET /metrics`' },
   LAGOON_METRICS_TOKEN: { parse: text, doc: '`/metrics` asks for `Authorization: Bearer <this>`; unset: only loopback clients may read it' },
   LAGOON_NO_APP: { default: '0', parse: flag, doc: '`1` serves the API without the browser app (headless deployments, benchmarks)' },
+  LAGOON_OPERATOR_TOKEN: {
+    parse: text,
+    doc: 'the secret a sign-up must carry to become the operator (`/sign-up?setup=<this>`); unset: the server makes one and logs its link while no operator exists',
+  },
   LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
   LAGOON_NEW_USER_USD: { default: '0', parse: micros, doc: "a browser-app user's one-off starting grant in USD" },
   LAGOON_NEW_USER_DIEM: { default: '1', parse: micros, doc: "a browser-app user's daily DIEM allowance" },
@@ -647,6 +653,7 @@ export function loadConfig(env: Env = process.env): Config {
       imageOrigins: v.LAGOON_IMAGE_ORIGINS ?? [],
       remote,
       startingCredit: { usd: v.LAGOON_NEW_USER_USD, diemDaily: v.LAGOON_NEW_USER_DIEM },
+      operatorToken: v.LAGOON_OPERATOR_TOKEN,
       authLimits: {
         failuresPerEmail: v.LAGOON_SIGNIN_MAX_FAILURES,
         failuresPerIp: v.LAGOON_SIGNIN_MAX_FAILURES_PER_IP,

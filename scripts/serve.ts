@@ -8,6 +8,7 @@ import type { AppBackend } from '../lib/http/app-backend.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createHttpServer, type FallbackHandler } from '../lib/http/server.ts';
 import { log } from '../lib/log.ts';
+import { operatorExists, operatorSetupToken, setupLink } from '../lib/users/operator-setup.ts';
 import { CatalogueError } from '../lib/models/catalogue-error.ts';
 import { createService } from '../lib/service.ts';
 
@@ -41,7 +42,22 @@ server.listen(config.port, config.host, () => {
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   console.log(`lagoon listening on http://${config.host}:${port} (store: ${svc.store.kind}, data: ${config.dataDir})`);
+  if (config.app.enabled) void announceOperatorSetup(`http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`);
 });
+
+/** While no operator exists, the link that makes a sign-up the operator (its token only when the server made it). */
+async function announceOperatorSetup(localOrigin: string): Promise<void> {
+  try {
+    if (await operatorExists(svc.store)) return;
+    const origin = config.wallet.publicOrigin.endsWith(':0') ? localOrigin : config.wallet.publicOrigin;
+    const line = config.app.operatorToken
+      ? `no operator yet: sign up at ${origin}/sign-up?setup=<LAGOON_OPERATOR_TOKEN> to become it`
+      : `no operator yet: sign up at ${setupLink(origin, await operatorSetupToken(svc.store, undefined))} to become it`;
+    console.log(`lagoon: ${line}`);
+  } catch (e) {
+    log.error({ err: e }, 'could not tell the operator setup link');
+  }
+}
 
 let stopping = false;
 async function stop(signal: string) {

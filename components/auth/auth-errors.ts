@@ -21,6 +21,8 @@ export interface AuthInput {
   email: string;
   password: string;
   displayName?: string;
+  /** The operator's setup token, from the link the server logs while it has no operator. */
+  setupToken?: string;
 }
 
 /** The checks the browser can make before sending; the server repeats them and has the last word. */

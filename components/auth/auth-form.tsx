@@ -14,7 +14,7 @@ import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
 import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
 import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
-export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: string }) {
+export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-up'; next: string; setupToken?: string }) {
   const signUp = mode === 'sign-up';
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -33,7 +33,9 @@ export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: st
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    const input = signUp ? { email: email.trim(), password, displayName: displayName.trim() || undefined } : { email: email.trim(), password };
+    const input = signUp
+      ? { email: email.trim(), password, displayName: displayName.trim() || undefined, ...(setupToken ? { setupToken } : {}) }
+      : { email: email.trim(), password };
     const fields = validateAuth(input, mode);
     if (Object.keys(fields).length) {
       setErrors({ fields });
@@ -56,6 +58,11 @@ export function AuthForm({ mode, next }: { mode: 'sign-in' | 'sign-up'; next: st
   return (
     <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="auth-form">
       <h1 className="text-xl font-semibold">{signUp ? 'Create your account' : 'Sign in to Lagoon'}</h1>
+      {signUp && setupToken && (
+        <p className="-mt-2 text-sm text-muted-foreground" data-testid="operator-setup-note">
+          This link makes the account you create this server’s operator.
+        </p>
+      )}
       {errors.form && (
         <Alert className="-mt-1" data-testid="auth-error">
           {errors.form}

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { operatorSetupToken } from '../../lib/users/operator-setup.ts';
 import { assertNoKeyMaterial, storedSecrets } from '../support/app-requests.ts';
 import { type Harness, hasNextBuild, nextDistDir, startHarness } from '../support/harness.ts';
 
@@ -61,7 +62,8 @@ else
 
     test('sign up, me, create, list, read, rename, export, search, delete, sign out', async () => {
       const b = new Browser();
-      const up = await b.send('POST', '/auth/sign-up', { email: 'next@example.com', password: 'correct horse battery', displayName: 'Nex' });
+      const setupToken = await operatorSetupToken(h.svc.store, undefined);
+      const up = await b.send('POST', '/auth/sign-up', { email: 'next@example.com', password: 'correct horse battery', displayName: 'Nex', setupToken });
       assert.equal(up.status, 201, up.text);
       assert.match(up.headers.get('set-cookie') ?? '', /^lagoon_session=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
       assert.equal(up.headers.get('cache-control'), 'no-store');

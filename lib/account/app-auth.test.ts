@@ -6,6 +6,7 @@ import { type Harness, startHarness } from '../../e2e/support/harness.ts';
 import { loadConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { authRoutes } from './app-auth.ts';
+import { operatorSetupToken } from '../users/operator-setup.ts';
 import { catalogueRoutes } from '../catalogue/app-routes.ts';
 import { conversationRoutes } from '../conversations/app-routes.ts';
 import { type Browser, caller, cookieFrom, ORIGIN } from '../../e2e/support/app-requests.ts';
@@ -33,11 +34,23 @@ before(async () => {
 after(() => h.close());
 
 describe('sign-up, me, sign-out', () => {
-  test('the first user is the admin; a session cookie that is HttpOnly, SameSite=Lax, Path=/ and not Secure over http', async () => {
+  test('only the setup token makes the operator; a session cookie that is HttpOnly, SameSite=Lax, Path=/ and not Secure over http', async () => {
+    // The first to sign up is an ordinary user (a freshly exposed server no longer belongs to whoever comes first).
+    const first = await signUp();
+    assert.equal(first.isAdmin, false);
+    const wrong = await call(auth.signUp, '/auth/sign-up', {
+      method: 'POST',
+      body: { email: email(), password, setupToken: 'x'.repeat(32) },
+      browser: { ip: '203.0.113.9' },
+    });
+    assert.deepEqual([wrong.status, wrong.json.code], [403, 'FORBIDDEN']);
+    const token = await operatorSetupToken(h.svc.store, undefined);
+    assert.match(token, /^[A-Za-z0-9_-]{32}$/);
+    assert.equal(await operatorSetupToken(h.svc.store, undefined), token, 'the same token on every call (and instance)');
     const e = email();
     const r = await call(auth.signUp, '/auth/sign-up', {
       method: 'POST',
-      body: { email: `  ${e.toUpperCase()} `, password, displayName: 'Ada' },
+      body: { email: `  ${e.toUpperCase()} `, password, displayName: 'Ada', setupToken: token },
       browser: { ip: '203.0.113.1' },
     });
     assert.equal(r.status, 201, r.text);
@@ -57,6 +70,15 @@ describe('sign-up, me, sign-out', () => {
 
     const second = await signUp();
     assert.equal(second.isAdmin, false);
+    // Once there is an operator, the token makes no second one.
+    const again = await call(auth.signUp, '/auth/sign-up', {
+      method: 'POST',
+      body: { email: email(), password, setupToken: token },
+      browser: { ip: '203.0.113.10' },
+    });
+    assert.deepEqual([again.status, again.json.user.isAdmin], [201, false]);
+    // LAGOON_OPERATOR_TOKEN, when set, is the token.
+    assert.equal(await operatorSetupToken(h.svc.store, 'chosen-by-the-operator'), 'chosen-by-the-operator');
   });
 
   test('the cookie is Secure when the browser came over https (directly or through a proxy)', async () => {

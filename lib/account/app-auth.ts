@@ -12,6 +12,7 @@ import { authLimits } from './auth-limits.ts';
 import { toAppUser } from '../conversations/present.ts';
 import { startSession } from '../users/session-start.ts';
 import { applyStartingCredit } from './starting-credit.ts';
+import { claimsOperator } from '../users/operator-setup.ts';
 
 // Credentials are small; a larger body is not a sign-in.
 const AUTH_BODY_LIMIT = 16 * 1024;
@@ -41,7 +42,8 @@ export function authRoutes(deps: AppDeps) {
       await limits.signUp(ip);
       let created: Awaited<ReturnType<typeof signUp>>;
       try {
-        created = await signUp(store, { email: body.email, password: body.password, displayName: body.displayName });
+        const operator = await claimsOperator(store, deps.svc.config.app.operatorToken, body.setupToken);
+        created = await signUp(store, { email: body.email, password: body.password, displayName: body.displayName }, { operator });
       } catch (e) {
         // Only created accounts use up the network's sign-up budget; a typo in the form does not.
         await limits.signUpRefused(ip);

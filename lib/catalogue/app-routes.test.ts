@@ -13,6 +13,7 @@ import { characterRoutes } from '../characters/app-routes.ts';
 import { conversationRoutes } from '../conversations/app-routes.ts';
 import { safePhotoUrl } from './source.ts';
 import { type Browser, caller, cookieFrom } from '../../e2e/support/app-requests.ts';
+import { operatorSetupToken } from '../users/operator-setup.ts';
 
 let h: Harness;
 let remoteKey: string;
@@ -21,12 +22,12 @@ let auth: ReturnType<typeof authRoutes>;
 let cat: ReturnType<typeof catalogueRoutes>;
 let chars: ReturnType<typeof characterRoutes>;
 let n = 0;
-let admin: Browser; // the store's first user
+let admin: Browser; // the operator (signed up with the setup token)
 
-async function newUser(): Promise<Browser & { accountId: string }> {
+async function newUser(setupToken?: string): Promise<Browser & { accountId: string }> {
   const r = await call(auth.signUp, '/auth/sign-up', {
     method: 'POST',
-    body: { email: `k${++n}@example.com`, password: 'correct horse battery' },
+    body: { email: `k${++n}@example.com`, password: 'correct horse battery', ...(setupToken ? { setupToken } : {}) },
     browser: { ip: `192.0.2.${n}` },
   });
   assert.equal(r.status, 201, r.text);
@@ -49,7 +50,7 @@ before(async () => {
   auth = authRoutes(deps);
   cat = catalogueRoutes(deps);
   chars = characterRoutes(deps);
-  admin = await newUser();
+  admin = await newUser(await operatorSetupToken(h.svc.store, undefined));
 });
 after(() => h.close());
 

@@ -82,11 +82,13 @@ export interface SignUpInput {
 }
 
 /**
- * Creates a user with its own account and server-held INFERENCE key, all in one transaction. The first user ever
- * becomes the operator admin; the count and the insert are serialised (SQLite: BEGIN IMMEDIATE; PostgreSQL: a table
- * lock), so two racing first sign-ups cannot both be admin, and a racing duplicate email gets the same clean 400.
+ * Creates a user with its own account and server-held INFERENCE key, all in one transaction. `operator`: the app's
+ * sign-up says whether this user asked to become the operator with the setup token (operator-setup.ts); it becomes
+ * the operator only while there is none. Without the option (the CLI, tests) the first email user becomes it. The
+ * check and the insert are serialised (SQLite: BEGIN IMMEDIATE; PostgreSQL: a table lock), so two racing sign-ups
+ * cannot both be admin, and a racing duplicate email gets the same clean 400.
  */
-export async function signUp(store: Store, input: SignUpInput): Promise<{ user: User; accountId: string }> {
+export async function signUp(store: Store, input: SignUpInput, opts: { operator?: boolean } = {}): Promise<{ user: User; accountId: string }> {
   const email = normaliseEmail(input.email);
   const password = checkPassword(input.password);
   const displayName = normaliseDisplayName(input.displayName);
@@ -95,9 +97,11 @@ export async function signUp(store: Store, input: SignUpInput): Promise<{ user: 
     const user = await store.tx(async (q) => {
       if (store.kind === 'postgres') await q.run('LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
       if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
-      // Wallet users never become admin, so they do not count: the first email user still does.
-      const count = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE wallet_id IS NULL');
-      const isAdmin = Number(count?.n ?? 0) === 0;
+      // Wallet users never become admin, so they do not count.
+      const isAdmin =
+        opts.operator === undefined
+          ? Number((await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE wallet_id IS NULL'))?.n ?? 0) === 0
+          : opts.operator && !(await q.get('SELECT id FROM users WHERE is_admin = TRUE AND wallet_id IS NULL LIMIT 1'));
       const txStore = inTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });

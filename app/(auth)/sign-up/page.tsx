@@ -5,6 +5,6 @@ import { safeNext } from '@/components/session/safe-next.ts';
 export const metadata: Metadata = { title: 'Create account' };
 
 export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { next } = await searchParams;
-  return <AuthForm mode="sign-up" next={safeNext(typeof next === 'string' ? next : null)} />;
+  const { next, setup } = await searchParams;
+  return <AuthForm mode="sign-up" next={safeNext(typeof next === 'string' ? next : null)} setupToken={typeof setup === 'string' ? setup : undefined} />;
 }
