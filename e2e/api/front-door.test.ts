@@ -2,24 +2,14 @@
 // app route declares its auth, and the declarations match the methods (state changes need CSRF or a same-site
 // Origin); app answers carry the request id; unknown paths and unparseable request targets get our JSON error body.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { apiRouter } from '../../lib/http/api.ts';
 import { appRouter } from '../../lib/http/app.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { rawHttp } from '../support/raw-http.ts';
 
 /** Sends raw bytes and returns what came back before the server closed the connection (or 2 s passed). */
-function raw(h: Harness, bytes: string): Promise<string> {
-  const { port } = new URL(h.origin);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes));
-    let out = '';
-    socket.on('data', (d) => (out += d.toString()));
-    socket.setTimeout(2000, () => socket.destroy());
-    socket.on('close', () => resolve(out));
-    socket.on('error', reject);
-  });
-}
+const raw = (h: Harness, bytes: string) => rawHttp(h.origin, bytes);
 
 describe('one front door', () => {
   let h: Harness;

@@ -3,11 +3,11 @@
 // ignored), JSON 404s and 405s from the front door rather than Next, and no key material in any response. Needs a Next build (`npm run build`; LAGOON_NEXT_DIST
 // picks another folder) and is skipped with a message without one.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { operatorSetupToken } from '../../lib/users/operator-setup.ts';
 import { assertNoKeyMaterial, storedSecrets } from '../support/app-requests.ts';
 import { type Harness, hasNextBuild, nextDistDir, startHarness } from '../support/harness.ts';
+import { rawHttp } from '../support/raw-http.ts';
 
 const skip = hasNextBuild() ? false : `no Next build in ${nextDistDir()}: run \`npm run build\` first (npm test does)`;
 
@@ -127,16 +127,7 @@ else
     });
 
     test('asterisk and absolute request targets: OPTIONS * is 204, GET * a 400 in our body, never a 500 from the pages', async () => {
-      const { port } = new URL(h.origin);
-      const raw = (bytes: string) =>
-        new Promise<string>((resolve, reject) => {
-          const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes));
-          let out = '';
-          socket.on('data', (d) => (out += d.toString()));
-          socket.setTimeout(3000, () => socket.destroy());
-          socket.on('close', () => resolve(out));
-          socket.on('error', reject);
-        });
+      const raw = (bytes: string) => rawHttp(h.origin, bytes, 3000);
       const options = await raw('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       assert.match(options, /^HTTP\/1\.1 204/);
       assert.match(options, /allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS/i);
