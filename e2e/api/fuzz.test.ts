@@ -1,13 +1,18 @@
 // Hostile input over every route of both APIs, taken from the route tables themselves: malformed JSON, wrong types,
-// huge and negative numbers, deep nesting, prototype keys, invalid UTF-8, odd content types, ambiguous and hostile
-// query strings, oversized headers. Signed in (an ADMIN key, an app session with its CSRF token), so the input
+// huge and negative numbers, deep nesting, prototype keys, invalid UTF-8, odd content types, malformed and flooding
+// multipart uploads, ambiguous and hostile query strings, oversized headers, and a model whose catalogue name is
+// hostile (non-Latin-1, control characters, 10 KB). Signed in (an ADMIN key, an app session with its CSRF token), so the input
 // reaches the handlers. The assertion is the issue's: never a 5xx, never a crash, and /healthz answers within
 // 500 ms throughout. Bounded: a fixed seed and count (~1,000 requests), a few seconds on loopback.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { apiRouter } from '../../lib/http/api.ts';
 import { appRouter } from '../../lib/http/app.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, scriptedModel, startHarness } from '../support/harness.ts';
+
+// A model whose catalogue name is hostile to headers and logs: non-Latin-1, control characters, 10 KB.
+const HOSTILE_MODEL = 'hostile-name';
+const HOSTILE_NAME = `Fast — 模型 \u0007\r\nx-injected: 1 ${'é'.repeat(10_000)}`;
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 
@@ -78,7 +83,7 @@ function hostileValue(r: () => number, depth = 0): unknown {
     case 13:
       return [{ role: 'user', content: hostileValue(r, depth + 1) }];
     case 14:
-      return 'scripted-model';
+      return r() < 0.5 ? 'scripted-model' : HOSTILE_MODEL;
     default:
       return '';
   }
@@ -120,6 +125,17 @@ function bodies(r: () => number): { body: string | Buffer; type?: string }[] {
     { body: JSON.stringify(hostileObject(r)), type: 'application/json' },
     { body: JSON.stringify(hostileObject(r)), type: 'application/json' },
     { body: 'a=1&b=2', type: 'application/x-www-form-urlencoded' },
+    // Uploads: a part that only claims to be a PNG, no boundary, 5,000 empty parts, a part header block of 20 KB.
+    {
+      body: `--b\r\ncontent-disposition: form-data; name="file"; filename="a.png"\r\ncontent-type: image/png\r\n\r\n\x89PNG\r\n\x1a\n\r\n--b\r\ncontent-disposition: form-data; name="model"\r\n\r\n${HOSTILE_MODEL}\r\n--b--\r\n`,
+      type: 'multipart/form-data; boundary=b',
+    },
+    { body: '--b\r\n\r\nx\r\n--b--\r\n', type: 'multipart/form-data' },
+    { body: `${'--x\r\ncontent-disposition: form-data; name="a"\r\n\r\n\r\n'.repeat(5000)}--x--\r\n`, type: 'multipart/form-data; boundary=x' },
+    {
+      body: `--y\r\ncontent-disposition: form-data; name="file"; filename="${'n'.repeat(20_000)}"\r\n\r\nx\r\n--y--\r\n`,
+      type: 'multipart/form-data; boundary=y',
+    },
     { body: '{"model":"scripted-model"}', type: 'text/plain' },
     { body: '{"model":"scripted-model"}' },
   ];
@@ -142,7 +158,7 @@ describe('fuzz: hostile input over every route', () => {
   let cookie = '';
   let csrf = '';
   before(async () => {
-    h = await startHarness({ app: true });
+    h = await startHarness({ app: true, models: (url) => [scriptedModel(HOSTILE_MODEL, url, { name: HOSTILE_NAME })] });
     ({ key } = await h.newAccount({ keyType: 'ADMIN', usd: 5 }));
     const r = await fetch(`${h.origin}/api/app/auth/sign-up`, {
       method: 'POST',
@@ -212,6 +228,15 @@ describe('fuzz: hostile input over every route', () => {
         }
       }
     }
+    // The hostile name reaches a header on a request that succeeds: encoded, cut at 2 KB, on one line.
+    const named = await fetch(`${h.base}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: HOSTILE_MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(named.status, 200, await named.clone().text());
+    assert.equal(named.headers.get('x-injected'), null);
+    assert.ok(decodeURIComponent(named.headers.get('x-service-model-name') ?? '').startsWith('Fast — 模型    x-injected: 1 éé'));
     watching = false;
     await watcher;
     assert.ok(sent > 500, `${sent} requests`);

@@ -163,3 +163,22 @@ export async function writeWebResponse(req: IncomingMessage, res: ServerResponse
 }
 
 export type { RequestInfo };
+
+/** The most of an unread request body drained so its connection can serve the next request; past it, it is closed. */
+const DRAIN_MAX_BYTES = 1024 * 1024;
+
+/**
+ * After the answer: what the handler did not read of the body (a 415 or 403 before any reading) is read and dropped.
+ * The Web Request's stream adapter keeps the node request paused, so Node does not dump it itself, and a socket
+ * closed with unread bytes is reset: the client would see ECONNRESET instead of the answer already sent.
+ */
+export function drainUnread(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  let left = DRAIN_MAX_BYTES;
+  req.removeAllListeners('data');
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) req.destroy();
+  });
+  req.resume();
+}

@@ -8,7 +8,7 @@ import { baseHeaders, type HeaderContext } from '../api/headers.ts';
 import type { AppBackend } from './app-backend.ts';
 import type { Service } from '../service.ts';
 import { API_PREFIX, apiRouter } from './api.ts';
-import { APP_PREFIX, appRouter, toWebRequest, writeWebResponse } from './app.ts';
+import { APP_PREFIX, appRouter, drainUnread, toWebRequest, writeWebResponse } from './app.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize } from './route.ts';
@@ -111,6 +111,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       ctx.route = pattern;
       const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal), params, { ip: ctx.ip, requestId: ctx.requestId, session: ctx.session });
       await writeWebResponse(ctx.req, ctx.res, response, baseHeaders(ctx.headerCtx));
+      drainUnread(ctx.req);
     });
 
   /**
