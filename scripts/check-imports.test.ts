@@ -143,11 +143,17 @@ test('checkTree: fences and value cycles in a small tree (type-only and dynamic 
     write('lib/images/pipeline.ts', "import { q } from '../video/request.ts';\nexport type P = 1;\n");
     write('lib/video/request.ts', 'export const q = 1;\n');
     write('lib/http/server.ts', 'export const s = 1;\n');
-    write('components/v.tsx', "import type { W } from '@/lib/wire.ts';\nimport { a } from '../lib/a.ts';\n");
+    write(
+      'components/v.tsx',
+      "import type { W } from '@/lib/wire.ts';\nimport { a } from '../lib/a.ts';\nimport type { M } from '@/lib/http/app-route-map.ts';\nimport { call } from '@/lib/http/app-route-map.ts';\n",
+    );
+    write('lib/http/app-route-map.ts', 'export type M = 1;\nexport const call = 1;\n');
     write('lib/wire.ts', 'export type W = 1;\n');
     const r = checkTree(root);
     assert.deepEqual(r.violations.sort(), [
-      "components/v.tsx:2 imports ../lib/a.ts: components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts)",
+      "components/v.tsx:2 imports ../lib/a.ts: components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts) and the route map's types",
+      // The route map's types may come to the browser; its values may not.
+      "components/v.tsx:4 imports @/lib/http/app-route-map.ts: components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts) and the route map's types",
       'lib/engines/x.ts:1 imports ../http/server.ts: only the house imports the house (lib/service.ts, the route tables, the CLI); below it, only the Service type',
       'lib/engines/x.ts:2 imports ../images/pipeline.ts: the domain imports no capability (lib/engines → images)',
       'lib/images/pipeline.ts:1 imports ../video/request.ts: a capability imports no other capability (images → video): move what both need down a floor',

@@ -13,7 +13,8 @@
 //   - the domain imports no capability, except lib/config.ts gathering each capability's settings (`config.ts`),
 //     and lib/wire.ts re-exporting each capability's browser wire types;
 //   - nothing below the house imports it, except the `Service` type handlers receive (type-only, erased at run time);
-//   - components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts) and ALLOWED_SHARED;
+//   - components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts), ALLOWED_SHARED and the
+//     types of the route map (lib/http/app-route-map.ts);
 //   - lib/ imports neither app/ nor components/;
 //   - production code under lib/ (every file but a *.test.ts) imports nothing from e2e/: test helpers live in
 //     e2e/support, so the test harness never becomes part of the server.
@@ -27,6 +28,9 @@ import path from 'node:path';
 /** Pure modules under lib/ that the browser app may import besides the wire types (keep this list short). */
 export const ALLOWED_SHARED = new Set(['lib/wallet/networks.ts']);
 
+/** The app's route map: the browser's client imports its types (only). */
+const ROUTE_MAP = 'lib/http/app-route-map.ts';
+
 /** The capabilities: lib/<name>/ each. */
 export const CAPABILITIES = new Set(['chat', 'responses', 'embeddings', 'images', 'audio', 'video', 'account', 'keys', 'operator', 'crypto-rpc']);
 
@@ -34,7 +38,14 @@ export const CAPABILITIES = new Set(['chat', 'responses', 'embeddings', 'images'
 const BUILT_ON: Record<string, string> = { responses: 'chat' };
 
 /** The composition root and the route tables. */
-export const HOUSE = new Set(['lib/service.ts', 'lib/http/server.ts', 'lib/http/api.ts', 'lib/http/app.ts', 'lib/http/app-backend.ts']);
+export const HOUSE = new Set([
+  'lib/service.ts',
+  'lib/http/server.ts',
+  'lib/http/api.ts',
+  'lib/http/app.ts',
+  'lib/http/app-route-map.ts',
+  'lib/http/app-backend.ts',
+]);
 
 /** The capability a lib/ file belongs to, or null for the domain and the house. */
 export function capabilityOf(file: string): string | null {
@@ -176,7 +187,9 @@ const under = (file: string, dir: string): boolean => file === dir || file.start
 export function fenceViolation(from: string, to: string, typeOnly = false): string | null {
   if (under(from, 'components') && under(to, 'lib')) {
     if (isWire(to) || ALLOWED_SHARED.has(to)) return null;
-    return "components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts)";
+    // The route map's types check the client's calls against the handlers; erased, they bring no server code along.
+    if (typeOnly && to === ROUTE_MAP) return null;
+    return "components/ imports from lib/ only wire types (lib/wire.ts, a capability's wire*.ts) and the route map's types";
   }
   if (under(from, 'lib') && (under(to, 'app') || under(to, 'components'))) return 'lib/ imports neither app/ nor components/';
   if (!under(from, 'lib')) return null;

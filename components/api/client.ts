@@ -1,5 +1,6 @@
 // The browser's one way to call the app's own route handlers (/api/app/*): JSON in and out, the session cookie
 // sent by the browser, the CSRF token added to every state-changing request, and failures as AppApiError.
+import type { AppBody, AppParams, AppReply, AppRouteKey } from '@/lib/http/app-route-map.ts';
 import type { AppError } from '@/lib/wire.ts';
 
 export const APP_API = '/api/app';
@@ -69,6 +70,38 @@ export async function api<T>(path: string, opts: ApiOptions = {}): Promise<T> {
     throw new AppApiError(res.status, body, Number.isFinite(ra) && ra > 0 ? ra : undefined);
   }
   return json as T;
+}
+
+type QueryValue = string | number | boolean | null | undefined;
+
+/** What a call of route K sends: its path parameters, query, JSON body (or a raw file) and abort signal. */
+export type CallOptions<K extends AppRouteKey> = {
+  query?: Record<string, QueryValue>;
+  raw?: Blob;
+  signal?: AbortSignal;
+} & (keyof AppParams<K> extends never ? { params?: undefined } : { params: AppParams<K> }) &
+  ([AppBody<K>] extends [undefined] ? { body?: undefined } : { body: AppBody<K> });
+
+type CallArgs<K extends AppRouteKey> = object extends CallOptions<K> ? [opts?: CallOptions<K>] : [opts: CallOptions<K>];
+
+/** `/images/:id` with { id } → `/images/<id, encoded>`, plus the query's set values. */
+export function routePath(path: string, params: Record<string, string> = {}, query: Record<string, QueryValue> = {}): string {
+  const filled = path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const qs = q.toString();
+  return qs ? `${filled}?${qs}` : filled;
+}
+
+/**
+ * Calls one route of the app's route map, `call('PATCH /api-keys/:id', { params: { id }, body })`: the compiler
+ * checks the parameters and body against the route's handler and types the reply from it.
+ */
+export function call<K extends AppRouteKey>(route: K, ...[opts]: CallArgs<K>): Promise<AppReply<K>> {
+  const o = (opts ?? {}) as { params?: Record<string, string>; query?: Record<string, QueryValue>; body?: unknown; raw?: Blob; signal?: AbortSignal };
+  const space = route.indexOf(' ');
+  const method = route.slice(0, space) as NonNullable<ApiOptions['method']>;
+  return api<AppReply<K>>(routePath(route.slice(space + 1), o.params, o.query), { method, body: o.body, raw: o.raw, signal: o.signal });
 }
 
 /** TanStack Query keys, in one place so mutations invalidate exactly what they change. */

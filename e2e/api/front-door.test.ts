@@ -22,9 +22,11 @@ describe('one front door', () => {
     const routes = appRouter(h.app!.routes).all();
     assert.ok(routes.length >= 26);
     for (const { method, path, route } of routes) {
-      assert.ok(['none', 'origin', 'session', 'session+csrf'].includes(route.auth), `${method} ${path} declares ${route.auth}`);
-      if (method !== 'GET') assert.ok(route.auth === 'origin' || route.auth === 'session+csrf', `${method} ${path} changes state with ${route.auth}`);
+      assert.ok(['none', 'origin', 'session', 'session+csrf', 'operator', 'operator+csrf'].includes(route.auth), `${method} ${path} declares ${route.auth}`);
+      if (method !== 'GET') assert.ok(['origin', 'session+csrf', 'operator+csrf'].includes(route.auth), `${method} ${path} changes state with ${route.auth}`);
       else assert.ok(route.auth !== 'origin', `${method} ${path}`);
+      // The operator's pages say so in their declaration, so no handler can forget the check.
+      if (path.includes('/operator/')) assert.ok(route.auth.startsWith('operator'), `${method} ${path} is the operator's`);
     }
   });
 
@@ -62,6 +64,41 @@ describe('one front door', () => {
     assert.equal(r.status, 201, await r.clone().text());
     assert.match(r.headers.get('set-cookie') ?? '', /^lagoon_session=/);
     assert.ok(((await r.json()) as { csrfToken: string }).csrfToken);
+  });
+
+  test("an app request's usage row carries the id its answer sent in CF-RAY (a message, a regeneration)", async () => {
+    const email = `ray-${Date.now()}@example.test`;
+    const up = await fetch(`${h.origin}/api/app/auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: h.origin },
+      body: JSON.stringify({ email, password: 'correct horse battery staple' }),
+    });
+    const cookie = (up.headers.get('set-cookie') ?? '').split(';')[0];
+    const { csrfToken } = (await up.json()) as { csrfToken: string };
+    const send = (path: string, body: unknown) =>
+      fetch(`${h.origin}/api/app${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: h.origin, cookie, 'x-csrf-token': csrfToken },
+        body: JSON.stringify(body),
+      });
+    const usageOf = async (id: string) => {
+      for (let i = 0; i < 100; i++) {
+        const row = await h.svc.store.get<{ request_id: string }>('SELECT request_id FROM usage WHERE request_id = $1', [id]);
+        if (row) return row;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return undefined;
+    };
+    const conv = await send('/conversations', {});
+    const { id } = (await conv.json()) as { id: string };
+    const sent = await send(`/conversations/${id}/messages`, { parentId: null, content: 'hello' });
+    assert.equal(sent.status, 201, await sent.clone().text());
+    const ray = sent.headers.get('cf-ray') ?? '';
+    assert.ok(await usageOf(ray), `a usage row for ${ray}`);
+    const { assistant } = (await sent.json()) as { assistant: { id: string } };
+    const again = await send(`/messages/${assistant.id}/regenerate`, {});
+    assert.equal(again.status, 201, await again.clone().text());
+    assert.ok(await usageOf(again.headers.get('cf-ray') ?? ''), 'a usage row for the regenerated answer');
   });
 
   test('a request target no URL parser accepts gets a 400 in our error body, and the server stays up', async () => {

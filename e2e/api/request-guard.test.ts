@@ -16,7 +16,7 @@ import { guard } from '../../lib/http/guard.ts';
 import { startSse, writeEvent } from '../../lib/http/respond.ts';
 import { SafeResponse, safeHeaderValue } from '../../lib/http/safe-response.ts';
 import { ok } from '../../lib/http/send.ts';
-import { newRequestId } from '../../lib/http/server.ts';
+import { newRequestId } from '../../lib/http/request-id.ts';
 import { metered } from '../../lib/billing/metered.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';

@@ -6,7 +6,8 @@ import { ApiError } from '../api/errors.ts';
 import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../users/sessions.ts';
 import { signIn, signUp } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, checkSessionCsrf, isHttps, json, noContent, optionalSession, readJson } from '../http/app-route.ts';
+import { z } from 'zod';
+import { appRoute, checkSessionCsrf, isHttps, json, noContent, optionalSession } from '../http/app-route.ts';
 import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
 import { toAppUser } from '../conversations/present.ts';
@@ -16,6 +17,11 @@ import { claimsOperator } from '../users/operator-setup.ts';
 
 // Credentials are small; a larger body is not a sign-in.
 const AUTH_BODY_LIMIT = 16 * 1024;
+
+// The fields' own rules (an email's form, a password's length) are the user module's, which words its refusals.
+const field = z.string().optional();
+const signUpBody = z.object({ email: field, password: field, displayName: field, setupToken: field });
+const signInBody = z.object({ email: field, password: field });
 
 const sessionToken = (req: Request): string | undefined => parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
 
@@ -37,8 +43,7 @@ export function authRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    signUp: appRoute(deps, 'origin', async ({ req, ip }) => {
-      const body = await readJson(req, AUTH_BODY_LIMIT);
+    signUp: appRoute(deps, { auth: 'origin', body: signUpBody, bodyLimit: AUTH_BODY_LIMIT }, async ({ req, ip, body }) => {
       await limits.signUp(ip);
       let created: Awaited<ReturnType<typeof signUp>>;
       try {
@@ -53,9 +58,8 @@ export function authRoutes(deps: AppDeps) {
       return startSession(deps, req, created.user, 201);
     }),
 
-    signIn: appRoute(deps, 'origin', async ({ req, ip }) => {
-      const body = await readJson(req, AUTH_BODY_LIMIT);
-      const email = typeof body.email === 'string' ? body.email : '';
+    signIn: appRoute(deps, { auth: 'origin', body: signInBody, bodyLimit: AUTH_BODY_LIMIT }, async ({ req, ip, body }) => {
+      const email = body.email ?? '';
       await limits.attempt(ip, email);
       const user = await signIn(store, { email: body.email, password: body.password });
       await limits.succeeded(ip, email);

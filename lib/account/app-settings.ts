@@ -2,12 +2,11 @@
 // against the same brute-force budget as sign-ins, since a stolen session could otherwise guess it; every other
 // session of theirs ends, this one stays).
 import { z } from 'zod';
-import { parseOrThrow } from '../api/validation.ts';
 import { parseCookies, SESSION_COOKIE } from '../users/sessions.ts';
 import { changePassword, setDisplayName } from '../users/passwords.ts';
 import { DISPLAY_NAME_MAX, getUser, PASSWORD_MAX } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, readJson } from '../http/app-route.ts';
+import { appRoute, json } from '../http/app-route.ts';
 import type { PasswordChanged, ProfileResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
 import { toAppUser } from '../conversations/present.ts';
@@ -18,20 +17,18 @@ const profileBody = z.strictObject({ displayName: z.string().max(DISPLAY_NAME_MA
 const passwordBody = z.strictObject({ currentPassword: z.string().max(PASSWORD_MAX * 4), newPassword: z.string().max(PASSWORD_MAX * 4) });
 
 export function accountSettingsRoutes(deps: AppDeps) {
-  const { store, config } = deps.svc;
+  const { store } = deps.svc;
   const limits = authLimits(deps);
 
   return {
-    updateProfile: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      const body = parseOrThrow(profileBody, await readJson(req, BODY_LIMIT), config.wire);
+    updateProfile: appRoute(deps, { auth: 'session+csrf', body: profileBody, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body }) => {
       await setDisplayName(store, user.id, body.displayName);
       const updated = await getUser(store, user.id);
       const out: ProfileResponse = { user: toAppUser(updated ?? user) };
       return json(out);
     }),
 
-    changePassword: appRoute(deps, 'session+csrf', async ({ req, ip, session: { user } }) => {
-      const body = parseOrThrow(passwordBody, await readJson(req, BODY_LIMIT), config.wire);
+    changePassword: appRoute(deps, { auth: 'session+csrf', body: passwordBody, bodyLimit: BODY_LIMIT }, async ({ req, ip, session: { user }, body }) => {
       await limits.attempt(ip, user.email);
       const keep = parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
       const sessionsEnded = await changePassword(store, user, body, keep);

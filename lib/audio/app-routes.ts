@@ -4,10 +4,8 @@
 // limits, hold and bill (per 1,000 characters; per started second). Speech answers audio/mpeg as each sentence is
 // made, so the browser starts playing the first sentence while the rest are synthesised; any refusal (402, 429, a bad
 // voice) comes before the first byte, as a JSON error the page can put into words.
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import { fromMicros } from '../billing/money.ts';
 import { characterCount } from '../engines/audio/sentences.ts';
 import { runSpeech, voicesOf } from './speech.ts';
@@ -17,7 +15,7 @@ import type { Catalogue } from '../models/catalogue.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { principalForUser, type User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, readBytes, readJson } from '../http/app-route.ts';
+import { appRoute, json, readBytes } from '../http/app-route.ts';
 import type { AudioOptions, DictationOptions, DictationResult, SpeechOptions } from './wire.ts';
 import { isRemote } from '../catalogue/sources.ts';
 import { log } from '../log.ts';
@@ -37,7 +35,6 @@ const VOICE_LABELS: Record<string, string> = {
 const HIDDEN_VOICES = new Set(['awb_time']);
 
 // Request ids in the API layer's shape (24 hex characters, time first).
-const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomBytes(7).toString('hex').slice(0, 13);
 
 /** The catalogue's default model of a type, else its first one. */
 export const defaultOfType = (cat: Catalogue, type: 'tts' | 'asr'): ModelEntry | undefined =>
@@ -68,15 +65,14 @@ function dictationOptions(m: ModelEntry): DictationOptions {
   };
 }
 
-const speechBody = (maxCharacters: number) =>
-  z.strictObject({
-    text: z
-      .string({ error: (i) => (i.input === undefined ? 'text is required' : 'text must be a string') })
-      .refine((s) => s.trim().length > 0, 'text is empty: there is nothing to read aloud')
-      .refine((s) => characterCount(s) <= maxCharacters, `text is longer than ${maxCharacters} characters: send it in pieces`),
-    voice: z.string().min(1).max(100).optional(),
-    speed: z.number().min(MIN_SPEED, `speed must be at least ${MIN_SPEED}`).max(MAX_SPEED, `speed must be at most ${MAX_SPEED}`).optional(),
-  });
+// The length limit is the speech model's, which the operator may change while the server runs: checked per request.
+const speechBody = z.strictObject({
+  text: z
+    .string({ error: (i) => (i.input === undefined ? 'text is required' : 'text must be a string') })
+    .refine((s) => s.trim().length > 0, 'text is empty: there is nothing to read aloud'),
+  voice: z.string().min(1).max(100).optional(),
+  speed: z.number().min(MIN_SPEED, `speed must be at least ${MIN_SPEED}`).max(MAX_SPEED, `speed must be at most ${MAX_SPEED}`).optional(),
+});
 
 /** Dictation arrives as the recording itself; these are the types a browser's MediaRecorder (or a file) declares. */
 const RECORDING_TYPE = /^(audio\/[a-z0-9.+-]+|video\/webm|video\/mp4|video\/ogg|application\/octet-stream)$/;
@@ -127,10 +123,10 @@ export function audioRoutes(deps: AppDeps) {
     if (why) throw new ApiError('NOT_FOUND', why);
   };
 
-  const callFor = async (user: User, req: Request) => ({
+  const callFor = async (user: User, { requestId, signal }: { requestId: string; signal: AbortSignal }) => ({
     principal: await principalForUser(svc.store, user),
-    requestId: newRequestId(),
-    signal: req.signal,
+    requestId,
+    signal,
     responseHeaders: {} as Record<string, string>,
   });
 
@@ -142,20 +138,25 @@ export function audioRoutes(deps: AppDeps) {
       return json(body, 200, { 'cache-control': 'private, max-age=300' });
     }),
 
-    audioSpeech: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      refuse('speech');
-      const model = tts()!;
-      const maxCharacters = model.audio?.max_characters ?? DEFAULT_MAX_SPEECH_CHARACTERS;
-      const body = parseOrThrow(speechBody(maxCharacters), await readJson(req, SPEECH_BODY_LIMIT), svc.config.wire);
-      const call = await callFor(user, req);
-      const input = { model: model.id, input: body.text, voice: body.voice, speed: body.speed ?? 1, response_format: 'mp3', streaming: true };
-      const result = await runSpeech(audioDeps, call, input);
-      const headers = { 'content-type': result.contentType, 'cache-control': 'no-store', 'x-accel-buffering': 'no' };
-      if (result.kind === 'bytes') return new Response(new Uint8Array(result.body), { status: 200, headers });
-      return new Response(audioStream(result.chunks, req.signal), { status: 200, headers });
-    }),
+    audioSpeech: appRoute(
+      deps,
+      { auth: 'session+csrf', body: speechBody, bodyLimit: SPEECH_BODY_LIMIT },
+      async ({ req, requestId, session: { user }, body }) => {
+        refuse('speech');
+        const model = tts()!;
+        const maxCharacters = model.audio?.max_characters ?? DEFAULT_MAX_SPEECH_CHARACTERS;
+        if (characterCount(body.text) > maxCharacters)
+          throw new ApiError('INVALID_REQUEST', `text: text is longer than ${maxCharacters} characters: send it in pieces`, { param: 'text' });
+        const call = await callFor(user, { requestId, signal: req.signal });
+        const input = { model: model.id, input: body.text, voice: body.voice, speed: body.speed ?? 1, response_format: 'mp3', streaming: true };
+        const result = await runSpeech(audioDeps, call, input);
+        const headers = { 'content-type': result.contentType, 'cache-control': 'no-store', 'x-accel-buffering': 'no' };
+        if (result.kind === 'bytes') return new Response(new Uint8Array(result.body), { status: 200, headers });
+        return new Response(audioStream(result.chunks, req.signal), { status: 200, headers });
+      },
+    ),
 
-    audioDictation: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
+    audioDictation: appRoute(deps, 'session+csrf', async ({ req, requestId, session: { user } }) => {
       refuse('dictation');
       const model = asr()!;
       const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
@@ -164,7 +165,7 @@ export function audioRoutes(deps: AppDeps) {
       }
       const limits = dictationOptions(model);
       const bytes = await readBytes(req, limits.maxBytes);
-      const call = await callFor(user, req);
+      const call = await callFor(user, { requestId, signal: req.signal });
       const result = await runTranscription(audioDeps, call, { model: model.id, response_format: 'json' }, { bytes, contentType: type, filename: 'dictation' });
       const value = result.body.kind === 'json' ? result.body.value : { text: result.body.text };
       const seconds = typeof value.duration === 'number' ? Math.ceil(value.duration) : 0;

@@ -7,15 +7,14 @@ import { findCharacter, findCharacterById } from './characters.ts';
 import { CHARACTER_LIMITS } from './limits.ts';
 import { getReview, listReviews, putReview, removeReview, reviewOf } from './reviews.ts';
 import { setVisibility } from './store.ts';
-import { cleanText, parseInput } from './validate.ts';
+import { cleanText } from './validate.ts';
 import type { Store } from '../db/store.ts';
 import { getUser, type User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, noContent, readJson } from '../http/app-route.ts';
+import { appRoute, json, noContent } from '../http/app-route.ts';
 import { visibleCharacter } from './app-access.ts';
 import { toDetail, toReview } from './app-present.ts';
 import { intParam, queryOf } from '../api/dash-query.ts';
-import { isOperator } from '../users/operator.ts';
 
 const PAGE_SIZE = 20;
 const pageQuery = z.strictObject({ page: intParam(1, 100_000, 1), limit: intParam(1, 100, PAGE_SIZE) });
@@ -27,10 +26,6 @@ const reviewBody = z.strictObject({
     .pipe(z.string().max(CHARACTER_LIMITS.reviewText, `must be at most ${CHARACTER_LIMITS.reviewText} characters`))
     .optional(),
 });
-
-function requireOperator(user: Parameters<typeof isOperator>[0]): void {
-  if (!isOperator(user)) throw new ApiError('FORBIDDEN', "Only this server's operator can moderate characters");
-}
 
 /** The most of a removed review's text the audit entry keeps. */
 const AUDIT_TEXT_CHARS = 200;
@@ -60,9 +55,8 @@ export function reviewRoutes(deps: AppDeps) {
       return json({ reviews: reviews.map((r) => toReview(r, user.id)), page: p.page, total });
     }),
 
-    putCharacterReview: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
+    putCharacterReview: appRoute(deps, { auth: 'session+csrf', body: reviewBody, bodyLimit: 16 * 1024 }, async ({ params, session: { user }, body: b }) => {
       const c = await visibleCharacter(store, params.slug, user);
-      const b = parseInput(reviewBody, await readJson(req, 16 * 1024));
       const review = await putReview(store, c.id, user.id, b.rating, b.text ?? '');
       return json({ review: toReview(review, user.id) });
     }),
@@ -75,8 +69,7 @@ export function reviewRoutes(deps: AppDeps) {
       return noContent();
     }),
 
-    operatorUnpublishCharacter: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
-      requireOperator(user);
+    operatorUnpublishCharacter: appRoute(deps, 'operator+csrf', async ({ params, session: { user } }) => {
       const c = await findCharacter(store, params.slug);
       if (!c) throw new ApiError('CHARACTER_NOT_FOUND', `Character "${params.slug}" not found`);
       const updated = await setVisibility(store, c, 'private');
@@ -87,8 +80,7 @@ export function reviewRoutes(deps: AppDeps) {
       return json({ character: toDetail(updated, user.id, undefined) });
     }),
 
-    operatorDeleteReview: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
-      requireOperator(user);
+    operatorDeleteReview: appRoute(deps, 'operator+csrf', async ({ params, session: { user } }) => {
       const r = await getReview(store, params.id);
       if (!r) throw new ApiError('NOT_FOUND', 'Review not found');
       if (await removeReview(store, r)) {

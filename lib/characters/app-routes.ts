@@ -11,7 +11,7 @@ import { reviewOf } from './reviews.ts';
 import { createCharacter, deleteCharacter, getAvatar, setAvatar, updateCharacter } from './store.ts';
 import { createSchema, draftOf, parseInput, patchSchema } from './validate.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, noContent, readBytes, readJson } from '../http/app-route.ts';
+import { appRoute, json, noContent, readBytes } from '../http/app-route.ts';
 import { characterToAppRemote } from './app-remote.ts';
 import { cardRoutes } from './app-cards.ts';
 import { mediaType, ownedCharacter, viewerOf, visibleCharacter } from './app-access.ts';
@@ -72,14 +72,12 @@ export function characterRoutes(deps: AppDeps) {
       return json({ character: toDetail(c, user.id, await reviewOf(store, c.id, user.id)) });
     }),
 
-    createCharacter: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      const b = parseInput(createSchema, await readJson(req, BODY_LIMIT));
+    createCharacter: appRoute(deps, { auth: 'session+csrf', body: createSchema, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body: b }) => {
       const c = await createCharacter(store, user.id, draftOf(b));
       return json({ character: toDetail(c, user.id, undefined) }, 201);
     }),
 
-    updateCharacter: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
-      const b = parseInput(patchSchema, await readJson(req, BODY_LIMIT));
+    updateCharacter: appRoute(deps, { auth: 'session+csrf', body: patchSchema, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body: b }) => {
       const c = await updateCharacter(store, await ownedCharacter(store, params.slug, user), b);
       return json({ character: toDetail(c, user.id, await reviewOf(store, c.id, user.id)) });
     }),

@@ -5,7 +5,7 @@ import { ApiError } from '../api/errors.ts';
 import { autoTitle, type Conversation, type ConversationOps, type Message, userConversations } from '../conversations/conversations.ts';
 import { DEFAULT_TITLE } from '../conversations/text.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, readJson, type SessionCall } from '../http/app-route.ts';
+import { appRoute, json, type SessionCall } from '../http/app-route.ts';
 import { catalogueSource } from '../catalogue/sources.ts';
 import { toAppConversation } from '../conversations/present.ts';
 import type { User } from '../users/users.ts';
@@ -39,21 +39,6 @@ const sendSchema = z.strictObject({
 
 const regenerateSchema = z.strictObject({ modelId: idSchema.optional() });
 
-function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const first = r.error.issues[0];
-  throw new ApiError('INVALID_REQUEST', first ? `${first.path.map(String).join('.') || 'body'}: ${first.message}` : undefined, {
-    issues: r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
-  });
-}
-
-/** A JSON body that may be absent (regenerate needs none). */
-async function optionalJson(req: Request): Promise<Record<string, unknown>> {
-  if (!req.body || req.headers.get('content-length') === '0') return {};
-  return readJson(req);
-}
-
 export function chatRoutes(deps: AppDeps) {
   const { svc } = deps;
   const { remote } = deps.app;
@@ -67,11 +52,19 @@ export function chatRoutes(deps: AppDeps) {
   const audioOk = canTranscribe(svc.chatDeps);
   const modelFor = (requested: string | null, characterSlug: string | null, history: Message[]) => modelForTurn(catalogue, requested, characterSlug, history);
 
-  async function startAnswer(user: User, ops: ConversationOps, assistant: Message, history: Message[], conversation: Conversation, model: string) {
+  async function startAnswer(
+    requestId: string,
+    user: User,
+    ops: ConversationOps,
+    assistant: Message,
+    history: Message[],
+    conversation: Conversation,
+    model: string,
+  ) {
     // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
     const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
     const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire });
-    generations.start({ user, ops, message: assistant, body });
+    generations.start({ user, ops, message: assistant, body, requestId });
   }
 
   /**
@@ -98,8 +91,7 @@ export function chatRoutes(deps: AppDeps) {
     return m;
   }
 
-  const sendMessage = async ({ req, params, session: { user } }: SessionCall) => {
-    const input = parse(sendSchema, await readJson(req, SEND_BODY_LIMIT));
+  const sendMessage = async ({ params, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof sendSchema> }) => {
     const uploads = input.attachments ?? [];
     const ops = userConversations(svc.store, user.id);
     const kept = input.attachmentsFrom ? await keptAttachments(ops, params.id ?? '', input.attachmentsFrom) : [];
@@ -117,7 +109,7 @@ export function chatRoutes(deps: AppDeps) {
     client.checkSettings(c.settings);
     const attachments = [...recheckKept(kept, model, uploads.length), ...checkAttachments(uploads, model, { audio: audioOk }).attachments];
     // Audio is written down now, so a file that is too long or unreadable is refused before anything is stored.
-    await transcribeAudioAttachments(svc.chatDeps, attachments, { requestId: `app-${c.id}`, signal: req.signal }, kept.length);
+    await transcribeAudioAttachments(svc.chatDeps, attachments, { requestId: `app-${c.id}`, signal }, kept.length);
 
     // Everything is checked: from here on the turn is stored.
     const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
@@ -127,7 +119,7 @@ export function chatRoutes(deps: AppDeps) {
       await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
     }
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(user, ops, assistant, [...history, userMsg], c, model.id);
+    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model.id);
     const out: SendMessageResponse = {
       user: toAppMessage(userMsg),
       assistant: toAppMessage(assistant),
@@ -136,8 +128,7 @@ export function chatRoutes(deps: AppDeps) {
     return json(out, 201);
   };
 
-  const regenerate = async ({ req, params, session: { user } }: SessionCall) => {
-    const input = parse(regenerateSchema, await optionalJson(req));
+  const regenerate = async ({ params, requestId, session: { user }, body: input }: SessionCall & { body: z.output<typeof regenerateSchema> }) => {
     const ops = userConversations(svc.store, user.id);
     const original = await ownedAssistant(ops, params.id ?? '');
     await notWriting(ops, user, original, 'This answer is still being written: stop it first', 'id');
@@ -147,7 +138,7 @@ export function chatRoutes(deps: AppDeps) {
     client.checkSettings(c.settings);
     const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(user, ops, assistant, c.messages, c, model.id);
+    await startAnswer(requestId, user, ops, assistant, c.messages, c, model.id);
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 
@@ -190,8 +181,8 @@ export function chatRoutes(deps: AppDeps) {
   };
 
   return {
-    sendMessage: appRoute(deps, 'session+csrf', sendMessage),
-    regenerate: appRoute(deps, 'session+csrf', regenerate),
+    sendMessage: appRoute(deps, { auth: 'session+csrf', body: sendSchema, bodyLimit: SEND_BODY_LIMIT }, sendMessage),
+    regenerate: appRoute(deps, { auth: 'session+csrf', body: regenerateSchema }, regenerate),
     stopMessage: appRoute(deps, 'session+csrf', stopMessage),
     streamMessage: appRoute(deps, 'session', streamMessage),
     limits: appRoute(deps, 'session', limits),

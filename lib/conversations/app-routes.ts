@@ -6,7 +6,7 @@ import { type ChatSettingsPatch, type CreateConversationInput, exportJson, expor
 import { cleanLine, TITLE_MAX } from './text.ts';
 import { toAppMessage } from './message.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, noContent, readJson, type SessionCtx } from '../http/app-route.ts';
+import { appRoute, json, noContent, type SessionCtx } from '../http/app-route.ts';
 import type { AppConversation, AppConversationWithMessages, AppSearchHit } from '../wire.ts';
 import { getCharacter } from '../characters/characters.ts';
 import { catalogueSource, webSearchUnavailable } from '../catalogue/sources.ts';
@@ -30,17 +30,6 @@ const updateBody = z
     settings: z.record(z.string(), z.unknown()).optional(),
   })
   .refine((b) => b.title !== undefined || b.modelId !== undefined || b.settings !== undefined, { message: 'Send title, modelId or settings' });
-
-function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const param = issue.path.map(String).join('.') || undefined;
-  throw new ApiError('INVALID_REQUEST', param ? `${param}: ${issue.message}` : issue.message, {
-    ...(param ? { param } : {}),
-    issues: r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
-  });
-}
 
 /** An optional positive-integer query parameter (range checked by the store). */
 function intParam(url: URL, name: string): number | undefined {
@@ -79,9 +68,8 @@ export function conversationRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    createConversation: appRoute(deps, 'session+csrf', async ({ req, session }) => {
+    createConversation: appRoute(deps, { auth: 'session+csrf', body: createBody }, async ({ session, body: b }) => {
       const ops = opsOf(session);
-      const b = parseBody(createBody, await readJson(req));
       checkWebSearch(deps, b.settings);
       // A character of this server's (published, or the user's own) begins the chat from a snapshot and its first
       // message; in remote mode a slug unknown here is the remote API's (applied there by character_slug).
@@ -112,9 +100,8 @@ export function conversationRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    updateConversation: appRoute(deps, 'session+csrf', async ({ req, params, session }) => {
+    updateConversation: appRoute(deps, { auth: 'session+csrf', body: updateBody }, async ({ params, session, body: b }) => {
       const ops = opsOf(session);
-      const b = parseBody(updateBody, await readJson(req));
       checkWebSearch(deps, b.settings);
       // Everything that can be refused is checked before the first write, so a bad field changes nothing.
       const model = b.modelId ? (await catalogue.model(b.modelId)).id : b.modelId;

@@ -1,7 +1,9 @@
 // The browser app's routes as declarations: each says what it needs (no session, a same-site Origin, a session, a
-// session and the CSRF token), and appRoute() enforces that in one order before the handler runs: the session from
-// the cookie, the CSRF check, then the handler with JSON bodies read by the shared reader and errors in the one error
-// body. Handlers are Web-standard (Request → Response); the lean HTTP layer (lib/http/app.ts) serves them under
+// session and the CSRF token) and, where it takes one, the schema of its JSON body and query. appRoute() enforces
+// that in one order before the handler runs: the session from the cookie, the CSRF check, the body and query parsed
+// (400s in the API's validation body), then the handler; errors become the one error body. Handlers answer with a
+// Response whose JSON type the compiler knows (JsonReply), so the route map (lib/http/app-route-map.ts) gives the
+// browser's client each route's body and reply types. The lean HTTP layer (lib/http/app.ts) serves them under
 // /api/app, and tests call them directly with the same checks.
 import { refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError, toApiError } from '../api/errors.ts';
@@ -9,9 +11,14 @@ import { isJsonContentType, parseJsonText, tooLarge } from './body.ts';
 import { checkCsrf, checkOrigin, CSRF_HEADER } from '../users/csrf.ts';
 import { parseCookies, readSession, SESSION_COOKIE } from '../users/sessions.ts';
 import type { User } from '../users/users.ts';
+import { requireOperator } from '../users/operator.ts';
 import type { Store } from '../db/store.ts';
 import type { AppDeps } from './app-deps.ts';
 import { log } from '../log.ts';
+import type { z } from 'zod';
+import { validationError } from '../api/validation.ts';
+import { wireNames } from '../api/wire.ts';
+import { newRequestId } from './request-id.ts';
 
 export type Params = Record<string, string>;
 
@@ -30,26 +37,61 @@ export type RouteHandler = (req: Request, params: Params, info?: RequestInfo) =>
  * - `origin`: anyone, but a foreign Origin or a cross-site Sec-Fetch-Site is refused (sign-up, sign-in: no session
  *   exists yet, so no CSRF token);
  * - `session`: a signed-in user, for safe methods;
- * - `session+csrf`: a signed-in user whose request carries the session's CSRF token from this site.
+ * - `session+csrf`: a signed-in user whose request carries the session's CSRF token from this site;
+ * - `operator`, `operator+csrf`: the same, and the user is this server's operator (403 otherwise).
  */
-export type AppAuth = 'none' | 'origin' | 'session' | 'session+csrf';
+export type AppAuth = 'none' | 'origin' | 'session' | 'session+csrf' | 'operator' | 'operator+csrf';
+
+declare const REPLY: unique symbol;
+declare const BODY: unique symbol;
+
+/** A Response that tells the compiler (only) what its JSON body is: the route map hands that type to the client. */
+export type JsonReply<T> = Response & { readonly [REPLY]?: T };
 
 /** A declared app route: a RouteHandler that carries its declaration, so the route table can check it. */
-export interface AppRouteHandler extends RouteHandler {
+export interface AppRouteHandler<R extends Response = Response, B = unknown> extends RouteHandler {
   readonly auth: AppAuth;
+  /** Compile-time only: what the route answers, and the JSON body it takes. */
+  readonly [REPLY]?: R;
+  readonly [BODY]?: B;
 }
+
+/** What a route's reply is, as JSON (unknown: not JSON, such as a file or a stream; undefined: 204). */
+export type ReplyOf<H> = H extends AppRouteHandler<infer R, unknown> ? (R extends JsonReply<infer T> ? T : unknown) : never;
+/** The JSON body a route takes (undefined: none declared). */
+export type BodyOf<H> = H extends AppRouteHandler<Response, infer B> ? B : never;
 
 export interface AppCall {
   req: Request;
   params: Params;
   /** The client's address ('unknown' when the caller did not say, as in a test calling a handler directly). */
   ip: string;
+  /** The request's id: the CF-RAY of its answer, and the request id of any usage row it makes. */
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
 }
 export interface SessionCall extends AppCall {
   session: SessionCtx;
 }
 
+type SessionAuth = 'session' | 'session+csrf' | 'operator' | 'operator+csrf';
+type CallOf<A extends AppAuth> = A extends SessionAuth ? SessionCall : AppCall;
+
+/** A route's declaration: who may call it and, where it takes them, its JSON body (read up to bodyLimit) and query. */
+export interface AppRouteDecl<A extends AppAuth, B extends z.ZodType | undefined, Q extends z.ZodType | undefined> {
+  auth: A;
+  body?: B;
+  bodyLimit?: number;
+  query?: Q;
+}
+
+type Parsed<B, Q> = { body: B extends z.ZodType ? z.output<B> : undefined; query: Q extends z.ZodType ? z.output<Q> : undefined };
+
 const UNKNOWN_INFO: RequestInfo = { ip: 'unknown' };
+const DEFAULT_BODY_LIMIT = 1_000_000;
+/** The app's bodies are its own (camelCase, no wire word): field paths are reported as they are. */
+const APP_WIRE = wireNames('service');
 
 export interface SessionCtx {
   user: User;
@@ -60,11 +102,12 @@ export interface SessionCtx {
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function json<T>(body: T, status = 200, headers: Record<string, string> = {}): JsonReply<T> {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...NO_STORE, ...headers } });
 }
 
-export const noContent = (headers: Record<string, string> = {}): Response => new Response(null, { status: 204, headers: { ...NO_STORE, ...headers } });
+export const noContent = (headers: Record<string, string> = {}): JsonReply<undefined> =>
+  new Response(null, { status: 204, headers: { ...NO_STORE, ...headers } });
 
 export function errorResponse(e: unknown): Response {
   const err = toApiError(e);
@@ -73,7 +116,7 @@ export function errorResponse(e: unknown): Response {
 }
 
 /** Reads a JSON object body with the API's reader rules: 415 unless JSON, 413 over `limit` bytes, 400 when it does not parse. */
-export async function readJson(req: Request, limit = 1_000_000): Promise<Record<string, unknown>> {
+export async function readJson(req: Request, limit = DEFAULT_BODY_LIMIT): Promise<Record<string, unknown>> {
   if (!isJsonContentType(req.headers.get('content-type') ?? undefined)) {
     throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected application/json, got ${req.headers.get('content-type') ?? 'none'}`);
   }
@@ -149,16 +192,51 @@ export function refuseForeignOrigin(req: Request): void {
   checkOrigin(req.headers.get('origin'), requestHost(req), req.headers.get('sec-fetch-site'));
 }
 
-/** Declares a route: its checks run in order (origin or session, then CSRF), then the handler; failures become the one error body. */
-export function appRoute(deps: AppDeps, auth: 'session' | 'session+csrf', fn: (call: SessionCall) => Promise<Response>): AppRouteHandler;
-export function appRoute(deps: AppDeps, auth: 'none' | 'origin', fn: (call: AppCall) => Promise<Response>): AppRouteHandler;
-export function appRoute(deps: AppDeps, auth: AppAuth, fn: (call: SessionCall) => Promise<Response>): AppRouteHandler {
+/** The app's one zod-to-400: the API's validation body, with `param` naming the first field at fault (forms mark it). */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  // The API's body (details, issues); the message without the API's preamble, as a form shows it beside the field.
+  const { extra } = validationError(r.error, APP_WIRE);
+  const issues = r.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message));
+  const param = r.error.issues[0]?.path.map(String).join('.');
+  throw new ApiError('INVALID_REQUEST', issues.join('; '), { ...extra, ...(param ? { param } : {}) });
+}
+
+/** A JSON body that may be absent: no body, or an empty one, reads as {}. */
+async function bodyOf(req: Request, limit: number): Promise<unknown> {
+  if (!req.body || req.headers.get('content-length') === '0') return {};
+  return readJson(req, limit);
+}
+
+/**
+ * Declares a route: its checks run in order (origin or session, then CSRF, then the declared body and query), then
+ * the handler; failures become the one error body.
+ */
+export function appRoute<A extends AppAuth, R extends Response, B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(
+  deps: AppDeps,
+  decl: A | AppRouteDecl<A, B, Q>,
+  fn: (call: CallOf<A> & Parsed<B, Q>) => Promise<R>,
+): AppRouteHandler<R, B extends z.ZodType ? z.input<B> : undefined> {
+  const d: AppRouteDecl<A, B, Q> = typeof decl === 'string' ? { auth: decl } : decl;
+  const { auth } = d;
   const handler = async (req: Request, params: Params, info: RequestInfo = UNKNOWN_INFO): Promise<Response> => {
     try {
-      const call = { req, params, ip: info.ip } as SessionCall;
+      const call: AppCall & { session?: SessionCtx; body?: unknown; query?: unknown } = {
+        req,
+        params,
+        ip: info.ip,
+        requestId: info.requestId ?? newRequestId(),
+        signal: req.signal,
+      };
       if (auth === 'origin') refuseForeignOrigin(req);
-      else if (auth === 'session' || auth === 'session+csrf') call.session = await requireSession(deps, req, auth === 'session+csrf', info.session);
-      return await fn(call);
+      else if (auth !== 'none') {
+        call.session = await requireSession(deps, req, auth.endsWith('+csrf'), info.session);
+        if (auth.startsWith('operator')) requireOperator(call.session.user);
+      }
+      if (d.body) call.body = parseInput(d.body, await bodyOf(req, d.bodyLimit ?? DEFAULT_BODY_LIMIT));
+      if (d.query) call.query = parseInput(d.query, Object.fromEntries(new URL(req.url).searchParams));
+      return await fn(call as unknown as CallOf<A> & Parsed<B, Q>);
     } catch (e) {
       return errorResponse(e);
     }

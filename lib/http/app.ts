@@ -1,10 +1,11 @@
-// The browser app's API under /api/app, served by this layer beside /api/v1: the route table (each handler carries
-// its declared auth, lib/http/app-route.ts) and the bridge between node:http and the handlers' Web-standard Request and
-// Response. Responses stream with backpressure (the generation event streams), and a client that goes away cancels
+// The browser app's API under /api/app, served by this layer beside /api/v1: the router built from the route map
+// (lib/http/app-route-map.ts; each handler carries its declared auth, lib/http/app-route.ts) and the bridge between
+// node:http and the handlers' Web-standard Request and Response. Responses stream with backpressure (the generation event streams), and a client that goes away cancels
 // the body, which ends the handler's stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { AppRoutes } from './app-backend.ts';
+import { APP_ROUTE_MAP } from './app-route-map.ts';
 import type { AppRouteHandler, RequestInfo } from './app-route.ts';
 import { sendJsonText } from './respond.ts';
 import { Router } from './router.ts';
@@ -13,87 +14,10 @@ export const APP_PREFIX = '/api/app';
 
 export function appRouter(routes: AppRoutes): Router<AppRouteHandler> {
   const r = new Router<AppRouteHandler>(APP_PREFIX);
-  const on = (method: string, path: string, handler: AppRouteHandler) => r.add(method, path, handler);
-  on('GET', '/auth/me', routes.me);
-  on('POST', '/auth/sign-up', routes.signUp);
-  on('POST', '/auth/sign-in', routes.signIn);
-  on('POST', '/auth/sign-out', routes.signOut);
-  on('GET', '/account', routes.account);
-  on('PATCH', '/account/profile', routes.updateProfile);
-  on('POST', '/account/password', routes.changePassword);
-  on('GET', '/models', routes.models);
-  on('GET', '/characters', routes.characters);
-  on('POST', '/characters', routes.createCharacter);
-  on('POST', '/characters/import', routes.importCharacter);
-  on('POST', '/characters/preview', routes.previewCharacter);
-  on('GET', '/characters/:slug', routes.getCharacter);
-  on('PATCH', '/characters/:slug', routes.updateCharacter);
-  on('DELETE', '/characters/:slug', routes.deleteCharacter);
-  on('GET', '/characters/:slug/avatar', routes.characterAvatar);
-  on('PUT', '/characters/:slug/avatar', routes.putCharacterAvatar);
-  on('GET', '/characters/:slug/export', routes.exportCharacter);
-  on('GET', '/characters/:slug/reviews', routes.characterReviews);
-  on('PUT', '/characters/:slug/review', routes.putCharacterReview);
-  on('DELETE', '/characters/:slug/review', routes.deleteCharacterReview);
-  on('POST', '/operator/characters/:slug/unpublish', routes.operatorUnpublishCharacter);
-  on('DELETE', '/operator/reviews/:id', routes.operatorDeleteReview);
-  on('GET', '/limits', routes.limits);
-  on('GET', '/conversations', routes.listConversations);
-  on('POST', '/conversations', routes.createConversation);
-  on('GET', '/conversations/:id', routes.getConversation);
-  on('PATCH', '/conversations/:id', routes.updateConversation);
-  on('DELETE', '/conversations/:id', routes.deleteConversation);
-  on('GET', '/conversations/:id/export', routes.exportConversation);
-  on('POST', '/conversations/:id/messages', routes.sendMessage);
-  on('POST', '/messages/:id/regenerate', routes.regenerate);
-  on('POST', '/messages/:id/stop', routes.stopMessage);
-  on('GET', '/messages/:id/stream', routes.streamMessage);
-  on('GET', '/search', routes.search);
-  on('GET', '/usage', routes.usage);
-  on('GET', '/rate-limits', routes.rateLimits);
-  on('GET', '/keys', routes.keys);
-  on('GET', '/billing/summary', routes.billingSummary);
-  on('GET', '/billing/statement', routes.billingStatement);
-  on('GET', '/billing/statement/export', routes.billingExport);
-  on('GET', '/api-keys', routes.listApiKeys);
-  on('POST', '/api-keys', routes.createApiKey);
-  on('PATCH', '/api-keys/:id', routes.updateApiKey);
-  on('DELETE', '/api-keys/:id', routes.revokeApiKey);
-  on('GET', '/rate-limits/models', routes.rateLimitModels);
-  on('GET', '/rate-limits/log', routes.rateLimitLog);
-  on('GET', '/operator/accounts', routes.operatorAccounts);
-  on('POST', '/operator/accounts/:id/grant', routes.operatorGrant);
-  on('PATCH', '/operator/accounts/:id', routes.operatorUpdate);
-  on('GET', '/operator/audit', routes.operatorAudit);
-  on('POST', '/operator/accounts/:id/reset-password', routes.operatorResetPassword);
-  on('GET', '/operator/models', routes.operatorModels);
-  on('POST', '/operator/models', routes.operatorAddModel);
-  on('PATCH', '/operator/models/:id', routes.operatorUpdateModel);
-  on('DELETE', '/operator/models/:id', routes.operatorRemoveModel);
-  on('POST', '/operator/models/:id/test', routes.operatorTestModel);
-  on('POST', '/operator/engines/test', routes.operatorTestEngine);
-  on('GET', '/video/models', routes.videoModels);
-  on('GET', '/video/quote', routes.videoQuote);
-  on('GET', '/video/jobs', routes.listVideoJobs);
-  on('POST', '/video/jobs', routes.queueVideo);
-  on('GET', '/video/jobs/:id/media', routes.videoMedia);
-  on('DELETE', '/video/jobs/:id', routes.deleteVideoJob);
-  on('GET', '/audio/options', routes.audioOptions);
-  on('POST', '/audio/speech', routes.audioSpeech);
-  on('POST', '/audio/transcriptions', routes.audioDictation);
-  on('GET', '/images/models', routes.imageModels);
-  on('GET', '/images', routes.listImages);
-  on('POST', '/images/generate', routes.generateImages);
-  on('GET', '/images/:id', routes.getImage);
-  on('GET', '/images/:id/file', routes.imageFile);
-  on('POST', '/images/:id/vary', routes.varyImage);
-  on('POST', '/images/:id/upscale', routes.upscaleImage);
-  on('POST', '/images/:id/remove-background', routes.removeImageBackground);
-  on('DELETE', '/images/:id', routes.deleteImage);
-  on('GET', '/wallet/challenge', routes.walletChallenge);
-  on('POST', '/wallet/sign-in', routes.walletSignIn);
-  on('GET', '/wallet/top-up/requirements', routes.walletTopUpRequirements);
-  on('POST', '/wallet/top-up', routes.walletTopUp);
+  for (const [key, name] of Object.entries(APP_ROUTE_MAP)) {
+    const space = key.indexOf(' ');
+    r.add(key.slice(0, space), key.slice(space + 1), routes[name]);
+  }
   return r;
 }
 

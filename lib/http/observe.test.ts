@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { arrivedAt } from './observe.ts';
-import { newRequestId } from './server.ts';
+import { newRequestId } from './request-id.ts';
 
 test('a request id starts with the ms clock at which it was made', () => {
   const before = Date.now();

@@ -9,7 +9,7 @@ import type { RequestCtx } from './context.ts';
 /** Requests no route matched (404, 405): one label, whatever the path. */
 const UNMATCHED = 'unmatched';
 
-/** When the request arrived (ms since the epoch), from its id: server.ts#newRequestId starts it with that clock. */
+/** When the request arrived (ms since the epoch), from its id: request-id.ts starts it with that clock. */
 export const arrivedAt = (requestId: string): number => Number.parseInt(requestId.slice(0, 11), 16);
 
 export function observeRequest(ctx: RequestCtx): void {

@@ -1,7 +1,6 @@
 // One process, one port, one front door: /api/v1/* (the inference service) and /api/app/* (the browser app's API)
 // are answered by this layer from route tables of the same kind, /healthz here too; every other request goes to the
 // page handler (Next.js: pages and static assets only), when one is attached.
-import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError } from '../api/errors.ts';
 import { baseHeaders, type HeaderContext } from '../api/headers.ts';
@@ -17,6 +16,7 @@ import { log } from '../log.ts';
 import { METRICS_PATH, serveMetrics } from '../metrics/endpoint.ts';
 import { sessionOfCookie } from './app-route.ts';
 import { guard } from './guard.ts';
+import { newRequestId } from './request-id.ts';
 import { SafeResponse } from './safe-response.ts';
 import { serveReadyz } from './readyz.ts';
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
@@ -31,13 +31,6 @@ export interface ServerOptions {
   /** Behind one reverse proxy that appends to X-Forwarded-For: its last entry is the client. */
   trustProxy?: boolean;
 }
-
-// Request ids: a ms-time prefix (so usage rows keyed by them append to their index rather than land on random
-// pages), a per-process counter, and a random per-process suffix that keeps instances apart. 24 hex characters.
-const PROCESS_SUFFIX = randomUUID().replaceAll('-', '').slice(0, 7);
-let counter = 0;
-export const newRequestId = () =>
-  Date.now().toString(16).padStart(11, '0') + (counter = (counter + 1) & 0xffffff).toString(16).padStart(6, '0') + PROCESS_SUFFIX;
 
 const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 

@@ -8,10 +8,9 @@
 // the rest run in the background into the same chat message (image-turns.ts), which the page polls. One call per
 // variant costs the same as one call for all (the price is per image) and lets each image show as soon as it exists,
 // be stopped between images, and survive the browser leaving.
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, isApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import type { ImageAction, ImageParams, NewImage, StoredImage } from '../conversations/images.ts';
 import { extensionOf, userImages } from '../conversations/images.ts';
 import type { Principal } from '../auth/keys.ts';
@@ -22,7 +21,7 @@ import type { Catalogue } from '../models/catalogue.ts';
 import { imageLimits } from '../models/image-models.ts';
 import { principalForUser } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, noContent, readJson } from '../http/app-route.ts';
+import { appRoute, json, noContent } from '../http/app-route.ts';
 import type { AppImage, ImageModelsReport, ImagesPage, ImageTurnResponse } from './wire.ts';
 import { isRemote } from '../catalogue/sources.ts';
 import { contentDisposition, fileStem } from '../conversations/app-download.ts';
@@ -79,7 +78,6 @@ function asAppError(e: unknown): unknown {
 }
 
 // Request ids in the API layer's shape (24 hex characters, time first): each is one call's usage row.
-const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomBytes(7).toString('hex').slice(0, 13);
 
 function intParam(url: URL, name: string): number | undefined {
   const raw = url.searchParams.get(name);
@@ -128,13 +126,11 @@ export function imageRoutes(deps: AppDeps) {
   /** One metered call of the pipeline as the user's account; its image, stored. */
   async function make(
     run: Run,
-    principal: Principal,
-    signal: AbortSignal,
+    { principal, requestId, signal }: { principal: Principal; requestId: string; signal: AbortSignal },
     body: Record<string, unknown>,
     store: NewImageStore,
     record: Omit<NewImage, 'data' | 'width' | 'height' | 'contentType' | 'requestId' | 'costUsd' | 'costDiem' | 'modelId'>,
   ): Promise<StoredImage> {
-    const requestId = newRequestId();
     let r: ImageResult;
     try {
       r = await run(imageDepsOf(svc), { principal, requestId, signal, responseHeaders: {} }, body);
@@ -167,13 +163,12 @@ export function imageRoutes(deps: AppDeps) {
 
   /** An action on one of the user's images (vary, upscale, background removal): one image, into the chat or the gallery. */
   function action(kind: Exclude<ImageAction, 'generate'>) {
-    return appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
+    return appRoute(deps, { auth: 'session+csrf', body: actionBody, bodyLimit: BODY_LIMIT }, async ({ req, params, requestId, session: { user }, body: b }) => {
       refuseUnavailable();
-      const b = parseOrThrow(actionBody, await readJson(req, BODY_LIMIT), svc.config.wire);
       const store = userImages(svc.store, user.id);
       const source = await store.file(params.id);
       const place = b.conversationId !== undefined ? await openTurn(svc.store, user.id, b.conversationId, b.parentId ?? null, aliveSince) : undefined;
-      const principal = await principalForUser(svc.store, user);
+      const caller = { principal: await principalForUser(svc.store, user), requestId, signal: req.signal };
       const base = { conversationId: null, messageId: null, sourceId: source.id, prompt: source.prompt };
       let made: StoredImage;
       let request: string;
@@ -185,11 +180,11 @@ export function imageRoutes(deps: AppDeps) {
         const seed = randomInt(1, SEED_MAX + 1);
         const body = apiGenerateBody({ ...p, prompt: source.prompt }, source.modelId, seed);
         const params: ImageParams = { ...pick(p), variant: 0, variants: 1 };
-        made = await make(runGenerate, principal, req.signal, body, store, { ...base, action: 'vary', params, seed });
+        made = await make(runGenerate, caller, body, store, { ...base, action: 'vary', params, seed });
         request = `Vary: ${source.prompt}`;
       } else if (kind === 'upscale') {
         const scale = b.scale ?? 2;
-        made = await make(runUpscale, principal, req.signal, { image: source.data, scale }, store, {
+        made = await make(runUpscale, caller, { image: source.data, scale }, store, {
           ...base,
           action: 'upscale',
           params: { scale },
@@ -197,7 +192,7 @@ export function imageRoutes(deps: AppDeps) {
         });
         request = `Upscale ${scale}×`;
       } else {
-        made = await make(runBackgroundRemove, principal, req.signal, { image: source.data }, store, {
+        made = await make(runBackgroundRemove, caller, { image: source.data }, store, {
           ...base,
           action: 'background-remove',
           params: {},
@@ -231,46 +226,50 @@ export function imageRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    generateImages: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      refuseUnavailable();
-      const b = parseOrThrow(generateBody, await readJson(req, BODY_LIMIT), svc.config.wire);
-      let model;
-      try {
-        model = imageModel(cat(), b.model, 'image');
-      } catch (e) {
-        throw asAppError(e);
-      }
-      const { maxVariants } = imageLimits(model);
-      if (b.variants > maxVariants) {
-        throw new ApiError('INVALID_REQUEST', `variants must be at most ${maxVariants} for model ${model.id} (got ${b.variants})`, { param: 'variants' });
-      }
-      const place = await openTurn(svc.store, user.id, b.conversationId, b.parentId, aliveSince);
-      const principal = await principalForUser(svc.store, user);
-      const store = userImages(svc.store, user.id);
-      const seed = b.seed ?? randomInt(1, SEED_MAX + 1);
-      const params = (variant: number): ImageParams => ({ ...pick(b), variant, variants: b.variants });
-      const variant = (i: number, signal: AbortSignal, messageId: string | null) =>
-        make(runGenerate, principal, signal, apiGenerateBody(b, model.id, seed + i), store, {
-          conversationId: messageId ? place.conversation.id : null,
-          messageId,
-          sourceId: null,
-          action: 'generate',
-          prompt: b.prompt,
-          params: params(i),
-          seed: seed + i,
+    generateImages: appRoute(
+      deps,
+      { auth: 'session+csrf', body: generateBody, bodyLimit: BODY_LIMIT },
+      async ({ req, requestId, session: { user }, body: b }) => {
+        refuseUnavailable();
+        let model;
+        try {
+          model = imageModel(cat(), b.model, 'image');
+        } catch (e) {
+          throw asAppError(e);
+        }
+        const { maxVariants } = imageLimits(model);
+        if (b.variants > maxVariants) {
+          throw new ApiError('INVALID_REQUEST', `variants must be at most ${maxVariants} for model ${model.id} (got ${b.variants})`, { param: 'variants' });
+        }
+        const place = await openTurn(svc.store, user.id, b.conversationId, b.parentId, aliveSince);
+        const principal = await principalForUser(svc.store, user);
+        const store = userImages(svc.store, user.id);
+        const seed = b.seed ?? randomInt(1, SEED_MAX + 1);
+        const params = (variant: number): ImageParams => ({ ...pick(b), variant, variants: b.variants });
+        // The first image's usage row carries the request's own id (its CF-RAY); the variants made after the answer, a suffix.
+        const variant = (i: number, signal: AbortSignal, messageId: string | null) =>
+          make(runGenerate, { principal, requestId: i === 0 ? requestId : `${requestId}-${i}`, signal }, apiGenerateBody(b, model.id, seed + i), store, {
+            conversationId: messageId ? place.conversation.id : null,
+            messageId,
+            sourceId: null,
+            action: 'generate',
+            prompt: b.prompt,
+            params: params(i),
+            seed: seed + i,
+          });
+        const first = await variant(0, req.signal, null);
+        const more = b.variants > 1;
+        const turn = await placeTurn(place, store, {
+          request: b.prompt,
+          caption: `Generated with ${model.name}.`,
+          modelId: model.id,
+          made: [first],
+          streaming: more,
         });
-      const first = await variant(0, req.signal, null);
-      const more = b.variants > 1;
-      const turn = await placeTurn(place, store, {
-        request: b.prompt,
-        caption: `Generated with ${model.name}.`,
-        modelId: model.id,
-        made: [first],
-        streaming: more,
-      });
-      if (more) runs.start(user.id, turn.assistant.id, 1, b.variants, (i, signal) => variant(i, signal, turn.assistant.id));
-      return json(turnBody(turn), 201);
-    }),
+        if (more) runs.start(user.id, turn.assistant.id, 1, b.variants, (i, signal) => variant(i, signal, turn.assistant.id));
+        return json(turnBody(turn), 201);
+      },
+    ),
 
     getImage: appRoute(deps, 'session', async ({ params, session: { user } }) => {
       return json({ image: present(await userImages(svc.store, user.id).get(params.id)) });

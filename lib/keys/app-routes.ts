@@ -4,17 +4,19 @@
 // key id is simply not found (404). The new key's secret is in the create response only, once; nothing else here
 // carries a secret, a digest or a fragment of one.
 import { ApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import { createKeyBody, createKeyFrom, DESCRIPTION_MAX, keyPatchFrom, MAX_ACTIVE_KEYS, patchKeyBody } from '../auth/key-input.ts';
 import { accountKeys } from '../auth/keys.ts';
 import type { Store } from '../db/store.ts';
 import { principalForUser, type User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, readJson } from '../http/app-route.ts';
+import { appRoute, json } from '../http/app-route.ts';
 import type { ApiKeysReport, AppApiKey, CreatedApiKey } from '../wire.ts';
 import { appKeysOf } from './app-list.ts';
 
 const BODY_LIMIT = 16 * 1024;
+
+/** The API's edit without its `id`: here the path names the key. */
+const appPatchBody = patchKeyBody.omit({ id: true });
 
 /**
  * ADMIN keys manage the account (keys, billing), so only a session that proves ownership by the account's own
@@ -39,7 +41,7 @@ async function keyView(store: Store, user: User, id: string): Promise<AppApiKey>
 const notFound = () => new ApiError('NOT_FOUND', 'API key not found');
 
 export function apiKeyRoutes(deps: AppDeps) {
-  const { store, config } = deps.svc;
+  const { store } = deps.svc;
   return {
     listApiKeys: appRoute(deps, 'session', async ({ session: { user } }) => {
       const body: ApiKeysReport = {
@@ -51,8 +53,7 @@ export function apiKeyRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    createApiKey: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      const body = parseOrThrow(createKeyBody, await readJson(req, BODY_LIMIT), config.wire);
+    createApiKey: appRoute(deps, { auth: 'session+csrf', body: createKeyBody, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body }) => {
       if (body.apiKeyType === 'ADMIN' && !canCreateAdminKeys(user)) {
         throw new ApiError('FORBIDDEN', 'A wallet session can create INFERENCE keys only: ADMIN keys are created by an account signed in with email');
       }
@@ -61,10 +62,8 @@ export function apiKeyRoutes(deps: AppDeps) {
       return json(created, 201);
     }),
 
-    updateApiKey: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
-      const raw = await readJson(req, BODY_LIMIT);
-      if (Object.hasOwn(raw, 'id')) throw new ApiError('INVALID_REQUEST', 'The key is named by the path, not the body', { param: 'id' });
-      const body = parseOrThrow(patchKeyBody, { ...raw, id: params.id }, config.wire);
+    updateApiKey: appRoute(deps, { auth: 'session+csrf', body: appPatchBody, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body: patch }) => {
+      const body = { ...patch, id: params.id };
       const updated = await accountKeys(store, user.accountId).update(body.id, keyPatchFrom(body));
       if (!updated) throw notFound();
       return json({ key: await keyView(store, user, updated.id) });

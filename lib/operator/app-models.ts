@@ -5,15 +5,13 @@
 import { z } from 'zod';
 import { recordAudit } from '../accounts/operator.ts';
 import { ApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import { type EngineStatus, probeEngine, safeUrl } from '../engines/health.ts';
 import { type OperatorRow, storedKeyName, type TokenPrices } from '../models/operator-catalogue.ts';
 import { type EngineSpec, type ModelEntry, modelEntrySchema } from '../models/schema.ts';
 import type { User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, noContent, readJson } from '../http/app-route.ts';
+import { appRoute, json, noContent } from '../http/app-route.ts';
 import type { EngineTestResult, OperatorModel, OperatorModelsPage } from '../wire.ts';
-import { requireOperator } from '../users/operator.ts';
 import { refuseKeyVar } from './key-vars.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -164,15 +162,12 @@ export function operatorModelRoutes(deps: AppDeps) {
   }
 
   return {
-    operatorModels: appRoute(deps, 'session', async ({ session: { user } }) => {
-      requireOperator(user);
+    operatorModels: appRoute(deps, 'operator', async () => {
       const body: OperatorModelsPage = { models: list() };
       return json(body);
     }),
 
-    operatorAddModel: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      requireOperator(user);
-      const b = parseOrThrow(addBody, await readJson(req, BODY_LIMIT), config.wire);
+    operatorAddModel: appRoute(deps, { auth: 'operator+csrf', body: addBody, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body: b }) => {
       if (list().some((m) => m.id.toLowerCase() === b.id.toLowerCase()))
         throw new ApiError('INVALID_REQUEST', `A model called "${b.id}" already exists`, { param: 'id' });
       refuseKeyVar(b.apiKeyEnv, svc.catalogue);
@@ -215,9 +210,7 @@ export function operatorModelRoutes(deps: AppDeps) {
       return json({ model: one(b.id) }, 201);
     }),
 
-    operatorUpdateModel: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
-      requireOperator(user);
-      const b = parseOrThrow(patchBody, await readJson(req, BODY_LIMIT), config.wire);
+    operatorUpdateModel: appRoute(deps, { auth: 'operator+csrf', body: patchBody, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body: b }) => {
       const current = one(params.id);
       if (b.pricing !== undefined && !current.pricing)
         throw new ApiError('INVALID_REQUEST', `${current.name} is priced in its own units (see the catalogue file); only token prices are edited here`, {
@@ -232,8 +225,7 @@ export function operatorModelRoutes(deps: AppDeps) {
       return json({ model: one(current.id) });
     }),
 
-    operatorRemoveModel: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
-      requireOperator(user);
+    operatorRemoveModel: appRoute(deps, 'operator+csrf', async ({ params, session: { user } }) => {
       const current = one(params.id);
       if (!(await changes.remove(current.id)))
         throw new ApiError('INVALID_REQUEST', `${current.name} is the catalogue file's, unchanged: disable it instead`, { param: 'id' });
@@ -242,8 +234,7 @@ export function operatorModelRoutes(deps: AppDeps) {
       return noContent();
     }),
 
-    operatorTestModel: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
-      requireOperator(user);
+    operatorTestModel: appRoute(deps, 'operator+csrf', async ({ params }) => {
       const current = one(params.id);
       const entry =
         svc.catalogue.byId.get(current.id) ??
@@ -256,9 +247,7 @@ export function operatorModelRoutes(deps: AppDeps) {
     }),
 
     // Before adding: the same check on what the form holds (a typed key is used for this check only, not kept).
-    operatorTestEngine: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
-      requireOperator(user);
-      const b = parseOrThrow(testBody, await readJson(req, BODY_LIMIT), config.wire);
+    operatorTestEngine: appRoute(deps, { auth: 'operator+csrf', body: testBody, bodyLimit: BODY_LIMIT }, async ({ body: b }) => {
       refuseKeyVar(b.apiKeyEnv, svc.catalogue);
       const typed = 'lagoon-operator-key:(test)';
       const spec: EngineSpec = {

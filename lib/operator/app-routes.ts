@@ -6,9 +6,7 @@
 import { z } from 'zod';
 import { getAccount, setAccountDisabled, setAccountTier } from '../accounts/accounts.ts';
 import { type AccountOverview, type AuditAction, accountOverview, listAudit, recordAudit } from '../accounts/operator.ts';
-import { requireOperator } from '../users/operator.ts';
 import { ApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import { forgetPrincipals } from '../auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../billing/ledger.ts';
 import { fromMicros, toMicros } from '../billing/money.ts';
@@ -16,7 +14,7 @@ import { resetPassword } from '../users/passwords.ts';
 import { toUser, type User, USER_COLUMNS, type UserRow } from '../users/users.ts';
 import { forgetWalletPrincipals } from '../wallet/wallets.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, readJson } from '../http/app-route.ts';
+import { appRoute, json } from '../http/app-route.ts';
 import type { OperatorAccount, OperatorAccountsPage, OperatorAuditPage, PasswordReset } from '../wire.ts';
 import { idParam, intParam, queryOf, totalPages } from '../api/dash-query.ts';
 
@@ -56,7 +54,7 @@ const toWire = (a: AccountOverview): OperatorAccount => ({
 });
 
 export function operatorRoutes(deps: AppDeps) {
-  const { store, config } = deps.svc;
+  const { store } = deps.svc;
 
   async function accountOf(id: string): Promise<OperatorAccount> {
     const { accounts } = await accountOverview(store, { id, page: 1, limit: 1 });
@@ -68,17 +66,14 @@ export function operatorRoutes(deps: AppDeps) {
     recordAudit(store, { actorUserId: actor.id, actor: actor.email, action, accountId, details });
 
   return {
-    operatorAccounts: appRoute(deps, 'session', async ({ req, session: { user } }) => {
-      requireOperator(user);
+    operatorAccounts: appRoute(deps, 'operator', async ({ req }) => {
       const q = queryOf(deps, accountsQuery, req);
       const { accounts, total } = await accountOverview(store, { search: q.q || undefined, page: q.page, limit: q.limit });
       const body: OperatorAccountsPage = { accounts: accounts.map(toWire), total, page: q.page, limit: q.limit, totalPages: totalPages(total, q.limit) };
       return json(body);
     }),
 
-    operatorGrant: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
-      requireOperator(user);
-      const body = parseOrThrow(grantBody, await readJson(req, BODY_LIMIT), config.wire);
+    operatorGrant: appRoute(deps, { auth: 'operator+csrf', body: grantBody, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body }) => {
       if (!(await getAccount(store, params.id))) throw new ApiError('NOT_FOUND', 'Account not found');
       const micros = toMicros(body.usd);
       if (micros <= 0) throw new ApiError('INVALID_REQUEST', 'usd: must be at least 0.000001', { param: 'usd' });
@@ -88,9 +83,7 @@ export function operatorRoutes(deps: AppDeps) {
       return json({ account: await accountOf(params.id) });
     }),
 
-    operatorUpdate: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
-      requireOperator(user);
-      const body = parseOrThrow(patchBody, await readJson(req, BODY_LIMIT), config.wire);
+    operatorUpdate: appRoute(deps, { auth: 'operator+csrf', body: patchBody, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body }) => {
       const account = await getAccount(store, params.id);
       if (!account) throw new ApiError('NOT_FOUND', 'Account not found');
       if (body.disabled === true && account.id === user.accountId) {
@@ -118,8 +111,7 @@ export function operatorRoutes(deps: AppDeps) {
 
     // A temporary password for the account's email user, shown to the operator once; all their sessions end. Wallet
     // accounts have no password. The operator resets their own in Account, with their current password.
-    operatorResetPassword: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
-      requireOperator(user);
+    operatorResetPassword: appRoute(deps, 'operator+csrf', async ({ params, session: { user } }) => {
       if (!(await getAccount(store, params.id))) throw new ApiError('NOT_FOUND', 'Account not found');
       const row = await store.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.account_id = $1 AND u.wallet_id IS NULL`, [params.id]);
       if (!row) throw new ApiError('INVALID_REQUEST', 'This account has no app user with a password (a wallet or API-only account)', { param: 'id' });
@@ -131,8 +123,7 @@ export function operatorRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    operatorAudit: appRoute(deps, 'session', async ({ req, session: { user } }) => {
-      requireOperator(user);
+    operatorAudit: appRoute(deps, 'operator', async ({ req }) => {
       const q = queryOf(deps, auditQuery, req);
       const { entries, total } = await listAudit(store, q);
       const body: OperatorAuditPage = {

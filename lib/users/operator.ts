@@ -6,5 +6,5 @@ import type { User } from './users.ts';
 export const isOperator = (user: User): boolean => user.isAdmin && user.wallet === null;
 
 export function requireOperator(user: User): void {
-  if (!isOperator(user)) throw new ApiError('FORBIDDEN', "Only this server's operator can see and change accounts");
+  if (!isOperator(user)) throw new ApiError('FORBIDDEN', "Only this server's operator can do this");
 }

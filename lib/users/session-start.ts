@@ -5,11 +5,11 @@ import { getAccount, refuseDisabledAccount } from '../accounts/accounts.ts';
 import { createSession, endSession, parseCookies, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie } from './sessions.ts';
 import type { User } from './users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { isHttps, json } from '../http/app-route.ts';
+import { isHttps, json, type JsonReply } from '../http/app-route.ts';
 import type { MeResponse } from '../wire.ts';
 import { toAppUser } from '../conversations/present.ts';
 
-export async function startSession(deps: AppDeps, req: Request, user: User, status: number): Promise<Response> {
+export async function startSession(deps: AppDeps, req: Request, user: User, status: number): Promise<JsonReply<MeResponse>> {
   const { store } = deps.svc;
   // A disabled account signs in nowhere (password or wallet): refused before any session is made.
   refuseDisabledAccount((await getAccount(store, user.accountId))?.disabledAt);

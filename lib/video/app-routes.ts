@@ -3,7 +3,6 @@
 // validation, per-model rate limit, cap on jobs at once, hold of the quote and bill (lib/jobs/service.ts). The list
 // comes from the jobs table, so it survives reloads and restarts; another account's job is as unknown as a made-up
 // id (404). Clips stream from the media store with Range support, so the browser's <video> can seek.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -14,7 +13,7 @@ import type { ModelEntry } from '../models/schema.ts';
 import { videoLimits } from '../models/video-models.ts';
 import { principalForUser, type User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, noContent, readJson } from '../http/app-route.ts';
+import { appRoute, json, noContent } from '../http/app-route.ts';
 import type { AppVideoJob, AppVideoModel, VideoJobsReport, VideoModelsReport, VideoQuote } from './wire.ts';
 import { isRemote } from '../catalogue/sources.ts';
 import { contentDisposition, fileStem } from '../conversations/app-download.ts';
@@ -49,7 +48,6 @@ const quoteQuery = z.strictObject({
 });
 
 // Request ids in the API layer's shape (24 hex characters, time first).
-const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomBytes(7).toString('hex').slice(0, 13);
 
 const notFound = (id: string) => new ApiError('NOT_FOUND', `No video ${JSON.stringify(id.slice(0, 100))}: unknown, expired or deleted`, { param: 'id' });
 
@@ -131,11 +129,11 @@ export function videoRoutes(deps: AppDeps) {
     if (why) throw new ApiError('NOT_FOUND', why);
   };
 
-  const callerFor = async (user: User, req: Request): Promise<JobCaller> => ({
+  const callerFor = async (user: User, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<JobCaller> => ({
     principal: await principalForUser(svc.store, user),
-    requestId: newRequestId(),
+    requestId,
     responseHeaders: {},
-    signal: req.signal,
+    signal,
   });
 
   /** The user's job `id` (not deleted), or 404. */
@@ -164,16 +162,15 @@ export function videoRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    listVideoJobs: appRoute(deps, 'session', async ({ req, session: { user } }) => {
-      const caller = await callerFor(user, req);
+    listVideoJobs: appRoute(deps, 'session', async ({ req, requestId, session: { user } }) => {
+      const caller = await callerFor(user, { requestId, signal: req.signal });
       const body: VideoJobsReport = { jobs: await list(caller.principal.accountId), retentionMs: svc.config.jobs.retentionMs };
       return json(body);
     }),
 
-    queueVideo: appRoute(deps, 'session+csrf', async ({ req, session: { user } }) => {
+    queueVideo: appRoute(deps, { auth: 'session+csrf', body: queueBody, bodyLimit: BODY_LIMIT }, async ({ req, requestId, session: { user }, body }) => {
       refuseUnavailable();
-      const body = parseOrThrow(queueBody, await readJson(req, BODY_LIMIT), svc.config.wire);
-      const caller = await callerFor(user, req);
+      const caller = await callerFor(user, { requestId, signal: req.signal });
       const queued = await svc.jobs.queue(KIND, caller, body);
       const id = String(queued.body.queue_id);
       const job = (await list(caller.principal.accountId)).find((j) => j.id === id);
@@ -181,8 +178,8 @@ export function videoRoutes(deps: AppDeps) {
       return json({ job }, 201);
     }),
 
-    videoMedia: appRoute(deps, 'session', async ({ req, params, session: { user } }) => {
-      const caller = await callerFor(user, req);
+    videoMedia: appRoute(deps, 'session', async ({ req, requestId, params, session: { user } }) => {
+      const caller = await callerFor(user, { requestId, signal: req.signal });
       const job = await ownedJob(caller, params.id);
       if (job.status !== 'succeeded')
         throw new ApiError('NOT_FOUND', job.status === 'failed' ? 'This video failed: there is no clip' : 'The video is not ready yet', { param: 'id' });
@@ -224,8 +221,8 @@ export function videoRoutes(deps: AppDeps) {
       return new Response(stream, { status: range ? 206 : 200, headers });
     }),
 
-    deleteVideoJob: appRoute(deps, 'session+csrf', async ({ req, params, session: { user } }) => {
-      const caller = await callerFor(user, req);
+    deleteVideoJob: appRoute(deps, 'session+csrf', async ({ req, requestId, params, session: { user } }) => {
+      const caller = await callerFor(user, { requestId, signal: req.signal });
       const job = await ownedJob(caller, params.id);
       // The API's complete: deletes the clip; a job still queued or running is cancelled and its hold released.
       await svc.jobs.complete(KIND, caller, { model: job.model_id, queue_id: job.id });

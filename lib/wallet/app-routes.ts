@@ -12,7 +12,8 @@ import { formatSignInMessage } from './siwx-message.ts';
 import { unsignedSolanaPayment } from './solana-transaction.ts';
 import { EVM_ADDRESS, SOLANA_ADDRESS } from './networks.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, readJson, type SessionCtx } from '../http/app-route.ts';
+import { z } from 'zod';
+import { appRoute, json, type SessionCtx } from '../http/app-route.ts';
 import type { WalletChain, WalletChallenge, WalletSignInFields, WalletTopUpRequirements, WalletTopUpResponse } from '../wire.ts';
 import { startSession } from '../users/session-start.ts';
 import { requestedAmount, solanaSigners } from './app-payment.ts';
@@ -21,6 +22,12 @@ import { requestedAmount, solanaSigners } from './app-payment.ts';
 export const WALLET_SIGN_IN_PATH = '/api/app/wallet/sign-in';
 const TOP_UP_PATH = '/api/app/wallet/top-up';
 const BODY_LIMIT = 64 * 1024;
+
+/** The signed challenge (its fields are checked by the SIGN-IN-WITH-X verifier) and the signed x402 payment. */
+const signedObject = (what: string) =>
+  z.custom<object>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { error: `must be the signed ${what}` });
+const signInBody = z.object({ payload: signedObject('challenge') });
+const topUpBody = z.object({ payment: signedObject('x402 payment') });
 
 function chainOf(raw: string | null): WalletChain {
   if (raw === 'evm' || raw === 'solana') return raw;
@@ -63,10 +70,8 @@ export function walletRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    walletSignIn: appRoute(deps, 'origin', async ({ req }) => {
-      const body = await readJson(req, BODY_LIMIT);
+    walletSignIn: appRoute(deps, { auth: 'origin', body: signInBody, bodyLimit: BODY_LIMIT }, async ({ req, body }) => {
       const p = body.payload;
-      if (!p || typeof p !== 'object' || Array.isArray(p)) throw new ApiError('INVALID_REQUEST', 'payload must be the signed challenge', { param: 'payload' });
       // Only the known fields travel on, so the header is exactly what an API client would send for this challenge.
       const picked: Record<string, unknown> = {};
       for (const k of FIELD_NAMES) if ((p as Record<string, unknown>)[k] !== undefined) picked[k] = (p as Record<string, unknown>)[k];
@@ -103,12 +108,9 @@ export function walletRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    walletTopUp: appRoute(deps, 'session+csrf', async ({ req, session }) => {
+    walletTopUp: appRoute(deps, { auth: 'session+csrf', body: topUpBody, bodyLimit: BODY_LIMIT }, async ({ session, body }) => {
       const { wallet } = walletUser(session);
-      const body = await readJson(req, BODY_LIMIT);
       const payment = body.payment;
-      if (!payment || typeof payment !== 'object' || Array.isArray(payment))
-        throw new ApiError('INVALID_REQUEST', 'payment must be the signed x402 payment', { param: 'payment' });
       const header = encodePaymentSignatureHeader(payment as unknown as PaymentPayload);
       // The payer must be this session's wallet, checked before anything is settled: a top-up credits whoever paid,
       // and crediting another wallet from this session would surprise both.

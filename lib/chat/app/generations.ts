@@ -27,6 +27,8 @@ export interface GenerationSpec {
   message: Message;
   /** The chat completion request (see prompt.ts). */
   body: Record<string, unknown>;
+  /** The app request that started it: its usage row's id. */
+  requestId: string;
 }
 
 export class Generation {
@@ -160,7 +162,7 @@ export class Generation {
     try {
       const body = this.body ?? {};
       this.body = undefined;
-      run = await client.start(this.spec.user, body, signal);
+      run = await client.start(this.spec.user, body, { signal, requestId: this.spec.requestId });
       for await (const ev of run.events) {
         this.apply(ev);
         if (signal.aborted) break;

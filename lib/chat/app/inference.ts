@@ -29,8 +29,11 @@ export interface InferenceClient {
   readonly wire: WireNames;
   /** Refuses settings this backend cannot honour (web search forced on without a provider), before anything is stored. */
   checkSettings(settings: { webSearch?: string }): void;
-  /** Starts a streamed completion; fails with InferenceError before any output. */
-  start(user: User, body: Record<string, unknown>, signal: AbortSignal): Promise<InferenceRun>;
+  /**
+   * Starts a streamed completion; fails with InferenceError before any output. `requestId`: the app request's own id
+   * (its CF-RAY), which a local run's usage row carries.
+   */
+  start(user: User, body: Record<string, unknown>, call: { signal: AbortSignal; requestId: string }): Promise<InferenceRun>;
   /** What a run that ended without a usage chunk (stopped, failed midway) was billed, when the backend can tell. */
   usageOf(run: InferenceRun): Promise<AppUsage | null>;
 }

@@ -1,6 +1,5 @@
 // Inference in this process: the same pipeline as POST /api/v1/chat/completions (validation, rate limits, credit
 // hold, engine, billing), called for the user through the principal of their server-held key; no secret involved.
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../api/errors.ts';
 import { fromMicros } from '../../billing/money.ts';
 import type { ChatStream, StreamHead } from '../events.ts';
@@ -11,7 +10,6 @@ import type { AppUsage } from '../../wire.ts';
 import { appErrorOf, type InferenceClient, InferenceError, type InferenceEvent, type InferenceRun, toCitations } from './inference.ts';
 
 // Request ids in the API layer's shape (24 hex characters, time first so usage rows append to their index).
-const newRequestId = () => Date.now().toString(16).padStart(11, '0') + randomBytes(7).toString('hex').slice(0, 13);
 
 /** The pipeline's stream events → the generation's events. Only choice 0 is read: the app asks for one answer. */
 export async function* appEvents(head: Pick<StreamHead, 'model'>, stream: ChatStream): AsyncGenerator<InferenceEvent> {
@@ -71,8 +69,7 @@ export function localClient(svc: Service): InferenceClient {
       }
     },
 
-    async start(user, body, signal) {
-      const requestId = newRequestId();
+    async start(user, body, { signal, requestId }) {
       try {
         const principal = await principalForUser(svc.store, user);
         const result = await runChat(deps, { principal, requestId, signal, responseHeaders: {} }, body);

@@ -75,7 +75,7 @@ export function remoteClient(cfg: RemoteConfig): InferenceClient {
       // The remote API judges its own settings; a refusal is stored on the answer.
     },
 
-    async start(_user, body, signal) {
+    async start(_user, body, { signal }) {
       let res: Response;
       try {
         res = await fetch(`${cfg.baseUrl}/chat/completions`, {
