@@ -3,7 +3,7 @@
 // (display name, password).
 // data-testid: account-page, balance-usd, balance-diem, top-up-how-to, account-usage-link (settings: account-settings.tsx).
 import { useQuery } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
+import { call, qk } from '@/components/api/client.ts';
 import { useMe } from '@/components/session/use-me.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -35,7 +35,7 @@ export function AccountPage() {
   const me = useMe();
   const account = useQuery({
     queryKey: qk.account,
-    queryFn: ({ signal }) => api<AccountSummary>('/account', { signal }),
+    queryFn: ({ signal }) => call('GET /account', { signal }),
     refetchOnWindowFocus: true,
   });
   const user = me.data?.user;

@@ -5,12 +5,12 @@
 // new-password, confirm-password, password-save, password-done, password-error.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { AppApiError, api, qk } from '@/components/api/client.ts';
+import { AppApiError, call, qk } from '@/components/api/client.ts';
 import { PasswordField } from '@/components/auth/password-field.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
-import type { AppUser, PasswordChanged, ProfileResponse } from '@/lib/wire.ts';
+import type { AppUser } from '@/lib/wire.ts';
 
 const PASSWORD_MIN = 10;
 
@@ -22,7 +22,7 @@ function ProfileForm({ user }: { user: AppUser }) {
   const qc = useQueryClient();
   const [name, setName] = useState(user.displayName ?? '');
   const save = useMutation({
-    mutationFn: (displayName: string) => api<ProfileResponse>('/account/profile', { method: 'PATCH', body: { displayName } }),
+    mutationFn: (displayName: string) => call('PATCH /account/profile', { body: { displayName } }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: qk.me }),
   });
   const submit = (e: FormEvent) => {
@@ -69,7 +69,7 @@ function PasswordForm() {
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState(false);
   const change = useMutation({
-    mutationFn: () => api<PasswordChanged>('/account/password', { method: 'POST', body: { currentPassword: current, newPassword: next } }),
+    mutationFn: () => call('POST /account/password', { body: { currentPassword: current, newPassword: next } }),
     onSuccess: () => {
       setCurrent('');
       setNext('');

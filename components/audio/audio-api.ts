@@ -3,13 +3,13 @@
 // they are fetched here directly, with the session's CSRF token from /auth/me; their failures are JSON error bodies
 // read into AudioFailure.
 import { useQuery } from '@tanstack/react-query';
-import { APP_API, api } from '@/components/api/client.ts';
+import { APP_API, call } from '@/components/api/client.ts';
 import { useMe } from '@/components/session/use-me.ts';
-import type { AudioOptions, DictationResult, SpeechRequest } from '@/lib/audio/wire.ts';
+import type { DictationResult, SpeechRequest } from '@/lib/audio/wire.ts';
 import type { AudioFailure } from './audio-errors.ts';
 
 export function useAudioOptions() {
-  return useQuery({ queryKey: ['audio-options'], queryFn: () => api<AudioOptions>('/audio/options'), staleTime: 5 * 60_000 });
+  return useQuery({ queryKey: ['audio-options'], queryFn: () => call('GET /audio/options'), staleTime: 5 * 60_000 });
 }
 
 /** The session's CSRF token (every write needs it). */

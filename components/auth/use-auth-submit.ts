@@ -3,15 +3,14 @@
 // user's chats must never show) and the browser goes on to `next`.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { api, qk, setCsrfToken } from '@/components/api/client.ts';
-import type { MeResponse } from '@/lib/wire.ts';
+import { call, qk, setCsrfToken } from '@/components/api/client.ts';
 import type { AuthInput } from '@/components/auth/auth-errors.ts';
 
 export function useAuthSubmit(mode: 'sign-in' | 'sign-up', next: string) {
   const qc = useQueryClient();
   const router = useRouter();
   return useMutation({
-    mutationFn: (input: AuthInput) => api<MeResponse>(`/auth/${mode}`, { method: 'POST', body: input }),
+    mutationFn: (input: AuthInput) => (mode === 'sign-in' ? call('POST /auth/sign-in', { body: input }) : call('POST /auth/sign-up', { body: input })),
     onSuccess: (me) => {
       qc.removeQueries();
       setCsrfToken(me.csrfToken);

@@ -1,7 +1,7 @@
 // The billing page's server state (TanStack Query): the summary and the statement pages, keyed by their filters.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api } from '@/components/api/client.ts';
-import type { BillingSummary, StatementKind, StatementPage } from '@/lib/wire.ts';
+import { call } from '@/components/api/client.ts';
+import type { StatementKind } from '@/lib/wire.ts';
 
 export interface StatementFilters {
   /** UTC days, YYYY-MM-DD, both included (the request's `to` is the day after). */
@@ -23,21 +23,15 @@ export const billingKeys = {
 
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** The filters as the statement routes take them (`to` exclusive). */
-export function filterQuery(f: StatementFilters): URLSearchParams {
-  const q = new URLSearchParams();
-  if (f.from) q.set('from', f.from);
-  if (f.to) q.set('to', nextDay(f.to));
-  if (f.keyId) q.set('keyId', f.keyId);
-  if (f.modelId) q.set('modelId', f.modelId);
-  if (f.kind) q.set('kind', f.kind);
-  return q;
+/** The filters as the statement routes take them (`to` exclusive); empty ones are left out of the query. */
+export function filterQuery(f: StatementFilters): Record<string, string> {
+  return { from: f.from, to: f.to && nextDay(f.to), keyId: f.keyId, modelId: f.modelId, kind: f.kind };
 }
 
 export function useBillingSummary() {
   return useQuery({
     queryKey: billingKeys.summary,
-    queryFn: ({ signal }) => api<BillingSummary>('/billing/summary', { signal }),
+    queryFn: ({ signal }) => call('GET /billing/summary', { signal }),
     refetchOnWindowFocus: true,
     // Balances and what is held move with every request: keep them close to live while the page is in front (a
     // summary reads 30 days of usage, so not more often than this).
@@ -48,12 +42,7 @@ export function useBillingSummary() {
 export function useStatement(f: StatementFilters, page: number) {
   return useQuery({
     queryKey: billingKeys.statement(f, page),
-    queryFn: ({ signal }) => {
-      const q = filterQuery(f);
-      q.set('page', String(page));
-      q.set('limit', String(STATEMENT_PAGE_SIZE));
-      return api<StatementPage>(`/billing/statement?${q}`, { signal });
-    },
+    queryFn: ({ signal }) => call('GET /billing/statement', { query: { ...filterQuery(f), page, limit: STATEMENT_PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
     refetchOnWindowFocus: true,
   });

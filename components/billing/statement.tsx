@@ -7,7 +7,7 @@
 import { useEffect, useId, useState } from 'react';
 import { Pager } from '@/components/billing/pager.tsx';
 import { filterQuery, NO_FILTERS, type StatementFilters, useStatement } from '@/components/billing/queries.ts';
-import { APP_API } from '@/components/api/client.ts';
+import { APP_API, routePath } from '@/components/api/client.ts';
 import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { InputField, SelectField } from '@/components/ui/fields.tsx';
@@ -112,11 +112,7 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
     setF((prev) => (prev.modelId === typed ? prev : { ...prev, modelId: typed }));
     setPage(1);
   }, [typed]);
-  const exportHref = (format: 'csv' | 'json') => {
-    const params = filterQuery(f);
-    params.set('format', format);
-    return `${APP_API}/billing/statement/export?${params}`;
-  };
+  const exportHref = (format: 'csv' | 'json') => `${APP_API}${routePath('/billing/statement/export', {}, { ...filterQuery(f), format })}`;
   const badRange = f.from && f.to && f.from > f.to;
 
   return (

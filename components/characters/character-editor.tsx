@@ -9,7 +9,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
-import { api } from '@/components/api/client.ts';
+import { call } from '@/components/api/client.ts';
 import { useModels } from '@/components/chat/chat-queries.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -18,11 +18,9 @@ import { useToast } from '@/components/ui/toast.tsx';
 import { AvatarField } from '@/components/characters/avatar-field.tsx';
 import { type Draft, LIMITS, draftOf, draftProblems, emptyDraft, inputOf } from '@/components/characters/draft.ts';
 import { PreviewChat } from '@/components/characters/preview-chat.tsx';
-import { charKeys, characterPath, sendFile } from '@/components/characters/queries.ts';
+import { charKeys, characterPath } from '@/components/characters/queries.ts';
 import { TextArea } from '@/components/characters/text-area.tsx';
 import type { CharacterDetail, Visibility } from '@/components/characters/types.ts';
-
-type Saved = { character: CharacterDetail };
 
 export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
   const router = useRouter();
@@ -50,12 +48,12 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
       if (base) {
         // The Public ID can change only while the character is private.
         const slugChange = existing && base.visibility === 'private' && slug.trim() && slug.trim() !== base.slug ? { slug: slug.trim() } : {};
-        c = (await api<Saved>(characterPath(base.slug), { method: 'PATCH', body: { ...input, ...slugChange } })).character;
+        c = (await call('PATCH /characters/:slug', { params: { slug: base.slug }, body: { ...input, ...slugChange } })).character;
       } else {
-        c = created.current = (await api<Saved>('/characters', { method: 'POST', body: input })).character;
+        c = created.current = (await call('POST /characters', { body: input })).character;
       }
-      if (avatar) c = (await sendFile<Saved>(characterPath(c.slug, '/avatar'), 'PUT', avatar)).character;
-      if (c.visibility !== visibility) c = (await api<Saved>(characterPath(c.slug), { method: 'PATCH', body: { visibility } })).character;
+      if (avatar) c = (await call('PUT /characters/:slug/avatar', { params: { slug: c.slug }, raw: avatar })).character;
+      if (c.visibility !== visibility) c = (await call('PATCH /characters/:slug', { params: { slug: c.slug }, body: { visibility } })).character;
       return c;
     },
     onSuccess: (c) => {

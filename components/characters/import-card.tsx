@@ -5,12 +5,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef } from 'react';
+import { call } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { DownloadIcon } from '@/components/ui/icons.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { charKeys, characterPath, sendFile } from '@/components/characters/queries.ts';
-import type { CharacterDetail } from '@/components/characters/types.ts';
+import { charKeys, characterPath } from '@/components/characters/queries.ts';
 
 /** The content type the server reads the body as: from the file's name when the browser gives none. */
 function cardType(file: File): string {
@@ -24,7 +24,7 @@ export function ImportCard() {
   const toast = useToast();
   const qc = useQueryClient();
   const importing = useMutation({
-    mutationFn: (file: File) => sendFile<{ character: CharacterDetail }>('/characters/import', 'POST', new Blob([file], { type: cardType(file) })),
+    mutationFn: (file: File) => call('POST /characters/import', { raw: new Blob([file], { type: cardType(file) }) }),
     onSuccess: ({ character }) => {
       void qc.invalidateQueries({ queryKey: charKeys.all });
       toast({ message: `Imported ${character.name}. It is private until you publish it.`, tone: 'success' });

@@ -7,7 +7,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { APP_API, api } from '@/components/api/client.ts';
+import { APP_API, call } from '@/components/api/client.ts';
 import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { DownloadIcon, PencilIcon, TrashIcon } from '@/components/ui/icons.tsx';
@@ -39,7 +39,7 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
   const written = useCharacterWrite();
   const [confirming, setConfirming] = useState(false);
   const publish = useMutation({
-    mutationFn: (v: Visibility) => api<{ character: CharacterDetail }>(characterPath(slug), { method: 'PATCH', body: { visibility: v } }),
+    mutationFn: (v: Visibility) => call('PATCH /characters/:slug', { params: { slug }, body: { visibility: v } }),
     onSuccess: ({ character: c }) => {
       written(c);
       toast({
@@ -50,7 +50,7 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
     onError: (e) => toast({ message: e.message, tone: 'error' }),
   });
   const remove = useMutation({
-    mutationFn: () => api<void>(characterPath(slug), { method: 'DELETE' }),
+    mutationFn: () => call('DELETE /characters/:slug', { params: { slug } }),
     onSuccess: () => {
       qc.removeQueries({ queryKey: charKeys.one(slug) });
       void qc.invalidateQueries({ queryKey: charKeys.all });
@@ -120,7 +120,7 @@ export function OperatorActions({ character }: { character: CharacterDetail }) {
   const qc = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const unpublish = useMutation({
-    mutationFn: () => api<{ character: CharacterDetail }>(`/operator${characterPath(character.slug, '/unpublish')}`, { method: 'POST' }),
+    mutationFn: () => call('POST /operator/characters/:slug/unpublish', { params: { slug: character.slug } }),
     onSuccess: ({ character: c }) => {
       setConfirming(false);
       // Private now, so it is its owner's alone: the operator can no longer open its page.

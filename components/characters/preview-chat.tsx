@@ -5,7 +5,7 @@
 // data-testid: preview-chat, preview-message (data-role), preview-input, preview-send, preview-reset, preview-error.
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { api } from '@/components/api/client.ts';
+import { call } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
@@ -34,7 +34,7 @@ export function PreviewChat({ draft, name }: { draft: PreviewDraft; name: string
   const [text, setText] = useState('');
   const end = useRef<HTMLLIElement>(null);
   const send = useMutation({
-    mutationFn: (history: PreviewMessage[]) => api<{ reply: string }>('/characters/preview', { method: 'POST', body: { draft, messages: history } }),
+    mutationFn: (history: PreviewMessage[]) => call('POST /characters/preview', { body: { draft, messages: history } }),
     onSuccess: ({ reply }, history) => setMessages([...history, { role: 'assistant', content: reply }]),
     // Give the unanswered message back to the input, so a retry does not leave two user turns in a row.
     onError: (_e, history) => {

@@ -1,9 +1,8 @@
-// The characters app API from the browser: reads as TanStack queries, and the writes whose body is a file (an
-// avatar, an imported card). Every key starts with 'characters', so one
+// The characters app API from the browser: reads as TanStack queries. Every key starts with 'characters', so one
 // invalidation refreshes the browse page, a character's page and the chat picker alike.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { AppApiError, api } from '@/components/api/client.ts';
-import type { CharacterDetail, CharacterList, CharacterSort, ReviewList } from './types.ts';
+import { AppApiError, call } from '@/components/api/client.ts';
+import type { CharacterSort } from './types.ts';
 
 export const PAGE_SIZE = 24;
 export const REVIEWS_PAGE_SIZE = 20;
@@ -25,16 +24,11 @@ export const charKeys = {
 
 export const characterPath = (slug: string, rest = ''): string => `/characters/${encodeURIComponent(slug)}${rest}`;
 
-export function browseQuery(p: BrowseParams): string {
-  const s = new URLSearchParams({ q: p.q.trim(), sort: p.sort, scope: p.scope, page: String(p.page), limit: String(PAGE_SIZE) });
-  if (p.tags.length) s.set('tags', p.tags.join(','));
-  return s.toString();
-}
-
 export function useCharacterList(p: BrowseParams) {
   return useQuery({
     queryKey: charKeys.list(p),
-    queryFn: ({ signal }) => api<CharacterList>(`/characters?${browseQuery(p)}`, { signal }),
+    queryFn: ({ signal }) =>
+      call('GET /characters', { query: { q: p.q.trim(), sort: p.sort, scope: p.scope, page: p.page, limit: PAGE_SIZE, tags: p.tags.join(',') }, signal }),
     // The grid keeps the last page while the next one loads, instead of flashing a spinner per keystroke.
     placeholderData: keepPreviousData,
   });
@@ -43,7 +37,7 @@ export function useCharacterList(p: BrowseParams) {
 export function useCharacter(slug: string) {
   return useQuery({
     queryKey: charKeys.one(slug),
-    queryFn: ({ signal }) => api<{ character: CharacterDetail }>(characterPath(slug), { signal }),
+    queryFn: ({ signal }) => call('GET /characters/:slug', { params: { slug }, signal }),
     select: (r) => r.character,
     retry: (n, err) => n < 2 && !(err instanceof AppApiError && err.status === 404),
   });
@@ -52,10 +46,7 @@ export function useCharacter(slug: string) {
 export function useReviews(slug: string, page: number) {
   return useQuery({
     queryKey: charKeys.reviews(slug, page),
-    queryFn: ({ signal }) => api<ReviewList>(`${characterPath(slug, '/reviews')}?page=${page}&limit=${REVIEWS_PAGE_SIZE}`, { signal }),
+    queryFn: ({ signal }) => call('GET /characters/:slug/reviews', { params: { slug }, query: { page, limit: REVIEWS_PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
 }
-
-/** A file as the request body (an avatar, an imported card), sent with its own content type. */
-export const sendFile = <T>(path: string, method: 'PUT' | 'POST', file: Blob): Promise<T> => api<T>(path, { method, raw: file });

@@ -5,14 +5,14 @@
 // review (data-mine), operator-remove-review, reviews-pager.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { api } from '@/components/api/client.ts';
+import { call } from '@/components/api/client.ts';
 import { Pager } from '@/components/billing/pager.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { EmptyState, QueryContent } from '@/components/ui/query-state.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { REVIEWS_PAGE_SIZE, charKeys, characterPath, useReviews } from '@/components/characters/queries.ts';
+import { REVIEWS_PAGE_SIZE, charKeys, useReviews } from '@/components/characters/queries.ts';
 import { StarPicker, StarRow } from '@/components/characters/stars.tsx';
 import { TextArea } from '@/components/characters/text-area.tsx';
 import type { CharacterDetail, CharacterReview } from '@/components/characters/types.ts';
@@ -26,7 +26,7 @@ function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterRevie
   const [rating, setRating] = useState(mine?.rating ?? 0);
   const [text, setText] = useState(mine?.text ?? '');
   const save = useMutation({
-    mutationFn: () => api<{ review: CharacterReview }>(characterPath(slug, '/review'), { method: 'PUT', body: { rating, text: text.trim() } }),
+    mutationFn: () => call('PUT /characters/:slug/review', { params: { slug }, body: { rating, text: text.trim() } }),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: charKeys.all });
       onDone();
@@ -95,7 +95,7 @@ function MyReview({ character }: { character: CharacterDetail }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
-    mutationFn: () => api<void>(characterPath(character.slug, '/review'), { method: 'DELETE' }),
+    mutationFn: () => call('DELETE /characters/:slug/review', { params: { slug: character.slug } }),
     onSuccess: () => {
       setConfirming(false);
       void qc.invalidateQueries({ queryKey: charKeys.all });
@@ -148,7 +148,7 @@ function OperatorRemove({ review }: { review: CharacterReview }) {
   const toast = useToast();
   const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
-    mutationFn: () => api<void>(`/operator/reviews/${encodeURIComponent(review.id)}`, { method: 'DELETE' }),
+    mutationFn: () => call('DELETE /operator/reviews/:id', { params: { id: review.id } }),
     onSuccess: () => {
       setConfirming(false);
       void qc.invalidateQueries({ queryKey: charKeys.all });

@@ -3,12 +3,11 @@
 // (the server opens it with the character's first message) and goes to it. One behaviour wherever a chat starts.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { api, qk } from '@/components/api/client.ts';
+import { call, qk } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button, type ButtonSize, type ButtonVariant } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { ChatIcon } from '@/components/ui/icons.tsx';
-import type { AppConversation } from '@/lib/wire.ts';
 
 interface Props {
   slug: string;
@@ -24,7 +23,7 @@ export function StartChat({ slug, name, variant = 'primary', size = 'lg', classN
   const router = useRouter();
   const qc = useQueryClient();
   const start = useMutation({
-    mutationFn: () => api<AppConversation>('/conversations', { method: 'POST', body: { characterSlug: slug } }),
+    mutationFn: () => call('POST /conversations', { body: { characterSlug: slug } }),
     onSuccess: (conv) => {
       void qc.invalidateQueries({ queryKey: qk.conversations });
       router.push(`/c/${encodeURIComponent(conv.id)}`);

@@ -1,13 +1,12 @@
 // The chat's reads: the conversation (all branches), the model catalogue, attachment limits and characters.
 // Keys come from components/api/client.ts so the sidebar and the characters page share these caches.
 import { useQuery } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client';
-import type { AppCharacter, AppConversationWithMessages, AppModelsResponse, AttachmentLimits } from '@/lib/wire.ts';
+import { call, qk } from '@/components/api/client';
 
 export function useConversation(id: string | null) {
   return useQuery({
     queryKey: qk.conversation(id ?? ''),
-    queryFn: ({ signal }) => api<AppConversationWithMessages>(`/conversations/${encodeURIComponent(id!)}`, { signal }),
+    queryFn: ({ signal }) => call('GET /conversations/:id', { params: { id: id! }, signal }),
     enabled: id !== null,
     // Sends, streams and stops write into this cache themselves; a background refetch mid-stream would only
     // bring back a stale partial row.
@@ -17,7 +16,7 @@ export function useConversation(id: string | null) {
   });
 }
 
-const fetchModels = ({ signal }: { signal: AbortSignal }) => api<AppModelsResponse>('/models', { signal });
+const fetchModels = ({ signal }: { signal: AbortSignal }) => call('GET /models', { signal });
 
 export function useModels() {
   return useQuery({
@@ -37,7 +36,7 @@ export function useWebSearchAvailability() {
 export function useLimits() {
   return useQuery({
     queryKey: qk.limits,
-    queryFn: ({ signal }) => api<AttachmentLimits>('/limits', { signal }),
+    queryFn: ({ signal }) => call('GET /limits', { signal }),
     staleTime: 30 * 60_000,
   });
 }
@@ -46,7 +45,7 @@ export function useLimits() {
 export function useChatCharacter(slug: string | null) {
   return useQuery({
     queryKey: ['characters', 'one', slug ?? ''],
-    queryFn: ({ signal }) => api<{ character: AppCharacter }>(`/characters/${encodeURIComponent(slug ?? '')}`, { signal }),
+    queryFn: ({ signal }) => call('GET /characters/:slug', { params: { slug: slug ?? '' }, signal }),
     select: (r) => r.character,
     enabled: slug !== null,
     staleTime: 5 * 60_000,

@@ -4,8 +4,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useRef, useState } from 'react';
-import { AppApiError, api } from '@/components/api/client';
-import type { AppConversation, AppMessage, ChatSettings, SendMessageResponse } from '@/lib/wire.ts';
+import { AppApiError, call } from '@/components/api/client';
+import type { AppMessage, ChatSettings } from '@/lib/wire.ts';
 import { mergeConversation, seedConversation, upsertMessages } from './chat-cache.ts';
 import { getLive, updateLive } from './live-store.ts';
 import { finishAnswer, followStream } from './stream-manager.ts';
@@ -59,13 +59,13 @@ export function useChatController(options: ControllerOptions) {
         const uploads = await toUploads(files);
         let id = o.conversationId ?? created.current;
         if (!id) {
-          const body = { modelId: o.modelId ?? undefined, characterSlug: o.characterSlug ?? undefined, settings: o.settings };
-          const conv = await api<AppConversation>('/conversations', { method: 'POST', body });
+          const body = { modelId: o.modelId ?? undefined, characterSlug: o.characterSlug ?? undefined, settings: { ...o.settings } };
+          const conv = await call('POST /conversations', { body });
           seedConversation(qc, conv, []);
           id = created.current = conv.id;
         }
-        const res = await api<SendMessageResponse>(`/conversations/${encodeURIComponent(id)}/messages`, {
-          method: 'POST',
+        const res = await call('POST /conversations/:id/messages', {
+          params: { id },
           body: { parentId, content, ...(uploads.length ? { attachments: uploads } : {}), ...(attachmentsFrom ? { attachmentsFrom } : {}) },
         });
         upsertMessages(qc, id, [res.user, res.assistant]);
@@ -91,7 +91,7 @@ export function useChatController(options: ControllerOptions) {
       setFailure(null);
       try {
         const body = o.modelId ? { modelId: o.modelId } : {};
-        const { assistant } = await api<{ assistant: AppMessage }>(`/messages/${encodeURIComponent(assistantId)}/regenerate`, { method: 'POST', body });
+        const { assistant } = await call('POST /messages/:id/regenerate', { params: { id: assistantId }, body });
         upsertMessages(qc, o.conversationId, [assistant]);
         o.setLeaf(assistant.id);
         followStream(qc, o.conversationId, assistant.id);
@@ -109,7 +109,7 @@ export function useChatController(options: ControllerOptions) {
       if (live?.stopping) return;
       if (live) updateLive(assistantId, (d) => void (d.stopping = true), true);
       try {
-        const { message } = await api<{ message: AppMessage }>(`/messages/${encodeURIComponent(assistantId)}/stop`, { method: 'POST' });
+        const { message } = await call('POST /messages/:id/stop', { params: { id: assistantId } });
         finishAnswer(qc, message);
       } catch (e) {
         if (getLive(assistantId)) updateLive(assistantId, (d) => void (d.stopping = false), true);
@@ -131,7 +131,7 @@ export function useChatController(options: ControllerOptions) {
       const id = opts.current.conversationId;
       if (!id) return;
       try {
-        mergeConversation(qc, await api<AppConversation>(`/conversations/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }));
+        mergeConversation(qc, await call('PATCH /conversations/:id', { params: { id }, body: patch }));
       } catch (e) {
         setFailure(asFailure(e));
       }

@@ -6,14 +6,14 @@
 import Link from 'next/link';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { AppApiError, api, qk } from '@/components/api/client.ts';
+import { AppApiError, call, qk } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import type { AppImage, ImageTurnResponse } from '@/lib/images/wire.ts';
-import { type ImageActions, ImageActionsContext, type ImageJob } from './image-actions.ts';
+import type { AppImage } from '@/lib/images/wire.ts';
+import { IMAGE_JOB_ROUTE, type ImageActions, ImageActionsContext, type ImageJob } from './image-actions.ts';
 import { ImageCard } from './image-card.tsx';
 import { imageKeys, useDeleteImage, useGallery, useImageModels } from './queries.ts';
 
@@ -37,7 +37,7 @@ export function GalleryPage() {
       blocked: false,
       run: (job, image) => {
         setRunning({ id: image.id, job });
-        api<ImageTurnResponse>(`/images/${encodeURIComponent(image.id)}/${job}`, { method: 'POST', body: {} })
+        call(IMAGE_JOB_ROUTE[job], { params: { id: image.id }, body: {} })
           .then(() => toast({ message: `${DONE[job]} is at the top of the gallery`, tone: 'success' }))
           .catch((e: unknown) => toast({ message: e instanceof AppApiError ? e.message : 'Something went wrong.', tone: 'error' }))
           .finally(() => {

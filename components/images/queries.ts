@@ -1,8 +1,8 @@
 // The image mode's server state (TanStack Query): the models and styles, a chat's images (polled while a message of it
 // is still being made, so variants appear one by one), the gallery (pages, newest first), and deleting an image.
 import { type QueryClient, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
-import type { AppImage, ImageModelsReport, ImagesPage } from '@/lib/images/wire.ts';
+import { call, qk } from '@/components/api/client.ts';
+import type { AppImage, ImagesPage } from '@/lib/images/wire.ts';
 
 export const imageKeys = {
   all: ['images'] as const,
@@ -17,7 +17,7 @@ export const POLL_MS = 700;
 export function useImageModels(enabled = true) {
   return useQuery({
     queryKey: imageKeys.models,
-    queryFn: ({ signal }) => api<ImageModelsReport>('/images/models', { signal }),
+    queryFn: ({ signal }) => call('GET /images/models', { signal }),
     staleTime: 5 * 60_000,
     enabled,
   });
@@ -27,7 +27,7 @@ export function useImageModels(enabled = true) {
 export function useChatImages(conversationId: string | null, live: boolean) {
   return useQuery({
     queryKey: imageKeys.chat(conversationId ?? ''),
-    queryFn: ({ signal }) => api<ImagesPage>(`/images?conversationId=${encodeURIComponent(conversationId ?? '')}&limit=100`, { signal }),
+    queryFn: ({ signal }) => call('GET /images', { query: { conversationId, limit: 100 }, signal }),
     enabled: conversationId !== null,
     refetchInterval: live ? POLL_MS : false,
     staleTime: 30_000,
@@ -37,7 +37,7 @@ export function useChatImages(conversationId: string | null, live: boolean) {
 export function useGallery() {
   return useInfiniteQuery({
     queryKey: imageKeys.gallery,
-    queryFn: ({ signal, pageParam }) => api<ImagesPage>(`/images?limit=24${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`, { signal }),
+    queryFn: ({ signal, pageParam }) => call('GET /images', { query: { limit: 24, cursor: pageParam }, signal }),
     initialPageParam: '',
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
@@ -58,7 +58,7 @@ export function addImages(qc: QueryClient, images: AppImage[]): void {
 export function useDeleteImage() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<void>(`/images/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => call('DELETE /images/:id', { params: { id } }),
     onSettled: () => void qc.invalidateQueries({ queryKey: imageKeys.all }),
   });
 }

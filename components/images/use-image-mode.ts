@@ -6,14 +6,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { AppApiError, api } from '@/components/api/client';
+import { AppApiError, call } from '@/components/api/client';
 import { mergeConversation, seedConversation, upsertMessages } from '@/components/chat/chat-cache.ts';
 import { followStream } from '@/components/chat/stream-manager.ts';
 import type { TranscriptRow } from '@/components/chat/transcript-rows.ts';
-import type { AppConversation, ChatSettings } from '@/lib/wire.ts';
+import type { ChatSettings } from '@/lib/wire.ts';
 import type { AppImage, ImageTurnResponse } from '@/lib/images/wire.ts';
 import { generatorsOf, type ImageChoices, loadChoices, modelFor, NO_CHOICES, requestOf, saveChoices, seedOf } from './choices.ts';
-import type { ImageActions, ImageJob } from './image-actions.ts';
+import { IMAGE_JOB_ROUTE, type ImageActions, type ImageJob } from './image-actions.ts';
 import { addImages, useImageModels } from './queries.ts';
 
 type Failure = Extract<TranscriptRow, { kind: 'failure' }>;
@@ -76,8 +76,8 @@ export function useImageMode(options: ImageModeOptions) {
     const o = opts.current;
     const known = o.conversationId ?? created.current;
     if (known) return known;
-    const body = { modelId: o.chatModelId ?? undefined, characterSlug: o.characterSlug ?? undefined, settings: o.settings };
-    const conv = await api<AppConversation>('/conversations', { method: 'POST', body });
+    const body = { modelId: o.chatModelId ?? undefined, characterSlug: o.characterSlug ?? undefined, settings: { ...o.settings } };
+    const conv = await call('POST /conversations', { body });
     seedConversation(qc, conv, []);
     created.current = conv.id;
     return conv.id;
@@ -130,11 +130,7 @@ export function useImageMode(options: ImageModeOptions) {
       }
       const shape = requestOf(model, choices, styles);
       const again = () => void generate(prompt);
-      return turn(
-        prompt,
-        (conversationId, parentId) => api<ImageTurnResponse>('/images/generate', { method: 'POST', body: { ...shape, conversationId, parentId, prompt } }),
-        again,
-      );
+      return turn(prompt, (conversationId, parentId) => call('POST /images/generate', { body: { ...shape, conversationId, parentId, prompt } }), again);
     },
     [choices, model, styles, turn],
   );
@@ -146,11 +142,7 @@ export function useImageMode(options: ImageModeOptions) {
       const text = job === 'vary' ? `Vary: ${image.prompt}` : JOB_TEXT[job];
       void turn(
         text,
-        (conversationId, parentId) =>
-          api<ImageTurnResponse>(`/images/${encodeURIComponent(image.id)}/${job}`, {
-            method: 'POST',
-            body: parentId === null ? {} : { conversationId, parentId },
-          }),
+        (conversationId, parentId) => call(IMAGE_JOB_ROUTE[job], { params: { id: image.id }, body: parentId === null ? {} : { conversationId, parentId } }),
         again,
       ).finally(() => setRunning(null));
     },

@@ -1,15 +1,15 @@
 // The key pages' server state: the key report, and creating, editing and revoking keys. Every change refreshes the
 // key lists (this page's and the usage page's) and the billing filters.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
-import type { ApiKeysReport, AppApiKey, AppModel, CreateApiKeyRequest, CreatedApiKey, UpdateApiKeyRequest } from '@/lib/wire.ts';
+import { call, qk } from '@/components/api/client.ts';
+import type { CreateApiKeyRequest, UpdateApiKeyRequest } from '@/lib/wire.ts';
 
 export const keyKeys = { report: ['api-keys', 'report'] as const, all: ['api-keys'] as const };
 
 export function useKeysReport() {
   return useQuery({
     queryKey: keyKeys.report,
-    queryFn: ({ signal }) => api<ApiKeysReport>('/api-keys', { signal }),
+    queryFn: ({ signal }) => call('GET /api-keys', { signal }),
     refetchOnWindowFocus: true,
     // Spend against each cap moves with every request made with the key.
     refetchInterval: 15_000,
@@ -28,7 +28,7 @@ function useRefresh() {
 export function useCreateKey() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (body: CreateApiKeyRequest) => api<CreatedApiKey>('/api-keys', { method: 'POST', body }),
+    mutationFn: (body: CreateApiKeyRequest) => call('POST /api-keys', { body }),
     onSuccess: refresh,
   });
 }
@@ -36,8 +36,7 @@ export function useCreateKey() {
 export function useUpdateKey() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: UpdateApiKeyRequest }) =>
-      api<{ key: AppApiKey }>(`/api-keys/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: UpdateApiKeyRequest }) => call('PATCH /api-keys/:id', { params: { id }, body }),
     onSuccess: refresh,
   });
 }
@@ -45,14 +44,14 @@ export function useUpdateKey() {
 export function useRevokeKey() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (id: string) => api<{ key: AppApiKey }>(`/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => call('DELETE /api-keys/:id', { params: { id } }),
     onSuccess: refresh,
   });
 }
 
 /** The model the snippets name: the catalogue's default (the chat's own cache). */
 export function useDefaultModel(): string {
-  const q = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => api<{ models: AppModel[] }>('/models', { signal }), staleTime: 5 * 60_000 });
+  const q = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => call('GET /models', { signal }), staleTime: 5 * 60_000 });
   const models = q.data?.models ?? [];
   return (models.find((m) => m.isDefault) ?? models[0])?.id ?? 'MODEL_ID';
 }

@@ -1,8 +1,8 @@
 // The rate-limit page's server state: the chosen key's meters per model (refreshed every few seconds, as a window is
 // a minute long) and the breach log, a filtered page at a time.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api } from '@/components/api/client.ts';
-import type { BreachKind, BreachPage, LimitsReport } from '@/lib/wire.ts';
+import { call } from '@/components/api/client.ts';
+import type { BreachKind } from '@/lib/wire.ts';
 
 export interface BreachFilters {
   type: BreachKind | '';
@@ -16,7 +16,7 @@ export const ANY_BREACH: BreachFilters = { type: '', modelId: '', keyId: '' };
 export function useLimitsReport(keyId: string | null) {
   return useQuery({
     queryKey: ['rate-limits', 'models', keyId],
-    queryFn: ({ signal }) => api<LimitsReport>(`/rate-limits/models${keyId ? `?keyId=${encodeURIComponent(keyId)}` : ''}`, { signal }),
+    queryFn: ({ signal }) => call('GET /rate-limits/models', { query: { keyId }, signal }),
     placeholderData: keepPreviousData,
     refetchInterval: 5_000,
     refetchOnWindowFocus: true,
@@ -26,13 +26,7 @@ export function useLimitsReport(keyId: string | null) {
 export function useBreaches(f: BreachFilters, page: number) {
   return useQuery({
     queryKey: ['rate-limits', 'log', f, page],
-    queryFn: ({ signal }) => {
-      const q = new URLSearchParams({ page: String(page), limit: String(LOG_PAGE_SIZE) });
-      if (f.type) q.set('type', f.type);
-      if (f.modelId) q.set('modelId', f.modelId);
-      if (f.keyId) q.set('keyId', f.keyId);
-      return api<BreachPage>(`/rate-limits/log?${q}`, { signal });
-    },
+    queryFn: ({ signal }) => call('GET /rate-limits/log', { query: { page, limit: LOG_PAGE_SIZE, type: f.type, modelId: f.modelId, keyId: f.keyId }, signal }),
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });

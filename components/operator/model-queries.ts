@@ -2,13 +2,13 @@
 // upstream, test an engine, disable/enable, set or reset prices, remove. Each change refreshes the list, the chat's
 // model list (the picker shows the change at once) and the audit log.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
-import type { EngineTestResult, OperatorEngineTest, OperatorModel, OperatorModelInput, OperatorModelPatch, OperatorModelsPage } from '@/lib/wire.ts';
+import { call, qk } from '@/components/api/client.ts';
+import type { OperatorEngineTest, OperatorModelInput, OperatorModelPatch } from '@/lib/wire.ts';
 
 const KEY = ['operator', 'models'] as const;
 
 export function useOperatorModels() {
-  return useQuery({ queryKey: KEY, queryFn: ({ signal }) => api<OperatorModelsPage>('/operator/models', { signal }), refetchOnWindowFocus: true });
+  return useQuery({ queryKey: KEY, queryFn: ({ signal }) => call('GET /operator/models', { signal }), refetchOnWindowFocus: true });
 }
 
 function useRefresh() {
@@ -19,12 +19,10 @@ function useRefresh() {
   };
 }
 
-const at = (id: string) => `/operator/models/${encodeURIComponent(id)}`;
-
 export function useAddModel() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (body: OperatorModelInput) => api<{ model: OperatorModel }>('/operator/models', { method: 'POST', body }),
+    mutationFn: (body: OperatorModelInput) => call('POST /operator/models', { body }),
     onSuccess: refresh,
   });
 }
@@ -32,24 +30,24 @@ export function useAddModel() {
 export function usePatchModel() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: OperatorModelPatch }) => api<{ model: OperatorModel }>(at(id), { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: OperatorModelPatch }) => call('PATCH /operator/models/:id', { params: { id }, body }),
     onSuccess: refresh,
   });
 }
 
 export function useRemoveModel() {
   const refresh = useRefresh();
-  return useMutation({ mutationFn: (id: string) => api<void>(at(id), { method: 'DELETE' }), onSuccess: refresh });
+  return useMutation({ mutationFn: (id: string) => call('DELETE /operator/models/:id', { params: { id } }), onSuccess: refresh });
 }
 
 export function useTestModel() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<EngineTestResult>(`${at(id)}/test`, { method: 'POST' }),
+    mutationFn: (id: string) => call('POST /operator/models/:id/test', { params: { id } }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: KEY }),
   });
 }
 
 export function useTestEngine() {
-  return useMutation({ mutationFn: (body: OperatorEngineTest) => api<EngineTestResult>('/operator/engines/test', { method: 'POST', body }) });
+  return useMutation({ mutationFn: (body: OperatorEngineTest) => call('POST /operator/engines/test', { body }) });
 }

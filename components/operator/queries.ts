@@ -2,8 +2,8 @@
 // DIEM allowance, the tier, disabling). Each change refreshes the accounts, the audit log and the operator's own
 // billing figures (a grant to their own account shows there too).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '@/components/api/client.ts';
-import type { OperatorAccount, OperatorAccountPatch, OperatorAccountsPage, OperatorAuditPage, OperatorGrantRequest } from '@/lib/wire.ts';
+import { call } from '@/components/api/client.ts';
+import type { OperatorAccountPatch, OperatorGrantRequest } from '@/lib/wire.ts';
 
 export const ACCOUNTS_PAGE_SIZE = 25;
 export const AUDIT_PAGE_SIZE = 20;
@@ -11,11 +11,7 @@ export const AUDIT_PAGE_SIZE = 20;
 export function useOperatorAccounts(search: string, page: number) {
   return useQuery({
     queryKey: ['operator', 'accounts', search, page],
-    queryFn: ({ signal }) => {
-      const q = new URLSearchParams({ page: String(page), limit: String(ACCOUNTS_PAGE_SIZE) });
-      if (search) q.set('q', search);
-      return api<OperatorAccountsPage>(`/operator/accounts?${q}`, { signal });
-    },
+    queryFn: ({ signal }) => call('GET /operator/accounts', { query: { page, limit: ACCOUNTS_PAGE_SIZE, q: search }, signal }),
     placeholderData: keepPreviousData,
     refetchOnWindowFocus: true,
   });
@@ -24,7 +20,7 @@ export function useOperatorAccounts(search: string, page: number) {
 export function useAudit(page: number) {
   return useQuery({
     queryKey: ['operator', 'audit', page],
-    queryFn: ({ signal }) => api<OperatorAuditPage>(`/operator/audit?page=${page}&limit=${AUDIT_PAGE_SIZE}`, { signal }),
+    queryFn: ({ signal }) => call('GET /operator/audit', { query: { page, limit: AUDIT_PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
 }
@@ -40,8 +36,7 @@ function useRefresh() {
 export function useGrant() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: OperatorGrantRequest }) =>
-      api<{ account: OperatorAccount }>(`/operator/accounts/${encodeURIComponent(id)}/grant`, { method: 'POST', body }),
+    mutationFn: ({ id, body }: { id: string; body: OperatorGrantRequest }) => call('POST /operator/accounts/:id/grant', { params: { id }, body }),
     onSuccess: refresh,
   });
 }
@@ -49,8 +44,7 @@ export function useGrant() {
 export function usePatchAccount() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: OperatorAccountPatch }) =>
-      api<{ account: OperatorAccount }>(`/operator/accounts/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: OperatorAccountPatch }) => call('PATCH /operator/accounts/:id', { params: { id }, body }),
     onSuccess: refresh,
   });
 }

@@ -3,15 +3,15 @@
 // hash) for the operator to hand over; the user's sessions end, and they can change it in Account.
 // data-testid: reset-password, reset-password-result, reset-password-error.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '@/components/api/client.ts';
+import { call } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
-import type { OperatorAccount, PasswordReset } from '@/lib/wire.ts';
+import type { OperatorAccount } from '@/lib/wire.ts';
 
 export function ResetPassword({ account }: { account: OperatorAccount }) {
   const qc = useQueryClient();
   const reset = useMutation({
-    mutationFn: () => api<PasswordReset>(`/operator/accounts/${encodeURIComponent(account.id)}/reset-password`, { method: 'POST' }),
+    mutationFn: () => call('POST /operator/accounts/:id/reset-password', { params: { id: account.id } }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: ['operator', 'audit'] }),
   });
   if (!account.email || account.operator) return null;

@@ -2,11 +2,11 @@
 // The signed-in user, from GET /auth/me. Reading it also hands the session's CSRF token to the API client, which
 // sends it back on every state-changing request.
 import { useQuery } from '@tanstack/react-query';
-import { AppApiError, api, qk, setCsrfToken } from '@/components/api/client.ts';
+import { AppApiError, call, qk, setCsrfToken } from '@/components/api/client.ts';
 import type { MeResponse } from '@/lib/wire.ts';
 
 export async function fetchMe(): Promise<MeResponse> {
-  const me = await api<MeResponse>('/auth/me');
+  const me = await call('GET /auth/me');
   setCsrfToken(me.csrfToken);
   return me;
 }

@@ -2,17 +2,16 @@
 // Chats whose title or messages match the search (GET /search?q=), with the matching text highlighted.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { api, qk } from '@/components/api/client.ts';
+import { call, qk } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import type { AppSearchHit } from '@/lib/wire.ts';
 import { HighlightMatch } from '@/components/sidebar/highlight-match.tsx';
 
 export function SearchResults({ query, activeId }: { query: string; activeId: string | null }) {
   const q = useQuery({
     queryKey: qk.search(query),
-    queryFn: ({ signal }) => api<{ hits: AppSearchHit[] }>(`/search?q=${encodeURIComponent(query)}`, { signal }),
+    queryFn: ({ signal }) => call('GET /search', { query: { q: query }, signal }),
     staleTime: 10_000,
     placeholderData: (prev) => prev,
   });

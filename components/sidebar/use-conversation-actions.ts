@@ -3,17 +3,15 @@
 // refuses; delete leaves the open chat first (to a new chat) so its page never asks for a conversation that is gone.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { AppApiError, api, qk } from '@/components/api/client.ts';
+import { AppApiError, call, qk } from '@/components/api/client.ts';
 import { useToast } from '@/components/ui/toast.tsx';
-import type { AppConversation } from '@/lib/wire.ts';
 import { patchConversationInCache, removeConversationFromCache } from '@/components/sidebar/conversation-cache.ts';
 
 export function useRenameConversation() {
   const qc = useQueryClient();
   const toast = useToast();
   return useMutation({
-    mutationFn: ({ id, title }: { id: string; title: string; previous: string }) =>
-      api<AppConversation>(`/conversations/${encodeURIComponent(id)}`, { method: 'PATCH', body: { title } }),
+    mutationFn: ({ id, title }: { id: string; title: string; previous: string }) => call('PATCH /conversations/:id', { params: { id }, body: { title } }),
     onMutate: ({ id, title }) => patchConversationInCache(qc, id, { title }),
     onSuccess: (conv) => patchConversationInCache(qc, conv.id, { title: conv.title }),
     onError: (err, { id, previous }) => {
@@ -30,7 +28,7 @@ export function useDeleteConversation() {
   return useMutation({
     mutationFn: async ({ id }: { id: string; isOpen: boolean }) => {
       try {
-        await api<void>(`/conversations/${encodeURIComponent(id)}`, { method: 'DELETE' });
+        await call('DELETE /conversations/:id', { params: { id } });
       } catch (e) {
         // Already gone (deleted in another tab): the outcome the user asked for.
         if (!(e instanceof AppApiError && e.status === 404)) throw e;

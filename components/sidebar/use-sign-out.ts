@@ -3,7 +3,7 @@
 // that had already ended (401) counts as signed out.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { AppApiError, api, setCsrfToken } from '@/components/api/client.ts';
+import { AppApiError, call, setCsrfToken } from '@/components/api/client.ts';
 import { useToast } from '@/components/ui/toast.tsx';
 
 export function useSignOut() {
@@ -13,7 +13,7 @@ export function useSignOut() {
   return useMutation({
     mutationFn: async () => {
       try {
-        await api<void>('/auth/sign-out', { method: 'POST' });
+        await call('POST /auth/sign-out');
       } catch (e) {
         if (!(e instanceof AppApiError && e.status === 401)) throw e;
       }

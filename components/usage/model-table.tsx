@@ -2,13 +2,13 @@
 // Usage per model over the period, by spend; model names from the chat's model list when it has them. Usage billed in
 // another unit shows its count there instead of tokens (a JSON-RPC network: its RPC credits and main methods).
 import { useQuery } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
-import type { AppModel, UsageModel } from '@/lib/wire.ts';
+import { call, qk } from '@/components/api/client.ts';
+import type { UsageModel } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatCount, formatRpcMethods, formatSpend, formatUnits } from '@/components/usage/format.ts';
 
 export function useModelNames(): (id: string) => string {
-  const models = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => api<{ models: AppModel[] }>('/models', { signal }), staleTime: 5 * 60_000 });
+  const models = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => call('GET /models', { signal }), staleTime: 5 * 60_000 });
   const names = new Map((models.data?.models ?? []).map((m) => [m.id, m.name]));
   // JSON-RPC proxy calls are billed to `rpc:<network>`.
   return (id) => names.get(id) ?? (id.startsWith('rpc:') ? `JSON-RPC ${id.slice(4)}` : id);

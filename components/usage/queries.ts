@@ -1,7 +1,7 @@
 // The dashboard's server state (TanStack Query): usage per period, the rate-limit meters and the key list.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api } from '@/components/api/client.ts';
-import type { AppApiKey, RateLimitsReport, UsagePeriod, UsageReport } from '@/lib/wire.ts';
+import { call } from '@/components/api/client.ts';
+import type { UsagePeriod } from '@/lib/wire.ts';
 
 export const usageKeys = {
   usage: (days: UsagePeriod) => ['usage', days] as const,
@@ -12,7 +12,7 @@ export const usageKeys = {
 export function useUsage(days: UsagePeriod) {
   return useQuery({
     queryKey: usageKeys.usage(days),
-    queryFn: ({ signal }) => api<UsageReport>(`/usage?days=${days}`, { signal }),
+    queryFn: ({ signal }) => call('GET /usage', { query: { days }, signal }),
     // Switching periods keeps the previous figures on screen (dimmed) until the new ones arrive.
     placeholderData: keepPreviousData,
     refetchOnWindowFocus: true,
@@ -22,7 +22,7 @@ export function useUsage(days: UsagePeriod) {
 export function useRateLimits() {
   return useQuery({
     queryKey: usageKeys.rateLimits,
-    queryFn: ({ signal }) => api<RateLimitsReport>('/rate-limits', { signal }),
+    queryFn: ({ signal }) => call('GET /rate-limits', { signal }),
     // Windows are a minute long: a meter older than a few seconds would mislead.
     refetchInterval: 10_000,
     refetchOnWindowFocus: true,
@@ -32,6 +32,6 @@ export function useRateLimits() {
 export function useApiKeys() {
   return useQuery({
     queryKey: usageKeys.keys,
-    queryFn: ({ signal }) => api<{ keys: AppApiKey[] }>('/keys', { signal }),
+    queryFn: ({ signal }) => call('GET /keys', { signal }),
   });
 }

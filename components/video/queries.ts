@@ -1,8 +1,8 @@
 // The video page's server state (TanStack Query): the models, the quote of the form's current shape, and the jobs,
 // polled every second while any is queued or running (and not at all once none is).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
-import type { AppVideoJob, VideoJobsReport, VideoModelsReport, VideoQueueRequest, VideoQuote } from '@/lib/video/wire.ts';
+import { call, qk } from '@/components/api/client.ts';
+import type { VideoQueueRequest } from '@/lib/video/wire.ts';
 import { isActive } from '@/components/video/progress.ts';
 
 export const videoKeys = {
@@ -25,7 +25,7 @@ export interface QuoteShape {
 export function useVideoModels() {
   return useQuery({
     queryKey: videoKeys.models,
-    queryFn: ({ signal }) => api<VideoModelsReport>('/video/models', { signal }),
+    queryFn: ({ signal }) => call('GET /video/models', { signal }),
     staleTime: 5 * 60_000,
   });
 }
@@ -34,14 +34,8 @@ export function useVideoQuote(shape: QuoteShape | null) {
   return useQuery({
     queryKey: videoKeys.quote(shape ?? { model: '', duration: 0, aspect_ratio: '', resolution: '', audio: false }),
     queryFn: ({ signal }) => {
-      const q = new URLSearchParams({
-        model: shape!.model,
-        duration: String(shape!.duration),
-        aspect_ratio: shape!.aspect_ratio,
-        resolution: shape!.resolution,
-        audio: String(shape!.audio),
-      });
-      return api<VideoQuote>(`/video/quote?${q}`, { signal });
+      const { model, duration, aspect_ratio, resolution, audio } = shape!;
+      return call('GET /video/quote', { query: { model, duration, aspect_ratio, resolution, audio }, signal });
     },
     enabled: shape !== null,
     // Changing a field keeps the last price on screen (marked as updating) until the new one arrives.
@@ -54,7 +48,7 @@ export function useVideoQuote(shape: QuoteShape | null) {
 export function useVideoJobs() {
   return useQuery({
     queryKey: videoKeys.jobs,
-    queryFn: ({ signal }) => api<VideoJobsReport>('/video/jobs', { signal }),
+    queryFn: ({ signal }) => call('GET /video/jobs', { signal }),
     refetchInterval: (query) => (query.state.data?.jobs.some(isActive) ? POLL_MS : false),
     // Polling goes on in a background tab too, so the balance and the list are current when the user comes back.
     refetchIntervalInBackground: true,
@@ -73,7 +67,7 @@ function useRefresh() {
 export function useQueueVideo() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (body: VideoQueueRequest) => api<{ job: AppVideoJob }>('/video/jobs', { method: 'POST', body }),
+    mutationFn: (body: VideoQueueRequest) => call('POST /video/jobs', { body }),
     onSuccess: refresh,
   });
 }
@@ -81,7 +75,7 @@ export function useQueueVideo() {
 export function useDeleteVideo() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (id: string) => api<void>(`/video/jobs/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => call('DELETE /video/jobs/:id', { params: { id } }),
     onSettled: refresh,
   });
 }

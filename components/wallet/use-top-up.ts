@@ -2,10 +2,10 @@
 // A top-up from the signed-in wallet: the server's payment requirements for the amount, the x402 payment signed in
 // the wallet (reconnecting the wallet used to sign in), then the server verifies, settles and credits it once.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, qk } from '@/components/api/client.ts';
+import { call, qk } from '@/components/api/client.ts';
 import { connectWallet } from '@/components/wallet/wallets.ts';
 import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
-import type { WalletChain, WalletTopUpRequest, WalletTopUpRequirements, WalletTopUpResponse } from '@/lib/wire.ts';
+import type { WalletChain, WalletTopUpRequest } from '@/lib/wire.ts';
 
 export function rememberedWallet(chain: WalletChain, options: WalletOption[]): WalletOption | undefined {
   let key: string | undefined;
@@ -33,11 +33,10 @@ export function useTopUp() {
       const wallet = await connectWallet(option);
       const same = wallet.chain === 'evm' ? wallet.address.toLowerCase() === address.toLowerCase() : wallet.address === address;
       if (!same) throw new Error(`Your wallet is on another account. Switch it to ${address} (the account you signed in with) and try again.`);
-      const q = new URLSearchParams({ chain: wallet.chain, amount: amountUsd });
-      const required = await api<WalletTopUpRequirements>(`/wallet/top-up/requirements?${q}`);
+      const required = await call('GET /wallet/top-up/requirements', { query: { chain: wallet.chain, amount: amountUsd } });
       const payment = await wallet.signPayment(required);
       const body: WalletTopUpRequest = { payment };
-      return api<WalletTopUpResponse>('/wallet/top-up', { method: 'POST', body });
+      return call('POST /wallet/top-up', { body });
     },
     onSettled: () => qc.invalidateQueries({ queryKey: qk.account }),
   });

@@ -5,21 +5,20 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { api, qk, setCsrfToken } from '@/components/api/client.ts';
+import { call, qk, setCsrfToken } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { WalletButton } from '@/components/wallet/wallet-button.tsx';
 import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
 import { connectWallet, useWalletOptions } from '@/components/wallet/wallets.ts';
 import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
-import type { MeResponse, WalletChallenge, WalletSignInRequest } from '@/lib/wire.ts';
+import type { MeResponse, WalletSignInRequest } from '@/lib/wire.ts';
 
 async function signInWith(option: WalletOption): Promise<MeResponse> {
   const wallet = await connectWallet(option);
-  const q = new URLSearchParams({ chain: wallet.chain, address: wallet.address });
-  const challenge = await api<WalletChallenge>(`/wallet/challenge?${q}`);
+  const challenge = await call('GET /wallet/challenge', { query: { chain: wallet.chain, address: wallet.address } });
   const signature = await wallet.signMessage(challenge.message);
   const body: WalletSignInRequest = { payload: { ...challenge.fields, signature } };
-  return api<MeResponse>('/wallet/sign-in', { method: 'POST', body });
+  return call('POST /wallet/sign-in', { body });
 }
 
 export default function WalletSignIn({ next }: { next: string }) {
