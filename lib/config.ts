@@ -164,12 +164,25 @@ export interface Config {
   cryptoRpc: RpcConfig;
   /** The browser app (Next) and its routes. */
   app: AppConfig;
+  /** End-to-end encryption (LAGOON_E2EE_*): the worker that holds the key, and how it rotates. */
+  e2ee: E2eeConfig;
   dev: boolean;
   /**
    * A variable the model catalogue names (an upstream's `apiKeyEnv`, `${VAR}` in an engine path), from the
    * environment captured at start; `LAGOON_DATA_DIR` is the resolved data directory.
    */
   catalogueVar(name: string): string | undefined;
+}
+
+export interface E2eeConfig {
+  /** A worker run on its own; undefined: the gateway starts its own child worker. */
+  workerUrl: string | undefined;
+  workerToken: string | undefined;
+  rotateMs: number;
+  workerHost: string;
+  workerPort: number;
+  /** The environment captured at start: a child worker reads the same catalogue and data directory from it. */
+  environment: Readonly<Env>;
 }
 
 // Parsers: each gets the trimmed, non-empty raw value (or the default) and throws a reason that reads after the
@@ -412,6 +425,25 @@ export const SETTINGS = {
     parse: text,
     doc: 'the secret a sign-up must carry to become the operator (`/sign-up?setup=<this>`); unset: the server makes one and logs its link while no operator exists',
   },
+  LAGOON_E2EE_WORKER_URL: {
+    parse: httpUrl,
+    doc: 'an E2EE worker run on its own (on a TEE host: see [E2EE.md](E2EE.md)); unset: the server starts one as its child on first use',
+  },
+  LAGOON_E2EE_WORKER_TOKEN: {
+    parse: text,
+    doc: 'the bearer token the gateway and its E2EE worker share (at least 32 characters); required with `LAGOON_E2EE_WORKER_URL`, made at random for a child worker',
+  },
+  LAGOON_E2EE_KEY_ROTATE_MS: {
+    default: '86400000',
+    parse: int(0),
+    doc: 'how often the E2EE worker replaces its key (clients of the old one are told to attest again); 0: only when it restarts',
+  },
+  LAGOON_E2EE_WORKER_HOST: { default: '127.0.0.1', parse: text, doc: 'the address an E2EE worker listens on' },
+  LAGOON_E2EE_WORKER_PORT: {
+    default: '0',
+    parse: int(0),
+    doc: 'the port an E2EE worker listens on (0: any free one, reported to the gateway that started it)',
+  },
   LAGOON_DEV: { default: '0', parse: flag, doc: '`1` runs Next in development mode (also `npm run dev`)' },
   LAGOON_NEW_USER_USD: { default: '0', parse: micros, doc: "a browser-app user's one-off starting grant in USD" },
   LAGOON_NEW_USER_DIEM: { default: '1', parse: micros, doc: "a browser-app user's daily DIEM allowance" },
@@ -561,6 +593,9 @@ export function loadConfig(env: Env = process.env): Config {
   // A lease shorter than two heartbeats would let a live instance's holds be taken for a dead one's.
   if (v.LAGOON_HOLD_LEASE_MS < 2 * v.LAGOON_HEARTBEAT_MS)
     problems.push(`LAGOON_HOLD_LEASE_MS must be at least twice LAGOON_HEARTBEAT_MS (${2 * v.LAGOON_HEARTBEAT_MS}), got ${v.LAGOON_HOLD_LEASE_MS}`);
+  if (v.LAGOON_E2EE_WORKER_URL && (v.LAGOON_E2EE_WORKER_TOKEN ?? '').length < 32) {
+    problems.push('LAGOON_E2EE_WORKER_TOKEN must be set (at least 32 characters) with LAGOON_E2EE_WORKER_URL: the worker answers only its gateway');
+  }
   const remote = check(() => remoteOf(v));
   const cryptoRpc = check(() =>
     rpcConfigOf({
@@ -662,6 +697,15 @@ export function loadConfig(env: Env = process.env): Config {
       },
     },
     dev: v.LAGOON_DEV,
+    e2ee: {
+      workerUrl: v.LAGOON_E2EE_WORKER_URL,
+      workerToken: v.LAGOON_E2EE_WORKER_TOKEN,
+      rotateMs: v.LAGOON_E2EE_KEY_ROTATE_MS,
+      workerHost: v.LAGOON_E2EE_WORKER_HOST,
+      workerPort: v.LAGOON_E2EE_WORKER_PORT,
+      // The process's own environment under the captured one: a child needs PATH and HOME, which a test's may lack.
+      environment: { ...process.env, ...captured, LAGOON_DATA_DIR: dataDir },
+    },
     catalogueVar: (name) => (name === 'LAGOON_DATA_DIR' ? dataDir : captured[name]),
   };
 }

@@ -30,6 +30,7 @@ import type { ChatDeps } from './chat/pipeline.ts';
 import { closeRedis, connectRedis } from './limits/redis.ts';
 import { WalletService } from './wallet/service.ts';
 import { log, setLogLevel } from './log.ts';
+import { E2eeWorkerLink } from './e2ee/worker-link.ts';
 
 export interface Service {
   config: Config;
@@ -62,6 +63,8 @@ export interface Service {
   audio: AudioEngines;
   /** Durable jobs (video; long audio registers its kind here too): queue, retrieve, complete, and the workers. */
   jobs: JobService;
+  /** The E2EE worker that holds the key (lib/e2ee): a child started on first use, or LAGOON_E2EE_WORKER_URL. */
+  e2ee: E2eeWorkerLink;
   close(): Promise<void>;
 }
 
@@ -134,6 +137,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   jobs.register(audioJobKind({ audio, maxCharacters: config.audio.queueMaxCharacters }));
   await jobs.start();
   const rpc = new RpcProxy(config.cryptoRpc, { store, ledger, limiter, redis, keyPrefix });
+  const e2ee = new E2eeWorkerLink(config.e2ee);
   return {
     config,
     store,
@@ -168,11 +172,13 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
         transcribeForChat({ store, ledger, limiter, catalogue, wire: config.wire, fetchAllowHosts: config.fetchAllowHosts, audio }, ctx, data, format),
     },
     jobs,
+    e2ee,
     async close() {
       // Running jobs go back to the queue (another instance, or this one after its restart, takes them up).
       await jobs.stop().catch((e) => log.error({ err: e }, 'stopping the job workers failed'));
       operatorCatalogue.stop();
       await rpc.close();
+      await e2ee.close();
       await audio.close();
       await imageEnginesFor(catalogue, config.catalogueVar).close();
       await ledger.drain();

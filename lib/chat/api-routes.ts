@@ -1,7 +1,8 @@
 // POST /chat/completions: parse, run the pipeline, write JSON or the stream's events as SSE (sse.ts).
 import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import { runChat } from './pipeline.ts';
-import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
+import { jsonBodyWithBytes, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
+import { e2eeChatCompletions, wantsE2ee } from './e2ee.ts';
 import { chatSseEvent, chatStepHasOutput } from './sse.ts';
 import { pipeSse } from '../http/sse-pipe.ts';
 import { ok } from '../http/send.ts';
@@ -11,8 +12,9 @@ export const hasE2eeHeaders = (ctx: RequestCtx): boolean => Object.keys(ctx.req.
 
 export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   const principal = principalOf(ctx);
-  const body = await jsonBody(ctx);
+  const { value: body, bytes } = await jsonBodyWithBytes(ctx);
   const { svc } = ctx;
+  if (wantsE2ee(ctx, body)) return withWalletCredit(ctx, () => e2eeChatCompletions(ctx, body, bytes));
   const chatCtx = { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders, e2eeHeaders: hasE2eeHeaders(ctx) };
   const result = await withWalletCredit(ctx, () => runChat(svc.chatDeps, chatCtx, body));
   const { balancesBefore: before, hold } = result.meta;

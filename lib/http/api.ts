@@ -5,6 +5,7 @@ import { createKey, createWeb3Key, deleteKey, getKey, listKeys, updateKey, web3K
 import { billingBalance, retiredUsage, usageAnalytics, usageHistory } from '../billing/api-routes.ts';
 import { augmentScrape, augmentSearch, augmentTextParser } from '../augment/api-routes.ts';
 import { chatCompletions } from '../chat/api-routes.ts';
+import { teeAttestation, teeSignature } from '../e2ee/api-routes.ts';
 import { responses } from '../responses/api-routes.ts';
 import { embeddings } from '../embeddings/api-routes.ts';
 import { imageBackgroundRemove, imageEdit, imageGenerate, imageMultiEdit, imagesGenerations, imageUpscale } from '../images/api-routes.ts';
@@ -26,6 +27,8 @@ export function apiRouter(): Router<ApiRoute> {
   const on = (method: string, path: string, route: ApiRoute) => r.add(method, path, route);
   // Inference: a key or a signed-in wallet (no credential: the x402 discovery 402); admitted per model by the pipeline.
   on('POST', '/chat/completions', { auth: 'caller', limit: 'model', handler: chatCompletions });
+  on('GET', '/tee/attestation', { auth: 'none', limit: 'ip', handler: teeAttestation });
+  on('GET', '/tee/signature', { auth: 'key', limit: 'api', handler: teeSignature });
   on('POST', '/responses', { auth: 'caller', limit: 'model', handler: responses });
   on('POST', '/embeddings', { auth: 'caller', limit: 'model', handler: embeddings });
   // Images: billed per image (by model, size and steps); edit, upscale and background removal also take multipart.

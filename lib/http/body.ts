@@ -9,12 +9,18 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  return (await readJsonWithBytes(req, maxBytes)).value;
+}
+
+/** The JSON body and the bytes it came as (an E2EE request is signed over exactly those). */
+export async function readJsonWithBytes(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown; bytes: Buffer }> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected application/json, got ${req.headers['content-type'] ?? 'none'}`);
   }
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  return parseJsonText((await readBody(req, maxBytes)).toString('utf8'));
+  const bytes = await readBody(req, maxBytes);
+  return { value: parseJsonText(bytes.toString('utf8')), bytes };
 }
 
 /** The body text as JSON: an empty body and a syntax error are 400s that say which. Shared by both APIs. */

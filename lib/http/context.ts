@@ -13,7 +13,7 @@ import { PAYMENT_HEADERS, SIGN_IN_HEADERS } from '../wallet/service.ts';
 import type { Wallet } from '../wallet/wallets.ts';
 import { log } from '../log.ts';
 import type { SessionCtx } from './app-route.ts';
-import { readJson } from './body.ts';
+import { readJson, readJsonWithBytes } from './body.ts';
 
 export interface RequestCtx {
   req: IncomingMessage;
@@ -109,6 +109,9 @@ export function logBreach(ctx: RequestCtx, modelId: string, e: unknown): void {
 }
 
 export const jsonBody = (ctx: RequestCtx): Promise<unknown> => readJson(ctx.req, ctx.svc.config.maxBodyBytes);
+
+/** The JSON body and its bytes as they came. */
+export const jsonBodyWithBytes = (ctx: RequestCtx): Promise<{ value: unknown; bytes: Buffer }> => readJsonWithBytes(ctx.req, ctx.svc.config.maxBodyBytes);
 
 /** The SIGN-IN-WITH-X header (or its legacy name), when the request carries one. */
 export function signInHeader(ctx: RequestCtx): string | undefined {
