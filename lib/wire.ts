@@ -61,6 +61,7 @@ export type * from './account/wire-settings.ts';
 export type * from './catalogue/wire.ts';
 export type * from './characters/wire.ts';
 export type * from './chat/wire.ts';
+export type * from './chat/wire-private.ts';
 export type * from './conversations/wire.ts';
 export type * from './keys/wire-list.ts';
 export type * from './limits/wire-rate-limits.ts';

@@ -104,6 +104,35 @@ export function call<K extends AppRouteKey>(route: K, ...[opts]: CallArgs<K>): P
   return api<AppReply<K>>(routePath(route.slice(space + 1), o.params, o.query), { method, body: o.body, raw: o.raw, signal: o.signal });
 }
 
+/**
+ * Calls a route whose answer is a stream (SSE): the Response itself once it is 2xx, for the caller to read; an error
+ * answer rejects with AppApiError as `call` does.
+ */
+export async function callStream<K extends AppRouteKey>(route: K, ...[opts]: CallArgs<K>): Promise<Response> {
+  const o = (opts ?? {}) as { params?: Record<string, string>; query?: Record<string, QueryValue>; body?: unknown; signal?: AbortSignal };
+  const space = route.indexOf(' ');
+  const method = route.slice(0, space);
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(APP_API + routePath(route.slice(space + 1), o.params, o.query), {
+      method,
+      headers,
+      body: o.body === undefined ? undefined : JSON.stringify(o.body),
+      signal: o.signal,
+      credentials: 'same-origin',
+    });
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    throw new AppApiError(0, { error: 'Could not reach the server. Check your connection and try again.' });
+  }
+  if (res.ok) return res;
+  const body = (await res.json().catch(() => ({ error: `Request failed (HTTP ${res.status})` }))) as Record<string, unknown>;
+  throw new AppApiError(res.status, body);
+}
+
 /** TanStack Query keys, in one place so mutations invalidate exactly what they change. */
 export const qk = {
   me: ['me'] as const,

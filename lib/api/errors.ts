@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   PAYMENT_IN_PROGRESS: [409, 'This payment is being settled by another request'],
   PAYMENT_ALREADY_CREDITED: [409, 'This payment has already been credited'],
   IDEMPOTENCY_KEY_IN_PROGRESS: [409, 'A request with this Idempotency-Key is still running; retry it shortly'],
+  CONFLICT: [409, 'The request conflicts with what is already there'],
   CLIENT_TIMEOUT: [408, 'The request was not received in time'],
   PAYLOAD_TOO_LARGE: [413, 'The request body is too large'],
   INVALID_CONTENT_TYPE: [415, 'Invalid request content-type'],

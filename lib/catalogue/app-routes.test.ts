@@ -67,7 +67,7 @@ describe('models', () => {
       name: 'Scripted scripted-model',
       pricing: { inputUsd: 1, outputUsd: 2 },
       contextLength: 8192,
-      capabilities: { vision: false, reasoning: true, webSearch: false, functionCalling: true },
+      capabilities: { vision: false, reasoning: true, webSearch: false, functionCalling: true, e2ee: false },
       traits: ['default', 'fastest'],
       isDefault: true,
     });

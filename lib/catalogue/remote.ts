@@ -60,6 +60,8 @@ function toModel(r: z.infer<typeof remoteModel>): AppModel {
       reasoning: caps.supportsReasoning ?? false,
       webSearch: caps.supportsWebSearch ?? false,
       functionCalling: caps.supportsFunctionCalling ?? false,
+      // Private chats seal to this server's own E2EE worker, which serves this server's catalogue only.
+      e2ee: false,
     },
     traits: spec.traits ?? [],
     isDefault: false,

@@ -37,7 +37,13 @@ export function modelToApp(m: ModelEntry, isDefault: boolean, webSearchAvailable
     name: m.name,
     pricing: { inputUsd: m.pricing.input_usd, outputUsd: m.pricing.output_usd },
     contextLength: m.context_length,
-    capabilities: { vision: c.vision, reasoning: c.reasoning, webSearch: c.web_search && webSearchAvailable, functionCalling: c.function_calling },
+    capabilities: {
+      vision: c.vision,
+      reasoning: c.reasoning,
+      webSearch: c.web_search && webSearchAvailable,
+      functionCalling: c.function_calling,
+      e2ee: c.e2ee,
+    },
     traits: [...m.traits],
     isDefault,
   };

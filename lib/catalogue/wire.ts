@@ -9,7 +9,8 @@ export interface AppModel {
   /** Prices per million tokens, USD. */
   pricing: { inputUsd: number; outputUsd: number };
   contextLength: number;
-  capabilities: { vision: boolean; reasoning: boolean; webSearch: boolean; functionCalling: boolean };
+  /** `e2ee`: private (end-to-end encrypted) chats can use it. */
+  capabilities: { vision: boolean; reasoning: boolean; webSearch: boolean; functionCalling: boolean; e2ee: boolean };
   traits: string[];
   isDefault: boolean;
   /** Set while the model's engine is down: why (the server checks it again shortly; its messages get 503 until then). */

@@ -7,7 +7,10 @@ import { ApiError } from '../api/errors.ts';
 import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import { bodyToInternal } from '../api/wire-rename.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { openMeter } from '../billing/metered.ts';
+import { type Meter, openMeter } from '../billing/metered.ts';
+import type { CallContext } from '../engines/call.ts';
+import type { E2eeWorkerLink } from '../e2ee/worker-link.ts';
+import type { ChatDeps } from './pipeline.ts';
 import { parsePublicKey } from '../e2ee/envelope.ts';
 import { type SignedUsage, TRAILER, usageText } from '../e2ee/receipt.ts';
 import { e2eeEngineParams, readE2eeRequest, sealedTextBytes } from '../e2ee/request.ts';
@@ -63,76 +66,134 @@ function checkHeaders(ctx: RequestCtx): { clientKey: string; modelKey: string } 
  * Parses the worker's trailer: its signed token counts, when the signer is the key the client sealed to or, for a
  * request sealed to a stale key, the worker's current one.
  */
-async function signedUsage(ctx: RequestCtx, event: string, modelKey: string): Promise<SignedUsage | undefined> {
+async function signedUsage(svc: SealedChatDeps, requestId: string, event: string, modelKey: string): Promise<SignedUsage | undefined> {
   try {
     const u = JSON.parse(event.slice(TRAILER.length)) as SignedUsage;
     if (!Number.isSafeInteger(u.prompt_tokens) || !Number.isSafeInteger(u.completion_tokens) || u.prompt_tokens < 0 || u.completion_tokens < 0)
       return undefined;
     const attested = addressOf(Buffer.from(modelKey, 'hex'));
-    const signer = u.address?.toLowerCase() === attested.toLowerCase() ? attested : (await ctx.svc.e2ee.key()).signing_address;
-    return (await signedBy(signer, usageText(ctx.requestId, u), u.signature)) ? u : undefined;
+    const signer = u.address?.toLowerCase() === attested.toLowerCase() ? attested : (await svc.e2ee.key()).signing_address;
+    return (await signedBy(signer, usageText(requestId, u), u.signature)) ? u : undefined;
   } catch {
     return undefined;
   }
 }
 
-export async function e2eeChatCompletions(ctx: RequestCtx, body: Record<string, unknown>, bytes: Buffer): Promise<void> {
-  const { svc } = ctx;
-  const wire = ctx.headerCtx.wire;
-  const { clientKey, modelKey } = checkHeaders(ctx);
-  // The body is a chat request like any other (the same 400s), and an E2EE one on top.
-  parseOrThrow(chatRequestSchema, bodyToInternal(body, wire), wire);
-  const raw = (body[wire.params] ?? {}) as Record<string, unknown>;
-  const req = readE2eeRequest(body, {
-    webSearch: typeof raw.enable_web_search === 'string' ? raw.enable_web_search : undefined,
-    characterSlug: raw.character_slug,
-    systemPrompt: raw[wire.includeSystemPrompt] === true,
+/** What a sealed chat runs on: chat's metering and catalogue, and the link to the worker. */
+export interface SealedChatDeps {
+  chatDeps: ChatDeps;
+  e2ee: E2eeWorkerLink;
+}
+
+/** What a sealed chat needs besides the caller: the body as sent (its bytes are signed) and the two keys. */
+export interface SealedChatInput {
+  body: Record<string, unknown>;
+  bytes: Buffer;
+  clientKey: string;
+  modelKey: string;
+  /** The service parameters as read from the body (the wire's word). */
+  params: Record<string, unknown>;
+}
+
+export interface SealedChatRun {
+  model: ModelEntry;
+  meter: Meter;
+  /** The worker's SSE events for the client, byte for byte, its trailer removed; the settlement runs when they end. */
+  events: AsyncGenerator<string>;
+}
+
+/** The worker's response split into SSE events (each ends with its blank line). */
+async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      pending += decoder.decode(value, { stream: true });
+      for (let end = pending.indexOf('\n\n'); end !== -1; end = pending.indexOf('\n\n')) {
+        yield pending.slice(0, end + 2);
+        pending = pending.slice(end + 2);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * Starts a sealed chat for either API: the request's E2EE rules, the hold, the worker's answer. A refusal before any
+ * output releases the hold and throws.
+ */
+export async function startSealedChat(svc: SealedChatDeps, call: CallContext, input: SealedChatInput): Promise<SealedChatRun> {
+  const wire = svc.chatDeps.wire;
+  const req = readE2eeRequest(input.body, {
+    webSearch: typeof input.params.enable_web_search === 'string' ? input.params.enable_web_search : undefined,
+    characterSlug: input.params.character_slug,
+    systemPrompt: input.params[wire.includeSystemPrompt] === true,
   });
-  const model = resolveModel(svc.catalogue, req.model);
+  const model = resolveModel(svc.chatDeps.catalogue, req.model);
+  if (!model.capabilities.e2ee) throw new ApiError('UNSUPPORTED_CONTENT', `Model ${model.id} does not support end-to-end encryption`);
   const params = e2eeEngineParams(req, model);
-  const principal = principalOf(ctx);
-  const callCtx = { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders };
   const promptBound = sealedTextBytes(req);
-  const meter = await openMeter(svc.chatDeps, callCtx, {
+  const meter = await openMeter(svc.chatDeps, call, {
     model,
     endpoint: '/chat/completions',
     estimate: { promptTokens: promptBound, completionTokens: params.max_tokens },
   });
   let stream: ReadableStream<Uint8Array>;
   try {
-    stream = await svc.e2ee.chat({ requestId: ctx.requestId, modelId: model.id, clientKey, modelKey, body: bytes, signal: ctx.signal });
+    stream = await svc.e2ee.chat({
+      requestId: call.requestId,
+      modelId: model.id,
+      clientKey: input.clientKey,
+      modelKey: input.modelKey,
+      body: input.bytes,
+      signal: call.signal,
+    });
   } catch (e) {
     meter.release();
     throw e;
   }
-  Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, model, 'e2ee-worker'), balanceHeaders(ctx.headerCtx, meter.before), {
+  async function* events(): AsyncGenerator<string> {
+    let trailer: string | undefined;
+    let deltas = 0;
+    try {
+      for await (const event of sseEvents(stream)) {
+        if (event.startsWith(TRAILER)) {
+          trailer = event;
+          continue;
+        }
+        if (event.includes('"delta":{"content"') || event.includes('"delta":{"reasoning_content"')) deltas++;
+        yield event;
+      }
+    } finally {
+      const usage = trailer ? await signedUsage(svc, call.requestId, trailer, input.modelKey) : undefined;
+      if (trailer && !usage) log.error({ event: 'e2ee', requestId: call.requestId }, 'the E2EE worker sent usage its key did not sign');
+      // Without the worker's count (the client went away, the worker died) the bill is what was delivered: nothing
+      // when no delta was, else a token per sealed delta and a quarter of the sealed text's bytes for the prompt.
+      if (usage) meter.settle({ promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+      else if (deltas === 0) meter.release();
+      else meter.settle({ promptTokens: Math.ceil(promptBound / 4), completionTokens: deltas });
+    }
+  }
+  return { model, meter, events: events() };
+}
+
+export async function e2eeChatCompletions(ctx: RequestCtx, body: Record<string, unknown>, bytes: Buffer): Promise<void> {
+  const wire = ctx.headerCtx.wire;
+  const { clientKey, modelKey } = checkHeaders(ctx);
+  // The body is a chat request like any other (the same 400s), and an E2EE one on top.
+  parseOrThrow(chatRequestSchema, bodyToInternal(body, wire), wire);
+  const params = (body[wire.params] ?? {}) as Record<string, unknown>;
+  const call = { principal: principalOf(ctx), requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders };
+  const run = await startSealedChat(ctx.svc, call, { body, bytes, clientKey, modelKey, params });
+  const { meter } = run;
+  Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, run.model, 'e2ee-worker'), balanceHeaders(ctx.headerCtx, meter.before), {
     [`${wire.headerPrefix}tee`]: 'true',
     [`${wire.headerPrefix}tee-provider`]: 'none',
   });
   setBalanceRemaining(ctx, meter.before.usd - meter.before.usdHeld - meter.hold.usd);
-
-  let trailer: string | undefined;
-  let deltas = 0;
-  try {
-    await relaySse(
-      ctx,
-      stream,
-      (event) => {
-        if (event.startsWith(TRAILER)) return false;
-        if (event.includes('"delta":{"content"') || event.includes('"delta":{"reasoning_content"')) deltas++;
-        return true;
-      },
-      (event) => {
-        trailer = event;
-      },
-    );
-  } finally {
-    const usage = trailer ? await signedUsage(ctx, trailer, modelKey) : undefined;
-    if (trailer && !usage) log.error({ event: 'e2ee', requestId: ctx.requestId }, 'the E2EE worker sent usage its key did not sign');
-    // Without the worker's count (the client went away, the worker died) the bill is what was delivered: nothing
-    // when no delta was, else a token per sealed delta and a quarter of the sealed text's bytes for the prompt.
-    if (usage) meter.settle({ promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
-    else if (deltas === 0) meter.release();
-    else meter.settle({ promptTokens: Math.ceil(promptBound / 4), completionTokens: deltas });
-  }
+  await relaySse(ctx, run.events);
 }

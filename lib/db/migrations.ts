@@ -485,4 +485,39 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE usage ADD COLUMN refunded_diem BIGINT`,
     ],
   },
+  {
+    version: 19,
+    name: 'private chats',
+    sql: [
+      // Private chats (lib/conversations/private.ts): everything the page wrote is sealed under a key only the user
+      // holds (derived from their passphrase in the page). The vault row keeps the derivation's salt and a sealed
+      // known text, so the page can tell a wrong passphrase; the server can open none of it.
+      `CREATE TABLE private_vaults (
+        user_id TEXT PRIMARY KEY REFERENCES users(id),
+        salt TEXT NOT NULL,
+        check_text TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE private_chats (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX private_chats_user ON private_chats(user_id, updated_at)`,
+      `CREATE TABLE private_messages (
+        id TEXT PRIMARY KEY,
+        chat_id TEXT NOT NULL REFERENCES private_chats(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        request_id TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE UNIQUE INDEX private_messages_seq ON private_messages(chat_id, seq)`,
+    ],
+  },
 ];

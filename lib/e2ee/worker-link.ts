@@ -153,6 +153,8 @@ export class E2eeWorkerLink {
       };
       lines.once('line', (line) => {
         clearTimeout(timer);
+        // The worker's own log lines follow on its stdout: they join this process's (read, or the pipe would fill).
+        lines.on('line', (l) => process.stdout.write(`${l}\n`));
         try {
           const { port } = JSON.parse(line) as { port: number };
           log.info({ event: 'e2ee' }, `E2EE worker ${child.pid} listening on 127.0.0.1:${port}`);

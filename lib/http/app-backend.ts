@@ -5,6 +5,7 @@ import type { Service } from '../service.ts';
 import { authRoutes } from '../account/app-auth.ts';
 import { chatRoutes } from '../chat/app-routes.ts';
 import { previewRoutes } from '../chat/app/character-preview.ts';
+import { privateChatRoutes } from '../chat/app/private-routes.ts';
 import { conversationRoutes } from '../conversations/app-routes.ts';
 import { catalogueRoutes } from '../catalogue/app-routes.ts';
 import { walletRoutes } from '../wallet/app-routes.ts';
@@ -46,6 +47,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof audioRoutes> &
   ReturnType<typeof characterRoutes> &
   ReturnType<typeof previewRoutes> &
+  ReturnType<typeof privateChatRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -59,6 +61,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...authRoutes(deps),
       ...conversationRoutes(deps),
       ...previewRoutes(deps),
+      ...privateChatRoutes(deps),
       ...catalogueRoutes(deps),
       ...walletRoutes(deps),
       ...usageRoutes(deps),

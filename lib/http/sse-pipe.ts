@@ -5,40 +5,19 @@ import type { RequestCtx } from './context.ts';
 import { startSse, writeEvent } from './respond.ts';
 
 /**
- * Relays a stream of SSE bytes made elsewhere (the E2EE worker) unchanged, event by event with backpressure; each
- * comment event `keep` refuses (the worker's trailer) is handed to `onDropped` instead of the client.
+ * Relays SSE events made elsewhere (the E2EE worker's, which are signed as sent) unchanged, with backpressure and no
+ * keep-alive comments of its own.
  */
-export async function relaySse(
-  ctx: RequestCtx,
-  body: ReadableStream<Uint8Array>,
-  keep: (event: string) => boolean,
-  onDropped: (event: string) => void,
-): Promise<void> {
+export async function relaySse(ctx: RequestCtx, events: AsyncIterable<string>): Promise<void> {
   startSse(ctx.res, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
   ctx.res.flushHeaders();
-  const decoder = new TextDecoder();
-  let pending = '';
-  const reader = body.getReader();
-  const cancel = () => void reader.cancel().catch(() => undefined);
-  ctx.res.once('close', cancel);
   try {
-    for (;;) {
-      const { done, value: chunk } = await reader.read();
-      if (done || ctx.res.destroyed) break;
-      pending += decoder.decode(chunk, { stream: true });
-      let end = pending.indexOf('\n\n');
-      while (end !== -1) {
-        const event = pending.slice(0, end + 2);
-        pending = pending.slice(end + 2);
-        if (keep(event)) {
-          const drained = writeEvent(ctx.res, event);
-          if (drained) await drained;
-        } else onDropped(event);
-        end = pending.indexOf('\n\n');
-      }
+    for await (const event of events) {
+      if (ctx.res.destroyed) break;
+      const drained = writeEvent(ctx.res, event);
+      if (drained) await drained;
     }
   } finally {
-    ctx.res.off('close', cancel);
     ctx.res.end();
   }
 }
