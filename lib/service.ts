@@ -21,7 +21,7 @@ import { catalogueDirOf, videoJobKind } from './video/kind.ts';
 import { JobService } from './jobs/service.ts';
 import { AudioEngines } from './engines/audio/registry.ts';
 import { audioJobKind } from './audio/jobs.ts';
-import { imageEnginesFor } from './engines/images/registry.ts';
+import { ImageEngines } from './engines/images/registry.ts';
 import { transcribeForChat } from './audio/transcription.ts';
 import { AbuseGuard } from './limits/abuse.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
@@ -59,6 +59,8 @@ export interface Service {
   lease: InstanceLease | undefined;
   /** The crypto JSON-RPC proxy: upstream pools and their health checks, per-caller limits, idempotency keys. */
   rpc: RpcProxy;
+  /** The engines of the catalogue's image models (generation, edits, upscaling, background removal). */
+  imageEngines: ImageEngines;
   /** The engines of the catalogue's speech (tts) and transcription (asr) models. */
   audio: AudioEngines;
   /** Durable jobs (video; long audio registers its kind here too): queue, retrieve, complete, and the workers. */
@@ -108,7 +110,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const operatorCatalogue: OperatorCatalogue = new OperatorCatalogue(store, catalogue, (ids) => engines.forget(ids), secretsKey && secretBox(secretsKey));
   await operatorCatalogue.refresh();
   // Image, audio and queued (video, long audio) requests are refused the same way while their engine is down.
-  imageEnginesFor(catalogue, config.catalogueVar).gateWith((id) => engineHealth.refusal(id));
+  const imageEngines = new ImageEngines(config.catalogueVar);
+  imageEngines.gateWith((id) => engineHealth.refusal(id));
   audio.gateWith((id) => engineHealth.refusal(id));
   await engineHealth.start();
   if (!soleWriter) operatorCatalogue.start(config.catalogueRefreshMs);
@@ -155,6 +158,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     lease,
     rpc,
     audio,
+    imageEngines,
     wallet: new WalletService(store, ledger, config),
     chatDeps: {
       store,
@@ -180,7 +184,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await rpc.close();
       await e2ee.close();
       await audio.close();
-      await imageEnginesFor(catalogue, config.catalogueVar).close();
+      await imageEngines.close();
       await ledger.drain();
       journal?.close();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.

@@ -1,7 +1,7 @@
 // One image engine per catalogue model, created on first use (the ESRGAN worker, an upstream's connection pool), behind
 // an admission queue: at most maxConcurrency jobs run, maxQueue wait, each at most queueTimeoutMs; beyond that the
-// model is at capacity (503). One registry per loaded catalogue, shared by the API and the browser app.
-import type { Catalogue, CatalogueVars } from '../../models/catalogue.ts';
+// model is at capacity (503). The service holds one (`svc.imageEngines`), shared by the API and the browser app.
+import type { CatalogueVars } from '../../models/catalogue.ts';
 import { isImageEngineKind, isImageModelType, JOB_OF_TYPE } from '../../models/image-models.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { EnginesByModel } from '../by-model.ts';
@@ -133,16 +133,4 @@ export class ImageEngines extends EnginesByModel<ImageEngine> {
       }
     }
   }
-}
-
-const registries = new WeakMap<Catalogue, ImageEngines>();
-
-/** The image engines of a loaded catalogue (one registry per catalogue, so the API and the app share engines). */
-export function imageEnginesFor(catalogue: Catalogue, vars: CatalogueVars): ImageEngines {
-  let r = registries.get(catalogue);
-  if (!r) {
-    r = new ImageEngines(vars);
-    registries.set(catalogue, r);
-  }
-  return r;
 }
