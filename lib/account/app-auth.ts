@@ -7,7 +7,7 @@ import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '..
 import { signIn, signUp } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { z } from 'zod';
-import { appRoute, checkSessionCsrf, isHttps, json, noContent, optionalSession } from '../http/app-route.ts';
+import { appRoute, checkSessionCsrf, isHttps, json, noContent } from '../http/app-route.ts';
 import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
 import { toAppUser } from '../conversations/present.ts';
@@ -31,8 +31,8 @@ export function authRoutes(deps: AppDeps) {
   const credit = deps.app.startingCredit;
 
   return {
-    me: appRoute(deps, 'none', async ({ req }) => {
-      const s = await optionalSession(deps, req);
+    me: appRoute(deps, 'none', async ({ req, optionalSession }) => {
+      const s = await optionalSession();
       if (!s) {
         // A stale cookie is removed, so the browser stops sending it.
         const headers: Record<string, string> | undefined = sessionToken(req) ? { 'set-cookie': clearSessionCookie(isHttps(req)) } : undefined;
@@ -68,8 +68,8 @@ export function authRoutes(deps: AppDeps) {
 
     // Declared 'origin': signing out without a (valid) session has nothing to protect, so the cookie is cleared all
     // the same; with a session, its CSRF token is checked too.
-    signOut: appRoute(deps, 'origin', async ({ req }) => {
-      const s = await optionalSession(deps, req);
+    signOut: appRoute(deps, 'origin', async ({ req, optionalSession }) => {
+      const s = await optionalSession();
       if (s) checkSessionCsrf(req, s);
       await endSession(store, sessionToken(req));
       return noContent({ 'set-cookie': clearSessionCookie(isHttps(req)) });

@@ -70,6 +70,8 @@ export interface AppCall {
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** The signed-in user's session, if any (the one the server already read from the cookie, else read now). */
+  optionalSession(): Promise<SessionCtx | undefined>;
 }
 export interface SessionCall extends AppCall {
   session: SessionCtx;
@@ -228,6 +230,7 @@ export function appRoute<A extends AppAuth, R extends Response, B extends z.ZodT
         ip: info.ip,
         requestId: info.requestId ?? newRequestId(),
         signal: req.signal,
+        optionalSession: async () => (info.session === undefined ? optionalSession(deps, req) : (info.session ?? undefined)),
       };
       if (auth === 'origin') refuseForeignOrigin(req);
       else if (auth !== 'none') {
