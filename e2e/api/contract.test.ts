@@ -110,7 +110,14 @@ for (const { word, backend } of WORLDS) {
           LAGOON_X402_BASE_PAY_TO: '0x2670B922ef37C7Df47158725C0CC407b5382293F',
           LAGOON_X402_FACILITATOR_URL: 'http://127.0.0.1:9',
         },
-        models: (url) => [scriptedEmbeddingModel(url), catalogueModel('lagoon-demo-image'), catalogueModel('lagoon-demo-background-remove'), fliteModel()],
+        models: (url) => [
+          scriptedEmbeddingModel(url),
+          catalogueModel('lagoon-demo-image'),
+          catalogueModel('lagoon-demo-edit'),
+          catalogueModel('esrgan-slim'),
+          catalogueModel('lagoon-demo-background-remove'),
+          fliteModel(),
+        ],
       });
       ajv = schemasFor(word, h.svc.config.modelsOwnedBy);
       const account = await h.newAccount({ usd: 20 });
@@ -145,6 +152,23 @@ for (const { word, backend } of WORLDS) {
       // Never under a public type it does not serve.
       assert.ok(!ids(await get(h, '/models?type=upscale')).includes(bg));
       assert.ok(!ids(await get(h, '/models?type=image')).includes(bg));
+    });
+
+    test('GET /models: image, inpaint and upscale models in the public shapes: no capabilities record, documented constraints only', async () => {
+      if (word !== 'venice') return;
+      const r = await get(h, '/models?type=all');
+      const image = ['promptCharacterLimit', 'steps', 'widthHeightDivisor', 'aspectRatios', 'defaultAspectRatio', 'resolutions', 'defaultResolution'];
+      const inpaint = ['aspectRatios', 'promptCharacterLimit', 'combineImages', 'maxInputImages', 'resolutions', 'defaultResolution'];
+      const family = r.json.data.filter((m: any) => ['image', 'inpaint', 'upscale'].includes(m.type));
+      assert.deepEqual(family.map((m: any) => m.type).sort(), ['image', 'inpaint', 'upscale']);
+      for (const m of family) {
+        assert.equal(m.model_spec.capabilities, undefined, `${m.id}: capabilities is the text models' record`);
+        assert.equal(m.model_spec.supportsStyleReferences, false);
+        const keys = Object.keys(m.model_spec.constraints);
+        const allowed = m.type === 'inpaint' ? inpaint : image;
+        for (const k of keys)
+          assert.ok(allowed.includes(k), `${m.id}: constraints.${k} is not in the documented ${m.type === 'inpaint' ? 'Inpaint' : 'Image'} shape`);
+      }
     });
 
     test('GET /models/traits', async () => {

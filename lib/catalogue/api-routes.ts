@@ -65,6 +65,7 @@ export async function listModels(ctx: RequestCtx): Promise<void> {
     ownedBy: config.modelsOwnedBy,
     webSearchAvailable: searchAvailable,
     offlineReason: (id: string) => health.status(id)?.reason,
+    publicShapes: publicShapes(config.wire),
   };
   ok(ctx, { object: 'list', type, data: models.map((m) => modelRecord(m, rc)) });
 }

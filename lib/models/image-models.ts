@@ -271,7 +271,7 @@ export function contentCheckOf(kind: string): 'upstream' | 'none' {
  * The /models `model_spec` fields of an image-family model, after the common ones (wire.ts): its constraints, its
  * per-image prices, and what it does. Token prices, context and text capabilities do not apply and are replaced.
  */
-export function imageWireSpec(m: ImageModelLike): Record<string, unknown> {
+export function imageWireSpec(m: ImageModelLike, publicShapes = false): Record<string, unknown> {
   const l = imageLimits(m);
   const p = m.pricing;
   const perImage = p.per_image_usd === undefined ? null : { usd: p.per_image_usd, diem: p.per_image_diem ?? p.per_image_usd };
@@ -314,6 +314,7 @@ export function imageWireSpec(m: ImageModelLike): Record<string, unknown> {
           ? { scale: { min: 2, max: l.maxScale, default: 2 }, maxOutputPixels: l.maxOutputPixels }
           : {};
   constraints.input = job === 'generate' ? null : { minPixels: l.inputMinPixels, maxPixels: l.inputMaxPixels, maxBytes: l.inputMaxBytes };
+  if (publicShapes) return publicImageSpec(kind, job, constraints, pricing);
   return {
     modelSource: isImageEngineKind(kind) ? SOURCES[kind] : kind,
     capabilities: {
@@ -327,6 +328,31 @@ export function imageWireSpec(m: ImageModelLike): Record<string, unknown> {
       contentCheck: contentCheckOf(kind),
     },
     constraints,
+    pricing,
+  };
+}
+
+/** The public document's fields of each constraints shape an image-family model can fit (Image, or Inpaint). */
+const IMAGE_CONSTRAINTS = ['promptCharacterLimit', 'steps', 'widthHeightDivisor', 'aspectRatios', 'defaultAspectRatio', 'resolutions', 'defaultResolution'];
+const INPAINT_CONSTRAINTS = ['aspectRatios', 'promptCharacterLimit', 'combineImages', 'maxInputImages', 'resolutions', 'defaultResolution'];
+
+/**
+ * In the public API's shapes: `capabilities` is the text models' record there, so an image model has none (its
+ * `supportsStyleReferences` sits in model_spec), and `constraints` keeps the documented fields of the Image or
+ * Inpaint shape (an upscaler's scale and size limits fit neither, so it has the empty Image shape).
+ */
+function publicImageSpec(
+  kind: string,
+  job: string | undefined,
+  constraints: Record<string, unknown>,
+  pricing: Record<string, unknown>,
+): Record<string, unknown> {
+  const keep = job === 'generate' ? IMAGE_CONSTRAINTS : job === 'edit' ? INPAINT_CONSTRAINTS : [];
+  return {
+    modelSource: isImageEngineKind(kind) ? SOURCES[kind] : kind,
+    capabilities: undefined,
+    supportsStyleReferences: false,
+    constraints: Object.fromEntries(keep.filter((k) => constraints[k] !== undefined && constraints[k] !== null).map((k) => [k, constraints[k]])),
     pricing,
   };
 }

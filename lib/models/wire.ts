@@ -11,6 +11,8 @@ export interface RecordContext {
   webSearchAvailable: boolean;
   /** Why a model's engine is down (lib/engines/health.ts); undefined while it is available. */
   offlineReason?: (modelId: string) => string | undefined;
+  /** The public API's exact shapes (venice wire mode): only documented fields where the document fixes them. */
+  publicShapes?: boolean;
 }
 
 // The per-message caps of lib/chat/messages.ts: what a vision or video model takes when the catalogue
@@ -108,7 +110,7 @@ export function modelRecord(m: ModelEntry, rc: RecordContext) {
       },
       pricing,
       ...(m.type === 'tts' || m.type === 'asr' ? audioWireSpec(m, pricing) : {}),
-      ...(isImageModelType(m.type) ? imageWireSpec(m) : {}),
+      ...(isImageModelType(m.type) ? imageWireSpec(m, rc.publicShapes ?? false) : {}),
       ...(m.type === 'video' ? videoWireSpec(m, pricing) : {}),
     },
   };
