@@ -5,11 +5,16 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { SpeechFormat } from '../../models/audio-models.ts';
-import { MissingBinary, ProcessFailed, runProcess } from './processes.ts';
+import { limitedCommand } from '../limited-spawn.ts';
+import { MissingBinary, missingUnderLimit, ProcessFailed, runProcess } from './processes.ts';
 import { wavHeader } from './wav.ts';
 
 /** What pocketsphinx decodes (and what every transcription is measured in). */
 export const DECODE_RATE = 16_000;
+/** CPU seconds a decode may use: a base, plus a tenth of the longest audio it may read. */
+const DECODE_CPU_BASE_S = 20;
+/** CPU seconds an encoder may use: speech of the longest text is a few minutes, encoded in seconds. */
+const ENCODE_CPU_S = 120;
 
 export const CONTENT_TYPES: Record<SpeechFormat, string> = {
   mp3: 'audio/mpeg',
@@ -56,7 +61,8 @@ export async function decodeToWav(
   // The first audio stream only: a file without one fails here rather than transcribing silence.
   args.push('-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', String(DECODE_RATE), '-c:a', 'pcm_s16le');
   args.push('-map_metadata', '-1', '-bitexact', '-t', String(opts.maxSeconds + 1), '-f', 'wav', '-y', output);
-  await runProcess(ffmpeg, args, { signal: opts.signal });
+  // Decoding an audio track takes a small fraction of its length in CPU time; a file that makes ffmpeg spin is stopped.
+  await runProcess(ffmpeg, args, { signal: opts.signal, cpuSeconds: DECODE_CPU_BASE_S + opts.maxSeconds / 10 });
   const bytes = (await fs.stat(output)).size;
   const seconds = Math.max(0, bytes - 44) / 2 / DECODE_RATE;
   return { path: output, seconds: Math.min(seconds, opts.maxSeconds), truncated: seconds > opts.maxSeconds };
@@ -92,7 +98,8 @@ export async function* encodePcm(
   }
   const args = ['-hide_banner', '-loglevel', 'error', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0'];
   args.push(...CODEC_ARGS[format], '-flush_packets', '1', 'pipe:1');
-  const child = spawn(ffmpeg, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const [command, commandArgs] = limitedCommand(ffmpeg, args, ENCODE_CPU_S);
+  const child = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
@@ -124,6 +131,7 @@ export async function* encodePcm(
     await feeding;
     if (feedError) throw feedError;
     const code = await exited;
+    if (command !== ffmpeg && missingUnderLimit(code, stderr)) throw new MissingBinary(ffmpeg);
     if (code !== 0) throw new ProcessFailed(ffmpeg, code, stderr);
     finished = true;
   } finally {

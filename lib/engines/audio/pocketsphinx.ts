@@ -99,6 +99,8 @@ export function createPocketsphinxEngine(opts: PocketsphinxOptions): Transcripti
       await runProcess(opts.binary, ['-infile', wav, '-time', 'yes', '-remove_silence', 'no', '-logfn', '/dev/null', ...model], {
         signal,
         maxStdout: 16 * 1024 * 1024,
+        // About real time on a busy 2-core machine: four times a piece's length, and a base, bounds a stuck decoder.
+        cpuSeconds: 20 + 4 * pieceSeconds,
       })
     ).toString('utf8');
   return {
