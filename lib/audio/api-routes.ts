@@ -3,7 +3,7 @@
 // POST /video/transcriptions (a media URL → its transcript). Pipelines in lib/audio; this file reads bodies
 // and writes the answers with the model and balance headers.
 import { ApiError } from '../api/errors.ts';
-import { balanceHeaders, baseHeaders, modelHeaders } from '../api/headers.ts';
+import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import type { CallMeta } from '../engines/call.ts';
 import { voiceCloneFieldsSchema } from './schema.ts';
 import { runSpeech } from './speech.ts';
@@ -13,7 +13,7 @@ import { DEFAULT_MAX_AUDIO_BYTES } from '../models/audio-models.ts';
 import { resolveModel } from '../models/catalogue.ts';
 import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
 import { readMultipart } from '../http/multipart.ts';
-import { ok } from '../http/send.ts';
+import { json, raw, type Reply } from '../http/reply.ts';
 
 const audioDeps = (ctx: RequestCtx): AudioDeps => ({ ...ctx.svc.chatDeps, audio: ctx.svc.audio });
 
@@ -26,50 +26,19 @@ function answerHeaders(ctx: RequestCtx, meta: CallMeta, spent: number): void {
   setBalanceRemaining(ctx, before.usd - before.usdHeld - spent);
 }
 
-function sendBytes(ctx: RequestCtx, contentType: string, body: Buffer | string): void {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  ctx.res.writeHead(200, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, 'content-type': contentType, 'content-length': String(bytes.length) });
-  ctx.res.end(bytes);
-}
+const bytesReply = (contentType: string, body: Buffer | string): Reply =>
+  raw({ 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) }, body);
 
-/** Writes chunks as they come, waiting whenever the socket is full; stops when the client has gone. */
-async function sendStream(ctx: RequestCtx, contentType: string, chunks: AsyncIterable<Buffer>): Promise<void> {
-  const { res } = ctx;
-  res.writeHead(200, {
-    ...baseHeaders(ctx.headerCtx),
-    ...ctx.extraHeaders,
-    'content-type': contentType,
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-  });
-  res.flushHeaders();
-  for await (const chunk of chunks) {
-    if (res.destroyed) break;
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
-  }
-  res.end();
-}
-
-export async function audioSpeech(ctx: RequestCtx): Promise<void> {
+export async function audioSpeech(ctx: RequestCtx): Promise<Reply> {
   const call = callCtx(ctx);
   const body = await jsonBody(ctx);
   const result = await withWalletCredit(ctx, () => runSpeech(audioDeps(ctx), call, body));
   if (result.kind === 'bytes') {
     answerHeaders(ctx, result.meta, result.charged.usd);
-    return sendBytes(ctx, result.contentType, result.body);
+    return bytesReply(result.contentType, result.body);
   }
   answerHeaders(ctx, result.meta, result.meta.hold.usd);
-  await sendStream(ctx, result.contentType, result.chunks);
+  return { kind: 'chunks', headers: { 'content-type': result.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, chunks: result.chunks };
 }
 
 /** The largest upload any transcription model takes, and a little for the form's other fields. */
@@ -78,7 +47,7 @@ function uploadLimit(ctx: RequestCtx): number {
   return largest + 64 * 1024;
 }
 
-export async function audioTranscriptions(ctx: RequestCtx): Promise<void> {
+export async function audioTranscriptions(ctx: RequestCtx): Promise<Reply> {
   const call = callCtx(ctx);
   const form = await readMultipart(ctx, { maxBytes: uploadLimit(ctx), maxFiles: 1, repeatable: ['timestamp_granularities[]', 'timestamp_granularities'] });
   const file = form.files[0];
@@ -87,21 +56,21 @@ export async function audioTranscriptions(ctx: RequestCtx): Promise<void> {
   const fields: Record<string, unknown> = { ...form.fields, ...(granularities.length ? { timestamp_granularities: granularities } : {}) };
   const result = await withWalletCredit(ctx, () => runTranscription(audioDeps(ctx), call, fields, file));
   answerHeaders(ctx, result.meta, result.charged.usd);
-  if (result.body.kind === 'json') return ok(ctx, result.body.value);
-  sendBytes(ctx, result.body.contentType, result.body.text);
+  if (result.body.kind === 'json') return json(result.body.value);
+  return bytesReply(result.body.contentType, result.body.text);
 }
 
-export async function videoTranscriptions(ctx: RequestCtx): Promise<void> {
+export async function videoTranscriptions(ctx: RequestCtx): Promise<Reply> {
   const call = callCtx(ctx);
   const body = await jsonBody(ctx);
   const result = await withWalletCredit(ctx, () => runVideoTranscription(audioDeps(ctx), call, body));
   answerHeaders(ctx, result.meta, result.charged.usd);
-  if (result.format === 'text') return sendBytes(ctx, 'text/plain; charset=utf-8', result.transcript);
-  ok(ctx, { transcript: result.transcript, ...(result.language ? { lang: result.language } : {}) });
+  if (result.format === 'text') return bytesReply('text/plain; charset=utf-8', result.transcript);
+  return json({ transcript: result.transcript, ...(result.language ? { lang: result.language } : {}) });
 }
 
 /** Voice cloning: no engine here clones voices, so every request is a clear 400 (after its form was read). */
-export async function audioVoices(ctx: RequestCtx): Promise<void> {
+export async function audioVoices(ctx: RequestCtx): Promise<Reply> {
   principalOf(ctx);
   const form = await readMultipart(ctx, { maxBytes: DEFAULT_MAX_AUDIO_BYTES + 64 * 1024, maxFiles: 1 });
   const fields = parseOrThrow(voiceCloneFieldsSchema, form.fields, ctx.svc.config.wire);

@@ -2,7 +2,6 @@
 // on the same code the chat pipeline uses, each billed at its configured price (INFERENCE or ADMIN keys).
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
-import { baseHeaders } from '../api/headers.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { scrapeUrl } from './scrape.ts';
 import type { Principal } from '../auth/keys.ts';
@@ -12,7 +11,7 @@ import { estimateTextTokens } from '../engines/text/estimate.ts';
 import { metered } from '../billing/metered.ts';
 import { isMultipart, readMultipart } from '../http/multipart.ts';
 import { jsonBody, principalOf, type RequestCtx, withWalletCredit } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, raw, type Reply } from '../http/reply.ts';
 import { log } from '../log.ts';
 
 /**
@@ -44,7 +43,7 @@ const searchBody = z.strictObject({
   search_provider: z.string().max(64).optional(),
 });
 
-export async function augmentSearch(ctx: RequestCtx): Promise<void> {
+export async function augmentSearch(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const body = parseOrThrow(searchBody, await jsonBody(ctx), ctx.svc.config.wire);
   const providers = ctx.svc.searchProviders;
@@ -72,22 +71,22 @@ export async function augmentSearch(ctx: RequestCtx): Promise<void> {
       }
     },
   );
-  ok(ctx, { query: body.query, results: results.map((r) => ({ title: r.title, url: r.url, content: r.content, date: r.date ?? '' })) });
+  return json({ query: body.query, results: results.map((r) => ({ title: r.title, url: r.url, content: r.content, date: r.date ?? '' })) });
 }
 
 const scrapeBody = z.strictObject({ url: z.string().url().max(2048) });
 
-export async function augmentScrape(ctx: RequestCtx): Promise<void> {
+export async function augmentScrape(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const body = parseOrThrow(scrapeBody, await jsonBody(ctx), ctx.svc.config.wire);
   const page = await billed(ctx, p, ctx.svc.config.augmentPrices.scrapedUrl, { modelId: 'augment:scrape', endpoint: '/augment/scrape', scrapedUrls: 1 }, () =>
     scrapeUrl(body.url, { signal: ctx.signal, allowHosts: ctx.svc.config.fetchAllowHosts, format: 'markdown' }),
   );
-  ok(ctx, { url: page.url, title: page.title, content: page.content, format: 'markdown' });
+  return json({ url: page.url, title: page.title, content: page.content, format: 'markdown' });
 }
 
 /** multipart/form-data with a `file` field (and optional `response_format`: json or text). */
-export async function augmentTextParser(ctx: RequestCtx): Promise<void> {
+export async function augmentTextParser(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   if (!isMultipart(ctx.req.headers['content-type'])) {
     throw new ApiError('INVALID_CONTENT_TYPE', 'Send the document as multipart/form-data with a "file" field');
@@ -105,8 +104,7 @@ export async function augmentTextParser(ctx: RequestCtx): Promise<void> {
     ),
   );
   if (format === 'text') {
-    ctx.res.writeHead(200, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, 'content-type': 'text/plain; charset=utf-8' }).end(text);
-    return;
+    return raw({ 'content-type': 'text/plain; charset=utf-8' }, text);
   }
-  ok(ctx, { text, tokens: estimateTextTokens(text) });
+  return json({ text, tokens: estimateTextTokens(text) });
 }

@@ -5,7 +5,6 @@
 // GET /billing/usage is the public API's retired endpoint: 410 pointing at its successor.
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
-import { baseHeaders } from '../api/headers.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { publicShapes } from '../api/wire.ts';
 import { lookbackDays, type PublicModelType, publicAnalytics } from './analytics-public.ts';
@@ -19,7 +18,7 @@ import { usageAnalytics as queryAnalytics, usageHistory as queryHistory } from '
 import { usageCsv, usageEntriesCsv } from './usage-csv.ts';
 import { principalOf, type RequestCtx } from '../http/context.ts';
 import { queryObject } from '../api/query.ts';
-import { ok } from '../http/send.ts';
+import { json, raw, type Reply } from '../http/reply.ts';
 
 const DAY_MS = 86_400_000;
 const ANALYTICS_DEFAULT_DAYS = 7;
@@ -27,7 +26,7 @@ const ANALYTICS_MAX_DAYS = 90;
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export async function billingBalance(ctx: RequestCtx): Promise<void> {
+export async function billingBalance(ctx: RequestCtx): Promise<Reply> {
   const { accountId } = principalOf(ctx);
   parseOrThrow(z.strictObject({}), queryObject(ctx.url), ctx.headerCtx.wire);
   const now = Date.now();
@@ -43,8 +42,8 @@ export async function billingBalance(ctx: RequestCtx): Promise<void> {
     // The public name of the daily DIEM allowance (an epoch is a UTC day).
     diemEpochAllocation: fromMicros(b.diemDaily),
   };
-  if (publicShapes(ctx.headerCtx.wire)) return ok(ctx, balance);
-  ok(ctx, {
+  if (publicShapes(ctx.headerCtx.wire)) return json(balance);
+  return json({
     beta: true,
     data: { ...balance, diemDailyAllowance: fromMicros(b.diemDaily), diemResetsAt: new Date(nextEpochStart(now)).toISOString() },
   });
@@ -57,7 +56,7 @@ const USAGE_RETIRED = {
   Link: '</api/v1/billing/usage-history>; rel="successor-version"',
 };
 
-export async function retiredUsage(): Promise<void> {
+export async function retiredUsage(): Promise<Reply> {
   throw new ApiError('ENDPOINT_RETIRED', 'GET /billing/usage has been retired; use GET /api/v1/billing/usage-history', undefined, USAGE_RETIRED);
 }
 
@@ -144,19 +143,17 @@ const csvStamp = (ms: number) =>
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
 
-function sendCsv(ctx: RequestCtx, csv: string): void {
-  const body = Buffer.from(csv, 'utf8');
-  ctx.res.writeHead(200, {
-    ...baseHeaders(ctx.headerCtx),
-    ...ctx.extraHeaders,
-    'content-type': 'text/csv; charset=utf-8',
-    'content-disposition': `attachment; filename="billing-usage-history-${csvStamp(Date.now())}.csv"`,
-    'content-length': String(body.length),
-  });
-  ctx.res.end(body);
-}
+const csvReply = (csv: string): Reply =>
+  raw(
+    {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="billing-usage-history-${csvStamp(Date.now())}.csv"`,
+      'content-length': String(Buffer.byteLength(csv)),
+    },
+    csv,
+  );
 
-async function usageHistoryByCursor(ctx: RequestCtx, accountId: string, query: Record<string, string>): Promise<void> {
+async function usageHistoryByCursor(ctx: RequestCtx, accountId: string, query: Record<string, string>): Promise<Reply> {
   const q = parseOrThrow(cursorQuery, query, ctx.headerCtx.wire);
   let filter: EntryFilter & { pageSize: number };
   let after;
@@ -169,12 +166,12 @@ async function usageHistoryByCursor(ctx: RequestCtx, accountId: string, query: R
   }
   const page = await usageEntries(ctx.svc.store, accountId, { ...filter, after });
   const nextCursor = page.next ? await encodeCursor(ctx.svc.store, accountId, { ...filter, after: page.next }) : null;
-  if (!wantsCsv(ctx.req.headers.accept)) return ok(ctx, { data: page.data, nextCursor });
+  if (!wantsCsv(ctx.req.headers.accept)) return json({ data: page.data, nextCursor });
   if (nextCursor) ctx.extraHeaders['x-next-cursor'] = nextCursor;
-  sendCsv(ctx, usageEntriesCsv(page.data));
+  return csvReply(usageEntriesCsv(page.data));
 }
 
-export async function usageHistory(ctx: RequestCtx): Promise<void> {
+export async function usageHistory(ctx: RequestCtx): Promise<Reply> {
   const { accountId } = principalOf(ctx);
   const query = queryObject(ctx.url);
   if (cursorForm(ctx, query)) return usageHistoryByCursor(ctx, accountId, query);
@@ -193,8 +190,8 @@ export async function usageHistory(ctx: RequestCtx): Promise<void> {
     'x-pagination-total': String(total),
     'x-pagination-total-pages': String(Math.ceil(total / q.limit)),
   });
-  if (!wantsCsv(ctx.req.headers.accept)) return ok(ctx, { beta: true, data: rows });
-  sendCsv(ctx, usageCsv(rows));
+  if (!wantsCsv(ctx.req.headers.accept)) return json({ beta: true, data: rows });
+  return csvReply(usageCsv(rows));
 }
 
 const analyticsQuery = z
@@ -224,7 +221,7 @@ const MODEL_TYPE: Partial<Record<ModelType, PublicModelType>> = {
 
 const dayStart = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
-export async function usageAnalytics(ctx: RequestCtx): Promise<void> {
+export async function usageAnalytics(ctx: RequestCtx): Promise<Reply> {
   const { accountId } = principalOf(ctx);
   const q = parseOrThrow(analyticsQuery, queryObject(ctx.url), ctx.headerCtx.wire);
   // Whole UTC days, endDate included. Without endDate the range ends today; without startDate it spans `lookback`
@@ -255,11 +252,11 @@ export async function usageAnalytics(ctx: RequestCtx): Promise<void> {
   if (publicShapes(ctx.headerCtx.wire)) {
     // Exactly the documented fields: the USD daily series are this server's addition.
     const { byModelDailyUsd: _m, byKeyDailyUsd: _k, ...documented } = shaped;
-    return ok(ctx, documented);
+    return json(documented);
   }
   // The spec's body with the public one merged in: the public series beside the spec's totals, and each model and
   // key row carrying both field sets (one row per model and unit, and per key, in the same order in both).
-  ok(ctx, {
+  return json({
     beta: true,
     data: {
       startDate: utcDay(start),

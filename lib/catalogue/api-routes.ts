@@ -7,7 +7,7 @@ import { privacyAllows } from '../auth/model-privacy.ts';
 import { MODEL_TYPES, type ModelEntry, type ModelType } from '../models/schema.ts';
 import { modelRecord } from '../models/wire.ts';
 import type { RequestCtx } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, type Reply } from '../http/reply.ts';
 
 function typeParam(ctx: RequestCtx, fallback: string, extra: string[] = []): string {
   const t = ctx.url.searchParams.get('type') ?? fallback;
@@ -52,7 +52,7 @@ async function refuseInvalidKey(ctx: RequestCtx): Promise<void> {
   if (ctx.req.headers.authorization !== undefined) await authenticate(ctx.svc.store, secret);
 }
 
-export async function listModels(ctx: RequestCtx): Promise<void> {
+export async function listModels(ctx: RequestCtx): Promise<Reply> {
   // `music` is a public type this server has no models of: an empty list, not a 400.
   const type = typeParam(ctx, 'all', ['all', 'code', 'music']);
   const { catalogue, searchAvailable, config } = ctx.svc;
@@ -67,22 +67,22 @@ export async function listModels(ctx: RequestCtx): Promise<void> {
     offlineReason: (id: string) => health.status(id)?.reason,
     publicShapes: publicShapes(config.wire),
   };
-  ok(ctx, { object: 'list', type, data: models.map((m) => modelRecord(m, rc)) });
+  return json({ object: 'list', type, data: models.map((m) => modelRecord(m, rc)) });
 }
 
-export async function modelTraits(ctx: RequestCtx): Promise<void> {
+export async function modelTraits(ctx: RequestCtx): Promise<Reply> {
   await refuseInvalidKey(ctx);
   const type = typeParam(ctx, 'text') as ModelType;
-  ok(ctx, { object: 'list', type, data: traitsOf(ctx.svc.catalogue, type) });
+  return json({ object: 'list', type, data: traitsOf(ctx.svc.catalogue, type) });
 }
 
-export async function compatibilityMapping(ctx: RequestCtx): Promise<void> {
+export async function compatibilityMapping(ctx: RequestCtx): Promise<Reply> {
   await refuseInvalidKey(ctx);
   const type = typeParam(ctx, 'text') as ModelType;
-  ok(ctx, { object: 'list', type, data: compatibilityMappingOf(ctx.svc.catalogue, type) });
+  return json({ object: 'list', type, data: compatibilityMappingOf(ctx.svc.catalogue, type) });
 }
 
-export async function imageStyles(ctx: RequestCtx): Promise<void> {
+export async function imageStyles(ctx: RequestCtx): Promise<Reply> {
   await refuseInvalidKey(ctx);
-  ok(ctx, { object: 'list', data: ctx.svc.catalogue.file.image_styles });
+  return json({ object: 'list', data: ctx.svc.catalogue.file.image_styles });
 }

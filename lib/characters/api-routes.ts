@@ -4,13 +4,12 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
-import { baseHeaders } from '../api/headers.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { averageRating, type CharacterSort, characterRecord, getCharacter, listCharacters } from './characters.ts';
 import { listReviews, ratingByAccount, reviewAccounts } from './reviews.ts';
 import { getAvatar } from './store.ts';
 import { principalOf, type RequestCtx } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, raw, type Reply } from '../http/reply.ts';
 
 const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
 const list = (max: number) => z.array(z.string().max(64)).max(max);
@@ -60,7 +59,7 @@ function rawQuery(sp: URLSearchParams): Record<string, unknown> {
   return raw;
 }
 
-export async function listCharactersRoute(ctx: RequestCtx): Promise<void> {
+export async function listCharactersRoute(ctx: RequestCtx): Promise<Reply> {
   const q = parseOrThrow(query, rawQuery(ctx.url.searchParams), ctx.svc.config.wire);
   const { accountId } = principalOf(ctx);
   const found = await listCharacters(ctx.svc.store, {
@@ -77,7 +76,7 @@ export async function listCharactersRoute(ctx: RequestCtx): Promise<void> {
   });
   const origin = ctx.svc.wallet.url('');
   const data = await Promise.all(found.map(async (c) => characterRecord(c, await ratingByAccount(ctx.svc.store, c.id, accountId), origin)));
-  ok(ctx, { object: 'list', data });
+  return json({ object: 'list', data });
 }
 
 async function visible(ctx: RequestCtx) {
@@ -87,12 +86,12 @@ async function visible(ctx: RequestCtx) {
   return { c, accountId };
 }
 
-export async function getCharacterRoute(ctx: RequestCtx): Promise<void> {
+export async function getCharacterRoute(ctx: RequestCtx): Promise<Reply> {
   const { c, accountId } = await visible(ctx);
-  ok(ctx, { object: 'character', data: characterRecord(c, await ratingByAccount(ctx.svc.store, c.id, accountId), ctx.svc.wallet.url('')) });
+  return json({ object: 'character', data: characterRecord(c, await ratingByAccount(ctx.svc.store, c.id, accountId), ctx.svc.wallet.url('')) });
 }
 
-export async function characterReviewsRoute(ctx: RequestCtx): Promise<void> {
+export async function characterReviewsRoute(ctx: RequestCtx): Promise<Reply> {
   const q = parseOrThrow(reviewsQuery, rawQuery(ctx.url.searchParams), ctx.svc.config.wire);
   const { c, accountId } = await visible(ctx);
   const { reviews, total } = await listReviews(ctx.svc.store, c.id, q.page, q.pageSize);
@@ -104,7 +103,7 @@ export async function characterReviewsRoute(ctx: RequestCtx): Promise<void> {
     'x-pagination-total': String(total),
     'x-pagination-total-pages': String(totalPages),
   });
-  ok(ctx, {
+  return json({
     object: 'list',
     data: reviews.map((r) => ({
       id: r.id,
@@ -127,17 +126,13 @@ export async function characterReviewsRoute(ctx: RequestCtx): Promise<void> {
  * slug, a private character, or one without an upload. Shared caches may keep it for a few minutes, so an unpublished
  * avatar stops being served soon; the ETag (its bytes' digest) makes revalidation a 304.
  */
-export async function characterPhotoRoute(ctx: RequestCtx): Promise<void> {
+export async function characterPhotoRoute(ctx: RequestCtx): Promise<Reply> {
   const avatar = await getAvatar(ctx.svc.store, ctx.params.slug, {});
   if (!avatar) throw new ApiError('NOT_FOUND', `Character "${ctx.params.slug}" has no published photo`);
   const etag = `"${createHash('sha256').update(avatar.data).digest('base64url').slice(0, 27)}"`;
-  const headers = { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, etag, 'cache-control': PHOTO_CACHE, vary: 'Accept-Encoding' };
-  if (ifNoneMatch(ctx.req.headers['if-none-match'], etag)) {
-    ctx.res.writeHead(304, headers).end();
-    return;
-  }
-  ctx.res.writeHead(200, { ...headers, 'content-type': avatar.contentType, 'content-length': String(avatar.data.length) });
-  ctx.res.end(ctx.req.method === 'HEAD' ? undefined : avatar.data);
+  const headers = { etag, 'cache-control': PHOTO_CACHE, vary: 'Accept-Encoding' };
+  if (ifNoneMatch(ctx.req.headers['if-none-match'], etag)) return raw(headers, undefined, 304);
+  return raw({ ...headers, 'content-type': avatar.contentType, 'content-length': String(avatar.data.length) }, avatar.data);
 }
 
 const PHOTO_CACHE = 'public, max-age=300';

@@ -4,13 +4,12 @@ import { runChat } from './pipeline.ts';
 import { jsonBodyWithBytes, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
 import { e2eeChatCompletions, wantsE2ee } from './e2ee.ts';
 import { chatSseEvent, chatStepHasOutput } from './sse.ts';
-import { pipeSse } from '../http/sse-pipe.ts';
-import { ok } from '../http/send.ts';
+import { events, json, type Reply } from '../http/reply.ts';
 
 /** Whether the request carries the E2EE key headers (`x-service-tee-client-pub-key`, …, in the wire's prefix). */
 export const hasE2eeHeaders = (ctx: RequestCtx): boolean => Object.keys(ctx.req.headers).some((h) => h.startsWith(`${ctx.headerCtx.wire.headerPrefix}tee-`));
 
-export async function chatCompletions(ctx: RequestCtx): Promise<void> {
+export async function chatCompletions(ctx: RequestCtx): Promise<Reply> {
   const principal = principalOf(ctx);
   const { value: body, bytes } = await jsonBodyWithBytes(ctx);
   const { svc } = ctx;
@@ -21,8 +20,8 @@ export async function chatCompletions(ctx: RequestCtx): Promise<void> {
   Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, before));
   // A stream's headers leave before its cost is known: they count its hold, the most it can cost.
   setBalanceRemaining(ctx, before.usd - before.usdHeld - (result.kind === 'json' ? result.charged.usd : hold.usd));
-  if (result.kind === 'json') return ok(ctx, result.body);
+  if (result.kind === 'json') return json(result.body);
 
   const { head } = result;
-  await pipeSse(ctx, result.events, (step) => chatSseEvent(head, step), chatStepHasOutput);
+  return events(result.events, (step) => chatSseEvent(head, step), chatStepHasOutput);
 }

@@ -16,7 +16,7 @@ import { type SignedUsage, TRAILER, usageText } from '../e2ee/receipt.ts';
 import { e2eeEngineParams, readE2eeRequest, sealedTextBytes } from '../e2ee/request.ts';
 import { addressOf, signedBy } from '../e2ee/signing.ts';
 import { type RequestCtx, principalOf, setBalanceRemaining } from '../http/context.ts';
-import { relaySse } from '../http/sse-pipe.ts';
+import type { Reply } from '../http/reply.ts';
 import { log } from '../log.ts';
 import { resolveModel } from '../models/catalogue.ts';
 import type { ModelEntry } from '../models/schema.ts';
@@ -181,7 +181,7 @@ export async function startSealedChat(svc: SealedChatDeps, call: CallContext, in
   return { model, meter, events: events() };
 }
 
-export async function e2eeChatCompletions(ctx: RequestCtx, body: Record<string, unknown>, bytes: Buffer): Promise<void> {
+export async function e2eeChatCompletions(ctx: RequestCtx, body: Record<string, unknown>, bytes: Buffer): Promise<Reply> {
   const wire = ctx.headerCtx.wire;
   const { clientKey, modelKey } = checkHeaders(ctx);
   // The body is a chat request like any other (the same 400s), and an E2EE one on top.
@@ -195,5 +195,5 @@ export async function e2eeChatCompletions(ctx: RequestCtx, body: Record<string, 
     [`${wire.headerPrefix}tee-provider`]: 'none',
   });
   setBalanceRemaining(ctx, meter.before.usd - meter.before.usdHeld - meter.hold.usd);
-  await relaySse(ctx, run.events);
+  return { kind: 'relay', events: run.events };
 }

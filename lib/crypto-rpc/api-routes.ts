@@ -5,19 +5,19 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ApiError, isApiError } from '../api/errors.ts';
-import { baseHeaders, rpcHeaders } from '../api/headers.ts';
+import { rpcHeaders } from '../api/headers.ts';
 import { isJsonContentType, parseJsonText, readBody, tooLarge } from '../http/body.ts';
 import { duplicateKey } from './duplicate-keys.ts';
 import { logBreach, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, raw, type Reply } from '../http/reply.ts';
 
 // Below this size compressing costs more than it saves.
 const MIN_COMPRESS_BYTES = 1024;
 // In the thread pool: a block or trace answer can be tens of megabytes.
 const gzipAsync = promisify(gzip);
 
-export async function rpcNetworks(ctx: RequestCtx): Promise<void> {
-  ok(ctx, { networks: ctx.svc.rpc.networks() });
+export async function rpcNetworks(ctx: RequestCtx): Promise<Reply> {
+  return json({ networks: ctx.svc.rpc.networks() });
 }
 
 /** The body as sent (it is forwarded unchanged) and parsed; the same 415/413/400s as every JSON body. */
@@ -38,7 +38,7 @@ async function rawJsonBody(ctx: RequestCtx): Promise<{ raw: Buffer; body: unknow
   return { raw, body };
 }
 
-export async function rpcCall(ctx: RequestCtx): Promise<void> {
+export async function rpcCall(ctx: RequestCtx): Promise<Reply> {
   const principal = principalOf(ctx);
   const network = ctx.params.network ?? '';
   const key = ctx.req.headers['idempotency-key'];
@@ -61,7 +61,7 @@ export async function rpcCall(ctx: RequestCtx): Promise<void> {
   Object.assign(ctx.extraHeaders, rpcHeaders(ctx.headerCtx, result.credits, result.costUsd));
   if (result.replayed) ctx.extraHeaders['Idempotent-Replayed'] = 'true';
   setBalanceRemaining(ctx, result.usdAfter);
-  await sendRawJson(ctx, result.body);
+  return rawJson(ctx, result.body);
 }
 
 /** Whether the client takes gzip (listed, and not with q=0). */
@@ -74,16 +74,15 @@ const acceptsGzip = (header: string | string[] | undefined): boolean =>
       return name === 'gzip' && !params.some((p) => /^q=0(\.0*)?$/.test(p));
     });
 
-/** Writes JSON text as it is (gzip when the client accepts it and it is worth it). */
-async function sendRawJson(ctx: RequestCtx, text: string): Promise<void> {
+/** JSON text as it is (gzip when the client accepts it and it is worth it, compressed off the event loop). */
+async function rawJson(ctx: RequestCtx, text: string): Promise<Reply> {
   let payload = Buffer.from(text, 'utf8');
-  const headers: Record<string, string> = { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (payload.length >= MIN_COMPRESS_BYTES && acceptsGzip(ctx.req.headers['accept-encoding'])) {
     payload = await gzipAsync(payload, { level: 5 });
     headers['content-encoding'] = 'gzip';
     headers.vary = 'accept-encoding';
   }
   headers['content-length'] = String(payload.length);
-  ctx.res.writeHead(200, headers);
-  ctx.res.end(payload);
+  return raw(headers, payload);
 }

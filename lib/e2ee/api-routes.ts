@@ -3,7 +3,7 @@
 // the account whose request it was.
 import { ApiError } from '../api/errors.ts';
 import { type RequestCtx, principalOf } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, type Reply } from '../http/reply.ts';
 import { resolveModel } from '../models/catalogue.ts';
 import { NONCE_HEX } from './attestation.ts';
 
@@ -15,14 +15,14 @@ function e2eeModel(ctx: RequestCtx) {
   return model;
 }
 
-export async function teeAttestation(ctx: RequestCtx): Promise<void> {
+export async function teeAttestation(ctx: RequestCtx): Promise<Reply> {
   const model = e2eeModel(ctx);
   const nonce = ctx.url.searchParams.get('nonce') ?? '';
   if (!NONCE_HEX.test(nonce)) throw new ApiError('INVALID_REQUEST', 'Nonce must be exactly 32 bytes (64 hex characters)', { param: 'nonce' });
-  ok(ctx, await ctx.svc.e2ee.attestation(model.id, nonce));
+  return json(await ctx.svc.e2ee.attestation(model.id, nonce));
 }
 
-export async function teeSignature(ctx: RequestCtx): Promise<void> {
+export async function teeSignature(ctx: RequestCtx): Promise<Reply> {
   const model = e2eeModel(ctx);
   const id = ctx.url.searchParams.get('request_id') ?? '';
   const requestId = id.startsWith('chatcmpl-') ? id.slice('chatcmpl-'.length) : '';
@@ -37,7 +37,7 @@ export async function teeSignature(ctx: RequestCtx): Promise<void> {
   if (!mine) throw notFound();
   const receipt = await ctx.svc.e2ee.receipt(id);
   if (!receipt) throw notFound();
-  ok(ctx, {
+  return json({
     model: receipt.model,
     request_id: receipt.requestId,
     text: receipt.text,

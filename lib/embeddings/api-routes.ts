@@ -2,9 +2,9 @@
 import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import { runEmbeddings } from './pipeline.ts';
 import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, type Reply } from '../http/reply.ts';
 
-export async function embeddings(ctx: RequestCtx): Promise<void> {
+export async function embeddings(ctx: RequestCtx): Promise<Reply> {
   const principal = principalOf(ctx);
   const body = await jsonBody(ctx);
   const result = await withWalletCredit(ctx, () =>
@@ -13,5 +13,5 @@ export async function embeddings(ctx: RequestCtx): Promise<void> {
   const { balancesBefore: before, model, router } = result.meta;
   Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, model, router), balanceHeaders(ctx.headerCtx, before));
   setBalanceRemaining(ctx, before.usd - before.usdHeld - result.charged.usd);
-  ok(ctx, result.body);
+  return json(result.body);
 }

@@ -68,7 +68,7 @@ export function startSse(res: ServerResponse, headers: HeaderMap): void {
 }
 
 /** Writes one event; resolves once the socket can take more (backpressure). */
-export function writeEvent(res: ServerResponse, data: string): Promise<void> | undefined {
+export function writeEvent(res: ServerResponse, data: string | Uint8Array): Promise<void> | undefined {
   if (res.write(data)) return undefined;
   return new Promise((resolve) => {
     const done = () => {

@@ -2,8 +2,10 @@
 // route: the caller is authenticated (a blocked key or IP hears 429 first), then the route's budget is taken.
 import { ApiError } from '../api/errors.ts';
 import { type RequestCtx, limitByIp, requireAdmin, requireCaller, requireKey, requireWallet, signInHeader } from './context.ts';
+import type { Reply } from './reply.ts';
 
-export type Handler = (ctx: RequestCtx) => Promise<void>;
+/** A handler answers with a Reply; lib/http/reply.ts#sendReply is the one writer. */
+export type Handler = (ctx: RequestCtx) => Promise<Reply>;
 
 /**
  * - `none`: anyone;

@@ -11,6 +11,7 @@ import { APP_PREFIX, appRouter, drainUnread, toWebRequest, writeWebResponse } fr
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize } from './route.ts';
+import { sendReply } from './reply.ts';
 import { observeRequest } from './observe.ts';
 import { log } from '../log.ts';
 import { METRICS_PATH, serveMetrics } from '../metrics/endpoint.ts';
@@ -94,7 +95,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       ctx.params = params;
       ctx.route = pattern;
       await authorize(ctx, route);
-      await route.handler(ctx);
+      await sendReply(ctx, await route.handler(ctx));
     });
 
   const handleApp = (ctx: RequestCtx) =>

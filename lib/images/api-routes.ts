@@ -3,14 +3,14 @@
 // pipeline (lib/images) validates, bills and runs; this file reads the body and writes the answer: JSON
 // (compressed when accepted) or the image itself, with the model, balance, safety and seed headers.
 import { ApiError } from '../api/errors.ts';
-import { balanceHeaders, baseHeaders, imageHeaders, modelHeaders } from '../api/headers.ts';
+import { balanceHeaders, imageHeaders, modelHeaders } from '../api/headers.ts';
 import { type ImageDeps, type ImageResult, runBackgroundRemove, runEdit, runGenerate, runMultiEdit, runOpenAIGenerations, runUpscale } from './pipeline.ts';
 import { imageDepsOf } from './deps.ts';
 import { fromForm } from './requests.ts';
 import { isJsonContentType } from '../http/body.ts';
 import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
 import { isMultipart, readMultipart } from '../http/multipart.ts';
-import { ok } from '../http/send.ts';
+import { json, raw, type Reply } from '../http/reply.ts';
 
 type Run = (
   deps: ImageDeps,
@@ -35,38 +35,34 @@ async function bodyOf(ctx: RequestCtx, uploads: Uploads | undefined): Promise<un
   return jsonBody(ctx);
 }
 
-function send(ctx: RequestCtx, result: ImageResult, name: string): void {
+function answer(ctx: RequestCtx, result: ImageResult, name: string): Reply {
   const { model, router, balancesBefore: before } = result.meta;
   const h = ctx.headerCtx;
   Object.assign(ctx.extraHeaders, modelHeaders(h, model, router), balanceHeaders(h, before), imageHeaders(h, model, result.safety));
   if (result.seeds?.length) ctx.extraHeaders[`${h.wire.headerPrefix}image-seeds`] = result.seeds.join(',');
   setBalanceRemaining(ctx, before.usd - before.usdHeld - result.charged.usd);
-  if (result.out.kind === 'json') {
-    ok(ctx, result.out.body);
-    return;
-  }
+  if (result.out.kind === 'json') return json(result.out.body);
   const { bytes, contentType } = result.out.image;
   const ext = contentType.split('/')[1] === 'jpeg' ? 'jpg' : contentType.split('/')[1];
-  ctx.res
-    .writeHead(200, {
-      ...baseHeaders(h),
-      ...ctx.extraHeaders,
+  return raw(
+    {
       'content-type': contentType,
       'content-length': String(bytes.length),
       'content-disposition': `inline; filename="${name}-${ctx.requestId}.${ext}"`,
       'cache-control': 'no-store',
-    })
-    .end(bytes);
+    },
+    bytes,
+  );
 }
 
 function imageRoute(run: Run, name: string, uploads?: Uploads) {
-  return async (ctx: RequestCtx): Promise<void> => {
+  return async (ctx: RequestCtx): Promise<Reply> => {
     const principal = principalOf(ctx);
     const body = await bodyOf(ctx, uploads);
     const result = await withWalletCredit(ctx, () =>
       run(imageDepsOf(ctx.svc), { principal, requestId: ctx.requestId, signal: ctx.signal, responseHeaders: ctx.extraHeaders }, body),
     );
-    send(ctx, result, name);
+    return answer(ctx, result, name);
   };
 }
 

@@ -4,13 +4,12 @@
 // Retrieve answers JSON while the job runs and the media bytes once it is done; clients tell them apart by
 // Content-Type.
 import fs from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../api/errors.ts';
-import { baseHeaders, balanceHeaders, modelHeaders } from '../api/headers.ts';
+import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import type { JobCaller } from './service.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json } from '../http/reply.ts';
 import type { Handler } from '../http/route.ts';
 
 export interface JobRoutes {
@@ -40,7 +39,7 @@ async function walletBalance(ctx: RequestCtx): Promise<void> {
 export function jobRoutes(kind: string): JobRoutes {
   return {
     async quote(ctx) {
-      ok(ctx, ctx.svc.jobs.quote(kind, await jsonBody(ctx)));
+      return json(ctx.svc.jobs.quote(kind, await jsonBody(ctx)));
     },
 
     async queue(ctx) {
@@ -49,7 +48,7 @@ export function jobRoutes(kind: string): JobRoutes {
       withModel(ctx, result.model);
       Object.assign(ctx.extraHeaders, balanceHeaders(ctx.headerCtx, result.before));
       await walletBalance(ctx);
-      ok(ctx, result.body);
+      return json(result.body);
     },
 
     async retrieve(ctx) {
@@ -57,7 +56,7 @@ export function jobRoutes(kind: string): JobRoutes {
       const r = await ctx.svc.jobs.retrieve(kind, callerOf(ctx), body);
       withModel(ctx, r.model);
       await walletBalance(ctx);
-      if (r.status === 'processing') return ok(ctx, r.body);
+      if (r.status === 'processing') return json(r.body);
       const stream = fs.createReadStream(r.file);
       // A file removed by hand since the job finished: the job is gone (404), not a 500.
       const opened = await new Promise<Error | undefined>((resolve) => {
@@ -68,19 +67,13 @@ export function jobRoutes(kind: string): JobRoutes {
         await r.gone();
         throw new ApiError('NOT_FOUND', `The ${kind} job's media are gone (expired or deleted)`, { param: 'queue_id' });
       }
-      ctx.res.writeHead(200, {
-        ...baseHeaders(ctx.headerCtx),
-        ...ctx.extraHeaders,
-        'content-type': r.contentType,
-        'content-length': String(r.bytes),
-        'cache-control': 'no-store',
-      });
-      try {
-        await pipeline(stream, ctx.res);
-      } catch {
-        return; // the client went away: the media stay for another retrieve
-      }
-      await r.sent();
+      // A client that goes away midway leaves the media for another retrieve (sent() runs only once all of it left).
+      return {
+        kind: 'file',
+        headers: { 'content-type': r.contentType, 'content-length': String(r.bytes), 'cache-control': 'no-store' },
+        stream,
+        onSent: () => r.sent(),
+      };
     },
 
     async complete(ctx) {
@@ -88,7 +81,7 @@ export function jobRoutes(kind: string): JobRoutes {
       const result = await ctx.svc.jobs.complete(kind, callerOf(ctx), body);
       withModel(ctx, result.model);
       await walletBalance(ctx);
-      ok(ctx, result.body);
+      return json(result.body);
     },
   };
 }

@@ -8,7 +8,7 @@ import { type ApiKey, accountKeys, type KeySpending } from '../auth/keys.ts';
 import { microsToString } from '../billing/money.ts';
 import { issueWeb3Token, redeemWeb3Token } from '../wallet/web3-key.ts';
 import { jsonBody, principalOf, type RequestCtx } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, type Reply } from '../http/reply.ts';
 import { publicShapes } from '../api/wire.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -37,24 +37,24 @@ export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
   };
 }
 
-export async function listKeys(ctx: RequestCtx): Promise<void> {
+export async function listKeys(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const [list, spending] = await Promise.all([keys.listActive(), keys.spending()]);
-  ok(ctx, { object: 'list', data: list.map((k) => keyRecord(k, spending.get(k.id))) });
+  return json({ object: 'list', data: list.map((k) => keyRecord(k, spending.get(k.id))) });
 }
 
-export async function getKey(ctx: RequestCtx): Promise<void> {
+export async function getKey(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const key = await keys.get(ctx.params.id);
   if (!key || key.revokedAt !== null) throw new ApiError('NOT_FOUND', `API key ${ctx.params.id} not found`);
-  ok(ctx, { data: keyRecord(key, (await keys.spending()).get(key.id)) });
+  return json({ data: keyRecord(key, (await keys.spending()).get(key.id)) });
 }
 
 /** The answer to a key creation: the secret, shown this once. */
-function createdKey(ctx: RequestCtx, key: ApiKey, secret: string): void {
-  ok(ctx, {
+function createdKey(key: ApiKey, secret: string): Reply {
+  return json({
     success: true,
     data: {
       id: key.id,
@@ -69,17 +69,17 @@ function createdKey(ctx: RequestCtx, key: ApiKey, secret: string): void {
   });
 }
 
-export async function createKey(ctx: RequestCtx): Promise<void> {
+export async function createKey(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const body = parseOrThrow(createKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
   const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
-  createdKey(ctx, key, secret);
+  return createdKey(key, secret);
 }
 
-export async function web3KeyToken(ctx: RequestCtx): Promise<void> {
+export async function web3KeyToken(ctx: RequestCtx): Promise<Reply> {
   ctx.extraHeaders['cache-control'] = 'no-store';
   const { token } = await issueWeb3Token(ctx.svc.store);
-  ok(ctx, { success: true, data: { token } });
+  return json({ success: true, data: { token } });
 }
 
 // The key fields of POST /api_keys, plus the wallet's proof; the description has a default here.
@@ -90,14 +90,14 @@ const web3KeyBody = createKeyBody.extend({
   description: z.string().max(DESCRIPTION_MAX).default('Web3 API Key'),
 });
 
-export async function createWeb3Key(ctx: RequestCtx): Promise<void> {
+export async function createWeb3Key(ctx: RequestCtx): Promise<Reply> {
   const { address, signature, token, ...keyBody } = parseOrThrow(web3KeyBody, await jsonBody(ctx), ctx.svc.config.wire);
   const wallet = await redeemWeb3Token(ctx.svc.store, ctx.svc.wallet.settings, { address, signature, token });
   const { key, secret } = await createKeyFrom(ctx.svc.store, wallet.accountId, keyBody);
-  createdKey(ctx, key, secret);
+  return createdKey(key, secret);
 }
 
-export async function updateKey(ctx: RequestCtx): Promise<void> {
+export async function updateKey(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const body = parseOrThrow(patchKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
   const keys = accountKeys(ctx.svc.store, p.accountId);
@@ -106,10 +106,10 @@ export async function updateKey(ctx: RequestCtx): Promise<void> {
   const data = keyRecord(updated, (await keys.spending()).get(updated.id));
   // The public document's update answer has no usage (the key's GET has it); the spec's keeps it.
   if (publicShapes(ctx.headerCtx.wire)) delete (data as { usage?: unknown }).usage;
-  ok(ctx, { success: true, data });
+  return json({ success: true, data });
 }
 
-export async function deleteKey(ctx: RequestCtx): Promise<void> {
+export async function deleteKey(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   let id = ctx.url.searchParams.get('id');
   if (!id && ctx.req.headers['content-length'] && ctx.req.headers['content-length'] !== '0') {
@@ -118,5 +118,5 @@ export async function deleteKey(ctx: RequestCtx): Promise<void> {
   }
   if (!id) throw new ApiError('INVALID_REQUEST', 'Give the key to delete as ?id=<key id>', { param: 'id' });
   if (!(await accountKeys(ctx.svc.store, p.accountId).revoke(id))) throw new ApiError('INVALID_REQUEST', 'API key not found or already deleted');
-  ok(ctx, { success: true });
+  return json({ success: true });
 }

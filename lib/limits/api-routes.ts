@@ -4,9 +4,9 @@ import { fromMicros, nextEpochStart } from '../billing/money.ts';
 import { keyLimitOf } from '../auth/keys.ts';
 import { listBreaches } from './breach-log.ts';
 import { principalOf, type RequestCtx, tierOf } from '../http/context.ts';
-import { ok } from '../http/send.ts';
+import { json, type Reply } from '../http/reply.ts';
 
-export async function rateLimitStatus(ctx: RequestCtx): Promise<void> {
+export async function rateLimitStatus(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const { store, catalogue, limiter } = ctx.svc;
   const now = Date.now();
@@ -30,7 +30,7 @@ export async function rateLimitStatus(ctx: RequestCtx): Promise<void> {
     if (cls.tpm !== undefined) list.push({ type: 'TPM', amount: cls.tpm });
     return { apiModelId: m.id, rateLimits: list };
   });
-  ok(ctx, {
+  return json({
     data: {
       accessPermitted: (usd > 0 || diem > 0) && capsLeft,
       apiTier: { id: tier, isCharged: true },
@@ -42,7 +42,7 @@ export async function rateLimitStatus(ctx: RequestCtx): Promise<void> {
   });
 }
 
-export async function rateLimitLog(ctx: RequestCtx): Promise<void> {
+export async function rateLimitLog(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
-  ok(ctx, { object: 'list', data: await listBreaches(ctx.svc.store, p.accountId, 50) });
+  return json({ object: 'list', data: await listBreaches(ctx.svc.store, p.accountId, 50) });
 }

@@ -3,11 +3,10 @@
 import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import { runResponses } from './run.ts';
 import { jsonBody, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
-import { ok } from '../http/send.ts';
-import { pipeSse } from '../http/sse-pipe.ts';
+import { events, json, type Reply } from '../http/reply.ts';
 import { responsesSseEvents, responsesStepHasOutput } from './sse.ts';
 
-export async function responses(ctx: RequestCtx): Promise<void> {
+export async function responses(ctx: RequestCtx): Promise<Reply> {
   const principal = principalOf(ctx);
   const body = await jsonBody(ctx);
   const { svc } = ctx;
@@ -18,6 +17,6 @@ export async function responses(ctx: RequestCtx): Promise<void> {
   Object.assign(ctx.extraHeaders, modelHeaders(ctx.headerCtx, result.meta.model, result.meta.router), balanceHeaders(ctx.headerCtx, before));
   // A stream's headers leave before its cost is known: they count its hold, the most it can cost.
   setBalanceRemaining(ctx, before.usd - before.usdHeld - (result.kind === 'json' ? result.charged.usd : hold.usd));
-  if (result.kind === 'json') return ok(ctx, result.body);
-  await pipeSse(ctx, result.events, responsesSseEvents, responsesStepHasOutput);
+  if (result.kind === 'json') return json(result.body);
+  return events(result.events, responsesSseEvents, responsesStepHasOutput);
 }

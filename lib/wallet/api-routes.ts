@@ -9,7 +9,7 @@ import { namespaceOfAddress, normaliseAddress } from './networks.ts';
 import { API_BASE, PAYMENT_HEADERS } from './service.ts';
 import type { Wallet } from './wallets.ts';
 import { type RequestCtx, walletOf } from '../http/context.ts';
-import { failWithBody, ok } from '../http/send.ts';
+import { json, type Reply } from '../http/reply.ts';
 
 function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
   for (const name of PAYMENT_HEADERS) {
@@ -36,18 +36,18 @@ function requestedAmount(ctx: RequestCtx): number | undefined {
  * POST /x402/top-up. With the public API's wire names its errors take the document's layouts: the unpaid 402 is the
  * x402 body alone (`{x402Version, accepts}`), any other refusal `{error: <machine code>, message, details?}`.
  */
-export async function topUp(ctx: RequestCtx): Promise<void> {
+export async function topUp(ctx: RequestCtx): Promise<Reply> {
   try {
-    await topUpOrThrow(ctx);
+    return await topUpOrThrow(ctx);
   } catch (e) {
     if (!ctx.svc.wallet.publicShapes || !isApiError(e) || e.status >= 500) throw e;
     const { x402Version, accepts, details } = e.extra ?? {};
-    if (e.status === 402 && accepts !== undefined) return failWithBody(ctx, e, { x402Version: x402Version ?? 2, accepts });
-    failWithBody(ctx, e, { error: e.code, message: e.message, ...(details !== undefined ? { details } : {}) });
+    if (e.status === 402 && accepts !== undefined) return { kind: 'error', err: e, body: { x402Version: x402Version ?? 2, accepts } };
+    return { kind: 'error', err: e, body: { error: e.code, message: e.message, ...(details !== undefined ? { details } : {}) } };
   }
 }
 
-async function topUpOrThrow(ctx: RequestCtx): Promise<void> {
+async function topUpOrThrow(ctx: RequestCtx): Promise<Reply> {
   const header = paymentHeader(ctx);
   if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx));
   let result;
@@ -65,7 +65,7 @@ async function topUpOrThrow(ctx: RequestCtx): Promise<void> {
   // x402 v1 clients (and the legacy header's) read the receipt under its v1 name.
   if (header.name !== 'payment-signature') ctx.extraHeaders['X-PAYMENT-RESPONSE'] = ctx.extraHeaders['PAYMENT-RESPONSE'];
   const settled = ctx.svc.wallet.publicShapes ? {} : { network: result.settlement.network, transaction: result.settlement.transaction };
-  ok(ctx, {
+  return json({
     success: true,
     data: {
       walletAddress: result.wallet.address,
@@ -87,11 +87,11 @@ function ownWallet(ctx: RequestCtx): Wallet {
   return wallet;
 }
 
-export async function walletBalance(ctx: RequestCtx): Promise<void> {
+export async function walletBalance(ctx: RequestCtx): Promise<Reply> {
   const wallet = ownWallet(ctx);
   const { usd, held } = await ctx.svc.wallet.spendable(wallet);
   const s = ctx.svc.wallet.settings;
-  ok(ctx, {
+  return json({
     success: true,
     data: {
       walletAddress: wallet.address,
@@ -112,13 +112,13 @@ function intParam(ctx: RequestCtx, name: string, fallback: number, min: number, 
   return n;
 }
 
-export async function walletTransactions(ctx: RequestCtx): Promise<void> {
+export async function walletTransactions(ctx: RequestCtx): Promise<Reply> {
   const limit = intParam(ctx, 'limit', 50, 1, 100);
   const offset = intParam(ctx, 'offset', 0, 0, 1_000_000);
   const wallet = ownWallet(ctx);
   const { balance, entries, hasMore } = await ctx.svc.wallet.statement(wallet, { limit, offset });
   const exact = ctx.svc.wallet.publicShapes;
-  ok(ctx, {
+  return json({
     success: true,
     data: {
       walletAddress: wallet.address,
@@ -138,7 +138,7 @@ export async function walletTransactions(ctx: RequestCtx): Promise<void> {
   });
 }
 
-export async function siwxChallenge(ctx: RequestCtx): Promise<void> {
+export async function siwxChallenge(ctx: RequestCtx): Promise<Reply> {
   ctx.extraHeaders['cache-control'] = 'no-store';
-  ok(ctx, { success: true, data: await ctx.svc.wallet.challenge(API_BASE) });
+  return json({ success: true, data: await ctx.svc.wallet.challenge(API_BASE) });
 }
