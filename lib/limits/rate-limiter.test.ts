@@ -1,7 +1,6 @@
 // RateLimiter in process memory: exact admission under concurrency, refusals and their headers, token
 // reservations, and the figures per class and tier.
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { ApiError } from '../api/errors.ts';
 import { DEFAULT_LIMITS } from './config.ts';
@@ -27,7 +26,9 @@ async function settleAll(n: number, fn: () => Promise<unknown>) {
 }
 
 describe('RateLimiter (memory)', () => {
-  test('of 3N concurrent admits exactly N pass; the rest get 429 with retry-after and headers; the window resets', async () => {
+  test('of 3N concurrent admits exactly N pass; the rest get 429 with retry-after and headers; the window resets', async (t) => {
+    // The memory counters read Date.now: a mocked clock moves the window on without waiting for it.
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
     const rl = new RateLimiter(short);
     const k = subject();
     const { admitted, refused } = await settleAll(3 * N, () => rl.admit(k, 0));
@@ -56,7 +57,7 @@ describe('RateLimiter (memory)', () => {
     await rl.admit(subject({ credential: 'key-2' }), 0);
     await rl.admit(subject({ modelId: 'img-2' }), 0);
 
-    await sleep(2300);
+    t.mock.timers.tick(2300);
     const again = await settleAll(3 * N, () => rl.admit(k, 0));
     assert.equal(again.admitted, N);
   });
@@ -128,11 +129,12 @@ describe('RateLimiter (memory)', () => {
     assert.equal((await rl.status(k)).remainingTokens, 400);
   });
 
-  test('finish after the window has rolled over gives nothing to the new window', async () => {
+  test('finish after the window has rolled over gives nothing to the new window', async (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
     const rl = new RateLimiter(limits({ windowSeconds: 1, text: { default: { L: { rpm: 100, tpm: 1000 } } } }));
     const k = subject({ credential: 'late', modelId: 'chat', model: model('text', 'L') });
     const a = await rl.admit(k, 900);
-    await sleep(1200);
+    t.mock.timers.tick(1200);
     await a.finish(0);
     assert.equal((await rl.status(k)).remainingTokens, 1000);
     await assert.rejects(rl.admit(k, 1001), (e) => rateLimitTypeOf(e) === 'TPM');
