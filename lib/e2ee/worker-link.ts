@@ -9,6 +9,7 @@ import { ApiError } from '../api/errors.ts';
 import type { E2eeConfig } from '../config.ts';
 import { log } from '../log.ts';
 import type { Receipt } from './receipt.ts';
+import type { SealedChatInput } from './worker/chat.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('./worker/main.ts', import.meta.url));
 /** How long a child worker may take to listen (it loads the catalogue; engines start on first use). */
@@ -19,14 +20,8 @@ interface Endpoint {
   token: string;
 }
 
-export interface SealedChatCall {
-  requestId: string;
-  modelId: string;
-  clientKey: string;
-  modelKey: string;
-  body: Buffer;
-  signal: AbortSignal;
-}
+/** What the gateway forwards: the worker's own input (lib/e2ee/worker/chat.ts), sent over HTTP. */
+export type SealedChatCall = SealedChatInput;
 
 const unavailable = (why: string) => new ApiError('ENGINE_DOWN', `End-to-end encryption is unavailable: ${why}`);
 
