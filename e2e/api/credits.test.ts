@@ -21,7 +21,16 @@ for (const stream of [false, true]) {
     const statuses = results.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 402).length, 40);
-    for (const r of results.filter((r) => r.status === 402)) assert.equal(r.json.code, 'INSUFFICIENT_BALANCE');
+    // Refused while the ten held the credit: transient (CREDIT_HELD, with Retry-After); once they had spent it, gone.
+    const refused = results.filter((r) => r.status === 402);
+    for (const r of refused) {
+      assert.ok(['CREDIT_HELD', 'INSUFFICIENT_BALANCE'].includes(r.json.code), r.json.code);
+      assert.equal(r.headers.get('retry-after'), r.json.code === 'CREDIT_HELD' ? '5' : null);
+    }
+    assert.ok(
+      refused.some((r) => r.json.code === 'CREDIT_HELD'),
+      'the first refusals come while the ten still hold the credit',
+    );
     await h.svc.ledger.drain();
     const b = await getBalances(h.svc.store, accountId);
     assert.deepEqual([b.usd, b.usdHeld], [0, 0]);

@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   X402_SIGN_IN_INVALID_NONCE: [401, 'The Sign-In-With-X nonce was not issued by this server or has expired'],
   X402_SIGN_IN_NONCE_REUSED: [401, 'The Sign-In-With-X nonce has already been used: sign a fresh challenge for every request'],
   INSUFFICIENT_BALANCE: [402, 'Insufficient USD or Diem balance to complete request.'],
+  CREDIT_HELD: [402, 'Your balance is held by requests still running: this request fits once they finish. Retry shortly.'],
   API_KEY_USD_SPEND_LIMIT_EXCEEDED: [402, 'The API key has reached its USD consumption limit for this period'],
   API_KEY_DIEM_SPEND_LIMIT_EXCEEDED: [402, 'The API key has reached its DIEM consumption limit for this period'],
   AUTHENTICATION_REQUIRED: [402, 'Authentication required: send an API key (Authorization: Bearer) or a SIGN-IN-WITH-X header'],

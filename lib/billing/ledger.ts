@@ -133,10 +133,25 @@ export async function reserveIn(
   if (take.usd > keyUsd) throw new ApiError('API_KEY_USD_SPEND_LIMIT_EXCEEDED', limitMessage('USD', limit!));
   if (take.usd > before.usd - before.usdHeld) {
     if (keyDiem < before.diem - before.diemHeld) throw new ApiError('API_KEY_DIEM_SPEND_LIMIT_EXCEEDED', limitMessage('DIEM', limit!));
-    throw new ApiError('INSUFFICIENT_BALANCE');
+    throw shortOfCredit(input.estimate, before, keyDiem);
   }
   await holds.add(q, { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem, createdAt: now });
   return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
+}
+
+/** How long a client should wait before retrying a request refused while credit was held (most requests end within it). */
+export const CREDIT_HELD_RETRY_SECONDS = 5;
+
+/**
+ * Why a request does not fit: its credit is held by requests in flight (transient: 402 CREDIT_HELD with Retry-After),
+ * or the balance is short of it even with nothing held (402 INSUFFICIENT_BALANCE: waiting does not help).
+ */
+export function shortOfCredit(estimate: Amount, b: Balances, keyDiem = CAP_NONE): ApiError {
+  const unheld = splitCharge(estimate, Math.min(b.diem, keyDiem));
+  if ((b.usdHeld > 0 || b.diemHeld > 0) && unheld.usd <= b.usd) {
+    return new ApiError('CREDIT_HELD', undefined, undefined, { 'retry-after': String(CREDIT_HELD_RETRY_SECONDS) });
+  }
+  return new ApiError('INSUFFICIENT_BALANCE');
 }
 
 export const reserve = (store: Store, input: ReserveInput) => store.tx((q) => reserveIn(store, q, input));

@@ -11,7 +11,7 @@
 // its commit on PostgreSQL): a crash can lose a charge only for an answer the client did not receive in full.
 import { ApiError } from '../api/errors.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
-import { type Balances, chargeFor, type Hold, splitCharge } from './ledger.ts';
+import { type Balances, chargeFor, type Hold, shortOfCredit, splitCharge } from './ledger.ts';
 import type { Ledger } from './ledger-service.ts';
 import type { Amount } from './money.ts';
 import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from './pricing.ts';
@@ -224,5 +224,5 @@ export async function refuseUnaffordable(deps: Pick<MeterDeps, 'ledger'>, ctx: P
   if (keyLimitOf(p.key)?.diem != null) return;
   const least = quote(call.prices ?? unitPrices(call.model!), call.estimate, call.fees);
   const b = await deps.ledger.balances(p.accountId);
-  if (splitCharge(least, b.diem - b.diemHeld).usd > b.usd - b.usdHeld) throw new ApiError('INSUFFICIENT_BALANCE');
+  if (splitCharge(least, b.diem - b.diemHeld).usd > b.usd - b.usdHeld) throw shortOfCredit(least, b);
 }

@@ -72,7 +72,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const { hold } = await reserve(store, { accountId: a.id, keyId: null, estimate: { usd: 600_000, diem: 600_000 } });
       let b = await getBalances(store, a.id);
       assert.equal(b.usdHeld, 600_000);
+      // Held by the request in flight: it may fit once that one settles (transient); more than the balance never will.
       await assert.rejects(reserve(store, { accountId: a.id, keyId: null, estimate: { usd: 500_000, diem: 500_000 } }), {
+        code: 'CREDIT_HELD',
+        status: 402,
+      });
+      await assert.rejects(reserve(store, { accountId: a.id, keyId: null, estimate: { usd: 1_500_000, diem: 1_500_000 } }), {
         code: 'INSUFFICIENT_BALANCE',
         status: 402,
       });
