@@ -112,8 +112,8 @@ describe('the JSON-RPC proxy on anvil', () => {
     assert.equal(forwarded() - sent, 4, 'one upstream request carried the whole batch');
     assert.equal(r.headers.get('x-service-rpc-credits'), String(20 + 40 + 80 + 5));
     assert.equal(r.headers.get('x-service-rpc-cost-usd'), '0.00010150');
-    // 145 credits at 0.7 micro-USD: 101.5, billed to the nearest micro-unit.
-    assert.equal(await usd(accountId), 1_000_000 - 102);
+    // 145 credits at 0.7 micro-USD: 101.5; the whole micro-units are billed, the half carried to the next charge.
+    assert.equal(await usd(accountId), 1_000_000 - 101);
 
     const failed = await rpc(key, call('eth_getBalance', ['0xnot-an-address'], 9));
     assert.equal(failed.status, 200);
@@ -123,6 +123,8 @@ describe('the JSON-RPC proxy on anvil', () => {
       (await usageRows(accountId)).map((u) => u.quantity).sort((a, b) => a - b),
       [5, 145],
     );
+    // 5 credits: 3.5, and the half carried: 4 whole micro-units, nothing left over (101.5 + 3.5 = 105 in all).
+    assert.equal(await usd(accountId), 1_000_000 - 105);
 
     const analytics = await get(h, '/billing/usage-analytics', key);
     const [model] = analytics.json.data.byModel;

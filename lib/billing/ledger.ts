@@ -211,7 +211,11 @@ export async function settleIn(
     holds.totals(hold.accountId, true) ?? (held ? { usd: b.usdHeld - held.usd, diem: b.diemHeld - held.diem } : { usd: b.usdHeld, diem: b.diemHeld });
   const diemFree = b.diem - others.diem;
   const usdFree = b.usd - others.usd;
-  const split = chargeFor(cost, hold);
+  // A cost in whole micro-units splits as it always has; one with a fraction is split exactly, and the fraction of
+  // each currency that is not charged is carried on the account (usd_frac, diem_frac) into its next settlement.
+  const fractional = !Number.isInteger(cost.usd) || !Number.isInteger(cost.diem);
+  const carry = fractional ? await carried(q, hold.accountId, splitExact(cost, hold.diem)) : undefined;
+  const split = carry?.whole ?? chargeFor(cost, hold);
   const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
   const recorded = await q.run(
     `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at)
@@ -237,8 +241,33 @@ export async function settleIn(
   // Settled before: the row is there, nothing moves again.
   if (recorded === 0) return { usd: 0, diem: 0 };
   await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
+  if (carry) await q.run('UPDATE accounts SET usd_frac = $2, diem_frac = $3 WHERE id = $1', [hold.accountId, carry.frac.usd, carry.frac.diem]);
   if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
   return charged;
+}
+
+/** Millionths of a micro-unit: the resolution of a carried remainder. */
+const FRAC_SCALE = 1_000_000;
+
+/** splitCharge without rounding: DIEM covers what the hold's DIEM part allows, USD the uncovered fraction. */
+function splitExact(cost: Amount, diemAvailable: number): Amount {
+  if (cost.diem <= 0) return { diem: 0, usd: cost.usd };
+  const diem = Math.max(0, Math.min(cost.diem, diemAvailable));
+  return { diem, usd: (cost.usd * (cost.diem - diem)) / cost.diem };
+}
+
+/** The whole micro-units of an exact charge once the account's carried fractions are added, and the fractions left. */
+async function carried(q: Queryable, accountId: string, exact: Amount): Promise<{ whole: Amount; frac: Amount }> {
+  const row = await q.get<{ usd_frac: number | string; diem_frac: number | string }>('SELECT usd_frac, diem_frac FROM accounts WHERE id = $1', [accountId]);
+  const one = (amount: number, frac: number): [number, number] => {
+    const total = amount + frac / FRAC_SCALE;
+    // A hair under a whole unit from float error counts as the unit.
+    const whole = Math.floor(total + 1e-9);
+    return [whole, Math.min(FRAC_SCALE - 1, Math.max(0, Math.round((total - whole) * FRAC_SCALE)))];
+  };
+  const [usd, usdFrac] = one(exact.usd, Number(row?.usd_frac ?? 0));
+  const [diem, diemFrac] = one(exact.diem, Number(row?.diem_frac ?? 0));
+  return { whole: { usd, diem }, frac: { usd: usdFrac, diem: diemFrac } };
 }
 
 export const settle = (store: Store, hold: Hold, cost: Amount, usage: UsageRecord, now = Date.now()) =>

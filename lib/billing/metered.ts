@@ -14,7 +14,7 @@ import { keyLimitOf, type Principal } from '../auth/keys.ts';
 import { type Balances, chargeFor, type Hold, shortOfCredit, splitCharge } from './ledger.ts';
 import type { Ledger } from './ledger-service.ts';
 import type { Amount } from './money.ts';
-import { costOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from './pricing.ts';
+import { exactCostOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from './pricing.ts';
 import type { Store } from '../db/store.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { type Admission, type RateLimiter, rateLimitTypeOf } from '../limits/rate-limiter.ts';
@@ -135,9 +135,11 @@ class OpenMeter implements Meter {
     if (this.outcome) return this.outcome;
     const call = this.call;
     void this.admission?.finish(tokensOf(actual));
-    const cost = costOfUse(this.prices, actual, call.fees);
+    const exact = exactCostOfUse(this.prices, actual, call.fees);
+    const cost = { usd: Math.round(exact.usd), diem: Math.round(exact.diem) };
     const unit = call.unit ?? 'token';
-    this.recordedAt = this.ledger.settle(this.hold, cost, {
+    // The ledger gets the exact cost (a fraction of a micro-unit is carried per account); the caller sees it rounded.
+    this.recordedAt = this.ledger.settle(this.hold, exact, {
       modelId: call.model?.id ?? call.modelId ?? call.endpoint,
       endpoint: call.endpoint,
       promptTokens: actual.promptTokens ?? 0,

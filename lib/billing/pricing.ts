@@ -142,6 +142,11 @@ export function costOfUse(p: UnitPrices, q: Quantities, fees?: Fees): Amount {
   return { usd: Math.round(priced(p, q, 'usd', fees)), diem: Math.round(priced(p, q, 'diem', fees)) };
 }
 
+/** The cost of finished work in micro-units, fractions kept: the ledger carries what it does not charge (ledger.ts). */
+export function exactCostOfUse(p: UnitPrices, q: Quantities, fees?: Fees): Amount {
+  return { usd: priced(p, q, 'usd', fees), diem: priced(p, q, 'diem', fees) };
+}
+
 /** The cost of a finished token request (every choice's completion tokens are in completionTokens). */
 export function costOf(m: ModelEntry, u: TokenUsage): Amount {
   return costOfUse(unitPrices(m), u);

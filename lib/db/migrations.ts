@@ -520,4 +520,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `CREATE UNIQUE INDEX private_messages_seq ON private_messages(chat_id, seq)`,
     ],
   },
+  {
+    version: 20,
+    name: 'sub-micro-unit remainders',
+    sql: [
+      // Work cheaper than a micro-unit (a few embedding tokens) was billed 0 every time. The fraction a settlement
+      // does not charge is carried here, in millionths of a micro-unit, and added to the account's next one.
+      `ALTER TABLE accounts ADD COLUMN usd_frac BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE accounts ADD COLUMN diem_frac BIGINT NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
