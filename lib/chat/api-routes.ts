@@ -2,12 +2,9 @@
 import { balanceHeaders, modelHeaders } from '../api/headers.ts';
 import { runChat } from './pipeline.ts';
 import { jsonBodyWithBytes, principalOf, type RequestCtx, setBalanceRemaining, withWalletCredit } from '../http/context.ts';
-import { e2eeChatCompletions, wantsE2ee } from './e2ee.ts';
+import { e2eeChatCompletions, hasE2eeHeaders, wantsE2ee } from './e2ee.ts';
 import { chatSseEvent, chatStepHasOutput } from './sse.ts';
 import { events, json, type Reply } from '../http/reply.ts';
-
-/** Whether the request carries the E2EE key headers (`x-service-tee-client-pub-key`, …, in the wire's prefix). */
-export const hasE2eeHeaders = (ctx: RequestCtx): boolean => Object.keys(ctx.req.headers).some((h) => h.startsWith(`${ctx.headerCtx.wire.headerPrefix}tee-`));
 
 export async function chatCompletions(ctx: RequestCtx): Promise<Reply> {
   const principal = principalOf(ctx);

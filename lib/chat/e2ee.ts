@@ -37,6 +37,9 @@ function modelOf(ctx: RequestCtx, body: Record<string, unknown>): ModelEntry | u
   }
 }
 
+/** Whether the request carries the E2EE key headers (`x-service-tee-client-pub-key`, …, in the wire's prefix). */
+export const hasE2eeHeaders = (ctx: RequestCtx): boolean => Object.keys(ctx.req.headers).some((h) => h.startsWith(`${ctx.headerCtx.wire.headerPrefix}tee-`));
+
 /**
  * Whether a chat asks for E2EE: the key headers, on a model that has it, and enable_e2ee not turned off (the public
  * API's default with the headers). Without the model's support the plain pipeline answers (and refuses an explicit
@@ -44,7 +47,7 @@ function modelOf(ctx: RequestCtx, body: Record<string, unknown>): ModelEntry | u
  */
 export function wantsE2ee(ctx: RequestCtx, body: unknown): body is Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
-  if (header(ctx, 'tee-client-pub-key') === undefined && header(ctx, 'tee-model-pub-key') === undefined) return false;
+  if (!hasE2eeHeaders(ctx)) return false;
   const params = (body as Record<string, unknown>)[ctx.headerCtx.wire.params];
   if (params && typeof params === 'object' && (params as Record<string, unknown>).enable_e2ee === false) return false;
   return modelOf(ctx, body as Record<string, unknown>)?.capabilities.e2ee === true;

@@ -11,7 +11,7 @@ import { appRoute, json, noContent } from '../../http/app-route.ts';
 import { resolveModel } from '../../models/catalogue.ts';
 import { principalForUser } from '../../users/users.ts';
 import { startSealedChat } from '../e2ee.ts';
-import type { PrivateAttestation, PrivateChatView, PrivateMessageView } from '../wire-private.ts';
+import type { PrivateAttestation } from '../wire-private.ts';
 
 const sealed = z.string().max(SEALED_MAX).regex(SEALED_TEXT, 'must be a sealed text (v1.<base64>)');
 const publicKey = z.string().refine((k) => parsePublicKey(k) !== null, 'must be an uncompressed secp256k1 public key (130 hex characters)');
@@ -39,16 +39,6 @@ const completionBody = z.strictObject({
 
 /** The largest private-chat body: a long conversation, sealed (hex doubles its size). */
 const COMPLETION_BODY_LIMIT = 16 * 1024 * 1024;
-
-const chatView = (c: { id: string; title: string; modelId: string; createdAt: number; updatedAt: number }): PrivateChatView => ({ ...c });
-const messageView = (m: PrivateMessageView): PrivateMessageView => ({
-  id: m.id,
-  seq: m.seq,
-  role: m.role,
-  content: m.content,
-  requestId: m.requestId,
-  createdAt: m.createdAt,
-});
 
 export function privateChatRoutes(deps: AppDeps) {
   const { svc } = deps;
@@ -85,22 +75,20 @@ export function privateChatRoutes(deps: AppDeps) {
       return json(body);
     }),
 
-    listPrivateChats: appRoute(deps, 'session', async ({ session: { user } }) =>
-      json({ chats: (await privateChats(svc.store, user.id).list()).map(chatView) }),
-    ),
+    listPrivateChats: appRoute(deps, 'session', async ({ session: { user } }) => json({ chats: await privateChats(svc.store, user.id).list() })),
 
     createPrivateChat: appRoute(deps, { auth: 'session+csrf', body: chatBody }, async ({ session: { user }, body }) => {
       e2eeModel(body.modelId);
-      return json({ chat: chatView(await privateChats(svc.store, user.id).create(body.title, body.modelId)) }, 201);
+      return json({ chat: await privateChats(svc.store, user.id).create(body.title, body.modelId) }, 201);
     }),
 
     getPrivateChat: appRoute(deps, 'session', async ({ params, session: { user } }) => {
       const chats = privateChats(svc.store, user.id);
-      return json({ chat: chatView(await chats.chat(params.id ?? '')), messages: (await chats.messages(params.id ?? '')).map(messageView) });
+      return json({ chat: await chats.chat(params.id ?? ''), messages: await chats.messages(params.id ?? '') });
     }),
 
     renamePrivateChat: appRoute(deps, { auth: 'session+csrf', body: renameBody }, async ({ params, session: { user }, body }) =>
-      json({ chat: chatView(await privateChats(svc.store, user.id).rename(params.id ?? '', body.title)) }),
+      json({ chat: await privateChats(svc.store, user.id).rename(params.id ?? '', body.title) }),
     ),
 
     deletePrivateChat: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
@@ -109,7 +97,7 @@ export function privateChatRoutes(deps: AppDeps) {
     }),
 
     appendPrivateTurn: appRoute(deps, { auth: 'session+csrf', body: turnBody }, async ({ params, session: { user }, body }) =>
-      json({ messages: (await privateChats(svc.store, user.id).append(params.id ?? '', body.messages)).map(messageView) }, 201),
+      json({ messages: await privateChats(svc.store, user.id).append(params.id ?? '', body.messages) }, 201),
     ),
 
     /** The worker's sealed answer, relayed as it comes (SSE); its request id (CF-RAY) is the usage row's. */

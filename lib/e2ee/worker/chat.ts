@@ -2,6 +2,7 @@
 // reasoning delta to the client's key with a fresh key, and produce the exact SSE bytes the client will read. The
 // gateway forwards them unchanged, so the worker can sign sha256(request):sha256(response) for /tee/signature, and a
 // trailer (an SSE comment the gateway strips) carries the signed token counts the gateway settles with.
+import { createHash } from 'node:crypto';
 import { ApiError } from '../../api/errors.ts';
 import type { Engine, EngineMessage, EngineUsage } from '../../engines/text/types.ts';
 import type { ModelEntry } from '../../models/schema.ts';
@@ -94,8 +95,9 @@ export async function* sealedChat(deps: SealedChatDeps, input: SealedChatInput):
   const key = deps.keys.current();
   const id = `chatcmpl-${input.requestId}`;
   const created = Math.floor(Date.now() / 1000);
-  const sent: string[] = [];
-  const emit = (text: string) => (sent.push(text), text);
+  // The response's hash is taken as it is written: the signature covers exactly the bytes the client receives.
+  const responseHash = createHash('sha256');
+  const emit = (text: string) => (responseHash.update(text), text);
   const trailer = async (usage: EngineUsage) => {
     const counts = { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens };
     const signature = await signText(key.secretKey, usageText(input.requestId, counts));
@@ -181,8 +183,8 @@ export async function* sealedChat(deps: SealedChatDeps, input: SealedChatInput):
   }
   yield emit('data: [DONE]\n\n');
   const requestHash = sha256Hex(input.body);
-  const responseHash = sha256Hex(sent.join(''));
-  const text = `${requestHash}:${responseHash}`;
+  const responseDigest = responseHash.digest('hex');
+  const text = `${requestHash}:${responseDigest}`;
   deps.remember({
     requestId: id,
     model: model.id,
@@ -190,7 +192,7 @@ export async function* sealedChat(deps: SealedChatDeps, input: SealedChatInput):
     signature: await signText(key.secretKey, text),
     signing_address: key.address,
     request_hash: requestHash,
-    response_hash: responseHash,
+    response_hash: responseDigest,
     timestamp: Math.floor(Date.now() / 1000),
   });
   yield await trailer(counted);
