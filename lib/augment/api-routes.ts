@@ -2,7 +2,6 @@
 // on the same code the chat pipeline uses, each billed at its configured price (INFERENCE or ADMIN keys).
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import { scrapeUrl } from './scrape.ts';
 import type { Principal } from '../auth/keys.ts';
 import { perCallPrices } from '../billing/pricing.ts';
@@ -10,7 +9,8 @@ import { fileToText } from '../files/to-text.ts';
 import { estimateTextTokens } from '../engines/text/estimate.ts';
 import { metered } from '../billing/metered.ts';
 import { isMultipart, readMultipart } from '../http/multipart.ts';
-import { jsonBody, principalOf, type RequestCtx, withWalletCredit } from '../http/context.ts';
+import { principalOf, type RequestCtx, withWalletCredit } from '../http/context.ts';
+import type { ApiInput } from '../http/route.ts';
 import { json, raw, type Reply } from '../http/reply.ts';
 import { log } from '../log.ts';
 
@@ -37,15 +37,14 @@ async function billed<T>(
   );
 }
 
-const searchBody = z.strictObject({
+export const searchBody = z.strictObject({
   query: z.string().trim().min(1).max(400),
   limit: z.number().int().min(1).max(20).default(10),
   search_provider: z.string().max(64).optional(),
 });
 
-export async function augmentSearch(ctx: RequestCtx): Promise<Reply> {
+export async function augmentSearch(ctx: RequestCtx, { body }: ApiInput<z.output<typeof searchBody>, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
-  const body = parseOrThrow(searchBody, await jsonBody(ctx), ctx.svc.config.wire);
   const providers = ctx.svc.searchProviders;
   if (!providers.length) throw new ApiError('INVALID_REQUEST', 'Web search is not configured on this server');
   // Any configured provider by name (case-insensitive); none named: the default.
@@ -74,11 +73,10 @@ export async function augmentSearch(ctx: RequestCtx): Promise<Reply> {
   return json({ query: body.query, results: results.map((r) => ({ title: r.title, url: r.url, content: r.content, date: r.date ?? '' })) });
 }
 
-const scrapeBody = z.strictObject({ url: z.string().url().max(2048) });
+export const scrapeBody = z.strictObject({ url: z.string().url().max(2048) });
 
-export async function augmentScrape(ctx: RequestCtx): Promise<Reply> {
+export async function augmentScrape(ctx: RequestCtx, { body }: ApiInput<z.output<typeof scrapeBody>, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
-  const body = parseOrThrow(scrapeBody, await jsonBody(ctx), ctx.svc.config.wire);
   const page = await billed(ctx, p, ctx.svc.config.augmentPrices.scrapedUrl, { modelId: 'augment:scrape', endpoint: '/augment/scrape', scrapedUrls: 1 }, () =>
     scrapeUrl(body.url, { signal: ctx.signal, allowHosts: ctx.svc.config.fetchAllowHosts, format: 'markdown' }),
   );

@@ -17,7 +17,8 @@ import type { ModelType } from '../models/schema.ts';
 import { usageAnalytics as queryAnalytics, usageHistory as queryHistory } from './usage-query.ts';
 import { usageCsv, usageEntriesCsv } from './usage-csv.ts';
 import { principalOf, type RequestCtx } from '../http/context.ts';
-import { queryObject } from '../api/query.ts';
+import { instant, intParam } from '../api/dash-query.ts';
+import type { ApiInput } from '../http/route.ts';
 import { json, raw, type Reply } from '../http/reply.ts';
 
 const DAY_MS = 86_400_000;
@@ -26,9 +27,11 @@ const ANALYTICS_MAX_DAYS = 90;
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** The balance takes no parameters: an unknown one is refused rather than ignored. */
+export const balanceQuery = z.strictObject({});
+
 export async function billingBalance(ctx: RequestCtx): Promise<Reply> {
   const { accountId } = principalOf(ctx);
-  parseOrThrow(z.strictObject({}), queryObject(ctx.url), ctx.headerCtx.wire);
   const now = Date.now();
   const b = await ctx.svc.ledger.balances(accountId, now);
   // Spendable: what in-flight requests have not reserved. DIEM is spent before USD, so it is the currency in use.
@@ -59,21 +62,6 @@ const USAGE_RETIRED = {
 export async function retiredUsage(): Promise<Reply> {
   throw new ApiError('ENDPOINT_RETIRED', 'GET /billing/usage has been retired; use GET /api/v1/billing/usage-history', undefined, USAGE_RETIRED);
 }
-
-// A day (00:00 UTC) or an instant with an explicit zone: a zoneless time would depend on the server's clock zone.
-const instant = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time with a zone (e.g. 2026-01-31T12:00:00Z)',
-  })
-  .transform((s) => Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s));
-
-const intParam = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `must be an integer from ${min} to ${max}`)
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .default(fallback);
 
 const historyQuery = z
   .strictObject({
@@ -171,9 +159,11 @@ async function usageHistoryByCursor(ctx: RequestCtx, accountId: string, query: R
   return csvReply(usageEntriesCsv(page.data));
 }
 
-export async function usageHistory(ctx: RequestCtx): Promise<Reply> {
+/** Either form's parameters, one value each: the handler tells the page form from the cursor form by their names. */
+export const historyParams = z.record(z.string(), z.string());
+
+export async function usageHistory(ctx: RequestCtx, { query }: ApiInput<unknown, Record<string, string>>): Promise<Reply> {
   const { accountId } = principalOf(ctx);
-  const query = queryObject(ctx.url);
   if (cursorForm(ctx, query)) return usageHistoryByCursor(ctx, accountId, query);
   const q = parseOrThrow(historyQuery, query, ctx.headerCtx.wire);
   const { rows, total } = await queryHistory(ctx.svc.store, accountId, {
@@ -194,7 +184,7 @@ export async function usageHistory(ctx: RequestCtx): Promise<Reply> {
   return csvReply(usageCsv(rows));
 }
 
-const analyticsQuery = z
+export const analyticsQuery = z
   .strictObject({
     startDate: z.iso.date({ error: 'must be a date, YYYY-MM-DD' }).optional(),
     endDate: z.iso.date({ error: 'must be a date, YYYY-MM-DD' }).optional(),
@@ -221,9 +211,8 @@ const MODEL_TYPE: Partial<Record<ModelType, PublicModelType>> = {
 
 const dayStart = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
-export async function usageAnalytics(ctx: RequestCtx): Promise<Reply> {
+export async function usageAnalytics(ctx: RequestCtx, { query: q }: ApiInput<unknown, z.output<typeof analyticsQuery>>): Promise<Reply> {
   const { accountId } = principalOf(ctx);
-  const q = parseOrThrow(analyticsQuery, queryObject(ctx.url), ctx.headerCtx.wire);
   // Whole UTC days, endDate included. Without endDate the range ends today; without startDate it spans `lookback`
   // days (7 by default; more than 90 is clamped to 90, as the public API does).
   const lookback = q.lookback === undefined ? ANALYTICS_DEFAULT_DAYS : (lookbackDays(q.lookback, ANALYTICS_MAX_DAYS) ?? ANALYTICS_DEFAULT_DAYS);

@@ -9,7 +9,6 @@
 // started); `metered` wraps a run that ends within the call (embeddings, the augment endpoints, media). Either way the
 // settlement is recorded before the response's last bytes (`Meter.recorded`: its journal line on the embedded store,
 // its commit on PostgreSQL): a crash can lose a charge only for an answer the client did not receive in full.
-import { ApiError } from '../api/errors.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
 import { type Balances, chargeFor, type Hold, shortOfCredit, splitCharge } from './ledger.ts';
 import type { Ledger } from './ledger-service.ts';

@@ -1,5 +1,4 @@
 // Discovery endpoints, readable without a key: models, traits, compatibility mapping, image styles.
-import { ApiError } from '../api/errors.ts';
 import { compatibilityMappingOf, traitsOf } from '../models/catalogue.ts';
 import { publicShapes } from '../api/wire.ts';
 import { authenticate, bearerToken, type ModelPrivacy } from '../auth/keys.ts';
@@ -8,15 +7,24 @@ import { MODEL_TYPES, type ModelEntry, type ModelType } from '../models/schema.t
 import { modelRecord } from '../models/wire.ts';
 import type { RequestCtx } from '../http/context.ts';
 import { json, type Reply } from '../http/reply.ts';
+import type { ApiInput } from '../http/route.ts';
+import { z } from 'zod';
 
-function typeParam(ctx: RequestCtx, fallback: string, extra: string[] = []): string {
-  const t = ctx.url.searchParams.get('type') ?? fallback;
-  const allowed = [...MODEL_TYPES, ...extra];
-  if (!allowed.includes(t)) {
-    throw new ApiError('INVALID_REQUEST', `Invalid type "${t}": expected one of ${allowed.join(', ')}`, { param: 'type' });
-  }
-  return t;
+/** `?type=`, one of the model types (and `extra`); other parameters are ignored, as the public API does. */
+function typeQuery<T extends string>(fallback: T, extra: readonly string[] = []) {
+  const allowed: readonly string[] = [...MODEL_TYPES, ...extra];
+  return z.object({
+    type: z
+      .string()
+      .refine((t) => allowed.includes(t), { error: (iss) => `"${String(iss.input)}" is not one of ${allowed.join(', ')}` })
+      .default(fallback),
+  });
 }
+
+// `music` is a public type this server has no models of: an empty list, not a 400.
+export const modelsQuery = typeQuery('all', ['all', 'code', 'music']);
+export const typeOfModelQuery = typeQuery('text');
+type TypeQuery = ApiInput<unknown, { type: string }>;
 
 /**
  * The key's modelPrivacy, when the request sends a valid bearer key: the list is public, but a restricted key sees only
@@ -52,9 +60,7 @@ async function refuseInvalidKey(ctx: RequestCtx): Promise<void> {
   if (ctx.req.headers.authorization !== undefined) await authenticate(ctx.svc.store, secret);
 }
 
-export async function listModels(ctx: RequestCtx): Promise<Reply> {
-  // `music` is a public type this server has no models of: an empty list, not a 400.
-  const type = typeParam(ctx, 'all', ['all', 'code', 'music']);
+export async function listModels(ctx: RequestCtx, { query: { type } }: TypeQuery): Promise<Reply> {
   const { catalogue, searchAvailable, config } = ctx.svc;
   const publicEnum = publicShapes(ctx.headerCtx.wire);
   const privacy = await privacyOf(ctx);
@@ -70,15 +76,15 @@ export async function listModels(ctx: RequestCtx): Promise<Reply> {
   return json({ object: 'list', type, data: models.map((m) => modelRecord(m, rc)) });
 }
 
-export async function modelTraits(ctx: RequestCtx): Promise<Reply> {
+export async function modelTraits(ctx: RequestCtx, { query }: TypeQuery): Promise<Reply> {
   await refuseInvalidKey(ctx);
-  const type = typeParam(ctx, 'text') as ModelType;
+  const type = query.type as ModelType;
   return json({ object: 'list', type, data: traitsOf(ctx.svc.catalogue, type) });
 }
 
-export async function compatibilityMapping(ctx: RequestCtx): Promise<Reply> {
+export async function compatibilityMapping(ctx: RequestCtx, { query }: TypeQuery): Promise<Reply> {
   await refuseInvalidKey(ctx);
-  const type = typeParam(ctx, 'text') as ModelType;
+  const type = query.type as ModelType;
   return json({ object: 'list', type, data: compatibilityMappingOf(ctx.svc.catalogue, type) });
 }
 

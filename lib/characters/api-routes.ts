@@ -4,12 +4,12 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
-import { parseOrThrow } from '../api/validation.ts';
 import { averageRating, type CharacterSort, characterRecord, getCharacter, listCharacters } from './characters.ts';
 import { listReviews, ratingByAccount, reviewAccounts } from './reviews.ts';
 import { getAvatar } from './store.ts';
 import { principalOf, type RequestCtx } from '../http/context.ts';
 import { json, raw, type Reply } from '../http/reply.ts';
+import type { ApiInput } from '../http/route.ts';
 
 const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
 const list = (max: number) => z.array(z.string().max(64)).max(max);
@@ -22,7 +22,7 @@ const SORT_BY: Record<string, CharacterSort> = {
   mostRecent: 'new',
   ratingCount: 'ratingCount',
 };
-const query = z.strictObject({
+const listQuery = z.strictObject({
   search: z.string().max(200).optional(),
   tags: list(20).optional(),
   // The public API's categories are tags here; isPro filters nothing (no character is "pro" on this server).
@@ -38,13 +38,14 @@ const query = z.strictObject({
 });
 const LISTS = new Set(['tags', 'categories', 'modelId']);
 
-const reviewsQuery = z.strictObject({
+const reviewsSchema = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });
 
 /** The client's parameters, whatever their names: `name[]` and repeated or comma-separated lists as arrays. */
-function rawQuery(sp: URLSearchParams): Record<string, unknown> {
+function rawQuery(url: URL): Record<string, unknown> {
+  const sp = url.searchParams;
   const raw: Record<string, unknown> = Object.create(null);
   for (const key of new Set(sp.keys())) {
     const name = key.replace(/\[\]$/, '');
@@ -59,8 +60,11 @@ function rawQuery(sp: URLSearchParams): Record<string, unknown> {
   return raw;
 }
 
-export async function listCharactersRoute(ctx: RequestCtx): Promise<Reply> {
-  const q = parseOrThrow(query, rawQuery(ctx.url.searchParams), ctx.svc.config.wire);
+/** The list's parameters, lists given as `tags[]=a&tags[]=b`, repeated or comma-separated. */
+export const charactersQuery = { read: rawQuery, schema: listQuery };
+export const reviewsQuery = { read: rawQuery, schema: reviewsSchema };
+
+export async function listCharactersRoute(ctx: RequestCtx, { query: q }: ApiInput<unknown, z.output<typeof listQuery>>): Promise<Reply> {
   const { accountId } = principalOf(ctx);
   const found = await listCharacters(ctx.svc.store, {
     search: q.search?.replace(/^#/, ''),
@@ -91,8 +95,7 @@ export async function getCharacterRoute(ctx: RequestCtx): Promise<Reply> {
   return json({ object: 'character', data: characterRecord(c, await ratingByAccount(ctx.svc.store, c.id, accountId), ctx.svc.wallet.url('')) });
 }
 
-export async function characterReviewsRoute(ctx: RequestCtx): Promise<Reply> {
-  const q = parseOrThrow(reviewsQuery, rawQuery(ctx.url.searchParams), ctx.svc.config.wire);
+export async function characterReviewsRoute(ctx: RequestCtx, { query: q }: ApiInput<unknown, z.output<typeof reviewsSchema>>): Promise<Reply> {
   const { c, accountId } = await visible(ctx);
   const { reviews, total } = await listReviews(ctx.svc.store, c.id, q.page, q.pageSize);
   const accounts = await reviewAccounts(ctx.svc.store, reviews);

@@ -4,29 +4,30 @@
 import { ApiError } from '../api/errors.ts';
 import { type RequestCtx, principalOf } from '../http/context.ts';
 import { json, type Reply } from '../http/reply.ts';
+import type { ApiInput } from '../http/route.ts';
+import { z } from 'zod';
 import { resolveModel } from '../models/catalogue.ts';
 import { NONCE_HEX } from './attestation.ts';
 
-function e2eeModel(ctx: RequestCtx) {
-  const name = ctx.url.searchParams.get('model');
-  if (!name) throw new ApiError('INVALID_REQUEST', 'model is required', { param: 'model' });
+const model = z.string({ error: 'is required' }).min(1, 'is required').max(200);
+export const attestationQuery = z.object({ model, nonce: z.string().regex(NONCE_HEX, 'must be exactly 32 bytes (64 hex characters)') });
+export const signatureQuery = z.object({ model, request_id: z.string().regex(/^chatcmpl-.{1,200}$/, 'must be the completion id (chatcmpl-…)') });
+
+function e2eeModel(ctx: RequestCtx, name: string) {
   const model = resolveModel(ctx.svc.catalogue, name);
   if (!model.capabilities.e2ee) throw new ApiError('INVALID_REQUEST', `Model ${model.id} does not support end-to-end encryption`, { param: 'model' });
   return model;
 }
 
-export async function teeAttestation(ctx: RequestCtx): Promise<Reply> {
-  const model = e2eeModel(ctx);
-  const nonce = ctx.url.searchParams.get('nonce') ?? '';
-  if (!NONCE_HEX.test(nonce)) throw new ApiError('INVALID_REQUEST', 'Nonce must be exactly 32 bytes (64 hex characters)', { param: 'nonce' });
-  return json(await ctx.svc.e2ee.attestation(model.id, nonce));
+export async function teeAttestation(ctx: RequestCtx, { query }: ApiInput<unknown, z.output<typeof attestationQuery>>): Promise<Reply> {
+  const model = e2eeModel(ctx, query.model);
+  return json(await ctx.svc.e2ee.attestation(model.id, query.nonce));
 }
 
-export async function teeSignature(ctx: RequestCtx): Promise<Reply> {
-  const model = e2eeModel(ctx);
-  const id = ctx.url.searchParams.get('request_id') ?? '';
-  const requestId = id.startsWith('chatcmpl-') ? id.slice('chatcmpl-'.length) : '';
-  if (!requestId) throw new ApiError('INVALID_REQUEST', 'request_id must be the completion id (chatcmpl-…)', { param: 'request_id' });
+export async function teeSignature(ctx: RequestCtx, { query }: ApiInput<unknown, z.output<typeof signatureQuery>>): Promise<Reply> {
+  const model = e2eeModel(ctx, query.model);
+  const id = query.request_id;
+  const requestId = id.slice('chatcmpl-'.length);
   const notFound = () => new ApiError('NOT_FOUND', `No E2EE signature for ${id}`);
   // Only the account that made the request may read its receipt (the usage row says whose it was).
   const mine = await ctx.svc.store.get('SELECT 1 FROM usage WHERE account_id = $1 AND request_id = $2 AND model_id = $3', [

@@ -10,7 +10,7 @@ import { API_PREFIX, apiRouter } from './api.ts';
 import { APP_PREFIX, appRouter, drainUnread, toWebRequest, writeWebResponse } from './app.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
-import { authorize } from './route.ts';
+import { authorize, parseInput } from './route.ts';
 import { sendReply } from './reply.ts';
 import { observeRequest } from './observe.ts';
 import { log } from '../log.ts';
@@ -95,7 +95,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       ctx.params = params;
       ctx.route = pattern;
       await authorize(ctx, route);
-      await sendReply(ctx, await route.handler(ctx));
+      await sendReply(ctx, await route.handler(ctx, await parseInput(ctx, route)));
     });
 
   const handleApp = (ctx: RequestCtx) =>

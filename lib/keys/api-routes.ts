@@ -3,12 +3,13 @@
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { createKeyBody, createKeyFrom, DESCRIPTION_MAX, keyPatchFrom, patchKeyBody } from '../auth/key-input.ts';
+import { type CreateKeyBody, createKeyBody, createKeyFrom, DESCRIPTION_MAX, keyPatchFrom, type PatchKeyBody } from '../auth/key-input.ts';
 import { type ApiKey, accountKeys, type KeySpending } from '../auth/keys.ts';
 import { microsToString } from '../billing/money.ts';
 import { issueWeb3Token, redeemWeb3Token } from '../wallet/web3-key.ts';
 import { jsonBody, principalOf, type RequestCtx } from '../http/context.ts';
 import { json, type Reply } from '../http/reply.ts';
+import type { ApiInput } from '../http/route.ts';
 import { publicShapes } from '../api/wire.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -69,9 +70,8 @@ function createdKey(key: ApiKey, secret: string): Reply {
   });
 }
 
-export async function createKey(ctx: RequestCtx): Promise<Reply> {
+export async function createKey(ctx: RequestCtx, { body }: ApiInput<CreateKeyBody, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
-  const body = parseOrThrow(createKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
   const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
   return createdKey(key, secret);
 }
@@ -83,23 +83,22 @@ export async function web3KeyToken(ctx: RequestCtx): Promise<Reply> {
 }
 
 // The key fields of POST /api_keys, plus the wallet's proof; the description has a default here.
-const web3KeyBody = createKeyBody.extend({
+export const web3KeyBody = createKeyBody.extend({
   address: z.string().min(1).max(100),
   signature: z.string().min(1).max(20_000),
   token: z.string().min(1).max(2_000),
   description: z.string().max(DESCRIPTION_MAX).default('Web3 API Key'),
 });
 
-export async function createWeb3Key(ctx: RequestCtx): Promise<Reply> {
-  const { address, signature, token, ...keyBody } = parseOrThrow(web3KeyBody, await jsonBody(ctx), ctx.svc.config.wire);
+export async function createWeb3Key(ctx: RequestCtx, { body }: ApiInput<z.output<typeof web3KeyBody>, unknown>): Promise<Reply> {
+  const { address, signature, token, ...keyBody } = body;
   const wallet = await redeemWeb3Token(ctx.svc.store, ctx.svc.wallet.settings, { address, signature, token });
   const { key, secret } = await createKeyFrom(ctx.svc.store, wallet.accountId, keyBody);
   return createdKey(key, secret);
 }
 
-export async function updateKey(ctx: RequestCtx): Promise<Reply> {
+export async function updateKey(ctx: RequestCtx, { body }: ApiInput<PatchKeyBody, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
-  const body = parseOrThrow(patchKeyBody, await jsonBody(ctx), ctx.svc.config.wire);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const updated = await keys.update(body.id, keyPatchFrom(body));
   if (!updated) throw new ApiError('INVALID_REQUEST', 'API key not found or expired');
@@ -109,9 +108,12 @@ export async function updateKey(ctx: RequestCtx): Promise<Reply> {
   return json({ success: true, data });
 }
 
-export async function deleteKey(ctx: RequestCtx): Promise<Reply> {
+/** DELETE takes the id in the query (the public API's form) or, from older clients, in a JSON body. */
+export const deleteKeyQuery = z.object({ id: z.string().min(1).optional() });
+
+export async function deleteKey(ctx: RequestCtx, { query }: ApiInput<unknown, z.output<typeof deleteKeyQuery>>): Promise<Reply> {
   const p = principalOf(ctx);
-  let id = ctx.url.searchParams.get('id');
+  let id = query.id;
   if (!id && ctx.req.headers['content-length'] && ctx.req.headers['content-length'] !== '0') {
     const body = parseOrThrow(z.strictObject({ id: z.string().min(1) }), await jsonBody(ctx), ctx.svc.config.wire);
     id = body.id;

@@ -10,6 +10,9 @@ import { API_BASE, PAYMENT_HEADERS } from './service.ts';
 import type { Wallet } from './wallets.ts';
 import { type RequestCtx, walletOf } from '../http/context.ts';
 import { json, type Reply } from '../http/reply.ts';
+import type { ApiInput } from '../http/route.ts';
+import { intParam } from '../api/dash-query.ts';
+import { z } from 'zod';
 
 function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
   for (const name of PAYMENT_HEADERS) {
@@ -19,10 +22,18 @@ function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undef
   return undefined;
 }
 
-/** ?amount=<USD> on a top-up without payment: the amount the offered requirements ask for. */
-function requestedAmount(ctx: RequestCtx): number | undefined {
-  const raw = ctx.url.searchParams.get('amount');
-  if (raw === null) return undefined;
+/**
+ * ?amount=<USD> on a top-up without payment, read as given: its refusals take the x402 codes (INVALID_AMOUNT,
+ * AMOUNT_TOO_LOW, …) and, in the public shapes, the document's error layout, so the handler checks it.
+ */
+export const topUpQuery = {
+  read: (url: URL) => ({ amount: url.searchParams.get('amount') ?? undefined }),
+  schema: z.object({ amount: z.string().optional() }),
+};
+
+/** The amount the offered requirements ask for. */
+function requestedAmount(ctx: RequestCtx, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
   if (!/^\d{1,9}(\.\d{1,6})?$/.test(raw)) throw new ApiError('INVALID_AMOUNT', 'amount must be a number of USD with at most 6 decimals', { param: 'amount' });
   const [whole, frac = ''] = raw.split('.');
   const micros = Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
@@ -36,9 +47,9 @@ function requestedAmount(ctx: RequestCtx): number | undefined {
  * POST /x402/top-up. With the public API's wire names its errors take the document's layouts: the unpaid 402 is the
  * x402 body alone (`{x402Version, accepts}`), any other refusal `{error: <machine code>, message, details?}`.
  */
-export async function topUp(ctx: RequestCtx): Promise<Reply> {
+export async function topUp(ctx: RequestCtx, { query }: ApiInput<unknown, { amount?: string }>): Promise<Reply> {
   try {
-    return await topUpOrThrow(ctx);
+    return await topUpOrThrow(ctx, query.amount);
   } catch (e) {
     if (!ctx.svc.wallet.publicShapes || !isApiError(e) || e.status >= 500) throw e;
     const { x402Version, accepts, details } = e.extra ?? {};
@@ -47,9 +58,9 @@ export async function topUp(ctx: RequestCtx): Promise<Reply> {
   }
 }
 
-async function topUpOrThrow(ctx: RequestCtx): Promise<Reply> {
+async function topUpOrThrow(ctx: RequestCtx, amount: string | undefined): Promise<Reply> {
   const header = paymentHeader(ctx);
-  if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx));
+  if (header === undefined) throw await ctx.svc.wallet.topUpRequired(requestedAmount(ctx, amount));
   let result;
   try {
     result = await ctx.svc.wallet.topUp(header.value);
@@ -104,17 +115,10 @@ export async function walletBalance(ctx: RequestCtx): Promise<Reply> {
   });
 }
 
-function intParam(ctx: RequestCtx, name: string, fallback: number, min: number, max: number): number {
-  const raw = ctx.url.searchParams.get(name);
-  if (raw === null) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ApiError('INVALID_REQUEST', `${name} must be a whole number from ${min} to ${max}`, { param: name });
-  return n;
-}
+export const transactionsQuery = z.object({ limit: intParam(1, 100, 50), offset: intParam(0, 1_000_000, 0) });
 
-export async function walletTransactions(ctx: RequestCtx): Promise<Reply> {
-  const limit = intParam(ctx, 'limit', 50, 1, 100);
-  const offset = intParam(ctx, 'offset', 0, 0, 1_000_000);
+export async function walletTransactions(ctx: RequestCtx, { query }: ApiInput<unknown, z.output<typeof transactionsQuery>>): Promise<Reply> {
+  const { limit, offset } = query;
   const wallet = ownWallet(ctx);
   const { balance, entries, hasMore } = await ctx.svc.wallet.statement(wallet, { limit, offset });
   const exact = ctx.svc.wallet.publicShapes;
