@@ -20,6 +20,7 @@ import { OperatorCatalogue } from './models/operator-catalogue.ts';
 import { catalogueDirOf, videoJobKind } from './video/kind.ts';
 import { JobService } from './jobs/service.ts';
 import { AudioEngines } from './engines/audio/registry.ts';
+import { VideoEngines } from './engines/video/registry.ts';
 import { audioJobKind } from './audio/jobs.ts';
 import { ImageEngines } from './engines/images/registry.ts';
 import { transcribeForChat } from './audio/transcription.ts';
@@ -63,6 +64,8 @@ export interface Service {
   imageEngines: ImageEngines;
   /** The engines of the catalogue's speech (tts) and transcription (asr) models. */
   audio: AudioEngines;
+  /** The engines of the catalogue's video models, which the video job kind runs. */
+  videoEngines: VideoEngines;
   /** Durable jobs (video; long audio registers its kind here too): queue, retrieve, complete, and the workers. */
   jobs: JobService;
   /** The E2EE worker that holds the key (lib/e2ee): a child started on first use, or LAGOON_E2EE_WORKER_URL. */
@@ -136,7 +139,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     refusal: (id) => engineHealth.refusal(id),
   });
   const catalogueDir = catalogueDirOf(config.modelsFile ?? DEFAULT_CATALOGUE);
-  jobs.register(videoJobKind({ catalogueDir, vars: config.catalogueVar, maxResultBytes: config.jobs.mediaMaxBytes }));
+  const videoEngines = new VideoEngines({ catalogueDir, vars: config.catalogueVar, maxResultBytes: config.jobs.mediaMaxBytes });
+  jobs.register(videoJobKind({ engines: videoEngines }));
   jobs.register(audioJobKind({ audio, maxCharacters: config.audio.queueMaxCharacters }));
   await jobs.start();
   const rpc = new RpcProxy(config.cryptoRpc, { store, ledger, limiter, redis, keyPrefix });
@@ -159,6 +163,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     rpc,
     audio,
     imageEngines,
+    videoEngines,
     wallet: new WalletService(store, ledger, config),
     chatDeps: {
       store,
@@ -185,6 +190,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await e2ee.close();
       await audio.close();
       await imageEngines.close();
+      await videoEngines.close();
       await ledger.drain();
       journal?.close();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.

@@ -6,25 +6,18 @@ import path from 'node:path';
 import { ApiError } from '../api/errors.ts';
 import type { JobKind } from '../jobs/types.ts';
 import { DEFAULT_VIDEO_TIMEOUT_MS, type VideoInput } from '../models/video-models.ts';
-import { runComfyVideo } from '../engines/video/comfyui.ts';
-import { runDemo } from '../engines/video/demo.ts';
 import { probe } from '../engines/video/ffmpeg.ts';
-import { runOpenAIVideos } from '../engines/video/openai-videos.ts';
+import type { VideoEngines } from '../engines/video/registry.ts';
 import { INPUT_RULES, parseQueue, parseQuote, type VideoRequest } from '../engines/video/request.ts';
 
-const DEMO_FPS = 24;
 /** The demo renders well within this; a stuck render is ended. */
 const DEMO_TIMEOUT_MS = 5 * 60_000;
 /** A soundtrack given as audio_url may be at most this long (the reference's limit). */
 const MAX_AUDIO_SECONDS = 30;
 
 export interface VideoKindDeps {
-  /** Where the catalogue file is: ComfyUI workflow paths are relative to it. */
-  catalogueDir: string;
-  /** Variables the catalogue names (upstream keys, `${VAR}` in paths). */
-  vars: (name: string) => string | undefined;
-  /** The largest result accepted from an upstream. */
-  maxResultBytes: number;
+  /** The service's video engines, one per model. */
+  engines: VideoEngines;
 }
 
 export function videoJobKind(deps: VideoKindDeps): JobKind<VideoRequest> {
@@ -53,25 +46,8 @@ export function videoJobKind(deps: VideoKindDeps): JobKind<VideoRequest> {
       return { request, estimate: prepared.estimate };
     },
 
-    run(job, ctx) {
-      const spec = job.model.engine;
-      const state = job.state;
-      switch (spec.kind) {
-        case 'demo-video':
-          return runDemo(job.request, spec.fps ?? DEMO_FPS, ctx);
-        case 'openai-videos':
-          return runOpenAIVideos(job.model, spec, job.request, ctx, { state, vars: deps.vars, maxBytes: deps.maxResultBytes });
-        case 'comfyui-video':
-          return runComfyVideo(spec, job.request, ctx, {
-            jobId: job.id,
-            state,
-            catalogueDir: deps.catalogueDir,
-            vars: deps.vars,
-            maxBytes: deps.maxResultBytes,
-          });
-        default:
-          throw new Error(`model ${job.model.id} has no video engine (${spec.kind})`);
-      }
+    async run(job, ctx) {
+      return (await deps.engines.get(job.model)).run(job, ctx);
     },
 
     timeoutMs(model) {

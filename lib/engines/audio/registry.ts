@@ -9,6 +9,7 @@ import type { AudioConfig } from '../../config.ts';
 import { AUDIO_ENGINE_KINDS } from '../../models/audio-models.ts';
 import type { Catalogue } from '../../models/catalogue.ts';
 import type { ModelEntry } from '../../models/schema.ts';
+import { EnginesByModel } from '../by-model.ts';
 import { AdmissionQueue } from '../queue.ts';
 import { createFliteEngine } from './flite/engine.ts';
 import { FLITE_WASM } from './flite/pool.ts';
@@ -23,9 +24,11 @@ const DEBIAN_HMM = '/usr/share/pocketsphinx/model/en-us/en-us';
 
 type Need = 'ffmpeg' | 'pocketsphinx' | 'flite';
 
-interface Entry<E> {
+/** A model's engine behind its own admission queue. */
+export interface AudioEntry<E extends SpeechEngine | TranscriptionEngine = SpeechEngine | TranscriptionEngine> {
   engine: E;
   queue: AdmissionQueue;
+  close(): Promise<void>;
 }
 
 // Local engines are CPU-bound on this machine: few at once; an upstream takes more.
@@ -38,20 +41,18 @@ const ADMISSION: Record<string, { concurrency: number; queue: number; waitMs: nu
 const SPEECH_KINDS = new Set<string>(AUDIO_ENGINE_KINDS.tts);
 const TRANSCRIPTION_KINDS = new Set<string>(AUDIO_ENGINE_KINDS.asr);
 
-export class AudioEngines {
+/** The registry shape of every engine kind (lib/engines/by-model.ts): one engine per model, made on first use. */
+export class AudioEngines extends EnginesByModel<AudioEntry> {
   private readonly config: AudioConfig;
   private readonly vars: (name: string) => string | undefined;
-  private readonly speechEngines = new Map<string, Entry<SpeechEngine>>();
-  private readonly transcribers = new Map<string, Entry<TranscriptionEngine>>();
   private readonly missing = new Map<Need, string>();
-  /** Refuses a model whose engine is down (EngineHealth.refusal, the gate of every other engine). */
-  private gate: ((modelId: string) => Error | undefined) | undefined;
   /** Resolves once the programs were looked for (engines wait for it). */
   readonly ready: Promise<void>;
   /** What the start said about missing programs (one warning line each, logged once ready). */
   readonly notes: string[] = [];
 
   constructor(catalogue: Catalogue, config: AudioConfig, vars: (name: string) => string | undefined = () => undefined) {
+    super();
     this.config = config;
     this.vars = vars;
     // (A model whose type and engine do not match was refused when the catalogue loaded: audioEngineProblem.)
@@ -60,16 +61,6 @@ export class AudioEngines {
       this.notes.push(...lines);
       for (const line of lines) log.warn(line);
     });
-  }
-
-  gateWith(gate: (modelId: string) => Error | undefined): void {
-    this.gate = gate;
-  }
-
-  /** Throws the gate's refusal (one map lookup) while the model's engine is down. */
-  private refuseIfDown(model: ModelEntry): void {
-    const refused = this.gate?.(model.id);
-    if (refused) throw refused;
   }
 
   /** Looks for each program the catalogue's audio models need; returns what to report. */
@@ -123,46 +114,45 @@ export class AudioEngines {
     return this.config.mediaMaxBytes;
   }
 
-  async speech(model: ModelEntry): Promise<Entry<SpeechEngine>> {
+  /** The speech engine of a tts model: 400 for another model, 503 while what it needs is missing or it is down. */
+  async speech(model: ModelEntry): Promise<AudioEntry<SpeechEngine>> {
     await this.ready;
     const spec = model.engine;
     if (model.type !== 'tts' || !SPEECH_KINDS.has(spec.kind))
       throw new ApiError('INVALID_MODEL', `Model ${model.id} is not a speech (tts) model`, { param: 'model' });
-    this.refuseIfDown(model);
     if (spec.kind === 'flite' && this.missing.has('flite')) throw this.unavailable(model, 'flite');
-    let entry = this.speechEngines.get(model.id);
-    if (!entry) {
-      let engine: SpeechEngine;
-      if (spec.kind === 'flite') engine = createFliteEngine({ workers: spec.workers });
-      else if (spec.kind === 'openai-audio') engine = this.upstream(model);
-      else throw new Error(`model ${model.id}: ${spec.kind} is not a speech engine`);
-      entry = { engine, queue: this.queueFor(model) };
-      this.speechEngines.set(model.id, entry);
-    }
-    return entry;
+    return (await this.get(model)) as AudioEntry<SpeechEngine>;
   }
 
-  async transcriber(model: ModelEntry): Promise<Entry<TranscriptionEngine>> {
+  /** The transcription engine of an asr model, refused the same ways. */
+  async transcriber(model: ModelEntry): Promise<AudioEntry<TranscriptionEngine>> {
     await this.ready;
     const spec = model.engine;
     if (model.type !== 'asr' || !TRANSCRIPTION_KINDS.has(spec.kind)) {
       throw new ApiError('INVALID_MODEL', `Model ${model.id} is not a transcription (asr) model`, { param: 'model' });
     }
-    this.refuseIfDown(model);
     // Every upload is decoded here first: it is what the seconds billed are measured on.
     if (this.missing.has('ffmpeg')) throw this.unavailable(model, 'ffmpeg');
     if (spec.kind === 'pocketsphinx' && this.missing.has('pocketsphinx')) throw this.unavailable(model, 'pocketsphinx');
-    let entry = this.transcribers.get(model.id);
-    if (!entry) {
-      let engine: TranscriptionEngine;
-      if (spec.kind === 'pocketsphinx')
-        engine = createPocketsphinxEngine({ binary: this.config.pocketsphinxPath, hmm: spec.hmm, lm: spec.lm, dict: spec.dict });
-      else if (spec.kind === 'openai-audio') engine = this.upstream(model);
-      else throw new Error(`model ${model.id}: ${spec.kind} is not a transcription engine`);
-      entry = { engine, queue: this.queueFor(model) };
-      this.transcribers.set(model.id, entry);
-    }
-    return entry;
+    return (await this.get(model)) as AudioEntry<TranscriptionEngine>;
+  }
+
+  /** Called once per model by get(), after speech() or transcriber() checked its type. */
+  protected async create(model: ModelEntry): Promise<AudioEntry> {
+    const spec = model.engine;
+    let engine: SpeechEngine | TranscriptionEngine;
+    if (spec.kind === 'flite') engine = createFliteEngine({ workers: spec.workers });
+    else if (spec.kind === 'pocketsphinx')
+      engine = createPocketsphinxEngine({ binary: this.config.pocketsphinxPath, hmm: spec.hmm, lm: spec.lm, dict: spec.dict });
+    else if (spec.kind === 'openai-audio') engine = this.upstream(model);
+    else throw new Error(`model ${model.id}: ${spec.kind} is not an audio engine`);
+    return {
+      engine,
+      queue: this.queueFor(model),
+      close: async () => {
+        await engine.close?.().catch((err) => log.error({ err }, 'could not close an audio engine'));
+      },
+    };
   }
 
   private upstream(model: ModelEntry) {
@@ -185,12 +175,5 @@ export class AudioEngines {
     const spec = model.engine as { kind: string; maxConcurrency?: number; maxQueue?: number; queueTimeoutMs?: number };
     const d = ADMISSION[spec.kind];
     return new AdmissionQueue(spec.maxConcurrency ?? d.concurrency, spec.maxQueue ?? d.queue, spec.queueTimeoutMs ?? d.waitMs);
-  }
-
-  async close(): Promise<void> {
-    const engines = [...this.speechEngines.values(), ...this.transcribers.values()].map((e) => e.engine);
-    this.speechEngines.clear();
-    this.transcribers.clear();
-    await Promise.all([...new Set(engines)].map((e) => e.close?.().catch((err) => log.error({ err }, 'could not close an audio engine'))));
   }
 }
