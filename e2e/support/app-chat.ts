@@ -117,5 +117,17 @@ export function assemble(events: GenerationEvent[]): { content: string; reasonin
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Waits until `check` holds, polling every 25 ms, and fails after `ms` saying what was awaited: a test waits for the
+ * state it needs, not for a guess at how long that takes on a busy machine.
+ */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
+    await sleep(25);
+  }
+}
+
 /** A 1×1 PNG. */
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';

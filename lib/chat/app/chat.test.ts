@@ -8,7 +8,7 @@ import { createTestDatabase } from '../../../e2e/support/pg.ts';
 import { userConversations } from '../../conversations/conversations.ts';
 import type { AppMessage, GenerationEvent, SendMessageResponse } from '../../wire.ts';
 import { chatRoutes } from '../app-routes.ts';
-import { assemble, call, EventReader, sleep, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
+import { assemble, call, EventReader, testUser, type TestUser, until } from '../../../e2e/support/app-chat.ts';
 
 type Routes = ReturnType<typeof chatRoutes>;
 
@@ -158,7 +158,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.equal((rest.at(-1) as { message: AppMessage }).message.status, 'stopped');
       assert.equal(assemble([...seen, ...rest]).content, message.content, 'the stream saw exactly what was kept');
       // The engine saw the request go away, and the ledger charged the partial output only.
-      for (let i = 0; i < 50 && h.engine.abortedStreams === aborted; i++) await sleep(20);
+      await until('the engine sees the request go away', () => h.engine.abortedStreams > aborted);
       assert.equal(h.engine.abortedStreams, aborted + 1);
       await h.svc.ledger.drain();
       const usage = await h.svc.store.get<{ completion_tokens: number }>(
@@ -242,7 +242,14 @@ for (const backend of ['sqlite', 'postgres'] as const)
       const seen: GenerationEvent[] = [];
       while (seen.filter((e) => e.type === 'delta').length < 4) seen.push((await first.next()) as GenerationEvent);
       await first.cancel(); // the tab closes
-      await sleep(300);
+      const ops = userConversations(h.svc.store, alice.user.id);
+      const seenText = assemble(seen).content;
+      // The row is written about once a second while tokens arrive: once it holds more than the first stream saw, the
+      // generation has gone on with nobody watching.
+      await until(
+        'the stored answer grows past what the closed stream saw',
+        async () => (await ops.message(json.assistant.id)).content.length > seenText.length,
+      );
       const second = new EventReader(await stream(alice, json.assistant.id));
       const snap = (await second.next()) as Extract<GenerationEvent, { type: 'snapshot' }>;
       assert.equal(snap.type, 'snapshot');
@@ -260,7 +267,8 @@ for (const backend of ['sqlite', 'postgres'] as const)
       const c = await newChat(alice);
       const { json } = await send(alice, c.id, { content: '[[tokens:40]] [[slow:60]]' });
       const ops = userConversations(h.svc.store, alice.user.id);
-      await sleep(1600);
+      // 40 tokens 60 ms apart take 2.4 s: a write about once a second shows partial content well before the end.
+      await until('partial content is stored', async () => (await ops.message(json.assistant.id)).content.length > 0, 2_300);
       const mid = await ops.message(json.assistant.id);
       assert.equal(mid.status, 'streaming');
       assert.ok(mid.content.length > 0, 'partial content persisted');
@@ -423,15 +431,15 @@ for (const backend of ['sqlite', 'postgres'] as const)
           params: { id: c.id },
         });
         const { assistant: a2 } = (await slow.json()) as SendMessageResponse;
-        await sleep(600);
+        const rows = userConversations(h.svc.store, alice.user.id);
+        await until('the other instance has stored its first words', async () => (await rows.message(a2.id)).content.startsWith('w1 w2'));
         const stopped = await call(chat.stopMessage, 'POST', `/messages/${a2.id}/stop`, alice, { params: { id: a2.id } });
         assert.equal(((await stopped.json()) as { message: AppMessage }).message.status, 'stopped');
         // The generating instance notices at its next progress write, stops the engine and keeps its partial answer.
         const final = await finish(alice, a2.id);
         assert.equal(final.message.status, 'stopped');
-        await sleep(1500);
-        const row = await userConversations(h.svc.store, alice.user.id).message(a2.id);
-        assert.equal(row.status, 'stopped');
+        await until('the generating instance has stopped and written its row', async () => (await rows.message(a2.id)).status === 'stopped');
+        const row = await rows.message(a2.id);
         assert.ok(row.content.startsWith('w1 w2'), row.content);
         assert.ok(!row.content.includes('w200'));
       } finally {
@@ -447,9 +455,10 @@ for (const backend of ['sqlite', 'postgres'] as const)
         params: { id: c.id },
       });
       const { assistant } = (await sent.json()) as SendMessageResponse;
-      await sleep(500);
+      const rows = userConversations(h.svc.store, alice.user.id);
+      await until('the first words are stored', async () => (await rows.message(assistant.id)).content.startsWith('w1 '));
       await mine.close();
-      const row = await userConversations(h.svc.store, alice.user.id).message(assistant.id);
+      const row = await rows.message(assistant.id);
       assert.equal(row.status, 'stopped');
       assert.match(row.content, /^w1 /);
       // A backend that is closing refuses to leave new answers running.
@@ -458,7 +467,6 @@ for (const backend of ['sqlite', 'postgres'] as const)
         params: { id: c.id },
       });
       const { assistant: a2 } = (await late.json()) as SendMessageResponse;
-      await sleep(300);
-      assert.equal((await userConversations(h.svc.store, alice.user.id).message(a2.id)).status, 'stopped');
+      await until('the late answer is stopped', async () => (await rows.message(a2.id)).status === 'stopped', 3_000);
     });
   });
