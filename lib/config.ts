@@ -137,6 +137,8 @@ export interface Config {
   hostName: string;
   /** Upper bound on a JSON request body. */
   maxBodyBytes: number;
+  /** The largest answer kept for an Idempotency-Key's replays. */
+  idempotencyMaxBytes: number;
   /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
   sseKeepAliveMs: number;
   /** Defences against slow and hoarding clients (slowloris): header and request deadlines, connections per address. */
@@ -352,6 +354,12 @@ export const SETTINGS = {
   LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
   LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
   LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
+  LAGOON_IDEMPOTENCY_MAX_BYTES: {
+    default: String(16 * 1024 * 1024),
+    shown: '16 MiB',
+    parse: int(0),
+    doc: 'the largest answer kept for Idempotency-Key replays (24 h); a larger one is delivered once, and a retry hears 410',
+  },
   LAGOON_HEADERS_TIMEOUT_MS: {
     default: '10000',
     parse: int(1),
@@ -661,6 +669,7 @@ export function loadConfig(env: Env = process.env): Config {
     revision: v.LAGOON_REVISION ?? revisionOf(new Date()),
     hostName: v.LAGOON_HOST_NAME ?? (env.HOSTNAME?.trim() || 'lagoon'),
     maxBodyBytes: v.LAGOON_MAX_BODY_BYTES,
+    idempotencyMaxBytes: v.LAGOON_IDEMPOTENCY_MAX_BYTES,
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },

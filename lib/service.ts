@@ -21,6 +21,7 @@ import { catalogueDirOf, videoJobKind } from './video/kind.ts';
 import { JobService } from './jobs/service.ts';
 import { AudioEngines } from './engines/audio/registry.ts';
 import { VideoEngines } from './engines/video/registry.ts';
+import { IdempotencyStore } from './billing/idempotency.ts';
 import { audioJobKind } from './audio/jobs.ts';
 import { ImageEngines } from './engines/images/registry.ts';
 import { transcribeForChat } from './audio/transcription.ts';
@@ -60,6 +61,8 @@ export interface Service {
   lease: InstanceLease | undefined;
   /** The crypto JSON-RPC proxy: upstream pools and their health checks, per-caller limits, idempotency keys. */
   rpc: RpcProxy;
+  /** Idempotency-Key claims of the billed POSTs (lib/http/idempotent.ts). */
+  idempotency: IdempotencyStore;
   /** The engines of the catalogue's image models (generation, edits, upscaling, background removal). */
   imageEngines: ImageEngines;
   /** The engines of the catalogue's speech (tts) and transcription (asr) models. */
@@ -161,6 +164,9 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     redis,
     lease,
     rpc,
+    // A running owner touches its claim every 15 s, so an instance that died frees its keys within a minute; a
+    // duplicate waits up to 10 minutes for a long generation to finish, then replays it.
+    idempotency: new IdempotencyStore(store, { staleMs: 60_000, heartbeatMs: 15_000, waitMs: 10 * 60_000 }),
     audio,
     imageEngines,
     videoEngines,

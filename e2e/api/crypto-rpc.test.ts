@@ -277,9 +277,9 @@ describe('the JSON-RPC proxy on anvil', () => {
     const renumbered = await rpc(key, call('eth_sendRawTransaction', [raw], 'retry-8'), headers);
     assert.deepEqual([renumbered.status, renumbered.json], [200, { ...r.json, id: 'retry-8' }]);
     const other = await rpc(key, call('eth_sendRawTransaction', [raw.replace(/.$/, (c) => (c === '0' ? '1' : '0'))], 7), headers);
-    assert.deepEqual([other.status, other.json.code], [400, 'IDEMPOTENCY_KEY_REUSED']);
+    assert.deepEqual([other.status, other.json.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
     const elsewhere = await rpc(key, body, headers, 'ethereum-mainnet');
-    assert.deepEqual([elsewhere.status, elsewhere.json.code], [400, 'IDEMPOTENCY_KEY_REUSED']);
+    assert.deepEqual([elsewhere.status, elsewhere.json.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
     assert.equal(relay.count('eth_sendRawTransaction'), 1);
     assert.equal(await usd(accountId), 1_000_000 - 14, 'charged once');
     assert.equal((await usageRows(accountId)).length, 1);

@@ -115,7 +115,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         const requestId = newRequestId();
         const controller = new AbortController();
         const headerCtx = { wire: h.svc.config.wire, requestId, revision: 'test', hostName: 'test', timestamp: false };
-        const ctx: RequestCtx = { req, res, svc: h.svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal, ip: '127.0.0.1' };
+        const ctx: RequestCtx = {
+          req,
+          res,
+          svc: h.svc,
+          url,
+          params: {},
+          requestId,
+          headerCtx,
+          extraHeaders: {},
+          signal: controller.signal,
+          detach: () => undefined,
+          ip: '127.0.0.1',
+        };
         seen.push(ctx);
         void guard(
           ctx,

@@ -13,7 +13,7 @@ export const ERROR_CODES = {
   // The crypto JSON-RPC proxy.
   RPC_NETWORK_NOT_SUPPORTED: [400, 'This network is not served by the JSON-RPC proxy'],
   RPC_METHOD_NOT_SUPPORTED: [400, 'The request calls JSON-RPC methods this network does not support'],
-  IDEMPOTENCY_KEY_REUSED: [400, 'This Idempotency-Key was already used with a different request'],
+  IDEMPOTENCY_KEY_REUSED: [422, 'This Idempotency-Key was already used with a different request'],
   // Wallets (x402 payments and Sign-In-With-X).
   X402_SIGN_IN_MALFORMED: [400, 'The SIGN-IN-WITH-X header must be base64-encoded JSON'],
   PAYMENT_HEADER_NOT_ACCEPTED: [400, 'Payment headers are only accepted by POST /api/v1/x402/top-up'],
@@ -61,6 +61,7 @@ export const ERROR_CODES = {
   PAYMENT_IN_PROGRESS: [409, 'This payment is being settled by another request'],
   PAYMENT_ALREADY_CREDITED: [409, 'This payment has already been credited'],
   IDEMPOTENCY_KEY_IN_PROGRESS: [409, 'A request with this Idempotency-Key is still running; retry it shortly'],
+  IDEMPOTENCY_ANSWER_NOT_KEPT: [410, 'The answer to this Idempotency-Key was delivered once and is too large to keep for replays'],
   CONFLICT: [409, 'The request conflicts with what is already there'],
   CLIENT_TIMEOUT: [408, 'The request was not received in time'],
   PAYLOAD_TOO_LARGE: [413, 'The request body is too large'],

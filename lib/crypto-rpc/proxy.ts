@@ -9,7 +9,7 @@ import { ApiError } from '../api/errors.ts';
 import type { UnitPrices } from '../billing/pricing.ts';
 import { type MeterContext, type MeterDeps, openMeter } from '../billing/metered.ts';
 import type { RpcConfig } from './config.ts';
-import { type Claim, IDEMPOTENCY_KEY, IdempotencyStore } from './idempotency.ts';
+import { type Claim, IDEMPOTENCY_KEY, IdempotencyStore } from '../billing/idempotency.ts';
 import { answerWithIds, callIds, withoutIds } from './ids.ts';
 import { RpcLimiter } from './limits.ts';
 import { refusalReason, ruleFor, TIER_MULTIPLIER } from './methods.ts';
@@ -18,6 +18,14 @@ import { parseRpcRequest } from './request.ts';
 import { UpstreamSet } from './upstreams.ts';
 import { recordRpcUsage, rpcModelId } from '../billing/rpc-usage.ts';
 import { log } from '../log.ts';
+
+/** What a call's Idempotency-Key keeps: the answer it was billed for and the ids of the calls it answered. */
+interface StoredAnswer {
+  body: string;
+  credits: number;
+  /** As written (null for a notification), so a replay can answer with the retry's ids. */
+  callIds: (string | null)[];
+}
 
 export interface RpcCallContext extends MeterContext {
   /** Aborts when the client goes away (a read-only call without an Idempotency-Key is then abandoned). */
@@ -111,7 +119,7 @@ export class RpcProxy {
         if (claim.kind === 'replay') {
           admission.finish(0);
           const b = await this.deps.ledger.balances(p.accountId);
-          const { body: stored, credits: billed, callIds: original } = claim.answer;
+          const { body: stored, credits: billed, callIds: original } = JSON.parse(claim.answer) as StoredAnswer;
           const replay = answerWithIds(stored, original, ids);
           return { body: replay, credits: billed, costUsd: creditsCostUsd(billed, creditPriceUsd), replayed: true, usdAfter: b.usd - b.usdHeld };
         }
@@ -146,7 +154,7 @@ export class RpcProxy {
         // The answer was billed: a failure to store it leaves the claim pending (a retry waits, then takes it over),
         // which is safer than handing the key back at once.
         owner
-          ?.complete({ body: answer.text, credits: total, callIds: ids })
+          ?.complete(JSON.stringify({ body: answer.text, credits: total, callIds: ids } satisfies StoredAnswer))
           .catch((e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not store the answer for replay`)),
       ]);
       return {

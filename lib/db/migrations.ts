@@ -530,4 +530,27 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE accounts ADD COLUMN diem_frac BIGINT NOT NULL DEFAULT 0`,
     ],
   },
+  {
+    version: 26,
+    name: 'idempotency keys for every billed POST',
+    sql: [
+      // The JSON-RPC proxy's claims, made general: one row per (account, Idempotency-Key), claimed by the first request
+      // (state pending, owner = its request id), then the answer it was billed for (state done), replayed for 24 hours.
+      // What an answer holds is its caller's (lib/http/idempotent.ts, lib/crypto-rpc/proxy.ts). Claims in the old table
+      // expire within a day; one replayed after the upgrade runs again (a signed transaction sent twice lands once).
+      `CREATE TABLE idempotency_keys (
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        idem_key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        state TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        answer TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, idem_key)
+      )`,
+      `CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at)`,
+      `DROP TABLE rpc_idempotency`,
+    ],
+  },
 ];

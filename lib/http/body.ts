@@ -42,8 +42,17 @@ function arrived(req: IncomingMessage): boolean {
   return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
 }
 
+/** Bodies read before their handler (an Idempotency-Key request hashes its body first): the handler gets the same bytes. */
+const preread = new WeakMap<IncomingMessage, Buffer>();
+
+export function setPrereadBody(req: IncomingMessage, body: Buffer): void {
+  preread.set(req, body);
+}
+
 /** The raw body, refused with 413 past maxBytes. Plain 'data'/'end' events: cheaper than the stream's async iterator. */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const early = preread.get(req);
+  if (early) return early.length > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(early);
   // A body whose bytes have all arrived (most have by the time a handler reads them, after authentication) is taken
   // from the stream's buffer at once, without the ticks and events of flowing mode and the parser's end of message.
   if (!req.readableFlowing && !req.readableEnded && (req.complete || arrived(req))) {

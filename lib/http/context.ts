@@ -26,8 +26,10 @@ export interface RequestCtx {
   headerCtx: HeaderContext;
   /** Headers the handler adds to its response (merged with the base headers when sending). */
   extraHeaders: HeaderMap;
-  /** Aborts when the client disconnects before the response is finished. */
+  /** Aborts when the client disconnects before the response is finished (unless detached). */
   signal: AbortSignal;
+  /** From now on a disconnect does not abort the work (an Idempotency-Key request runs to its end, to be replayed). */
+  detach(): void;
   /** Set once a key authenticated: failures then count against the key rather than the client IP. */
   principal?: Principal;
   /** Set when the caller signed in with a wallet (SIGN-IN-WITH-X); principal is then the wallet's. */

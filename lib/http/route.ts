@@ -57,6 +57,8 @@ export interface ApiRoute<B = any, Q = any> {
   body?: BodyDecl<B>;
   /** Undeclared: the route reads no query parameter (and ignores any given, as the public API does). */
   query?: QueryDecl<Q>;
+  /** A billed POST: an Idempotency-Key makes a retry replay the first answer (lib/http/idempotent.ts). */
+  idempotent?: true;
   handler: Handler<B, Q>;
 }
 

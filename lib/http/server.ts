@@ -11,6 +11,7 @@ import { APP_PREFIX, appRouter, drainUnread, toWebRequest, writeWebResponse } fr
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize, parseInput } from './route.ts';
+import { runIdempotent } from './idempotent.ts';
 import { sendReply } from './reply.ts';
 import { observeRequest } from './observe.ts';
 import { log } from '../log.ts';
@@ -61,10 +62,14 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
     const requestId = newRequestId();
     const headerCtx: HeaderContext = { wire, requestId, revision, hostName, timestamp: timestampHeader };
     const controller = new AbortController();
+    let detached = false;
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (!res.writableFinished && !detached) controller.abort();
     });
-    return { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal, ip: clientAddress(req) };
+    const detach = () => {
+      detached = true;
+    };
+    return { req, res, svc, url, params: {}, requestId, headerCtx, extraHeaders: {}, signal: controller.signal, detach, ip: clientAddress(req) };
   }
 
   function serve(ctx: RequestCtx, run: () => Promise<void>): Promise<void> {
@@ -95,7 +100,9 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       ctx.params = params;
       ctx.route = pattern;
       await authorize(ctx, route);
-      await sendReply(ctx, await route.handler(ctx, await parseInput(ctx, route)));
+      const produce = async () => route.handler(ctx, await parseInput(ctx, route));
+      if (route.idempotent) await runIdempotent(ctx, produce);
+      else await sendReply(ctx, await produce());
     });
 
   const handleApp = (ctx: RequestCtx) =>

@@ -18,15 +18,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
     after(() => dispose?.());
 
-    test('the first request owns the key; the same body replays its answer; another body is a 400', async () => {
+    test('the first request owns the key; the same body replays its answer; another request is a 422', async () => {
       const keys = new IdempotencyStore(store, { staleMs: 60_000 });
       const first = await keys.claim(account, 'k1', 'hash-a', 'req-1');
       assert.equal(first.kind, 'owner');
       if (first.kind !== 'owner') return;
-      await first.complete({ body: '{"jsonrpc":"2.0","id":1,"result":"0xabc"}', credits: 20, callIds: ['1'] });
+      await first.complete('{"status":200,"body":"0xabc"}');
       const again = await keys.claim(account, 'k1', 'hash-a', 'req-2');
-      assert.deepEqual(again, { kind: 'replay', answer: { body: '{"jsonrpc":"2.0","id":1,"result":"0xabc"}', credits: 20, callIds: ['1'] } });
-      await assert.rejects(keys.claim(account, 'k1', 'hash-b', 'req-3'), (e: any) => e.status === 400 && e.code === 'IDEMPOTENCY_KEY_REUSED');
+      assert.deepEqual(again, { kind: 'replay', answer: '{"status":200,"body":"0xabc"}' });
+      await assert.rejects(keys.claim(account, 'k1', 'hash-b', 'req-3'), (e: any) => e.status === 422 && e.code === 'IDEMPOTENCY_KEY_REUSED');
       // Keys are per account.
       const other = (await createAccount(store, 'other')).id;
       assert.equal((await keys.claim(other, 'k1', 'hash-b', 'req-4')).kind, 'owner');
@@ -39,9 +39,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(owner.kind, 'owner');
       const local = keys.claim(account, 'k2', 'h', 'req-2');
       const remote = elsewhere.claim(account, 'k2', 'h', 'req-3');
-      if (owner.kind === 'owner') await owner.complete({ body: '"done"', credits: 5, callIds: [] });
-      assert.deepEqual(await local, { kind: 'replay', answer: { body: '"done"', credits: 5, callIds: [] } });
-      assert.deepEqual(await remote, { kind: 'replay', answer: { body: '"done"', credits: 5, callIds: [] } });
+      if (owner.kind === 'owner') await owner.complete('"done"');
+      assert.deepEqual(await local, { kind: 'replay', answer: '"done"' });
+      assert.deepEqual(await remote, { kind: 'replay', answer: '"done"' });
 
       const failing = await keys.claim(account, 'k3', 'h', 'req-4');
       const waiting = elsewhere.claim(account, 'k3', 'h', 'req-5');
@@ -54,19 +54,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const keys = new IdempotencyStore(store, { staleMs: 200 });
       const stuck = await keys.claim(account, 'k4', 'h', 'req-dead');
       assert.equal(stuck.kind, 'owner');
-      await store.run('UPDATE rpc_idempotency SET updated_at = updated_at - 10000 WHERE idem_key = $1', ['k4']);
+      await store.run('UPDATE idempotency_keys SET updated_at = updated_at - 10000 WHERE idem_key = $1', ['k4']);
       const taken = await keys.claim(account, 'k4', 'h', 'req-new');
       assert.equal(taken.kind, 'owner');
       // The dead owner can no longer complete what the new owner claimed.
-      if (stuck.kind === 'owner') await stuck.complete({ body: '"stale"', credits: 1, callIds: [] });
-      if (taken.kind === 'owner') await taken.complete({ body: '"fresh"', credits: 2, callIds: [null] });
-      assert.deepEqual(await keys.claim(account, 'k4', 'h', 'req-x'), { kind: 'replay', answer: { body: '"fresh"', credits: 2, callIds: [null] } });
+      if (stuck.kind === 'owner') await stuck.complete('"stale"');
+      if (taken.kind === 'owner') await taken.complete('"fresh"');
+      assert.deepEqual(await keys.claim(account, 'k4', 'h', 'req-x'), { kind: 'replay', answer: '"fresh"' });
 
       const live = new IdempotencyStore(store, { staleMs: 60_000 });
       const busy = await live.claim(account, 'k5', 'h', 'req-busy');
       const impatient = new IdempotencyStore(store, { staleMs: 1000 });
       // Its owner keeps the row fresh (as a live one would) while the duplicate waits past its patience.
-      const keepFresh = setInterval(() => void store.run('UPDATE rpc_idempotency SET updated_at = $1 WHERE idem_key = $2', [Date.now(), 'k5']), 20);
+      const keepFresh = setInterval(() => void store.run('UPDATE idempotency_keys SET updated_at = $1 WHERE idem_key = $2', [Date.now(), 'k5']), 20);
       try {
         await assert.rejects(impatient.claim(account, 'k5', 'h', 'req-dup'), (e: any) => e.status === 409 && e.code === 'IDEMPOTENCY_KEY_IN_PROGRESS');
       } finally {
@@ -78,8 +78,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     test('an expired key (older than 24 h) is claimed afresh', async () => {
       const keys = new IdempotencyStore(store, { staleMs: 60_000 });
       const old = await keys.claim(account, 'k6', 'h', 'req-1');
-      if (old.kind === 'owner') await old.complete({ body: '"old"', credits: 1, callIds: [] });
-      await store.run('UPDATE rpc_idempotency SET created_at = created_at - $1 WHERE idem_key = $2', [25 * 3600_000, 'k6']);
+      if (old.kind === 'owner') await old.complete('"old"');
+      await store.run('UPDATE idempotency_keys SET created_at = created_at - $1 WHERE idem_key = $2', [25 * 3600_000, 'k6']);
       assert.equal((await keys.claim(account, 'k6', 'other-body', 'req-2')).kind, 'owner');
     });
   });
