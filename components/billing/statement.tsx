@@ -18,7 +18,15 @@ import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { formatCount, formatDiem, formatUsd, formatWhen } from '@/components/usage/format.ts';
 import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/wire.ts';
 
-const KIND_LABEL: Record<StatementKind, string> = { inference: 'Inference', search: 'Search & scrape', topup: 'Top-up', grant: 'Credit grant' };
+const KIND_LABEL: Record<StatementKind, string> = {
+  inference: 'Inference',
+  search: 'Search & scrape',
+  topup: 'Top-up',
+  grant: 'Credit grant',
+  refund: 'Refund',
+  correction: 'Correction',
+  release: 'Hold released',
+};
 const UNIT: Record<string, [string, string]> = {
   token: ['token', 'tokens'],
   image: ['image', 'images'],
@@ -81,16 +89,36 @@ function Details({ e }: { e: AppStatementEntry }) {
       </>
     );
   }
+  if (e.kind === 'refund' || e.kind === 'release') {
+    const what =
+      e.kind === 'refund'
+        ? 'Charged, then refunded: the answer did not reach you'
+        : `${[c.heldUsd > 0 ? formatUsd(c.heldUsd) : '', c.heldDiem > 0 ? `${formatDiem(c.heldDiem)} DIEM` : ''].filter(Boolean).join(' + ') || 'Nothing'} set aside, nothing charged`;
+    return (
+      <>
+        <span className="font-medium">{KIND_LABEL[e.kind]}</span>
+        <span className="block text-xs text-muted-foreground">
+          {what}
+          {c.requestId && ` · Request ${short(c.requestId)}`}
+        </span>
+      </>
+    );
+  }
   return (
     <>
-      <span className="font-medium">Credit grant</span>
+      <span className="font-medium">{KIND_LABEL[e.kind]}</span>
       {c.note && <span className="block max-w-xs truncate text-xs text-muted-foreground">{c.note}</span>}
     </>
   );
 }
 
 function Amount({ e }: { e: AppStatementEntry }) {
-  if (e.credit) return <span className="text-success">+{formatUsd(e.credit.usd)}</span>;
+  if (e.credit) {
+    const c = e.credit;
+    const parts = [c.usd !== 0 ? `${c.usd > 0 ? '+' : '−'}${formatUsd(Math.abs(c.usd))}` : '', c.diem > 0 ? `+${formatDiem(c.diem)} DIEM` : ''].filter(Boolean);
+    if (!parts.length) return <span className="text-muted-foreground">—</span>;
+    return <span className={c.usd < 0 ? undefined : 'text-success'}>{parts.join(' ')}</span>;
+  }
   const u = e.usage!;
   const parts = [u.usd > 0 || u.diem === 0 ? `−${formatUsd(u.usd)}` : '', u.diem > 0 ? `−${formatDiem(u.diem)} DIEM` : ''].filter(Boolean);
   return <>{parts.join(' ')}</>;

@@ -148,6 +148,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         const diemToday = rows.filter((r) => r.created_at >= epochStart && r.created_at < epochStart + DAY).reduce((s, r) => s + Number(r.diem), 0);
         assert.equal(Number(account!.diem) + diemToday, Number(account!.diem_daily), 'DIEM: the allowance is what is left plus what today spent');
         if (backend === 'postgres') assert.equal(await count(store, 'SELECT COUNT(*) AS n FROM instances'), 0, 'no heartbeat after the graceful stop');
+        // The operator's check agrees: every balance is its ledger entries less its charges (exit 0, none differ).
+        assert.match(await cli('ledger', 'reconcile'), /^\d+ accounts, 0 difference\(s\)$/);
         t.diagnostic(
           `${engine.requests.length} reached the engine; ${complete.length} complete before the kill (${justBefore} within 120 ms of it), ${cut} cut mid-response; ` +
             `${orphaned} holds left by the killed process; none ${sweptAt - killedAt} ms after the kill (${sweptAt - restartedAt} ms after the restart); ` +

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { getBalances } from '../../lib/billing/ledger.ts';
+import { reconcile } from '../../lib/billing/entries.ts';
 import { openStore } from '../../lib/db/open.ts';
 import { scriptedModel } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
@@ -89,6 +90,7 @@ test('credit for N requests, spent through two servers at once: exactly N succee
       b = await getBalances(store, account);
     }
     assert.deepEqual([b.usd, b.usdHeld], [0, 0]);
+    assert.deepEqual((await reconcile(store)).differences, [], 'every balance is its ledger entries less its charges');
   } finally {
     await store.close();
   }

@@ -216,7 +216,7 @@ for (const backend of BACKENDS)
 
     test('bad input is a 400 naming the parameter; no session is a 401', async () => {
       for (const q of [
-        '?kind=refund',
+        '?kind=payout',
         '?limit=0',
         '?limit=201',
         '?page=x',

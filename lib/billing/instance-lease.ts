@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable, Store } from '../db/store.ts';
 import { log } from '../log.ts';
+import { addEntry } from './entries.ts';
 
 export interface LeaseTimes {
   /** How often an instance renews its heartbeat. */
@@ -65,6 +66,7 @@ async function releaseOrphansOf(store: Store, q: Queryable, accountId: string, l
   let diem = 0;
   for (const r of rows) {
     await q.run('DELETE FROM holds WHERE request_id = $1', [r.request_id]);
+    await addEntry(q, { accountId, kind: 'release', heldUsd: Number(r.usd), heldDiem: Number(r.diem), ref: r.request_id, note: 'its instance stopped' });
     usd += Number(r.usd);
     diem += Number(r.diem);
   }

@@ -1,13 +1,15 @@
 // The credit ledger. A request reserves its worst-case cost before it reaches an engine, settles to the actual cost
 // exactly once when it ends, or releases the hold when it fails. Every step is one transaction that locks the
 // account row, so concurrent requests (in one process or many sharing a database) cannot spend the same credit
-// twice, and no balance goes below zero. DIEM (a daily allowance) is spent before USD.
+// twice, and no balance goes below zero. DIEM (a daily allowance) is spent before USD. Every movement that is not a
+// charge (a usage row) is also an entry of the append-only ledger, in the same transaction (entries.ts).
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { type HeldAmount, type HoldBook, tableHolds } from './holds.ts';
+import { addEntry } from './entries.ts';
 import { addKeySpend, type KeyLimit, keySpent, limitMessage } from './key-limits.ts';
-import { type Amount, diemEpoch } from './money.ts';
+import { type Amount, diemEpoch, microsToString } from './money.ts';
 import type { Unit } from './pricing.ts';
 
 export interface Hold {
@@ -37,10 +39,14 @@ interface BalanceRow {
 
 const toBalances = (r: BalanceRow): Balances => ({ usd: r.usd, usdHeld: r.usd_held, diem: r.diem, diemHeld: r.diem_held, diemDaily: r.diem_daily });
 
-// The daily allowance is refilled lazily, by whichever statement first touches the account on a new UTC day.
-async function refreshEpoch(q: Queryable, accountId: string, now: number) {
+// The daily allowance is refilled lazily, by whichever statement first touches the account on a new UTC day. What
+// the day before left expires: the entry is the difference (`left`: the row's DIEM before the refill).
+async function refreshEpoch(q: Queryable, accountId: string, now: number, left: number, daily: number) {
   const epoch = diemEpoch(now);
-  await q.run('UPDATE accounts SET diem = diem_daily, diem_epoch = $2 WHERE id = $1 AND diem_epoch <> $2', [accountId, epoch]);
+  const changed = await q.run('UPDATE accounts SET diem = diem_daily, diem_epoch = $2 WHERE id = $1 AND diem_epoch <> $2', [accountId, epoch]);
+  if (changed === 1 && daily !== left) {
+    await addEntry(q, { accountId, kind: 'allowance', diem: daily - left, note: `daily DIEM allowance for ${epoch}`, at: now });
+  }
 }
 
 /**
@@ -48,8 +54,8 @@ async function refreshEpoch(q: Queryable, accountId: string, now: number) {
  * settlement costs one read here instead of an UPDATE and a read.
  */
 async function lockedBalances(store: Store, q: Queryable, accountId: string, now: number): Promise<Balances> {
-  const { balances, stale } = await readRow(store, q, accountId, now, true);
-  if (stale) await refreshEpoch(q, accountId, now);
+  const { balances, stale, rawDiem } = await readRow(store, q, accountId, now, true);
+  if (stale) await refreshEpoch(q, accountId, now, rawDiem, balances.diemDaily);
   return balances;
 }
 
@@ -63,7 +69,13 @@ async function readBalances(store: Store, q: Queryable, accountId: string, now: 
 }
 
 /** The account's balances as of `now`, and whether the row still holds an earlier day's DIEM (`stale`). */
-async function readRow(store: Store, q: Queryable, accountId: string, now: number, lock: boolean): Promise<{ balances: Balances; stale: boolean }> {
+async function readRow(
+  store: Store,
+  q: Queryable,
+  accountId: string,
+  now: number,
+  lock: boolean,
+): Promise<{ balances: Balances; stale: boolean; rawDiem: number }> {
   const row = await q.get<BalanceReadRow>(
     `SELECT usd, usd_held, diem, diem_held, diem_daily, diem_epoch FROM accounts WHERE id = $1${lock ? store.forUpdate : ''}`,
     [accountId],
@@ -71,8 +83,9 @@ async function readRow(store: Store, q: Queryable, accountId: string, now: numbe
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
   const balances = toBalances(row);
   const stale = row.diem_epoch !== diemEpoch(now);
+  const rawDiem = Number(balances.diem);
   if (stale) balances.diem = balances.diemDaily;
-  return { balances, stale };
+  return { balances, stale, rawDiem };
 }
 
 /** Balances as of now (after today's DIEM refill). */
@@ -277,7 +290,8 @@ export const settle = (store: Store, hold: Hold, cost: Amount, usage: UsageRecor
 export async function releaseIn(store: Store, q: Queryable, hold: Hold, holds: HoldBook = tableHolds(store)): Promise<void> {
   // The account row first, in the order every ledger step locks (see settleIn).
   if (!holds.inMemory) await q.get(`SELECT id FROM accounts WHERE id = $1${store.forUpdate}`, [hold.accountId]);
-  await holds.take(q, hold.requestId);
+  const held = await holds.take(q, hold.requestId);
+  if (held) await addEntry(q, { accountId: hold.accountId, kind: 'release', heldUsd: held.usd, heldDiem: held.diem, ref: hold.requestId });
 }
 
 /** Zeroes every held amount: only for a store no other server is using (the embedded SQLite file at start). */
@@ -295,14 +309,28 @@ export async function grantUsd(store: Store, accountId: string, micros: number, 
   return store.tx(async (q) => {
     const changed = await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [accountId, micros]);
     if (changed !== 1) throw new RangeError(`no account ${accountId}`);
-    await q.run('INSERT INTO credit_grants (id, account_id, usd, note, created_at) VALUES ($1, $2, $3, $4, $5)', [
-      randomUUID(),
-      accountId,
-      micros,
-      note,
-      Date.now(),
-    ]);
+    const id = randomUUID();
+    const at = Date.now();
+    await q.run('INSERT INTO credit_grants (id, account_id, usd, note, created_at) VALUES ($1, $2, $3, $4, $5)', [id, accountId, micros, note, at]);
+    await addEntry(q, { accountId, kind: 'grant', usd: micros, ref: id, note, at });
     return lockedBalances(store, q, accountId, Date.now());
+  });
+}
+
+/**
+ * An operator's correction: USD added or taken away (never below zero), with the reason, as a new entry. A mistaken
+ * grant is corrected this way, never by editing it.
+ */
+export async function correctUsd(store: Store, accountId: string, micros: number, reason: string): Promise<Balances> {
+  if (!Number.isSafeInteger(micros) || micros === 0) throw new RangeError('a correction must be a non-zero amount');
+  if (!reason.trim()) throw new RangeError('a correction needs its reason');
+  return store.tx(async (q) => {
+    const now = Date.now();
+    const b = await lockedBalances(store, q, accountId, now);
+    if (b.usd + micros < 0) throw new RangeError(`the account has ${b.usd} micro-USD; a correction cannot take it below zero`);
+    await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [accountId, micros]);
+    await addEntry(q, { accountId, kind: 'correction', usd: micros, note: reason.trim(), at: now });
+    return { ...b, usd: b.usd + micros };
   });
 }
 
@@ -313,6 +341,8 @@ export async function setDiemDaily(store: Store, accountId: string, micros: numb
     const b = await lockedBalances(store, q, accountId, now);
     const today = Math.max(0, b.diem + (micros - b.diemDaily));
     await q.run('UPDATE accounts SET diem_daily = $2, diem = $3 WHERE id = $1', [accountId, micros, today]);
+    if (today !== b.diem)
+      await addEntry(q, { accountId, kind: 'allowance', diem: today - b.diem, note: `daily DIEM allowance set to ${microsToString(micros)}`, at: now });
     return { ...b, diemDaily: micros, diem: today };
   });
 }

@@ -6,6 +6,7 @@ import type { Queryable, Store } from '../db/store.ts';
 import type { Amount } from './money.ts';
 import { diemEpoch } from './money.ts';
 import { periodKey } from './key-limits.ts';
+import { addEntry } from './entries.ts';
 
 interface UsageCharge {
   account_id: string;
@@ -22,22 +23,21 @@ export async function refundIn(store: Store, q: Queryable, requestId: string, no
   ]);
   if (!row) return { usd: 0, diem: 0 };
   // The account row first, in the order every ledger step locks (ledger.ts#settleIn).
-  await q.get(`SELECT id FROM accounts WHERE id = $1${store.forUpdate}`, [row.account_id]);
+  const account = await q.get<{ diem_epoch: string }>(`SELECT diem_epoch FROM accounts WHERE id = $1${store.forUpdate}`, [row.account_id]);
   const claimed = await q.run('UPDATE usage SET refunded_usd = usd, refunded_diem = diem, usd = 0, diem = 0 WHERE request_id = $1 AND refunded_usd IS NULL', [
     requestId,
   ]);
   if (claimed === 0) return { usd: 0, diem: 0 };
   const charged = { usd: Number(row.usd), diem: Number(row.diem) };
   const chargedAt = Number(row.created_at);
-  // DIEM is a daily allowance: a charge from an earlier day is gone with that day's refill, so only today's returns.
-  const diem = diemEpoch(chargedAt) === diemEpoch(now) ? charged.diem : 0;
-  // A row not yet refilled today gets today's allowance whole at its refill, so it takes no DIEM back.
-  await q.run('UPDATE accounts SET usd = usd + $2, diem = CASE WHEN diem_epoch = $4 THEN diem + $3 ELSE diem END WHERE id = $1', [
-    row.account_id,
-    charged.usd,
-    diem,
-    diemEpoch(now),
-  ]);
+  // DIEM is a daily allowance: a charge from an earlier day is gone with that day's refill, so only today's returns,
+  // and only to a row already refilled today (one that is not gets today's allowance whole at its refill).
+  const today = diemEpoch(now);
+  const diem = diemEpoch(chargedAt) === today ? charged.diem : 0;
+  const diemBack = account?.diem_epoch === today ? diem : 0;
+  await q.run('UPDATE accounts SET usd = usd + $2, diem = diem + $3 WHERE id = $1', [row.account_id, charged.usd, diemBack]);
+  // The usage row keeps its original charge (as refunded_*), and the refund is an entry of its own.
+  await addEntry(q, { accountId: row.account_id, kind: 'refund', usd: charged.usd, diem: diemBack, ref: requestId, note: 'not delivered', at: now });
   if (row.key_id) {
     // The key's spend for the period the charge counted in; a period that has ended since keeps its total.
     await q.run(
@@ -46,5 +46,5 @@ export async function refundIn(store: Store, q: Queryable, requestId: string, no
       [row.key_id, charged.usd, charged.diem, periodKey('EPOCH', chargedAt), periodKey('MONTH', chargedAt)],
     );
   }
-  return { usd: charged.usd, diem };
+  return { usd: charged.usd, diem: diemBack };
 }

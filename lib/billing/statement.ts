@@ -1,8 +1,9 @@
 // An account's statement: every ledger entry that moved its credit, newest first. Charges are its usage rows (the
 // rows GET /billing/usage-history reads, mapped by the same toUsageRow), split into inference (any unit) and the
 // per-call search and scrape endpoints; credits are settled x402 top-ups of the account's wallet and operator
-// grants. Each branch of the union filters `account_id = $1` (top-ups through the wallet that owns the account), so
-// no filter a caller passes can reach another account's entries. Portable SQL (SQLite and PostgreSQL).
+// grants; and the append-only ledger's other entries (entries.ts): refunds, corrections, releases. Each branch of the
+// union filters `account_id = $1` (top-ups through the wallet that owns the account), so no filter a caller passes
+// can reach another account's entries. Portable SQL (SQLite and PostgreSQL).
 import { rpcUsageOf } from './rpc-usage.ts';
 import type { Param, Store } from '../db/store.ts';
 import { type CsvValue, toCsv } from './csv.ts';
@@ -10,8 +11,9 @@ import { fromMicros } from './money.ts';
 import { USAGE_CSV_COLUMNS, usageCsvFields } from './usage-csv.ts';
 import { toUsageRow, type UsageDbRow, type UsageRow } from './usage-query.ts';
 
-export const STATEMENT_KINDS = ['inference', 'search', 'topup', 'grant'] as const;
-export type StatementKind = (typeof STATEMENT_KINDS)[number];
+import { STATEMENT_KINDS, type StatementKind } from './wire.ts';
+
+export { STATEMENT_KINDS, type StatementKind };
 
 export interface StatementFilter {
   /** Inclusive lower bound (ms). */
@@ -31,8 +33,15 @@ export interface StatementCredit {
   network: string | null;
   transaction: string | null;
   payer: string | null;
-  /** Grants: the operator's note. */
+  /** Grants and corrections: the operator's note. */
   note: string | null;
+  /** Refunds: DIEM given back. */
+  diem: number;
+  /** Releases: what the hold had set aside. */
+  heldUsd: number;
+  heldDiem: number;
+  /** Refunds and releases: the request. */
+  requestId: string | null;
 }
 
 export interface StatementEntry {
@@ -60,14 +69,20 @@ interface Branch {
   id: string;
 }
 
+const NO_ENTRY = 'CAST(0 AS BIGINT) AS credit_diem, CAST(0 AS BIGINT) AS held_usd, CAST(0 AS BIGINT) AS held_diem, CAST(NULL AS TEXT) AS ref';
 const USAGE_COLUMNS = `CASE WHEN u.endpoint LIKE '/augment/%' THEN 'search' ELSE 'inference' END AS kind,
     u.request_id AS id, u.created_at, u.request_id, u.key_id, u.model_id, u.endpoint, u.prompt_tokens, u.completion_tokens, u.cached_tokens,
     u.searches, u.scraped_urls, u.unit, u.quantity, u.usd, u.diem,
-    CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, CAST(NULL AS TEXT) AS note, CAST(0 AS BIGINT) AS credit`;
+    CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, CAST(NULL AS TEXT) AS note, CAST(0 AS BIGINT) AS credit, ${NO_ENTRY}`;
 const TOPUP_COLUMNS = `'topup' AS kind, t.id AS id, t.updated_at AS created_at, ${CREDIT_BLANKS},
-    t.network AS network, t.tx_hash AS tx_hash, t.payer AS payer, CAST(NULL AS TEXT) AS note, t.amount AS credit`;
+    t.network AS network, t.tx_hash AS tx_hash, t.payer AS payer, CAST(NULL AS TEXT) AS note, t.amount AS credit, ${NO_ENTRY}`;
 const GRANT_COLUMNS = `'grant' AS kind, g.id AS id, g.created_at AS created_at, ${CREDIT_BLANKS},
-    CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, g.note AS note, g.usd AS credit`;
+    CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, g.note AS note, g.usd AS credit, ${NO_ENTRY}`;
+const ENTRY_COLUMNS = `l.kind AS kind, l.id AS id, l.created_at AS created_at, ${CREDIT_BLANKS},
+    CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, l.note AS note, l.usd AS credit,
+    l.diem AS credit_diem, l.held_usd AS held_usd, l.held_diem AS held_diem, l.ref AS ref`;
+/** The ledger's entries that are statement lines of their own (grants and top-ups have richer rows above). */
+const LEDGER_LINES: StatementKind[] = ['refund', 'correction', 'release'];
 
 interface EntryRow extends Omit<UsageDbRow, 'request_id'> {
   kind: StatementKind;
@@ -78,6 +93,10 @@ interface EntryRow extends Omit<UsageDbRow, 'request_id'> {
   payer: string | null;
   note: string | null;
   credit: number | string;
+  credit_diem: number | string;
+  held_usd: number | string;
+  held_diem: number | string;
+  ref: string | null;
 }
 
 /** The branches the filter selects, with their parameters ($1 is always the account; `p` adds more). */
@@ -105,6 +124,11 @@ function branchesOf(f: StatementFilter, p: (v: Param) => string): Branch[] {
   }
   if (wants('grant') && !chargesOnly) {
     out.push({ columns: GRANT_COLUMNS, from: 'credit_grants g', where: ['g.account_id = $1', ...time('g.created_at')], time: 'g.created_at', id: 'g.id' });
+  }
+  const kinds = LEDGER_LINES.filter(wants);
+  if (kinds.length && !chargesOnly) {
+    const where = ['l.account_id = $1', `l.kind IN (${kinds.map((k) => `'${k}'`).join(', ')})`, ...time('l.created_at')];
+    out.push({ columns: ENTRY_COLUMNS, from: 'ledger_entries l', where, time: 'l.created_at', id: 'l.id' });
   }
   return out;
 }
@@ -150,7 +174,17 @@ function toEntry(r: EntryRow): StatementEntry {
     id: r.id,
     at,
     usage: null,
-    credit: { usd: fromMicros(Number(r.credit)), network: r.network, transaction: r.tx_hash, payer: r.payer, note: r.note },
+    credit: {
+      usd: fromMicros(Number(r.credit)),
+      network: r.network,
+      transaction: r.tx_hash,
+      payer: r.payer,
+      note: r.note,
+      diem: fromMicros(Number(r.credit_diem)),
+      heldUsd: fromMicros(Number(r.held_usd)),
+      heldDiem: fromMicros(Number(r.held_diem)),
+      requestId: r.ref,
+    },
   };
 }
 

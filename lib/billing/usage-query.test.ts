@@ -262,7 +262,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           [id, c, endpoint, T0],
         );
       }
-      const backfill = MIGRATIONS.find((m) => m.version === 8)!.sql.filter((sql) => sql.startsWith('UPDATE'));
+      const backfill = MIGRATIONS.find((m) => m.version === 8)!.sql.filter((sql): sql is string => typeof sql === 'string' && sql.startsWith('UPDATE'));
       assert.equal(backfill.length, 2);
       for (const sql of backfill) await store.run(`${sql}${sql.includes('WHERE') ? ' AND' : ' WHERE'} account_id = $1`, [c]);
       const { rows } = await usageHistory(store, c, { page: 1, limit: 10 });

@@ -2,7 +2,9 @@
 // (GET /api/app/billing/statement, and its CSV/JSON export).
 
 /** Statement entry kinds: charges (inference in any unit; the search and scrape endpoints) and credits (top-ups, grants). */
-export const STATEMENT_KINDS = ['inference', 'search', 'topup', 'grant'] as const;
+/** Charges (inference, search), credits (topup, grant), and the ledger's other entries: a refund of an answer that was
+ * not delivered, an operator's correction, the release of a hold that was never charged. */
+export const STATEMENT_KINDS = ['inference', 'search', 'topup', 'grant', 'refund', 'correction', 'release'] as const;
 export type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 export interface SpendWindow {
@@ -83,6 +85,13 @@ export interface StatementCredit {
   explorerUrl: string | null;
   payer: string | null;
   note: string | null;
+  /** DIEM given back (a refund); usd above is signed (a correction may take credit away). */
+  diem: number;
+  /** A release: what the hold had set aside (nothing was charged). */
+  heldUsd: number;
+  heldDiem: number;
+  /** The request a refund or release is about. */
+  requestId: string | null;
 }
 
 export interface AppStatementEntry {

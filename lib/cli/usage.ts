@@ -9,6 +9,9 @@ export const USAGE = `usage: lagoon <command> [options]
                                              create an API key; prints the secret once
   key list --account ID                      list an account's keys (never their secrets)
   credit grant --account ID --usd AMOUNT     add USD credit
+  credit correct --account ID --usd ±AMOUNT --reason TEXT
+                                             correct a balance (a new ledger entry with its reason)
+  ledger reconcile                           check every balance against the ledger; exit 1 on a difference
   diem set --account ID --daily AMOUNT       set the daily DIEM allowance
   tier set --account ID --tier default|partner
   models list                                list the model catalogue

@@ -1,7 +1,10 @@
 // One schema, one ordered list of migrations, applied at start on SQLite and PostgreSQL alike. Amounts are integer
 // micro-units (1 USD = 1,000,000); times are Unix milliseconds.
 
-export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
+/** A statement the same on both stores, or one per store where their dialects differ (triggers). */
+export type MigrationSql = string | { sqlite: string; postgres: string };
+
+export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[] = [
   {
     version: 1,
     name: 'accounts, keys, ledger, usage, characters',
@@ -551,6 +554,47 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       )`,
       `CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at)`,
       `DROP TABLE rpc_idempotency`,
+    ],
+  },
+  {
+    version: 27,
+    name: 'an append-only ledger of every movement that is not a charge',
+    sql: [
+      // Charges are the usage rows (one per request, written with the balance change). Every other movement of an
+      // account's credit is an entry here, written in the same transaction as the change: grants, top-ups, refunds,
+      // operator corrections (signed, with their reason), the DIEM allowance (a day's refill, a new daily amount),
+      // and, at no amount, the release of a hold that was never charged. Entries are never changed or removed: a
+      // correction is a new entry. So balance = entries − the usage rows' original charges (usd + refunded_usd),
+      // which `lagoon ledger reconcile` checks for every account.
+      `CREATE TABLE ledger_entries (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        usd BIGINT NOT NULL DEFAULT 0,
+        diem BIGINT NOT NULL DEFAULT 0,
+        held_usd BIGINT NOT NULL DEFAULT 0,
+        held_diem BIGINT NOT NULL DEFAULT 0,
+        ref TEXT,
+        note TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX ledger_entries_account ON ledger_entries(account_id, created_at)`,
+      {
+        sqlite: `CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END`,
+        postgres: `CREATE FUNCTION ledger_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN RAISE EXCEPTION 'ledger entries are append-only'; END $fn$`,
+      },
+      {
+        sqlite: `CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END`,
+        postgres: `CREATE TRIGGER ledger_entries_append_only BEFORE UPDATE OR DELETE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_append_only()`,
+      },
+      // What each account had before there were entries, so the identity holds from here on: its balance plus every
+      // charge made so far (refunded or not; a refund made before this has no entry of its own).
+      `INSERT INTO ledger_entries (id, account_id, kind, usd, diem, note, created_at)
+        SELECT 'opening-' || a.id, a.id, 'opening',
+          a.usd + COALESCE((SELECT SUM(u.usd + COALESCE(u.refunded_usd, 0)) FROM usage u WHERE u.account_id = a.id), 0),
+          a.diem + COALESCE((SELECT SUM(u.diem + COALESCE(u.refunded_diem, 0)) FROM usage u WHERE u.account_id = a.id), 0),
+          'balance when the ledger began', a.created_at
+        FROM accounts a`,
     ],
   },
 ];

@@ -13,6 +13,7 @@ import type { Facilitator } from './facilitator.ts';
 import { type Payment, readPayment } from './payment.ts';
 import { ensureWallet, type Wallet } from './wallets.ts';
 import { log } from '../log.ts';
+import { addEntry } from '../billing/entries.ts';
 
 export interface TopUpResult {
   wallet: Wallet;
@@ -79,6 +80,7 @@ async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, tx
     );
     if (marked !== 1) return undefined;
     await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [wallet.accountId, amount]);
+    await addEntry(q, { accountId: wallet.accountId, kind: 'topup', usd: amount, ref: c.id, note: `x402 payment ${txHash}` });
     const row = await q.get<{ usd: number }>('SELECT usd FROM accounts WHERE id = $1', [wallet.accountId]);
     return Number(row?.usd ?? 0);
   });
