@@ -139,6 +139,8 @@ export interface Config {
   maxBodyBytes: number;
   /** The largest answer kept for an Idempotency-Key's replays. */
   idempotencyMaxBytes: number;
+  /** How long one receipt key signs. */
+  receiptKeyRotateMs: number;
   /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
   sseKeepAliveMs: number;
   /** Defences against slow and hoarding clients (slowloris): header and request deadlines, connections per address. */
@@ -354,6 +356,11 @@ export const SETTINGS = {
   LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
   LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
   LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
+  LAGOON_RECEIPT_KEY_DAYS: {
+    default: '90',
+    parse: int(1),
+    doc: 'how long one Ed25519 receipt key signs before the next is made (every key stays published at /.well-known/lagoon-receipt-keys)',
+  },
   LAGOON_IDEMPOTENCY_MAX_BYTES: {
     default: String(16 * 1024 * 1024),
     shown: '16 MiB',
@@ -670,6 +677,7 @@ export function loadConfig(env: Env = process.env): Config {
     hostName: v.LAGOON_HOST_NAME ?? (env.HOSTNAME?.trim() || 'lagoon'),
     maxBodyBytes: v.LAGOON_MAX_BODY_BYTES,
     idempotencyMaxBytes: v.LAGOON_IDEMPOTENCY_MAX_BYTES,
+    receiptKeyRotateMs: v.LAGOON_RECEIPT_KEY_DAYS * 86_400_000,
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },

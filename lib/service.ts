@@ -61,7 +61,7 @@ export interface Service {
   lease: InstanceLease | undefined;
   /** The crypto JSON-RPC proxy: upstream pools and their health checks, per-caller limits, idempotency keys. */
   rpc: RpcProxy;
-  /** Idempotency-Key claims of the billed POSTs (lib/http/idempotent.ts). */
+  /** Idempotency-Key claims of the billed POSTs (lib/http/billed.ts). */
   idempotency: IdempotencyStore;
   /** The engines of the catalogue's image models (generation, edits, upscaling, background removal). */
   imageEngines: ImageEngines;

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   'credit grant': async (a) => (await import('../lib/cli/accounts.ts')).creditGrant(a),
   'credit correct': async (a) => (await import('../lib/cli/ledger.ts')).creditCorrect(a),
   'ledger reconcile': async (a) => (await import('../lib/cli/ledger.ts')).ledgerReconcile(a),
+  'receipt verify': async (a) => (await import('../lib/cli/receipts.ts')).receiptVerify(a),
   'diem set': async (a) => (await import('../lib/cli/accounts.ts')).diemSet(a),
   'tier set': async (a) => (await import('../lib/cli/accounts.ts')).tierSet(a),
   'models list': async (a) => (await import('../lib/cli/catalogue.ts')).modelsList(a),

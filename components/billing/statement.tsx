@@ -1,7 +1,7 @@
 'use client';
 // The statement: every ledger entry of the account (charges in any unit, searches and scrapes, top-ups with their
 // transaction on the chain's explorer, operator grants), filtered by UTC date range, key, model and kind, a page at
-// a time, and exported (CSV or JSON: every matching entry) with the same filters.
+// a time, and exported (CSV or JSON: every matching entry) with the same filters. Each charge links its signed receipt.
 // data-testid: statement, statement-row (data-kind, data-id), statement-empty, export-csv, export-json,
 // statement-from, statement-to, statement-key, statement-model, statement-kind, statement-pager.
 import { useEffect, useId, useState } from 'react';
@@ -249,6 +249,16 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
                 <td className={TD}>{e.usage ? (e.keyDescription ?? (e.usage.apiKeyId ? 'Deleted key' : '—')) : '—'}</td>
                 <td className={`${TD} text-right tabular-nums`}>
                   <Amount e={e} />
+                  {e.usage && (
+                    <a
+                      href={`${APP_API}${routePath('/billing/receipts/:id', { id: e.id }, {})}`}
+                      download={`receipt-${e.id}.json`}
+                      className="block text-xs font-medium text-primary underline-offset-4 hover:underline"
+                      data-testid="statement-receipt"
+                    >
+                      Receipt<span className="sr-only"> for this charge (signed JSON)</span>
+                    </a>
+                  )}
                 </td>
               </tr>
             ))}

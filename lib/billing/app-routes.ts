@@ -2,6 +2,8 @@
 // the request): the summary, the statement (every ledger entry, filtered and paginated) and its export as CSV or
 // JSON. A charge is the usage row GET /api/v1/billing/usage-history returns, written by the same code (toUsageRow;
 // usageCsvFields for the CSV's first columns, formula-safe); top-ups link to their network's explorer.
+import { receiptContextOf } from './api-receipts.ts';
+import { signedReceipt } from './receipts.ts';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys } from '../auth/keys.ts';
@@ -71,6 +73,11 @@ export function billingRoutes(deps: AppDeps) {
       };
       return json(body);
     }),
+
+    // A charge's signed receipt, for the account's own charges (the statement links each one).
+    billingReceipt: appRoute(deps, 'session', async ({ params, session: { user } }) =>
+      json(await signedReceipt(receiptContextOf(deps.svc), user.accountId, params.id)),
+    ),
 
     billingExport: appRoute(deps, 'session', async ({ req, session: { user } }) => {
       const { format, ...filter } = queryOf(deps, exportQuery, req);

@@ -1,4 +1,4 @@
-// Idempotency-Key claims, one implementation for every billed POST (lib/http/idempotent.ts) and the JSON-RPC proxy
+// Idempotency-Key claims, one implementation for every billed POST (lib/http/billed.ts) and the JSON-RPC proxy
 // (lib/crypto-rpc/proxy.ts). The first request with a key claims it (a row in the store, unique per account and key,
 // so a duplicate on another instance finds it too); it runs, and stores the answer it was billed for. A later request
 // with the same key and the same request (its hash) gets that answer again, unbilled, for 24 hours; with another

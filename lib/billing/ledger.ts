@@ -231,8 +231,8 @@ export async function settleIn(
   const split = carry?.whole ?? chargeFor(cost, hold);
   const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
   const recorded = await q.run(
-    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (request_id) DO NOTHING`,
+    `INSERT INTO usage (request_id, account_id, key_id, model_id, endpoint, prompt_tokens, completion_tokens, cached_tokens, searches, scraped_urls, unit, quantity, usd, diem, created_at, usd_after, diem_after)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (request_id) DO NOTHING`,
     [
       hold.requestId,
       hold.accountId,
@@ -249,6 +249,9 @@ export async function settleIn(
       charged.usd,
       charged.diem,
       createdAt,
+      // The balance right after this charge (the row is locked: no other settlement moves it in between).
+      b.usd - charged.usd,
+      b.diem - charged.diem,
     ],
   );
   // Settled before: the row is there, nothing moves again.

@@ -12,6 +12,7 @@ export const USAGE = `usage: lagoon <command> [options]
   credit correct --account ID --usd ±AMOUNT --reason TEXT
                                              correct a balance (a new ledger entry with its reason)
   ledger reconcile                           check every balance against the ledger; exit 1 on a difference
+  receipt verify FILE --keys KEYS            check a signed receipt against the published keys, offline
   diem set --account ID --daily AMOUNT       set the daily DIEM allowance
   tier set --account ID --tier default|partner
   models list                                list the model catalogue

@@ -539,7 +539,7 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
     sql: [
       // The JSON-RPC proxy's claims, made general: one row per (account, Idempotency-Key), claimed by the first request
       // (state pending, owner = its request id), then the answer it was billed for (state done), replayed for 24 hours.
-      // What an answer holds is its caller's (lib/http/idempotent.ts, lib/crypto-rpc/proxy.ts). Claims in the old table
+      // What an answer holds is its caller's (lib/http/billed.ts, lib/crypto-rpc/proxy.ts). Claims in the old table
       // expire within a day; one replayed after the upgrade runs again (a signed transaction sent twice lands once).
       `CREATE TABLE idempotency_keys (
         account_id TEXT NOT NULL REFERENCES accounts(id),
@@ -595,6 +595,30 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
           a.diem + COALESCE((SELECT SUM(u.diem + COALESCE(u.refunded_diem, 0)) FROM usage u WHERE u.account_id = a.id), 0),
           'balance when the ledger began', a.created_at
         FROM accounts a`,
+    ],
+  },
+  {
+    version: 28,
+    name: 'signed receipts: the balance after each charge, the hashes of billed requests, the receipt keys',
+    sql: [
+      // The balance right after the charge, as its settlement's locked row had it (the receipt's balance_after).
+      `ALTER TABLE usage ADD COLUMN usd_after BIGINT`,
+      `ALTER TABLE usage ADD COLUMN diem_after BIGINT`,
+      // A billed /api/v1 request's body and answer, hashed as they passed (lib/http/billed.ts).
+      `CREATE TABLE receipts (
+        request_id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        request_sha256 TEXT NOT NULL,
+        response_sha256 TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      // Ed25519 keys as JWKs, one per LAGOON_RECEIPT_KEY_DAYS period; old ones stay published (lib/billing/receipts.ts).
+      `CREATE TABLE receipt_keys (
+        id TEXT PRIMARY KEY,
+        public_jwk TEXT NOT NULL,
+        private_jwk TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
     ],
   },
 ];

@@ -19,6 +19,7 @@ import { rateLimitLog, rateLimitStatus } from '../limits/api-routes.ts';
 import { characterPhotoRoute, characterReviewsRoute, charactersQuery, getCharacterRoute, listCharactersRoute, reviewsQuery } from '../characters/api-routes.ts';
 import { compatibilityMapping, imageStyles, listModels, modelsQuery, modelTraits, typeOfModelQuery } from '../catalogue/api-routes.ts';
 import { type ApiRoute, apiRoute } from './route.ts';
+import { receiptRoute } from '../billing/api-receipts.ts';
 import { Router } from './router.ts';
 import { siwxChallenge, topUp, topUpQuery, transactionsQuery, walletBalance, walletTransactions } from '../wallet/api-routes.ts';
 
@@ -29,38 +30,38 @@ export function apiRouter(): Router<ApiRoute> {
   const on = <B = undefined, Q = undefined>(method: string, path: string, route: Parameters<typeof apiRoute<B, Q>>[0]) =>
     r.add(method, path, apiRoute<B, Q>(route));
   // Inference: a key or a signed-in wallet (no credential: the x402 discovery 402); admitted per model by the pipeline.
-  on('POST', '/chat/completions', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: chatCompletions });
+  on('POST', '/chat/completions', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: chatCompletions });
   on('GET', '/tee/attestation', { auth: 'none', limit: 'ip', query: attestationQuery, handler: teeAttestation });
   on('GET', '/tee/signature', { auth: 'key', limit: 'api', query: signatureQuery, handler: teeSignature });
-  on('POST', '/responses', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: responses });
-  on('POST', '/embeddings', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: embeddings });
+  on('POST', '/responses', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: responses });
+  on('POST', '/embeddings', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: embeddings });
   // Images: billed per image (by model, size and steps); edit, upscale and background removal also take multipart.
-  on('POST', '/image/generate', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: imageGenerate });
-  on('POST', '/images/generations', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: imagesGenerations });
-  on('POST', '/image/edit', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: imageEdit });
-  on('POST', '/image/multi-edit', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: imageMultiEdit });
-  on('POST', '/image/upscale', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: imageUpscale });
-  on('POST', '/image/background-remove', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: imageBackgroundRemove });
+  on('POST', '/image/generate', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: imageGenerate });
+  on('POST', '/images/generations', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: imagesGenerations });
+  on('POST', '/image/edit', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: imageEdit });
+  on('POST', '/image/multi-edit', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: imageMultiEdit });
+  on('POST', '/image/upscale', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: imageUpscale });
+  on('POST', '/image/background-remove', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: imageBackgroundRemove });
   // Audio: speech billed per character, transcription per second; cloning answers 400 (no engine here clones).
-  on('POST', '/audio/speech', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: audioSpeech });
-  on('POST', '/audio/transcriptions', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: audioTranscriptions });
+  on('POST', '/audio/speech', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: audioSpeech });
+  on('POST', '/audio/transcriptions', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: audioTranscriptions });
   on('POST', '/audio/voices', { auth: 'caller', limit: 'model', body: 'own', handler: audioVoices });
-  on('POST', '/video/transcriptions', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: videoTranscriptions });
+  on('POST', '/video/transcriptions', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: videoTranscriptions });
   // Long audio jobs (lib/jobs, like video's): a text up to LAGOON_AUDIO_QUEUE_MAX_CHARACTERS spoken into one file.
   on('POST', '/audio/quote', { auth: 'key', limit: 'api', body: 'own', handler: audioJobs.quote });
-  on('POST', '/audio/queue', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: audioJobs.queue });
+  on('POST', '/audio/queue', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: audioJobs.queue });
   on('POST', '/audio/retrieve', { auth: 'caller', limit: 'model', body: 'own', handler: audioJobs.retrieve });
   on('POST', '/audio/complete', { auth: 'caller', limit: 'model', body: 'own', handler: audioJobs.complete });
   // Video jobs (lib/jobs): the quote is free and Bearer only; queue, retrieve and complete are admitted per model
   // (the queue and retrieve budgets).
   on('POST', '/video/quote', { auth: 'key', limit: 'api', body: 'own', handler: video.quote });
-  on('POST', '/video/queue', { auth: 'caller', limit: 'model', body: 'own', idempotent: true, handler: video.queue });
+  on('POST', '/video/queue', { auth: 'caller', limit: 'model', body: 'own', billed: true, handler: video.queue });
   on('POST', '/video/retrieve', { auth: 'caller', limit: 'model', body: 'own', handler: video.retrieve });
   on('POST', '/video/complete', { auth: 'caller', limit: 'model', body: 'own', handler: video.complete });
   // Paid per call, from the key's management budget.
-  on('POST', '/augment/search', { auth: 'key-or-wallet', limit: 'api', body: searchBody, idempotent: true, handler: augmentSearch });
-  on('POST', '/augment/scrape', { auth: 'key-or-wallet', limit: 'api', body: scrapeBody, idempotent: true, handler: augmentScrape });
-  on('POST', '/augment/text-parser', { auth: 'key-or-wallet', limit: 'api', body: 'own', idempotent: true, handler: augmentTextParser });
+  on('POST', '/augment/search', { auth: 'key-or-wallet', limit: 'api', body: searchBody, billed: true, handler: augmentSearch });
+  on('POST', '/augment/scrape', { auth: 'key-or-wallet', limit: 'api', body: scrapeBody, billed: true, handler: augmentScrape });
+  on('POST', '/augment/text-parser', { auth: 'key-or-wallet', limit: 'api', body: 'own', billed: true, handler: augmentTextParser });
   // Public catalogue.
   on('GET', '/models', { auth: 'none', limit: 'none', query: modelsQuery, handler: listModels });
   on('GET', '/models/traits', { auth: 'none', limit: 'none', query: typeOfModelQuery, handler: modelTraits });
@@ -84,6 +85,8 @@ export function apiRouter(): Router<ApiRoute> {
   on('GET', '/api_keys/:id', { auth: 'admin', limit: 'api', handler: getKey });
   on('GET', '/billing/balance', { auth: 'admin', limit: 'api', beta: true, query: balanceQuery, handler: billingBalance });
   on('GET', '/billing/usage-history', { auth: 'admin', limit: 'api', beta: true, query: historyParams, handler: usageHistory });
+  // A billed request's signed receipt (lib/billing/receipts.ts): the account's, or an INFERENCE key's own.
+  on('GET', '/billing/receipts/:requestId', { auth: 'key-or-wallet', limit: 'api', handler: receiptRoute });
   on('GET', '/billing/usage-analytics', { auth: 'admin', limit: 'api', beta: true, query: analyticsQuery, handler: usageAnalytics });
   // Retired by the public API: always 410 with its successor (open to anyone, as there; limited per client IP).
   on('GET', '/billing/usage', { auth: 'none', limit: 'ip', handler: retiredUsage });

@@ -57,6 +57,7 @@ export const APP_ROUTE_MAP = {
   'GET /billing/summary': 'billingSummary',
   'GET /billing/statement': 'billingStatement',
   'GET /billing/statement/export': 'billingExport',
+  'GET /billing/receipts/:id': 'billingReceipt',
   'GET /api-keys': 'listApiKeys',
   'POST /api-keys': 'createApiKey',
   'PATCH /api-keys/:id': 'updateApiKey',

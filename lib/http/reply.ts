@@ -6,12 +6,13 @@ import { pipeline } from 'node:stream/promises';
 import type { ApiError } from '../api/errors.ts';
 import { baseHeaders, type HeaderMap } from '../api/headers.ts';
 import type { RequestCtx } from './context.ts';
-import { fail, failWithBody, ok } from './send.ts';
+import { fail, failWithBody, ok, okText } from './send.ts';
 import { writeEvent } from './respond.ts';
 import { pipeSse, relaySse } from './sse-pipe.ts';
 
 export type Reply =
-  | { kind: 'json'; status: number; body: unknown }
+  /** `text`: the body already serialised (by whoever hashed it), sent as it is. */
+  | { kind: 'json'; status: number; body: unknown; text?: string }
   /** A body as it is (bytes or text; none for a 304), with its own content headers. */
   | { kind: 'raw'; status: number; headers: HeaderMap; body?: Uint8Array | string }
   /** Bytes as they are made (speech, sentence by sentence), with backpressure; the head leaves at once. */
@@ -38,6 +39,7 @@ export const events = <T>(steps: AsyncIterable<T>, toText: (step: T) => string, 
 export async function sendReply(ctx: RequestCtx, r: Reply): Promise<void> {
   switch (r.kind) {
     case 'json':
+      if (r.text !== undefined) return okText(ctx, r.text, r.status);
       return ok(ctx, r.body, r.status);
     case 'raw':
       ctx.res.writeHead(r.status, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, ...r.headers });

@@ -57,8 +57,8 @@ export interface ApiRoute<B = any, Q = any> {
   body?: BodyDecl<B>;
   /** Undeclared: the route reads no query parameter (and ignores any given, as the public API does). */
   query?: QueryDecl<Q>;
-  /** A billed POST: an Idempotency-Key makes a retry replay the first answer (lib/http/idempotent.ts). */
-  idempotent?: true;
+  /** A billed POST: its hashes are kept for its receipt, and an Idempotency-Key replays it (lib/http/billed.ts). */
+  billed?: true;
   handler: Handler<B, Q>;
 }
 

@@ -11,7 +11,7 @@ import { APP_PREFIX, appRouter, drainUnread, toWebRequest, writeWebResponse } fr
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize, parseInput } from './route.ts';
-import { runIdempotent } from './idempotent.ts';
+import { runBilled } from './billed.ts';
 import { sendReply } from './reply.ts';
 import { observeRequest } from './observe.ts';
 import { log } from '../log.ts';
@@ -21,6 +21,7 @@ import { guard } from './guard.ts';
 import { newRequestId } from './request-id.ts';
 import { SafeResponse } from './safe-response.ts';
 import { serveReadyz } from './readyz.ts';
+import { RECEIPT_KEYS_PATH, serveReceiptKeys } from '../billing/api-receipts.ts';
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -101,7 +102,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       ctx.route = pattern;
       await authorize(ctx, route);
       const produce = async () => route.handler(ctx, await parseInput(ctx, route));
-      if (route.idempotent) await runIdempotent(ctx, produce);
+      if (route.billed) await runBilled(ctx, produce);
       else await sendReply(ctx, await produce());
     });
 
@@ -170,6 +171,11 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
         if (!res.headersSent) res.writeHead(500).end();
       });
     else if (path === METRICS_PATH) void serveMetrics(svc, req, res);
+    else if (path === RECEIPT_KEYS_PATH)
+      serveReceiptKeys(svc, res).catch((e) => {
+        log.error({ err: e }, 'could not publish the receipt keys');
+        if (!res.headersSent) res.writeHead(503).end();
+      });
     else if (opts.pages) {
       securePageRequest(req, res, path, pageSecurityOptions(svc.config, opts.trustProxy === true));
       Promise.resolve(opts.pages(req, res)).catch((e) => {
