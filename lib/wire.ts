@@ -17,6 +17,10 @@
 //   DELETE /api/app/conversations/:id                    → 204
 //   GET    /api/app/conversations/:id/export?format=md|json&leaf= → a download (Content-Disposition)
 //   GET    /api/app/search?q=                            → { hits: AppSearchHit[] }
+//   GET    /api/app/memories                             → AppMemoryList (the user's memories, oldest first)
+//   POST   /api/app/memories  CreateMemoryRequest        → AppMemory (201; 200 when already saved from that message)
+//   PATCH  /api/app/memories/:id  UpdateMemoryRequest    → AppMemory;  DELETE /api/app/memories/:id → 204
+//   GET    /api/app/memories/export                      → a JSON download of every memory
 //   POST   /api/app/conversations/:id/messages  SendMessageRequest → SendMessageResponse (201); generation starts
 //   POST   /api/app/messages/:id/regenerate  {modelId?}  → { assistant: AppMessage } (201): a new sibling answer
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
@@ -67,5 +71,6 @@ export type * from './keys/wire-list.ts';
 export type * from './limits/wire-rate-limits.ts';
 export type * from './billing/wire-usage.ts';
 export type * from './wallet/wire.ts';
+export type * from './memory/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
 export { USAGE_PERIODS } from './billing/wire-usage.ts';

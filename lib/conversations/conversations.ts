@@ -33,6 +33,7 @@ export type {
   MessageRole,
   MessageStatus,
   SearchHit,
+  UsedMemory,
   UpdateMessageOptions,
   UpdateMessagePatch,
   Usage,

@@ -7,6 +7,8 @@ export const chatSettingsSchema = z.strictObject({
   webSearch: z.enum(['off', 'on', 'auto']).optional(),
   citations: z.boolean().optional(),
   includeServiceSystemPrompt: z.boolean().optional(),
+  /** The user's saved memories go into this chat's prompts (absent: yes). */
+  memory: z.boolean().optional(),
 });
 export type ChatSettings = z.infer<typeof chatSettingsSchema>;
 
@@ -17,6 +19,7 @@ export const settingsPatchSchema = z.strictObject({
   webSearch: z.enum(['off', 'on', 'auto']).nullable().optional(),
   citations: z.boolean().nullable().optional(),
   includeServiceSystemPrompt: z.boolean().nullable().optional(),
+  memory: z.boolean().nullable().optional(),
 });
 export type ChatSettingsPatch = z.infer<typeof settingsPatchSchema>;
 
@@ -45,6 +48,9 @@ const messageErrorSchema = z.strictObject({
     .optional(),
 });
 export type MessageError = z.infer<typeof messageErrorSchema>;
+/** A memory an answer was given, as it read then (lib/memory). */
+const usedMemorySchema = z.strictObject({ id: z.string().min(1).max(200), content: z.string().max(10_000) });
+export type UsedMemory = z.infer<typeof usedMemorySchema>;
 
 export interface Conversation {
   id: string;
@@ -69,6 +75,8 @@ export interface Message {
   status: MessageStatus;
   usage: Usage | null;
   error: MessageError | null;
+  /** The user's memories this answer's prompt held (empty: none). */
+  memories: UsedMemory[];
   createdAt: number;
   /** When the row was last written (a streaming answer's heartbeat); null for rows from before migration 5. */
   updatedAt: number | null;
@@ -109,6 +117,7 @@ export const addMessageSchema = z.strictObject({
   status: z.enum(['complete', 'streaming', 'stopped', 'error']).optional(),
   usage: usageSchema.nullable().optional(),
   error: messageErrorSchema.nullable().optional(),
+  memories: z.array(usedMemorySchema).max(200).optional(),
 });
 export type AddMessageInput = z.input<typeof addMessageSchema>;
 

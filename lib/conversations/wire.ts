@@ -8,6 +8,8 @@ export interface ChatSettings {
   webSearch?: WebSearchMode;
   citations?: boolean;
   includeServiceSystemPrompt?: boolean;
+  /** The user's saved memories go into this chat's prompts (absent: yes). */
+  memory?: boolean;
 }
 
 export interface AppConversation {
@@ -69,7 +71,14 @@ export interface AppMessage {
   status: AppMessageStatus;
   usage: AppUsage | null;
   error: AppError | null;
+  /** The user's memories this answer was given, as they read then; absent when none. */
+  memories?: AppUsedMemory[];
   createdAt: number;
+}
+
+export interface AppUsedMemory {
+  id: string;
+  content: string;
 }
 
 export interface AppConversationWithMessages extends AppConversation {

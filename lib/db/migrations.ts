@@ -530,4 +530,25 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE accounts ADD COLUMN diem_frac BIGINT NOT NULL DEFAULT 0`,
     ],
   },
+  {
+    version: 24,
+    name: 'memories',
+    sql: [
+      // Memory across chats (lib/memory): facts a user chose to keep (saved, or a suggestion accepted), each one
+      // editable and switchable; never written by the server on its own. `source_message_id` is the message it
+      // was saved from, if any (a suggestion is offered once per message).
+      `CREATE TABLE memories (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        content TEXT NOT NULL,
+        enabled BOOLEAN NOT NULL DEFAULT TRUE,
+        source_message_id TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX memories_user ON memories(user_id, created_at)`,
+      // The memories an answer was given (JSON [{id, content}] as they were then), shown with the answer.
+      `ALTER TABLE messages ADD COLUMN memories TEXT`,
+    ],
+  },
 ];
