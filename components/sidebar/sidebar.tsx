@@ -2,7 +2,7 @@
 // The sidebar: brand, New chat, Characters, history search, the chat list and the user menu.
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, private-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, private-link, memory-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -20,6 +20,7 @@ import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
 import { AccountLinks } from '@/components/billing/nav-links.tsx';
+import { MemoryIcon } from '@/components/memory/icons.tsx';
 
 export interface SidebarProps {
   /** Closes the drawer (small screens). */
@@ -75,6 +76,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           data-testid="private-link"
         >
           <LockIcon className="size-4" /> Private chats
+        </Link>
+        <Link
+          href="/memory"
+          aria-current={pathname === '/memory' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/memory' && 'bg-accent font-medium')}
+          data-testid="memory-link"
+        >
+          <MemoryIcon className="size-4" /> Memory
         </Link>
         <Link
           href="/video"

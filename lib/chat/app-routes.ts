@@ -142,7 +142,14 @@ export function chatRoutes(deps: AppDeps) {
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, c.messages);
     client.checkSettings(c.settings);
     const memories = await memoriesFor(user, c);
-    const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id, memories });
+    const assistant = await ops.addMessage(c.id, {
+      parentId: original.parentId,
+      role: 'assistant',
+      content: '',
+      status: 'streaming',
+      modelId: model.id,
+      memories,
+    });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
     await startAnswer(requestId, user, ops, assistant, c.messages, c, model.id, memories);
     return json({ assistant: toAppMessage(assistant) }, 201);

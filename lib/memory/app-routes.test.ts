@@ -43,7 +43,12 @@ for (const backend of BACKENDS)
     /** Sends one message in a new chat (settings as given) and waits for the whole answer. */
     async function ask(who: DashUser, content: string, settings: Record<string, unknown> = {}, routes = d.routes): Promise<AppMessage> {
       const c = await userConversations(d.h.svc.store, who.user.id).create({ settings });
-      const sent = await d.call(routes.sendMessage, `/conversations/${c.id}/messages`, { method: 'POST', body: { parentId: null, content }, browser: who.browser }, { id: c.id });
+      const sent = await d.call(
+        routes.sendMessage,
+        `/conversations/${c.id}/messages`,
+        { method: 'POST', body: { parentId: null, content }, browser: who.browser },
+        { id: c.id },
+      );
       assert.equal(sent.status, 201, sent.text);
       const id = (sent.json as SendMessageResponse).assistant.id;
       // The stream ends with the answer's `done`.
@@ -121,9 +126,13 @@ for (const backend of BACKENDS)
       assert.equal((await del(alice, secret.id)).status, 204);
     });
 
-    test('saved from a message: only the user\'s own message, and once (saving again answers the same memory)', async () => {
+    test("saved from a message: only the user's own message, and once (saving again answers the same memory)", async () => {
       const c = await userConversations(d.h.svc.store, alice.user.id).create();
-      const msg = await userConversations(d.h.svc.store, alice.user.id).addMessage(c.id, { parentId: null, role: 'user', content: 'Remember that I am vegetarian' });
+      const msg = await userConversations(d.h.svc.store, alice.user.id).addMessage(c.id, {
+        parentId: null,
+        role: 'user',
+        content: 'Remember that I am vegetarian',
+      });
       const first = await create(alice, { content: 'I am vegetarian', sourceMessageId: msg.id });
       assert.equal(first.status, 201, first.text);
       assert.equal(first.json.sourceMessageId, msg.id);
@@ -178,7 +187,9 @@ for (const backend of BACKENDS)
       assert.ok(!after.content.includes('teal') && !after.content.includes(MEMORY_HEADER), after.content);
       assert.equal(after.memories, undefined);
       const c = await d.call(d.routes.getConversation, `/conversations/${used.conversationId}`, { browser: carol.browser }, { id: used.conversationId });
-      assert.deepEqual((c.json as AppConversationWithMessages).messages.find((m) => m.id === used.id)?.memories, [{ id: teal.id, content: 'My favourite colour is teal' }]);
+      assert.deepEqual((c.json as AppConversationWithMessages).messages.find((m) => m.id === used.id)?.memories, [
+        { id: teal.id, content: 'My favourite colour is teal' },
+      ]);
     });
 
     test('the token budget: only the newest memories that fit; a budget of 0 leaves them all out', async () => {

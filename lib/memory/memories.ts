@@ -41,7 +41,10 @@ const notFound = () => new ApiError('NOT_FOUND', 'Memory not found');
 
 /** One line of text, trimmed, inner whitespace runs kept as single spaces; 400 when empty or too long. */
 export function cleanMemory(raw: string): string {
-  const t = raw.replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, ' ').replace(/\s+/g, ' ').trim();
+  const t = raw
+    .replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!t) throw new ApiError('INVALID_REQUEST', 'A memory cannot be empty', { param: 'content' });
   if (t.length > MAX_MEMORY_CHARS) throw new ApiError('INVALID_REQUEST', `A memory can be at most ${MAX_MEMORY_CHARS} characters`, { param: 'content' });
   return t;
