@@ -2,7 +2,7 @@
 // and deleting, each refreshing it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '@/components/api/client.ts';
-import type { CreateMemoryRequest, UpdateMemoryRequest } from '@/lib/wire.ts';
+import type { AppMemoryList, CreateMemoryRequest, UpdateMemoryRequest } from '@/lib/wire.ts';
 
 export const memoryKey = ['memories'] as const;
 
@@ -20,11 +20,17 @@ export function useCreateMemory() {
   return useMutation({ mutationFn: (body: CreateMemoryRequest) => call('POST /memories', { body }), onSuccess: refresh });
 }
 
+/** Switching a memory on or off shows at once; a refusal puts the list back as the server has it. */
 export function useUpdateMemory() {
+  const qc = useQueryClient();
   const refresh = useRefresh();
   return useMutation({
     mutationFn: ({ id, body }: { id: string; body: UpdateMemoryRequest }) => call('PATCH /memories/:id', { params: { id }, body }),
-    onSuccess: refresh,
+    onMutate: ({ id, body }) => {
+      if (body.enabled === undefined) return;
+      qc.setQueryData<AppMemoryList>(memoryKey, (old) => old && { ...old, items: old.items.map((m) => (m.id === id ? { ...m, enabled: body.enabled! } : m)) });
+    },
+    onSettled: refresh,
   });
 }
 

@@ -39,41 +39,44 @@ export function RememberButton({ messageId, text }: { messageId: string; text: s
       <IconButton size="sm" label="Remember this" data-testid="remember-button" onClick={() => setDraft(text.replace(/\s+/g, ' ').trim().slice(0, MAX_CHARS))}>
         <MemoryIcon />
       </IconButton>
-      <Dialog
-        open={draft !== null}
-        onClose={close}
-        title="Remember this"
-        description="Your other chats will be given this (you can turn memory off per chat, and edit or delete it on the Memory page)."
-        testId="remember-dialog"
-        footer={
-          <>
-            <Button variant="secondary" onClick={close}>
-              Cancel
-            </Button>
-            <Button onClick={save} pending={create.isPending} disabled={!draft?.trim()} data-testid="remember-save">
-              Save to memory
-            </Button>
-          </>
-        }
-      >
-        <label htmlFor={id} className="sr-only">
-          Memory
-        </label>
-        <textarea
-          id={id}
-          data-testid="remember-input"
-          rows={4}
-          maxLength={MAX_CHARS}
-          value={draft ?? ''}
-          onChange={(e) => setDraft(e.target.value)}
-          className="block w-full resize-y rounded-lg border border-input bg-background px-3 py-2 text-base"
-        />
-        {create.error && (
-          <p role="alert" className="text-sm text-error">
-            {create.error instanceof AppApiError ? create.error.message : 'Could not save the memory.'}
-          </p>
-        )}
-      </Dialog>
+      {/* Mounted only while open, so a transcript holds one dialog, not one per message. */}
+      {draft !== null && (
+        <Dialog
+          open
+          onClose={close}
+          title="Remember this"
+          description="Your other chats will be given this (you can turn memory off per chat, and edit or delete it on the Memory page)."
+          testId="remember-dialog"
+          footer={
+            <>
+              <Button variant="secondary" onClick={close}>
+                Cancel
+              </Button>
+              <Button onClick={save} pending={create.isPending} disabled={!draft?.trim()} data-testid="remember-save">
+                Save to memory
+              </Button>
+            </>
+          }
+        >
+          <label htmlFor={id} className="sr-only">
+            Memory
+          </label>
+          <textarea
+            id={id}
+            data-testid="remember-input"
+            rows={4}
+            maxLength={MAX_CHARS}
+            value={draft ?? ''}
+            onChange={(e) => setDraft(e.target.value)}
+            className="block w-full resize-y rounded-lg border border-input bg-background px-3 py-2 text-base"
+          />
+          {create.error && (
+            <p role="alert" className="text-sm text-error">
+              {create.error instanceof AppApiError ? create.error.message : 'Could not save the memory.'}
+            </p>
+          )}
+        </Dialog>
+      )}
     </>
   );
 }

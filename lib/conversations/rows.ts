@@ -26,6 +26,9 @@ export interface ConversationRow {
   settings: string;
   created_at: number | string;
   updated_at: number | string;
+  folder_id: string | null;
+  pinned_at: number | string | null;
+  archived_at: number | string | null;
 }
 export interface MessageRow {
   id: string;
@@ -45,7 +48,7 @@ export interface MessageRow {
   updated_at: number | string | null;
 }
 
-export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at';
+export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at, c.folder_id, c.pinned_at, c.archived_at';
 export const M_COLS =
   'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.memories, m.created_at, m.updated_at';
 /** Restricts `m` to messages of conversations owned by the user in parameter $N. */
@@ -59,6 +62,9 @@ export const toConversation = (r: ConversationRow): Conversation => ({
   settings: json<ChatSettings>(r.settings, {}),
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
+  folderId: r.folder_id ?? null,
+  pinnedAt: r.pinned_at == null ? null : Number(r.pinned_at),
+  archivedAt: r.archived_at == null ? null : Number(r.archived_at),
 });
 
 export const toMessage = (r: MessageRow): Message => ({

@@ -60,7 +60,30 @@ export interface Conversation {
   settings: ChatSettings;
   createdAt: number;
   updatedAt: number;
+  /** The user's folder it is filed in (null: none). */
+  folderId: string | null;
+  /** When it was pinned / archived (null: not). An archived chat is left out of the lists but found by search. */
+  pinnedAt: number | null;
+  archivedAt: number | null;
 }
+
+/** Which of the user's chats a list holds; each left out means any, except `archived` (default: not archived). */
+export interface ListFilter {
+  /** A folder's id, or null for the chats in no folder. */
+  folder?: string | null;
+  pinned?: boolean;
+  archived?: boolean;
+}
+
+/** Filing a chat: a folder (null: out of its folder), pinned, archived. */
+export const organiseSchema = z
+  .strictObject({
+    folderId: z.string().min(1).max(200).nullable().optional(),
+    pinned: z.boolean().optional(),
+    archived: z.boolean().optional(),
+  })
+  .refine((p) => p.folderId !== undefined || p.pinned !== undefined || p.archived !== undefined, { message: 'nothing to change' });
+export type OrganisePatch = z.input<typeof organiseSchema>;
 
 export interface Message {
   id: string;
@@ -152,7 +175,9 @@ export interface ConversationOps {
   get(id: string): Promise<ConversationWithMessages>;
   /** The conversation with only the messages on the path to leafId (default: the latest leaf) — for export. */
   withPath(id: string, leafId?: string): Promise<ConversationWithMessages>;
-  list(opts?: { limit?: number; cursor?: string | null }): Promise<{ items: Conversation[]; nextCursor: string | null }>;
+  list(opts?: { limit?: number; cursor?: string | null } & ListFilter): Promise<{ items: Conversation[]; nextCursor: string | null }>;
+  /** Files the chat (folder, pinned, archived) without moving it in the activity order. */
+  organise(id: string, patch: OrganisePatch): Promise<Conversation>;
   rename(id: string, title: string): Promise<Conversation>;
   /** The model new turns use (null: the default, or the character's model). */
   setModel(id: string, modelId: string | null): Promise<Conversation>;
@@ -166,5 +191,6 @@ export interface ConversationOps {
   path(conversationId: string, leafId?: string): Promise<Message[]>;
   siblings(messageId: string): Promise<{ ids: string[]; index: number }>;
   branchLeaf(messageId: string): Promise<Message>;
-  search(query: string, opts?: { limit?: number }): Promise<SearchHit[]>;
+  /** `folder`: only chats in that folder. Archived chats are found too. */
+  search(query: string, opts?: { limit?: number; folder?: string }): Promise<SearchHit[]>;
 }

@@ -20,6 +20,26 @@ export interface AppConversation {
   settings: ChatSettings;
   createdAt: number;
   updatedAt: number;
+  /** The folder it is filed in (null: none). */
+  folderId: string | null;
+  pinned: boolean;
+  /** Archived: left out of the sidebar's lists, found by search, restorable. */
+  archived: boolean;
+}
+
+export interface AppFolder {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface AppFolderList {
+  items: AppFolder[];
+  max: number;
+}
+
+export interface CreateFolderRequest {
+  name: string;
 }
 
 export interface AppAttachment {

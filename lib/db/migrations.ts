@@ -551,4 +551,23 @@ export const MIGRATIONS: { version: number; name: string; sql: string[] }[] = [
       `ALTER TABLE messages ADD COLUMN memories TEXT`,
     ],
   },
+  {
+    version: 25,
+    name: 'folders, pinned and archived chats',
+    sql: [
+      // Organising the chat history (lib/conversations/organise.ts): a user's folders, and per conversation its
+      // folder (NULL: none), when it was pinned and when archived (NULL: not). Deleting a folder moves its chats out.
+      `CREATE TABLE folders (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        name TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX folders_user ON folders(user_id, created_at)`,
+      `ALTER TABLE conversations ADD COLUMN folder_id TEXT`,
+      `ALTER TABLE conversations ADD COLUMN pinned_at BIGINT`,
+      `ALTER TABLE conversations ADD COLUMN archived_at BIGINT`,
+      `CREATE INDEX conversations_user_folder ON conversations(user_id, folder_id, updated_at)`,
+    ],
+  },
 ];

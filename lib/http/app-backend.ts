@@ -23,6 +23,7 @@ import { audioRoutes } from '../audio/app-routes.ts';
 import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
 import { memoryRoutes } from '../memory/app-routes.ts';
+import { folderRoutes } from '../conversations/app-folders.ts';
 import type { AppDeps } from './app-deps.ts';
 
 export interface AppBackend {
@@ -50,6 +51,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof previewRoutes> &
   ReturnType<typeof privateChatRoutes> &
   ReturnType<typeof memoryRoutes> &
+  ReturnType<typeof folderRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -79,6 +81,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...audioRoutes(deps),
       ...characterRoutes(deps),
       ...memoryRoutes(deps),
+      ...folderRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,
     },

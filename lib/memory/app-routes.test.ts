@@ -172,7 +172,11 @@ for (const backend of BACKENDS)
       assert.ok(!system.includes('Moon'));
       assert.deepEqual(used.memories, [{ id: teal.id, content: 'My favourite colour is teal' }]);
 
-      // The chat's own switch.
+      // The chat's own switch, set as the chat settings set it (and read back).
+      const chat = await userConversations(d.h.svc.store, carol.user.id).create();
+      const set = await d.call(d.routes.updateConversation, `/conversations/${chat.id}`, { method: 'PATCH', body: { settings: { memory: false } }, browser: carol.browser }, { id: chat.id });
+      assert.equal(set.status, 200, set.text);
+      assert.equal(set.json.settings.memory, false);
       const switchedOff = await ask(carol, 'What colour? [[echo_request]]', { memory: false });
       assert.ok(!switchedOff.content.includes('teal'));
       assert.equal(switchedOff.memories, undefined);
