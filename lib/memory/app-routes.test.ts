@@ -174,7 +174,12 @@ for (const backend of BACKENDS)
 
       // The chat's own switch, set as the chat settings set it (and read back).
       const chat = await userConversations(d.h.svc.store, carol.user.id).create();
-      const set = await d.call(d.routes.updateConversation, `/conversations/${chat.id}`, { method: 'PATCH', body: { settings: { memory: false } }, browser: carol.browser }, { id: chat.id });
+      const set = await d.call(
+        d.routes.updateConversation,
+        `/conversations/${chat.id}`,
+        { method: 'PATCH', body: { settings: { memory: false } }, browser: carol.browser },
+        { id: chat.id },
+      );
       assert.equal(set.status, 200, set.text);
       assert.equal(set.json.settings.memory, false);
       const switchedOff = await ask(carol, 'What colour? [[echo_request]]', { memory: false });
