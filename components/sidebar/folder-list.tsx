@@ -175,7 +175,6 @@ export function FolderList({ activeId }: { activeId: string | null }) {
           </li>
         )}
       </ul>
-      {!folders.length && !naming && q.isSuccess && <p className="px-3 py-1 text-xs text-muted-foreground">Group chats in folders: make one with +.</p>}
     </section>
   );
 }
