@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { userConversations } from '../../lib/conversations/conversations.ts';
 import { screenshot } from '../support/browser.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
-import { ask, lastAnswer, lastQuestion } from './support/chat.ts';
+import { ask, conversationId, lastAnswer, lastQuestion } from './support/chat.ts';
 import { assertNoCspViolations, assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForAttribute, waitForCount } from './support/wait.ts';
 
@@ -35,10 +36,14 @@ else
       await until(() => new URL(page.url()).pathname === '/', 'the new-chat page');
       await page.getByText('How can I help?').waitFor();
     }
-    /** What the model was told: the system messages of the prompt the echoing answer repeats. */
-    async function promptOf(answerText: string): Promise<string> {
-      const messages = JSON.parse(answerText) as { role: string; content: string }[];
-      return messages
+    /**
+     * What the model was told for the answer just shown: the system messages of the prompt it echoed, read from the
+     * stored answer (the rendered markdown is not the raw JSON once a prompt holds an earlier answer).
+     */
+    async function lastPrompt(): Promise<string> {
+      const c = await userConversations(run.h.svc.store, user.user.id).get(await conversationId(page));
+      const answer = c.messages.filter((m) => m.role === 'assistant').at(-1);
+      return (JSON.parse(answer?.content ?? '[]') as { role: string; content: string }[])
         .filter((m) => m.role === 'system')
         .map((m) => m.content)
         .join('\n');
@@ -67,8 +72,8 @@ else
 
     test('another chat is given it, and its answer shows which memory it used', async () => {
       await newChat();
-      const text = await ask(page, 'Which colour do I like? [[echo_request]]');
-      assert.match(await promptOf(text), /My favourite colour is teal/);
+      await ask(page, 'Which colour do I like? [[echo_request]]');
+      assert.match(await lastPrompt(), /My favourite colour is teal/);
       const answer = lastAnswer(page);
       const marker = answer.getByTestId('memories-used');
       assert.match(await textOf(marker.locator('summary')), /Used 1 memory/);
@@ -115,21 +120,28 @@ else
       await screenshot(page, 'memory-page');
 
       await newChat();
-      const prompt = await promptOf(await ask(page, 'What do you know? [[echo_request]]'));
+      await ask(page, 'What do you know? [[echo_request]]');
+      const prompt = await lastPrompt();
       assert.match(prompt, /My favourite colour is deep teal/);
       assert.doesNotMatch(prompt, /Oslo/);
     });
 
-    test("the chat's own switch leaves memories out", async () => {
+    test("the chat's own switch leaves memories out, from the next answer on, and stays off after a reload", async () => {
       await newChat();
+      await ask(page, 'What do you know? [[echo_request]]');
+      assert.match(await lastPrompt(), /teal/);
       await page.getByTestId('chat-settings').click();
       const setting = page.getByTestId('memory-setting');
       assert.equal(await setting.isChecked(), true);
       await setting.uncheck();
       await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
-      const text = await ask(page, 'What do you know? [[echo_request]]');
-      assert.doesNotMatch(await promptOf(text), /teal/);
+      await ask(page, 'And now? [[echo_request]]');
+      assert.doesNotMatch(await lastPrompt(), /teal/);
       assert.equal(await lastAnswer(page).getByTestId('memories-used').count(), 0);
+      await page.reload();
+      await page.getByTestId('chat-settings').click();
+      assert.equal(await page.getByTestId('memory-setting').isChecked(), false);
+      await page.keyboard.press('Escape');
     });
 
     test('deleted: gone from the page and from the next chat’s prompt', async () => {

@@ -102,6 +102,10 @@ else
       const hit = page.getByTestId('search-hit');
       await waitForCount(hit, 1);
       await waitForAttribute(hit, 'data-archived', 'true');
+      // Opened from search, the chat says it is archived.
+      await hit.click();
+      await until(() => new URL(page.url()).pathname === `/c/${ids['Old notes']}`, 'the archived chat open');
+      await page.getByTestId('archived-notice').waitFor();
       await page.getByTestId('sidebar-search').fill('');
 
       await page.getByTestId('archived-toggle').click();
@@ -110,6 +114,7 @@ else
       await screenshot(page, 'organise-archived');
       await menu(archived, 'Old notes', 'restore-conversation');
       await item(mainList(), 'Old notes').waitFor();
+      await waitForCount(page.getByTestId('archived-notice'), 0);
       await until(
         async () => (await page.getByTestId('archived-list').count()) === 0 || (await item(page.getByTestId('archived-list'), 'Old notes').count()) === 0,
         'gone from Archived',
