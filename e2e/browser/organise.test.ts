@@ -1,6 +1,7 @@
 // Organising the chat history in Chromium: make a folder, drag a chat onto it (still there after a reload, and out
 // of the main list), search within the folder, pin a chat (kept on top after a reload), archive one (gone from the
-// lists, found by search, restored from Archived), and delete the folder (its chat comes back, not deleted).
+// lists, found by search, restored from Archived), drag a chat back out, rename the folder, and delete it (its chat
+// comes back, not deleted).
 // Ends with the key-material scan.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -26,7 +27,8 @@ else
       user = await run.newUser({ usd: 5 });
       const ops = userConversations(run.h.svc.store, user.user.id);
       for (const title of ['Old notes', 'Garden plans', 'Recipes', 'Lisbon plans']) ids[title] = (await ops.create({ title })).id;
-      ({ page } = await run.newPage());
+      // Tall enough that the whole history fits without scrolling the sidebar during a drag.
+      ({ page } = await run.newPage({ viewport: { width: 1280, height: 1100 } }));
       await run.signIn(page, user.email);
       await page.getByTestId('composer-input').waitFor();
     });
@@ -121,9 +123,30 @@ else
       );
     });
 
-    test('deleting the folder moves its chat back to the list; nothing is deleted', async () => {
+    test('a chat dragged from a folder onto the list leaves the folder; a folder renames in place', async () => {
+      await item(mainList(), 'Garden plans').dragTo(folder('Trips').getByTestId('folder-toggle'));
+      const inside = await openFolder('Trips');
+      await item(inside, 'Garden plans').waitFor();
+      await waitForCount(item(mainList(), 'Garden plans'), 0);
+      await item(inside, 'Garden plans').dragTo(mainList());
+      await item(mainList(), 'Garden plans').waitFor();
+      await waitForCount(item(folder('Trips'), 'Garden plans'), 0);
+      assert.equal((await userConversations(run.h.svc.store, user.user.id).conversation(ids['Garden plans'])).folderId, null);
+
       await folder('Trips').hover();
       await folder('Trips').getByTestId('folder-menu').click();
+      await page.getByTestId('rename-folder').click();
+      const name = page.getByTestId('folder-name-input');
+      await name.fill('Journeys');
+      await name.press('Enter');
+      await folder('Journeys').waitFor();
+      await page.reload();
+      await folder('Journeys').waitFor();
+    });
+
+    test('deleting the folder moves its chat back to the list; nothing is deleted', async () => {
+      await folder('Journeys').hover();
+      await folder('Journeys').getByTestId('folder-menu').click();
       await page.getByTestId('delete-folder').click();
       await page.getByTestId('confirm-button').click();
       await waitForCount(page.getByTestId('folder'), 0);
