@@ -126,7 +126,7 @@ for (const backend of BACKENDS)
       assert.equal((await del(alice, secret.id)).status, 204);
     });
 
-    test("saved from a message: only the user's own message, and once (saving again answers the same memory)", async () => {
+    test("saved from a message: only the user's own message, and once (the same text again answers the same memory)", async () => {
       const c = await userConversations(d.h.svc.store, alice.user.id).create();
       const msg = await userConversations(d.h.svc.store, alice.user.id).addMessage(c.id, {
         parentId: null,
@@ -139,6 +139,11 @@ for (const backend of BACKENDS)
       const again = await create(alice, { content: 'I am vegetarian', sourceMessageId: msg.id });
       assert.equal(again.status, 200);
       assert.equal(again.json.id, first.json.id);
+      // Other text from the same message is another memory, not lost.
+      const other = await create(alice, { content: 'I do not eat fish either', sourceMessageId: msg.id });
+      assert.equal(other.status, 201, other.text);
+      assert.notEqual(other.json.id, first.json.id);
+      assert.equal((await del(alice, other.json.id)).status, 204);
       const foreign = await create(bob, { content: 'stolen', sourceMessageId: msg.id });
       assert.equal(foreign.status, 404, foreign.text);
       assert.equal((await del(alice, first.json.id)).status, 204);

@@ -51,7 +51,8 @@ export function memoryRoutes(deps: AppDeps) {
         kind: 'lagoon.memories',
         version: 1,
         exportedAt: new Date().toISOString(),
-        user: { email: session.user.email },
+        // A wallet user's stored email is an internal placeholder: such a user is named by the wallet.
+        user: session.user.wallet ? { wallet: session.user.wallet.address } : { email: session.user.email },
         memories: items.map((m) => ({
           content: m.content,
           enabled: m.enabled,

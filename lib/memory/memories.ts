@@ -84,8 +84,8 @@ export function userMemories(store: Store, userId: string) {
     },
 
     /**
-     * Saves a memory. Saving from a message the user already saved from answers that memory (a double click, or the
-     * suggestion accepted twice), with `created: false`.
+     * Saves a memory. Saving the same text from the same message again answers the memory saved before (a double
+     * click, or the suggestion accepted twice), with `created: false`; other text from that message is a new memory.
      */
     async create(input: { content: string; sourceMessageId?: string | null }): Promise<{ memory: Memory; created: boolean }> {
       const content = cleanMemory(input.content);
@@ -94,7 +94,11 @@ export function userMemories(store: Store, userId: string) {
         // The user's row, locked where the store can, so two saves at once cannot both pass the count.
         await q.get(`SELECT id FROM users WHERE id = $1${store.forUpdate}`, [userId]);
         if (source) {
-          const had = await q.get<Row>(`SELECT ${COLS} FROM memories WHERE user_id = $1 AND source_message_id = $2`, [userId, source]);
+          const had = await q.get<Row>(`SELECT ${COLS} FROM memories WHERE user_id = $1 AND source_message_id = $2 AND content = $3`, [
+            userId,
+            source,
+            content,
+          ]);
           if (had) return { memory: toMemory(had), created: false };
         }
         const n = await q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM memories WHERE user_id = $1', [userId]);
