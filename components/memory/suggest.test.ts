@@ -12,7 +12,6 @@ test('explicit requests offer the fact', () => {
     ['Can you remember that my timezone is CET, thanks', 'My timezone is CET'],
     ['Keep in mind I write TypeScript', 'I write TypeScript'],
     ['For future reference, I use a Mac', 'I use a Mac'],
-    ['Remember that my favourite colour is teal [[slow:5]]', 'My favourite colour is teal'],
     ['remember  that\n I live in   Oslo', 'I live in Oslo'],
   ];
   for (const [text, fact] of cases) assert.equal(memorySuggestion(text), fact, text);

@@ -7,12 +7,10 @@ const MAX = 1000;
 const ASK =
   /^(?:(?:hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:remember|don['’]t\s+forget|do\s+not\s+forget|keep\s+in\s+mind|note|make\s+a\s+note)(?:\s+(?:that|this))?\s*[:,-]?\s+([\s\S]+)$/i;
 const FOR_LATER = /^for\s+future\s+reference\s*[:,-]?\s+([\s\S]+)$/i;
-// The scripted test model's [[markers]] are instructions to it, never part of a fact.
-const MARKERS = /\s*\[\[[a-z0-9_]+(?::[\s\S]*?)?\]\]/g;
 
 /** The fact to offer saving, or null when the message does not ask for it. */
 export function memorySuggestion(text: string): string | null {
-  const clean = text.replace(MARKERS, '').replace(/\s+/g, ' ').trim();
+  const clean = text.replace(/\s+/g, ' ').trim();
   const m = ASK.exec(clean) ?? FOR_LATER.exec(clean);
   if (!m) return null;
   let fact = m[1].trim().replace(/[\s,;:]+$/, '');
