@@ -158,6 +158,20 @@ for (const backend of BACKENDS)
       assert.equal((await patch(dave, inside.id, {})).status, 400);
     });
 
+    test('filing chats while their folder is deleted leaves none filed in a folder that is gone', async () => {
+      const fay = await d.newUser();
+      for (let round = 0; round < 3; round++) {
+        const f = (await newFolder(fay, `Racing ${round}`)).json as AppFolder;
+        const chats = await Promise.all(Array.from({ length: 8 }, (_, i) => chat(fay, `Race ${round}.${i}`)));
+        const results = await Promise.all([...chats.map((c) => patch(fay, c.id, { folderId: f.id })), delFolder(fay, f.id)]);
+        // Each filing either happened before the delete (then moved out) or found the folder gone (404).
+        for (const r of results.slice(0, -1)) assert.ok(r.status === 200 || r.status === 404, r.text);
+        assert.equal(results.at(-1)?.status, 204);
+        const dangling = await d.h.svc.store.all('SELECT id FROM conversations WHERE user_id = $1 AND folder_id IS NOT NULL', [fay.user.id]);
+        assert.deepEqual(dangling, []);
+      }
+    });
+
     test(`at most ${MAX_FOLDERS} folders a user`, async () => {
       const erin = await d.newUser();
       await Promise.all(Array.from({ length: MAX_FOLDERS }, (_, i) => newFolder(erin, `F${i}`)));
