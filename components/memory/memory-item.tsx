@@ -26,7 +26,7 @@ export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: 
   return (
     <li data-testid="memory-item" data-id={memory.id} data-enabled={memory.enabled} className="flex flex-col gap-2 rounded-xl border border-border p-3">
       {draft === null ? (
-        <p className={memory.enabled ? 'break-words' : 'break-words text-muted-foreground line-through decoration-1'} data-testid="memory-text">
+        <p className={memory.enabled ? 'break-words' : 'break-words text-muted-foreground'} data-testid="memory-text">
           {memory.content}
         </p>
       ) : (
