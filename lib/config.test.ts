@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       startingCredit: { usd: 0, diemDaily: 1_000_000 },
       authLimits: { failuresPerEmail: 10, failuresPerIp: 30, failureWindowSeconds: 900, signUpsPerIpPerHour: 20 },
       operatorToken: undefined,
+      memoryTokens: 600,
     });
     assert.equal(c.wallet.publicOrigin, 'http://localhost:3000');
     assert.match(c.revision, /^\d{8}\.\d{6}$/);

@@ -100,6 +100,8 @@ export interface AppConfig {
   authLimits: AuthLimitConfig;
   /** The secret that makes a sign-up the operator (LAGOON_OPERATOR_TOKEN); unset: one derived from the server's secret. */
   operatorToken: string | undefined;
+  /** The most a chat's prompt spends on the user's memories, in (estimated) tokens; 0 turns memories off in prompts. */
+  memoryTokens: number;
 }
 
 export interface Config {
@@ -440,6 +442,11 @@ export const SETTINGS = {
     parse: text,
     doc: 'the secret a sign-up must carry to become the operator (`/sign-up?setup=<this>`); unset: the server makes one and logs its link while no operator exists',
   },
+  LAGOON_MEMORY_TOKENS: {
+    default: '600',
+    parse: int(0),
+    doc: "the most of a chat's prompt the user's saved memories may take, in estimated tokens (the newest that fit go in); `0` leaves memories out of every prompt",
+  },
   LAGOON_E2EE_WORKER_URL: {
     parse: httpUrl,
     doc: 'an E2EE worker run on its own (on a TEE host: see [E2EE.md](E2EE.md)); unset: the server starts one as its child on first use',
@@ -706,6 +713,7 @@ export function loadConfig(env: Env = process.env): Config {
       remote,
       startingCredit: { usd: v.LAGOON_NEW_USER_USD, diemDaily: v.LAGOON_NEW_USER_DIEM },
       operatorToken: v.LAGOON_OPERATOR_TOKEN,
+      memoryTokens: v.LAGOON_MEMORY_TOKENS,
       authLimits: {
         failuresPerEmail: v.LAGOON_SIGNIN_MAX_FAILURES,
         failuresPerIp: v.LAGOON_SIGNIN_MAX_FAILURES_PER_IP,

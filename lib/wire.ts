@@ -10,13 +10,20 @@
 //   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary
-//   GET    /api/app/conversations?cursor=&limit=         → { items: AppConversation[], nextCursor }
+//   GET    /api/app/conversations?cursor=&limit=&folder=<id>|none&pinned=0|1&archived=0|1 → { items: AppConversation[], nextCursor }
+//          (archived chats only with archived=1)
 //   POST   /api/app/conversations {modelId?,characterSlug?,settings?} → AppConversation (201)
 //   GET    /api/app/conversations/:id                    → AppConversationWithMessages (all branches)
-//   PATCH  /api/app/conversations/:id {title?,modelId?,settings?(patch; null removes)} → AppConversation
+//   PATCH  /api/app/conversations/:id {title?,modelId?,settings?(patch; null removes),folderId?,pinned?,archived?} → AppConversation
 //   DELETE /api/app/conversations/:id                    → 204
 //   GET    /api/app/conversations/:id/export?format=md|json&leaf= → a download (Content-Disposition)
-//   GET    /api/app/search?q=                            → { hits: AppSearchHit[] }
+//   GET    /api/app/search?q=&folder=                    → { hits: AppSearchHit[] } (archived chats too)
+//   GET    /api/app/folders                              → AppFolderList;  POST /api/app/folders {name} → AppFolder (201)
+//   PATCH  /api/app/folders/:id {name} → AppFolder;  DELETE /api/app/folders/:id → 204 (its chats move out, kept)
+//   GET    /api/app/memories                             → AppMemoryList (the user's memories, oldest first)
+//   POST   /api/app/memories  CreateMemoryRequest        → AppMemory (201; 200 when already saved from that message)
+//   PATCH  /api/app/memories/:id  UpdateMemoryRequest    → AppMemory;  DELETE /api/app/memories/:id → 204
+//   GET    /api/app/memories/export                      → a JSON download of every memory
 //   POST   /api/app/conversations/:id/messages  SendMessageRequest → SendMessageResponse (201); generation starts
 //   POST   /api/app/messages/:id/regenerate  {modelId?}  → { assistant: AppMessage } (201): a new sibling answer
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
@@ -67,5 +74,6 @@ export type * from './keys/wire-list.ts';
 export type * from './limits/wire-rate-limits.ts';
 export type * from './billing/wire-usage.ts';
 export type * from './wallet/wire.ts';
+export type * from './memory/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
 export { USAGE_PERIODS } from './billing/wire-usage.ts';

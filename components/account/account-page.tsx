@@ -101,6 +101,27 @@ export function AccountPage() {
           </>
         )}
         {user && <AccountSettings user={user} />}
+        <section aria-labelledby="data-heading">
+          <h2 id="data-heading" className="mb-2 text-lg font-semibold">
+            Your data
+          </h2>
+          <p className="text-sm text-muted-foreground">
+            Each chat downloads from its menu in the sidebar (Markdown or JSON).{' '}
+            <a
+              href="/api/app/memories/export"
+              download
+              data-testid="account-memories-export"
+              className="font-medium text-primary underline-offset-4 hover:underline"
+            >
+              Download your memories (JSON)
+            </a>
+            , or manage them on the{' '}
+            <Link href="/memory" className="font-medium text-primary underline-offset-4 hover:underline">
+              Memory page
+            </Link>
+            .
+          </p>
+        </section>
       </div>
     </div>
   );

@@ -15,6 +15,8 @@ import { ReasoningBlock } from './reasoning-block.tsx';
 import { SourcesPanel } from './sources-panel.tsx';
 import { TypingDots } from './typing-dots.tsx';
 import { UsageLabel } from './usage-label.tsx';
+import { RememberButton } from '@/components/memory/remember-button.tsx';
+import { UsedMemories } from '@/components/memory/used-memories.tsx';
 
 interface Props {
   message: AppMessage;
@@ -37,6 +39,7 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
   const generating = status === 'streaming';
   return (
     <article data-testid="message" data-role="assistant" data-status={status} aria-label="Assistant" className="min-w-0">
+      {message.memories && message.memories.length > 0 && <UsedMemories memories={message.memories} />}
       {reasoning && <ReasoningBlock text={reasoning} thinking={generating && !content} seconds={thoughtSeconds(message.id, live)} />}
       {content ? <Markdown text={content} citations={citations} live={generating} /> : generating && !reasoning && <TypingDots />}
       {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">Connection lost — reconnecting…</p>}
@@ -49,6 +52,7 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
         <div className="mt-1 flex min-h-8 flex-wrap items-center gap-x-1 gap-y-1 text-muted-foreground">
           {content && <CopyButton text={content} />}
           {content && <ReadAloudButton id={message.id} text={content} />}
+          {content && <RememberButton messageId={message.id} text={content} />}
           <IconButton size="sm" label="Regenerate" data-testid="regenerate-button" disabled={busy} onClick={() => actions.regenerate(message.id)}>
             <RegenerateIcon />
           </IconButton>

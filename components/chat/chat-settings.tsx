@@ -1,6 +1,6 @@
 'use client';
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
-// prompt. Edits are a draft until Save (a new chat keeps them until its first send creates it).
+// prompt, memory. Edits are a draft until Save (a new chat keeps them until its first send creates it).
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/wire.ts';
 import { Button } from '@/components/ui/button.tsx';
@@ -167,6 +167,16 @@ export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
               className="size-4 accent-[var(--primary)]"
             />
             Include the service’s default system prompt
+          </label>
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="checkbox"
+              data-testid="memory-setting"
+              checked={draft.memory ?? true}
+              onChange={(e) => set('memory', e.target.checked)}
+              className="size-4 accent-[var(--primary)]"
+            />
+            Use your saved memories in this chat
           </label>
           <VoiceSettings value={voice} onChange={setVoice} />
           <div className="flex justify-end gap-2">

@@ -8,6 +8,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatSettings } from '@/lib/wire.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
+import { ArchivedNotice } from './archived-notice.tsx';
 import { ChatActionsContext, ModelNamesContext, type ChatActions } from './chat-context.ts';
 import { ChatHeader } from './chat-header.tsx';
 import { ChatMissing } from './chat-missing.tsx';
@@ -38,7 +39,9 @@ interface Props {
 
 /** Settings as a PATCH: every field present, null for "back to the default". */
 const asPatch = (s: ChatSettings) =>
-  Object.fromEntries((['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt'] as const).map((k) => [k, s[k] ?? null]));
+  Object.fromEntries(
+    (['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt', 'memory'] as const).map((k) => [k, s[k] ?? null]),
+  );
 
 export function ChatView({ conversationId, characterSlug = null }: Props) {
   const qc = useQueryClient();
@@ -166,6 +169,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
           <ImageOptions models={image.models} styles={image.styles} model={image.model} choices={image.choices} onChange={image.change} />
         </div>
       )}
+      {conversationId && conv?.archived && <ArchivedNotice id={conversationId} />}
       <Composer
         attachments={attachments}
         limits={limits}

@@ -1,6 +1,6 @@
 // One user turn: the text exactly as typed (whitespace kept, plain text), its attachments as chips, and a footer
 // with edit, copy and ‹ n/m › versions. Editing swaps the bubble for the inline editor.
-import { memo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { AppMessage } from '@/lib/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
 import { BranchNav } from './branch-nav.tsx';
@@ -9,6 +9,9 @@ import { CopyButton } from './copy-button.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { EditIcon } from './icons.tsx';
 import { MessageEditor } from './message-editor.tsx';
+import { MemorySuggestion } from '@/components/memory/memory-suggestion.tsx';
+import { RememberButton } from '@/components/memory/remember-button.tsx';
+import { memorySuggestion } from '@/components/memory/suggest.ts';
 
 interface Props {
   message: AppMessage;
@@ -20,6 +23,8 @@ interface Props {
 export const UserMessage = memo(function UserMessage({ message, siblingIndex, siblingCount, busy }: Props) {
   const actions = useChatActions();
   const [editing, setEditing] = useState(false);
+  // "Remember that …" offers to save the fact (never saved unless accepted).
+  const fact = useMemo(() => memorySuggestion(message.content), [message.content]);
   return (
     <article data-testid="message" data-role="user" data-status={message.status} aria-label="You" className="group flex flex-col items-end">
       {message.attachments.length > 0 && (
@@ -49,11 +54,13 @@ export const UserMessage = memo(function UserMessage({ message, siblingIndex, si
         <div className="mt-1 flex items-center gap-1 text-muted-foreground">
           <BranchNav index={siblingIndex} count={siblingCount} onStep={(s) => actions.switchSibling(message.id, s)} />
           <CopyButton text={message.content} />
+          {message.content.trim() && <RememberButton messageId={message.id} text={message.content} />}
           <IconButton size="sm" label="Edit message" data-testid="edit-button" disabled={busy} onClick={() => setEditing(true)}>
             <EditIcon />
           </IconButton>
         </div>
       )}
+      {!editing && fact && <MemorySuggestion messageId={message.id} fact={fact} />}
     </article>
   );
 });

@@ -11,18 +11,19 @@ export interface ConversationPage {
 
 export type ConversationPages = InfiniteData<ConversationPage, string | null>;
 
-/** Applies `patch` to the conversation wherever it is cached (the sidebar list and its own query). */
+/** Applies `patch` to the conversation wherever it is cached (the sidebar's lists and its own query). */
 export function patchConversationInCache(qc: QueryClient, id: string, patch: Partial<AppConversation>): void {
-  qc.setQueryData<ConversationPages>(
-    qk.conversations,
+  // Every list under qk.conversations: the main one, and the pinned, folder and archived ones (use-chat-lists.ts).
+  qc.setQueriesData<ConversationPages>(
+    { queryKey: qk.conversations },
     (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.map((c) => (c.id === id ? { ...c, ...patch } : c)) })) },
   );
   qc.setQueryData<AppConversation>(qk.conversation(id), (old) => old && { ...old, ...patch });
 }
 
 export function removeConversationFromCache(qc: QueryClient, id: string): void {
-  qc.setQueryData<ConversationPages>(
-    qk.conversations,
+  qc.setQueriesData<ConversationPages>(
+    { queryKey: qk.conversations },
     (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.filter((c) => c.id !== id) })) },
   );
   qc.removeQueries({ queryKey: qk.conversation(id), exact: true });

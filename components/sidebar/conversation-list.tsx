@@ -1,5 +1,6 @@
 'use client';
-// The chat history, grouped by last activity, loading further pages as the list is scrolled to its end.
+// The chat history (chats in no folder, not pinned or archived), grouped by last activity, loading further pages as
+// the list is scrolled to its end. A chat dragged here from a folder leaves the folder.
 import { useEffect, useMemo, useRef } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -7,6 +8,9 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { ConversationItem } from '@/components/sidebar/conversation-item.tsx';
 import { groupByDate } from '@/components/sidebar/group-by-date.ts';
 import { useConversations } from '@/components/sidebar/use-conversations.ts';
+import { useChatDrop } from '@/components/sidebar/folder-list.tsx';
+import { useOrganise } from '@/components/sidebar/use-organise.ts';
+import { cn } from '@/components/ui/cn.ts';
 
 export function ConversationList({ activeId }: { activeId: string | null }) {
   const q = useConversations();
@@ -15,6 +19,10 @@ export function ConversationList({ activeId }: { activeId: string | null }) {
   const items = useMemo(() => q.data?.pages.flatMap((p) => p.items) ?? [], [q.data]);
   // Regrouped when the list changes; "today" is as of that moment, which is fresh enough for a sidebar.
   const groups = useMemo(() => groupByDate(items, Date.now()), [items]);
+  const organise = useOrganise();
+  const drop = useChatDrop((id) => {
+    if (!items.some((c) => c.id === id)) organise.mutate({ id, change: { folderId: null } });
+  });
 
   useEffect(() => {
     const el = sentinel.current;
@@ -51,10 +59,15 @@ export function ConversationList({ activeId }: { activeId: string | null }) {
       </Alert>
     );
   }
-  if (!items.length) return <p className="px-3 py-2 text-sm text-muted-foreground">No chats yet. Start one with New chat.</p>;
+  if (!items.length)
+    return (
+      <p {...drop.handlers} className={cn('rounded-lg px-3 py-2 text-sm text-muted-foreground', drop.over && 'bg-accent')}>
+        No chats yet. Start one with New chat.
+      </p>
+    );
 
   return (
-    <div className="flex flex-col gap-4 pb-2" data-testid="conversation-list">
+    <div {...drop.handlers} className={cn('flex flex-col gap-4 rounded-lg pb-2', drop.over && 'bg-accent/50')} data-testid="conversation-list">
       {groups.map(({ group, items: list }) => (
         <section key={group} aria-label={group}>
           <h2 className="px-3 pb-1 text-xs font-medium text-muted-foreground">{group}</h2>

@@ -2,7 +2,22 @@
 // Inline title editor: Enter (or leaving the field) saves, Esc cancels; an empty or unchanged title saves nothing.
 import { useEffect, useRef, useState } from 'react';
 
-export function RenameInput({ initial, onSave, onCancel }: { initial: string; onSave: (title: string) => void; onCancel: () => void }) {
+export function RenameInput({
+  initial,
+  onSave,
+  onCancel,
+  label = 'Chat title',
+  testId = 'rename-input',
+  saveUnchanged = false,
+}: {
+  initial: string;
+  onSave: (title: string) => void;
+  onCancel: () => void;
+  label?: string;
+  testId?: string;
+  /** Save even when unchanged (a new folder's suggested name). */
+  saveUnchanged?: boolean;
+}) {
   const [value, setValue] = useState(initial);
   const ref = useRef<HTMLInputElement>(null);
   const done = useRef(false);
@@ -16,7 +31,7 @@ export function RenameInput({ initial, onSave, onCancel }: { initial: string; on
     if (done.current) return;
     done.current = true;
     const title = value.trim();
-    if (save && title && title !== initial) onSave(title);
+    if (save && title && (title !== initial || saveUnchanged)) onSave(title);
     else onCancel();
   };
 
@@ -25,8 +40,8 @@ export function RenameInput({ initial, onSave, onCancel }: { initial: string; on
       ref={ref}
       value={value}
       maxLength={200}
-      aria-label="Chat title"
-      data-testid="rename-input"
+      aria-label={label}
+      data-testid={testId}
       onChange={(e) => setValue(e.target.value)}
       onKeyDown={(e) => {
         if (e.key === 'Enter') {

@@ -1,8 +1,10 @@
 'use client';
-// The sidebar: brand, New chat, Characters, history search, the chat list and the user menu.
+// The sidebar: brand, New chat, Characters, history search, the chat history (pinned, folders, the list by date,
+// archived) and the user menu.
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
-// (data-id), conversation-menu, rename-conversation, rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, private-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// (data-id), conversation-menu, rename-conversation, pin-conversation, move-conversation, archive-conversation,
+// restore-conversation (and folder-list.tsx's, archived-section.tsx's, move-dialog.tsx's), rename-input, export-md, export-json, delete-conversation,
+// confirm-dialog, confirm-button, private-link, memory-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -12,7 +14,10 @@ import { cn } from '@/components/ui/cn.ts';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { LockIcon, PanelLeftIcon, PlusIcon, UsersIcon, XIcon } from '@/components/ui/icons.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
+import { ArchivedSection } from '@/components/sidebar/archived-section.tsx';
+import { PinnedSection } from '@/components/sidebar/chat-list-section.tsx';
 import { ConversationList } from '@/components/sidebar/conversation-list.tsx';
+import { FolderList } from '@/components/sidebar/folder-list.tsx';
 import { SearchResults } from '@/components/sidebar/search-results.tsx';
 import { SidebarSearch } from '@/components/sidebar/sidebar-search.tsx';
 import { UserMenu } from '@/components/sidebar/user-menu.tsx';
@@ -20,6 +25,7 @@ import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
 import { AccountLinks } from '@/components/billing/nav-links.tsx';
+import { MemoryIcon } from '@/components/memory/icons.tsx';
 
 export interface SidebarProps {
   /** Closes the drawer (small screens). */
@@ -77,6 +83,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           <LockIcon className="size-4" /> Private chats
         </Link>
         <Link
+          href="/memory"
+          aria-current={pathname === '/memory' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/memory' && 'bg-accent font-medium')}
+          data-testid="memory-link"
+        >
+          <MemoryIcon className="size-4" /> Memory
+        </Link>
+        <Link
           href="/video"
           aria-current={pathname === '/video' ? 'page' : undefined}
           className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/video' && 'bg-accent font-medium')}
@@ -104,7 +118,16 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
       </div>
       <SidebarSearch value={search} onChange={setSearch} />
       <nav aria-label="Chat history" className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">
-        {query ? <SearchResults query={query} activeId={activeId} /> : <ConversationList activeId={activeId} />}
+        {query ? (
+          <SearchResults query={query} activeId={activeId} />
+        ) : (
+          <div className="flex flex-col gap-4">
+            <PinnedSection activeId={activeId} />
+            <FolderList activeId={activeId} />
+            <ConversationList activeId={activeId} />
+            <ArchivedSection activeId={activeId} />
+          </div>
+        )}
       </nav>
       <div className="border-t border-border pt-2">
         <UserMenu />

@@ -55,13 +55,14 @@ export function Menu({ label, labelledByContent, trigger, triggerClassName, alig
   const placed = pos !== null;
   // biome-ignore lint/correctness/useExhaustiveDependencies: items() reads the DOM; focus moves only when the popup is placed
   useEffect(() => {
-    if (placed) items()[0]?.focus();
+    // preventScroll: the popup is fixed, so focusing it must not scroll the list behind (a scroll closes the menu).
+    if (placed) items()[0]?.focus({ preventScroll: true });
   }, [placed]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     const list = items();
     const i = list.indexOf(document.activeElement as HTMLElement);
-    const move = (n: number) => list[(n + list.length) % list.length]?.focus();
+    const move = (n: number) => list[(n + list.length) % list.length]?.focus({ preventScroll: true });
     if (e.key === 'ArrowDown') move(i + 1);
     else if (e.key === 'ArrowUp') move(i - 1);
     else if (e.key === 'Home') move(0);

@@ -146,6 +146,7 @@ else
         { name: 'chat (with messages)', p: page, url: chatPath, ready: (p) => waitForAttribute(lastAnswer(p), 'data-status', 'complete') },
         { name: 'characters', p: page, url: '/characters', ready: (p) => p.getByTestId('character-card').first().waitFor() },
         { name: 'account', p: page, url: '/account', ready: (p) => p.getByTestId('balance-usd').waitFor() },
+        { name: 'memory', p: page, url: '/memory', ready: (p) => p.getByTestId('memory-new-input').waitFor() },
       ];
       const found: string[] = [];
       for (const scheme of ['light', 'dark'] as const) {

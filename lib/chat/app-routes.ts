@@ -22,6 +22,7 @@ import { chatRequestBody } from './app/prompt.ts';
 import { remoteClient } from './app/remote-client.ts';
 import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/stream.ts';
 import { interrupt, isStale } from '../conversations/stale.ts';
+import { type ChatMemory, memoriesForChat } from '../memory/for-chat.ts';
 
 const MAX_TEXT = 200_000;
 const idSchema = z.string().min(1).max(200);
@@ -50,6 +51,8 @@ export function chatRoutes(deps: AppDeps) {
 
   const catalogue = catalogueSource(deps);
   const audioOk = canTranscribe(svc.chatDeps);
+  // The user's memories for this turn (none when the chat's switch is off or LAGOON_MEMORY_TOKENS is 0).
+  const memoriesFor = (user: User, c: Conversation) => memoriesForChat(svc.store, user.id, c, deps.app.memoryTokens);
   const modelFor = (requested: string | null, characterSlug: string | null, history: Message[]) => modelForTurn(catalogue, requested, characterSlug, history);
 
   async function startAnswer(
@@ -60,10 +63,11 @@ export function chatRoutes(deps: AppDeps) {
     history: Message[],
     conversation: Conversation,
     model: string,
+    memories: ChatMemory[],
   ) {
     // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
     const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
-    const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire });
+    const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire, memories });
     generations.start({ user, ops, message: assistant, body, requestId });
   }
 
@@ -113,13 +117,14 @@ export function chatRoutes(deps: AppDeps) {
 
     // Everything is checked: from here on the turn is stored.
     const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
-    const assistant = await ops.addMessage(c.id, { parentId: userMsg.id, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
+    const memories = await memoriesFor(user, c);
+    const assistant = await ops.addMessage(c.id, { parentId: userMsg.id, role: 'assistant', content: '', status: 'streaming', modelId: model.id, memories });
     if (isFirst && c.title === DEFAULT_TITLE) {
       const title = autoTitle(input.content);
       await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
     }
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model.id);
+    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model.id, memories);
     const out: SendMessageResponse = {
       user: toAppMessage(userMsg),
       assistant: toAppMessage(assistant),
@@ -136,9 +141,17 @@ export function chatRoutes(deps: AppDeps) {
     const c = await ops.withPath(original.conversationId, original.parentId);
     const model = await modelFor(input.modelId ?? c.modelId, c.characterSlug, c.messages);
     client.checkSettings(c.settings);
-    const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
+    const memories = await memoriesFor(user, c);
+    const assistant = await ops.addMessage(c.id, {
+      parentId: original.parentId,
+      role: 'assistant',
+      content: '',
+      status: 'streaming',
+      modelId: model.id,
+      memories,
+    });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, c.messages, c, model.id);
+    await startAnswer(requestId, user, ops, assistant, c.messages, c, model.id, memories);
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 

@@ -51,7 +51,18 @@ describe('create', () => {
     const u = await newUser();
     const r = await create(u);
     assert.equal(r.status, 201, r.text);
-    assert.deepEqual(Object.keys(r.json).sort(), ['characterSlug', 'createdAt', 'id', 'modelId', 'settings', 'title', 'updatedAt']);
+    assert.deepEqual(Object.keys(r.json).sort(), [
+      'archived',
+      'characterSlug',
+      'createdAt',
+      'folderId',
+      'id',
+      'modelId',
+      'pinned',
+      'settings',
+      'title',
+      'updatedAt',
+    ]);
     assert.equal(r.json.modelId, 'scripted-model');
     assert.equal(r.json.characterSlug, null);
     assert.equal(r.json.title, 'New chat');

@@ -28,8 +28,28 @@ const updateBody = z
     title: z.string().max(10_000).optional(),
     modelId: modelId.nullable().optional(),
     settings: z.record(z.string(), z.unknown()).optional(),
+    // Filing (organise.ts): a folder of the user's (null: out of it), pinned, archived.
+    folderId: z.string().min(1).max(200).nullable().optional(),
+    pinned: z.boolean().optional(),
+    archived: z.boolean().optional(),
   })
-  .refine((b) => b.title !== undefined || b.modelId !== undefined || b.settings !== undefined, { message: 'Send title, modelId or settings' });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Send title, modelId, settings, folderId, pinned or archived' });
+
+/** An optional 0/1 query parameter. */
+function flagParam(url: URL, name: string): boolean | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (raw !== '0' && raw !== '1') throw new ApiError('INVALID_REQUEST', `${name} must be 0 or 1`, { param: name });
+  return raw === '1';
+}
+
+/** `folder`: a folder id, or `none` for the chats in no folder (absent: any). */
+function folderParam(url: URL): string | null | undefined {
+  const raw = url.searchParams.get('folder');
+  if (raw === null || raw === '') return undefined;
+  if (raw.length > 200) throw new ApiError('INVALID_REQUEST', 'folder must be a folder id or none', { param: 'folder' });
+  return raw === 'none' ? null : raw;
+}
 
 /** An optional positive-integer query parameter (range checked by the store). */
 function intParam(url: URL, name: string): number | undefined {
@@ -63,7 +83,13 @@ export function conversationRoutes(deps: AppDeps) {
     listConversations: appRoute(deps, 'session', async ({ req, session }) => {
       const ops = opsOf(session);
       const url = new URL(req.url);
-      const page = await ops.list({ limit: intParam(url, 'limit'), cursor: url.searchParams.get('cursor') || null });
+      const page = await ops.list({
+        limit: intParam(url, 'limit'),
+        cursor: url.searchParams.get('cursor') || null,
+        folder: folderParam(url),
+        pinned: flagParam(url, 'pinned'),
+        archived: flagParam(url, 'archived'),
+      });
       const body: { items: AppConversation[]; nextCursor: string | null } = { items: page.items.map(toAppConversation), nextCursor: page.nextCursor };
       return json(body);
     }),
@@ -109,6 +135,8 @@ export function conversationRoutes(deps: AppDeps) {
       let c = b.settings !== undefined ? await ops.updateSettings(params.id, b.settings as ChatSettingsPatch) : undefined;
       if (model !== undefined) c = await ops.setModel(params.id, model);
       if (b.title !== undefined) c = await ops.rename(params.id, b.title);
+      if (b.folderId !== undefined || b.pinned !== undefined || b.archived !== undefined)
+        c = await ops.organise(params.id, { folderId: b.folderId, pinned: b.pinned, archived: b.archived });
       return json(toAppConversation(c ?? (await ops.conversation(params.id))));
     }),
 
@@ -139,7 +167,9 @@ export function conversationRoutes(deps: AppDeps) {
       const url = new URL(req.url);
       const q = cleanLine(url.searchParams.get('q') ?? '');
       // An empty box is no search: nothing matches, rather than a 400 while the user is still typing.
-      const hits = q ? await ops.search(q, { limit: intParam(url, 'limit') }) : [];
+      const folder = folderParam(url);
+      if (folder === null) throw new ApiError('INVALID_REQUEST', 'folder must be a folder id', { param: 'folder' });
+      const hits = q ? await ops.search(q, { limit: intParam(url, 'limit'), folder }) : [];
       const body: { hits: AppSearchHit[] } = {
         hits: hits.map((h) => ({ conversation: toAppConversation(h.conversation), snippet: h.snippet, messageId: h.messageId })),
       };

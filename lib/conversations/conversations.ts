@@ -11,6 +11,7 @@ import { cleanTitle, clampLimit, decodeCursor, encodeCursor, notFound, parse } f
 import { messageOps } from './messages.ts';
 import { C_COLS, type ConversationRow, stamp, toConversation } from './rows.ts';
 import { userScope } from './scope.ts';
+import { organiseOps } from './organise.ts';
 import { searchOps } from './search.ts';
 import { DEFAULT_TITLE } from './text.ts';
 import { chatSettingsSchema, type Conversation, type ConversationOps, createSchema, settingsPatchSchema } from './types.ts';
@@ -28,11 +29,14 @@ export type {
   ConversationOps,
   ConversationWithMessages,
   CreateConversationInput,
+  ListFilter,
+  OrganisePatch,
   Message,
   MessageError,
   MessageRole,
   MessageStatus,
   SearchHit,
+  UsedMemory,
   UpdateMessageOptions,
   UpdateMessagePatch,
   Usage,
@@ -56,6 +60,9 @@ export function userConversations(store: Store, userId: string): ConversationOps
         settings: v.settings ?? {},
         createdAt: at,
         updatedAt: at,
+        folderId: null,
+        pinnedAt: null,
+        archivedAt: null,
       };
       await store.run(
         'INSERT INTO conversations (id, user_id, title, model_id, character_slug, settings, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
@@ -86,6 +93,13 @@ export function userConversations(store: Store, userId: string): ConversationOps
         const [at, id] = decodeCursor(opts.cursor);
         params.push(at, id);
         where += ' AND (c.updated_at < $2 OR (c.updated_at = $2 AND c.id < $3))';
+      }
+      where += opts.archived ? ' AND c.archived_at IS NOT NULL' : ' AND c.archived_at IS NULL';
+      if (opts.pinned !== undefined) where += opts.pinned ? ' AND c.pinned_at IS NOT NULL' : ' AND c.pinned_at IS NULL';
+      if (opts.folder === null) where += ' AND c.folder_id IS NULL';
+      else if (opts.folder !== undefined) {
+        params.push(opts.folder);
+        where += ` AND c.folder_id = $${params.length}`;
       }
       params.push(limit + 1);
       const rows = await store.all<ConversationRow>(
@@ -140,5 +154,6 @@ export function userConversations(store: Store, userId: string): ConversationOps
 
     ...messageOps(scope),
     ...searchOps(scope),
+    ...organiseOps(scope),
   };
 }

@@ -50,7 +50,7 @@ const toAppCitation = (c: Message['citations'][number]): AppCitation => {
 };
 
 export function toAppMessage(m: Message): AppMessage {
-  return {
+  const out: AppMessage = {
     id: m.id,
     conversationId: m.conversationId,
     parentId: m.parentId,
@@ -65,4 +65,6 @@ export function toAppMessage(m: Message): AppMessage {
     error: toAppError(m.error),
     createdAt: m.createdAt,
   };
+  if (m.memories.length) out.memories = m.memories.map((u) => ({ id: u.id, content: u.content }));
+  return out;
 }

@@ -45,14 +45,15 @@ export function messageOps(scope: UserScope): MessageOps {
           status: v.status ?? 'complete',
           usage: v.usage ?? null,
           error: v.error ?? null,
+          memories: v.memories ?? [],
           createdAt: at,
           updatedAt: at,
         };
         // INSERT … SELECT from the user's own conversation row: nothing is written unless the user owns it.
         const n = await q.run(
-          `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, error, created_at, updated_at)
+          `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, error, memories, created_at, updated_at)
            SELECT CAST($1 AS TEXT), c.id, CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS TEXT),
-                  CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS TEXT), CAST($12 AS BIGINT), CAST($12 AS BIGINT)
+                  CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS TEXT), CAST($15 AS TEXT), CAST($12 AS BIGINT), CAST($12 AS BIGINT)
            FROM conversations c WHERE c.id = $13 AND c.user_id = $14`,
           [
             m.id,
@@ -69,6 +70,7 @@ export function messageOps(scope: UserScope): MessageOps {
             at,
             conversationId,
             userId,
+            m.memories.length ? JSON.stringify(m.memories) : null,
           ],
         );
         if (n === 0) throw notFound('Conversation');

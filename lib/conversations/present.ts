@@ -21,6 +21,7 @@ export function toAppSettings(s: Conversation['settings']): ChatSettings {
   if (s.webSearch !== undefined) out.webSearch = s.webSearch;
   if (s.citations !== undefined) out.citations = s.citations;
   if (s.includeServiceSystemPrompt !== undefined) out.includeServiceSystemPrompt = s.includeServiceSystemPrompt;
+  if (s.memory !== undefined) out.memory = s.memory;
   return out;
 }
 
@@ -32,4 +33,7 @@ export const toAppConversation = (c: Conversation): AppConversation => ({
   settings: toAppSettings(c.settings),
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
+  folderId: c.folderId,
+  pinned: c.pinnedAt !== null,
+  archived: c.archivedAt !== null,
 });

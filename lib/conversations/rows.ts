@@ -1,6 +1,6 @@
 // Row <-> object mapping for the conversations and messages tables, the column lists and ownership filter the queries
 // share, and the process-wide timestamp clock.
-import type { Attachment, ChatSettings, Citation, Conversation, Message, MessageError, MessageRole, MessageStatus, Usage } from './types.ts';
+import type { Attachment, ChatSettings, Citation, Conversation, Message, MessageError, MessageRole, MessageStatus, Usage, UsedMemory } from './types.ts';
 
 let lastStamp = 0;
 /** Milliseconds, strictly increasing within this process, so creation order survives same-millisecond writes. */
@@ -26,6 +26,9 @@ export interface ConversationRow {
   settings: string;
   created_at: number | string;
   updated_at: number | string;
+  folder_id: string | null;
+  pinned_at: number | string | null;
+  archived_at: number | string | null;
 }
 export interface MessageRow {
   id: string;
@@ -40,13 +43,14 @@ export interface MessageRow {
   status: string;
   usage: string | null;
   error: string | null;
+  memories: string | null;
   created_at: number | string;
   updated_at: number | string | null;
 }
 
-export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at';
+export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at, c.folder_id, c.pinned_at, c.archived_at';
 export const M_COLS =
-  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.created_at, m.updated_at';
+  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.memories, m.created_at, m.updated_at';
 /** Restricts `m` to messages of conversations owned by the user in parameter $N. */
 export const owned = (n: number) => `m.conversation_id IN (SELECT id FROM conversations WHERE user_id = $${n})`;
 
@@ -58,6 +62,9 @@ export const toConversation = (r: ConversationRow): Conversation => ({
   settings: json<ChatSettings>(r.settings, {}),
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
+  folderId: r.folder_id ?? null,
+  pinnedAt: r.pinned_at == null ? null : Number(r.pinned_at),
+  archivedAt: r.archived_at == null ? null : Number(r.archived_at),
 });
 
 export const toMessage = (r: MessageRow): Message => ({
@@ -73,6 +80,7 @@ export const toMessage = (r: MessageRow): Message => ({
   status: r.status as MessageStatus,
   usage: json<Usage | null>(r.usage, null),
   error: json<MessageError | null>(r.error, null),
+  memories: json<UsedMemory[]>(r.memories, []),
   createdAt: Number(r.created_at),
   updatedAt: r.updated_at == null ? null : Number(r.updated_at),
 });

@@ -22,10 +22,11 @@ export function searchOps(scope: UserScope): Pick<ConversationOps, 'search'> {
              (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND ${owned(1)}
                 AND LOWER(m.content) LIKE LOWER($2) ESCAPE '\\' ORDER BY m.created_at, m.id LIMIT 1) AS hit_id
            FROM conversations c WHERE c.user_id = $1
+           ${opts.folder === undefined ? '' : 'AND c.folder_id = $4'}
          ) s
          WHERE s.hit_id IS NOT NULL OR LOWER(s.title) LIKE LOWER($2) ESCAPE '\\'
          ORDER BY s.updated_at DESC, s.id DESC LIMIT $3`,
-        [userId, pattern, limit],
+        opts.folder === undefined ? [userId, pattern, limit] : [userId, pattern, limit, opts.folder],
       );
       const hits: SearchHit[] = [];
       for (const r of rows) {

@@ -7,6 +7,8 @@ export const chatSettingsSchema = z.strictObject({
   webSearch: z.enum(['off', 'on', 'auto']).optional(),
   citations: z.boolean().optional(),
   includeServiceSystemPrompt: z.boolean().optional(),
+  /** The user's saved memories go into this chat's prompts (absent: yes). */
+  memory: z.boolean().optional(),
 });
 export type ChatSettings = z.infer<typeof chatSettingsSchema>;
 
@@ -17,6 +19,7 @@ export const settingsPatchSchema = z.strictObject({
   webSearch: z.enum(['off', 'on', 'auto']).nullable().optional(),
   citations: z.boolean().nullable().optional(),
   includeServiceSystemPrompt: z.boolean().nullable().optional(),
+  memory: z.boolean().nullable().optional(),
 });
 export type ChatSettingsPatch = z.infer<typeof settingsPatchSchema>;
 
@@ -45,6 +48,9 @@ const messageErrorSchema = z.strictObject({
     .optional(),
 });
 export type MessageError = z.infer<typeof messageErrorSchema>;
+/** A memory an answer was given, as it read then (lib/memory). */
+const usedMemorySchema = z.strictObject({ id: z.string().min(1).max(200), content: z.string().max(10_000) });
+export type UsedMemory = z.infer<typeof usedMemorySchema>;
 
 export interface Conversation {
   id: string;
@@ -54,7 +60,30 @@ export interface Conversation {
   settings: ChatSettings;
   createdAt: number;
   updatedAt: number;
+  /** The user's folder it is filed in (null: none). */
+  folderId: string | null;
+  /** When it was pinned / archived (null: not). An archived chat is left out of the lists but found by search. */
+  pinnedAt: number | null;
+  archivedAt: number | null;
 }
+
+/** Which of the user's chats a list holds; each left out means any, except `archived` (default: not archived). */
+export interface ListFilter {
+  /** A folder's id, or null for the chats in no folder. */
+  folder?: string | null;
+  pinned?: boolean;
+  archived?: boolean;
+}
+
+/** Filing a chat: a folder (null: out of its folder), pinned, archived. */
+export const organiseSchema = z
+  .strictObject({
+    folderId: z.string().min(1).max(200).nullable().optional(),
+    pinned: z.boolean().optional(),
+    archived: z.boolean().optional(),
+  })
+  .refine((p) => p.folderId !== undefined || p.pinned !== undefined || p.archived !== undefined, { message: 'nothing to change' });
+export type OrganisePatch = z.input<typeof organiseSchema>;
 
 export interface Message {
   id: string;
@@ -69,6 +98,8 @@ export interface Message {
   status: MessageStatus;
   usage: Usage | null;
   error: MessageError | null;
+  /** The user's memories this answer's prompt held (empty: none). */
+  memories: UsedMemory[];
   createdAt: number;
   /** When the row was last written (a streaming answer's heartbeat); null for rows from before migration 5. */
   updatedAt: number | null;
@@ -109,6 +140,7 @@ export const addMessageSchema = z.strictObject({
   status: z.enum(['complete', 'streaming', 'stopped', 'error']).optional(),
   usage: usageSchema.nullable().optional(),
   error: messageErrorSchema.nullable().optional(),
+  memories: z.array(usedMemorySchema).max(200).optional(),
 });
 export type AddMessageInput = z.input<typeof addMessageSchema>;
 
@@ -143,7 +175,9 @@ export interface ConversationOps {
   get(id: string): Promise<ConversationWithMessages>;
   /** The conversation with only the messages on the path to leafId (default: the latest leaf) — for export. */
   withPath(id: string, leafId?: string): Promise<ConversationWithMessages>;
-  list(opts?: { limit?: number; cursor?: string | null }): Promise<{ items: Conversation[]; nextCursor: string | null }>;
+  list(opts?: { limit?: number; cursor?: string | null } & ListFilter): Promise<{ items: Conversation[]; nextCursor: string | null }>;
+  /** Files the chat (folder, pinned, archived) without moving it in the activity order. */
+  organise(id: string, patch: OrganisePatch): Promise<Conversation>;
   rename(id: string, title: string): Promise<Conversation>;
   /** The model new turns use (null: the default, or the character's model). */
   setModel(id: string, modelId: string | null): Promise<Conversation>;
@@ -157,5 +191,6 @@ export interface ConversationOps {
   path(conversationId: string, leafId?: string): Promise<Message[]>;
   siblings(messageId: string): Promise<{ ids: string[]; index: number }>;
   branchLeaf(messageId: string): Promise<Message>;
-  search(query: string, opts?: { limit?: number }): Promise<SearchHit[]>;
+  /** `folder`: only chats in that folder. Archived chats are found too. */
+  search(query: string, opts?: { limit?: number; folder?: string }): Promise<SearchHit[]>;
 }

@@ -8,6 +8,8 @@ export interface ChatSettings {
   webSearch?: WebSearchMode;
   citations?: boolean;
   includeServiceSystemPrompt?: boolean;
+  /** The user's saved memories go into this chat's prompts (absent: yes). */
+  memory?: boolean;
 }
 
 export interface AppConversation {
@@ -18,6 +20,26 @@ export interface AppConversation {
   settings: ChatSettings;
   createdAt: number;
   updatedAt: number;
+  /** The folder it is filed in (null: none). */
+  folderId: string | null;
+  pinned: boolean;
+  /** Archived: left out of the sidebar's lists, found by search, restorable. */
+  archived: boolean;
+}
+
+export interface AppFolder {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface AppFolderList {
+  items: AppFolder[];
+  max: number;
+}
+
+export interface CreateFolderRequest {
+  name: string;
 }
 
 export interface AppAttachment {
@@ -69,7 +91,14 @@ export interface AppMessage {
   status: AppMessageStatus;
   usage: AppUsage | null;
   error: AppError | null;
+  /** The user's memories this answer was given, as they read then; absent when none. */
+  memories?: AppUsedMemory[];
   createdAt: number;
+}
+
+export interface AppUsedMemory {
+  id: string;
+  content: string;
 }
 
 export interface AppConversationWithMessages extends AppConversation {

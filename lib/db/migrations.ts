@@ -534,6 +534,46 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
     ],
   },
   {
+    version: 24,
+    name: 'memories',
+    sql: [
+      // Memory across chats (lib/memory): facts a user chose to keep (saved, or a suggestion accepted), each one
+      // editable and switchable; never written by the server on its own. `source_message_id` is the message it
+      // was saved from, if any (a suggestion is offered once per message).
+      `CREATE TABLE memories (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        content TEXT NOT NULL,
+        enabled BOOLEAN NOT NULL DEFAULT TRUE,
+        source_message_id TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX memories_user ON memories(user_id, created_at)`,
+      // The memories an answer was given (JSON [{id, content}] as they were then), shown with the answer.
+      `ALTER TABLE messages ADD COLUMN memories TEXT`,
+    ],
+  },
+  {
+    version: 25,
+    name: 'folders, pinned and archived chats',
+    sql: [
+      // Organising the chat history (lib/conversations/organise.ts): a user's folders, and per conversation its
+      // folder (NULL: none), when it was pinned and when archived (NULL: not). Deleting a folder moves its chats out.
+      `CREATE TABLE folders (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        name TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX folders_user ON folders(user_id, created_at)`,
+      `ALTER TABLE conversations ADD COLUMN folder_id TEXT`,
+      `ALTER TABLE conversations ADD COLUMN pinned_at BIGINT`,
+      `ALTER TABLE conversations ADD COLUMN archived_at BIGINT`,
+      `CREATE INDEX conversations_user_folder ON conversations(user_id, folder_id, updated_at)`,
+    ],
+  },
+  {
     version: 26,
     name: 'idempotency keys for every billed POST',
     sql: [

@@ -22,6 +22,8 @@ import { videoRoutes } from '../video/app-routes.ts';
 import { audioRoutes } from '../audio/app-routes.ts';
 import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
+import { memoryRoutes } from '../memory/app-routes.ts';
+import { folderRoutes } from '../conversations/app-folders.ts';
 import type { AppDeps } from './app-deps.ts';
 
 export interface AppBackend {
@@ -48,6 +50,8 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof characterRoutes> &
   ReturnType<typeof previewRoutes> &
   ReturnType<typeof privateChatRoutes> &
+  ReturnType<typeof memoryRoutes> &
+  ReturnType<typeof folderRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -76,6 +80,8 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...videoRoutes(deps),
       ...audioRoutes(deps),
       ...characterRoutes(deps),
+      ...memoryRoutes(deps),
+      ...folderRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,
     },

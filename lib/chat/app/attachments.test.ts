@@ -159,6 +159,7 @@ describe('checkAttachments', () => {
       status: 'complete',
       usage: null,
       error: null,
+      memories: [],
       createdAt: 1,
       updatedAt: 1,
     } satisfies Message;

@@ -4,6 +4,7 @@
 import type { WireNames } from '../../api/wire.ts';
 import { type CharacterSnapshot, personaPrompt } from '../../characters/snapshot.ts';
 import type { ChatSettings, Conversation, Message } from '../../conversations/conversations.ts';
+import { memoryPrompt } from '../../memory/prompt.ts';
 import { storedAttachment } from './attachments.ts';
 import { transcriptForPrompt } from './audio-attachments.ts';
 
@@ -20,6 +21,8 @@ export interface PromptInput {
   history: Message[];
   /** Wire names of the backend that receives the request (service_parameters or its configured word). */
   wire: WireNames;
+  /** The user's memories this turn is given (lib/memory/for-chat.ts), as one system message after the chat's own. */
+  memories?: { content: string }[];
 }
 
 function userContent(m: Message): string | Part[] {
@@ -43,6 +46,8 @@ export function chatRequestBody(input: PromptInput): Record<string, unknown> {
   const character = input.conversation.character;
   if (character) messages.push({ role: 'system', content: personaPrompt(character, input.conversation.userName ?? '') });
   if (settings.systemPrompt?.trim()) messages.push({ role: 'system', content: settings.systemPrompt });
+  const remembered = memoryPrompt(input.memories ?? []);
+  if (remembered) messages.push({ role: 'system', content: remembered });
   for (const m of input.history) {
     if (m.role === 'user') messages.push({ role: 'user', content: userContent(m) });
     else if (m.role === 'system') messages.push({ role: 'system', content: m.content });
