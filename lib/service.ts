@@ -22,6 +22,7 @@ import { JobService } from './jobs/service.ts';
 import { AudioEngines } from './engines/audio/registry.ts';
 import { VideoEngines } from './engines/video/registry.ts';
 import { IdempotencyStore } from './billing/idempotency.ts';
+import { ReceiptHashLog } from './billing/receipts.ts';
 import { audioJobKind } from './audio/jobs.ts';
 import { ImageEngines } from './engines/images/registry.ts';
 import { transcribeForChat } from './audio/transcription.ts';
@@ -63,6 +64,8 @@ export interface Service {
   rpc: RpcProxy;
   /** Idempotency-Key claims of the billed POSTs (lib/http/billed.ts). */
   idempotency: IdempotencyStore;
+  /** The billed requests' hashes for their receipts, written in batches. */
+  receiptHashes: ReceiptHashLog;
   /** The engines of the catalogue's image models (generation, edits, upscaling, background removal). */
   imageEngines: ImageEngines;
   /** The engines of the catalogue's speech (tts) and transcription (asr) models. */
@@ -148,6 +151,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   await jobs.start();
   const rpc = new RpcProxy(config.cryptoRpc, { store, ledger, limiter, redis, keyPrefix });
   const e2ee = new E2eeWorkerLink(config.e2ee);
+  const receiptHashes = new ReceiptHashLog(store);
   return {
     config,
     store,
@@ -167,6 +171,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     // A running owner touches its claim every 15 s, so an instance that died frees its keys within a minute; a
     // duplicate waits up to 10 minutes for a long generation to finish, then replays it.
     idempotency: new IdempotencyStore(store, { staleMs: 60_000, heartbeatMs: 15_000, waitMs: 10 * 60_000 }),
+    receiptHashes,
     audio,
     imageEngines,
     videoEngines,
@@ -198,6 +203,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await imageEngines.close();
       await videoEngines.close();
       await ledger.drain();
+      await receiptHashes.flush();
       journal?.close();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.
       await lease?.stop().catch((e) => log.error({ err: e }, 'could not remove the instance heartbeat'));

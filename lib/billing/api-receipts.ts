@@ -10,6 +10,7 @@ import { type ReceiptContext, receiptKeys, signedReceipt } from './receipts.ts';
 export function receiptContextOf(svc: Service): ReceiptContext {
   return {
     store: svc.store,
+    hashes: svc.receiptHashes,
     rotateMs: svc.config.receiptKeyRotateMs,
     issuer: svc.wallet.url(''),
     pricesOf: (id) => (svc.catalogue.models.find((m) => m.id === id)?.pricing as Record<string, unknown> | undefined) ?? null,

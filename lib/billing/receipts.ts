@@ -12,6 +12,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject,
 import { ApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
 import { microsToString } from './money.ts';
+import { log } from '../log.ts';
 
 export interface ReceiptHashes {
   requestId: string;
@@ -20,13 +21,55 @@ export interface ReceiptHashes {
   responseSha256: string;
 }
 
-/** Keeps a billed request's hashes (once: a replay keeps the first answer's). */
-export async function recordHashes(store: Store, h: ReceiptHashes): Promise<void> {
-  await store.run(
-    `INSERT INTO receipts (request_id, account_id, request_sha256, response_sha256, created_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (request_id) DO NOTHING`,
-    [h.requestId, h.accountId, h.requestSha256, h.responseSha256, Date.now()],
-  );
+/**
+ * Billed requests' hashes, written in batches (every FLUSH_MS, or MAX_BATCH at once) so a receipt costs the answer's
+ * path no write of its own. A receipt fetched on this instance flushes first; a crash loses at most the last
+ * moment's hashes (those receipts then say null).
+ */
+export class ReceiptHashLog {
+  private static readonly FLUSH_MS = 200;
+  private static readonly MAX_BATCH = 500;
+  private readonly store: Store;
+  private pending: (ReceiptHashes & { at: number })[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(store: Store) {
+    this.store = store;
+  }
+
+  add(h: ReceiptHashes): void {
+    this.pending.push({ ...h, at: Date.now() });
+    if (this.pending.length >= ReceiptHashLog.MAX_BATCH) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), ReceiptHashLog.FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes what is pending (once: a replay keeps the first answer's hashes). */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length) {
+      const params = batch.flatMap((h) => [h.requestId, h.accountId, h.requestSha256, h.responseSha256, h.at]);
+      const rows = batch.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`).join(', ');
+      this.writing = this.writing
+        .then(() =>
+          this.store.run(
+            `INSERT INTO receipts (request_id, account_id, request_sha256, response_sha256, created_at) VALUES ${rows} ON CONFLICT (request_id) DO NOTHING`,
+            params,
+          ),
+        )
+        .then(
+          () => undefined,
+          (err) => log.error({ err, count: batch.length }, 'could not keep the hashes of billed requests for their receipts'),
+        );
+    }
+    return this.writing;
+  }
 }
 
 /** A public key as a JWK (RFC 8037), with when it began and stopped signing. */
@@ -130,6 +173,8 @@ interface UsageReceiptRow {
 
 export interface ReceiptContext {
   store: Store;
+  /** This instance's hashes not yet written: flushed before a receipt is read. */
+  hashes?: ReceiptHashLog;
   rotateMs: number;
   /** The server, as the receipt names its issuer. */
   issuer: string;
@@ -144,6 +189,7 @@ const money = (micros: number | string | null) => (micros === null ? null : micr
  * not made with that key).
  */
 export async function signedReceipt(rc: ReceiptContext, accountId: string, requestId: string, opts: { keyId?: string } = {}): Promise<SignedReceipt> {
+  await rc.hashes?.flush();
   const row = await rc.store.get<UsageReceiptRow>(
     `SELECT u.request_id, u.key_id, u.model_id, u.endpoint, u.unit, u.quantity, u.prompt_tokens, u.completion_tokens, u.cached_tokens,
             u.usd, u.diem, u.refunded_usd, u.refunded_diem, u.usd_after, u.diem_after, u.created_at, r.request_sha256, r.response_sha256

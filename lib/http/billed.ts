@@ -16,7 +16,6 @@ import { createHash, type Hash } from 'node:crypto';
 import { ApiError, type ErrorCode, isApiError, toApiError } from '../api/errors.ts';
 import type { HeaderMap } from '../api/headers.ts';
 import { type Claim, IDEMPOTENCY_KEY } from '../billing/idempotency.ts';
-import { recordHashes } from '../billing/receipts.ts';
 import { log } from '../log.ts';
 import { readBody, setPrereadBody } from './body.ts';
 import type { RequestCtx } from './context.ts';
@@ -92,11 +91,7 @@ export async function runBilled(ctx: RequestCtx, produce: () => Promise<Reply>):
     recording.writerDone();
     const { kept: answer, sha256 } = await recording.done;
     if (claim) await settleClaim(ctx, claim, answer);
-    if (accountId !== undefined && sha256) {
-      await recordHashes(ctx.svc.store, { requestId: ctx.requestId, accountId, requestSha256, responseSha256: sha256 }).catch((err) =>
-        log.error({ err, requestId: ctx.requestId }, 'could not keep the hashes for a receipt'),
-      );
-    }
+    if (accountId !== undefined && sha256) ctx.svc.receiptHashes.add({ requestId: ctx.requestId, accountId, requestSha256, responseSha256: sha256 });
   }
 }
 
