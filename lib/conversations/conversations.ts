@@ -33,6 +33,7 @@ export type {
   MessageRole,
   MessageStatus,
   SearchHit,
+  ToolStep,
   UpdateMessageOptions,
   UpdateMessagePatch,
   Usage,
