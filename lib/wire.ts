@@ -67,5 +67,6 @@ export type * from './keys/wire-list.ts';
 export type * from './limits/wire-rate-limits.ts';
 export type * from './billing/wire-usage.ts';
 export type * from './wallet/wire.ts';
+export type * from './tools/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
 export { USAGE_PERIODS } from './billing/wire-usage.ts';

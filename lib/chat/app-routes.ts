@@ -22,6 +22,11 @@ import { chatRequestBody } from './app/prompt.ts';
 import { remoteClient } from './app/remote-client.ts';
 import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/stream.ts';
 import { interrupt, isStale } from '../conversations/stale.ts';
+import { McpPool } from '../tools/mcp-client.ts';
+import { McpServers } from '../tools/mcp-servers.ts';
+import { chatTools } from '../tools/registry.ts';
+import type { AnswerTools } from './app/generations.ts';
+import type { TurnModel } from './app/models.ts';
 
 const MAX_TEXT = 200_000;
 const idSchema = z.string().min(1).max(200);
@@ -44,6 +49,17 @@ export function chatRoutes(deps: AppDeps) {
   const { remote } = deps.app;
   const client: InferenceClient = remote ? remoteClient(remote) : localClient(svc);
   const generations = new Generations(client);
+  // Server-side tools: the operator's MCP servers, one connection pool for every answer of this process.
+  const toolCfg = svc.config.tools;
+  const mcpServers = new McpServers(svc.store, svc.secrets);
+  const mcpPool = new McpPool({ allowHosts: svc.config.fetchAllowHosts, stdioAllowed: toolCfg.mcpStdio });
+  const toolLimits = { maxRounds: toolCfg.maxRounds, totalMs: toolCfg.totalMs, callTimeoutMs: toolCfg.callTimeoutMs, maxResultChars: toolCfg.maxResultChars };
+  /** The answer's tools: the chat's switched-on servers, when the model can call tools at all. */
+  const toolsFor = (user: User, conversation: Conversation, model: TurnModel): AnswerTools | undefined => {
+    const ids = conversation.settings.tools ?? [];
+    if (!ids.length || !model.functionCalling) return undefined;
+    return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits }, user.id, ids, signal) };
+  };
   const heartbeatMs = svc.config.sseKeepAliveMs;
   // With the embedded store this process is the only writer, so a 'streaming' row older than it is certainly dead.
   const aliveSince = svc.store.kind === 'sqlite' ? Date.now() : 0;
@@ -59,12 +75,12 @@ export function chatRoutes(deps: AppDeps) {
     assistant: Message,
     history: Message[],
     conversation: Conversation,
-    model: string,
+    model: TurnModel,
   ) {
     // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
     const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
-    const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire });
-    generations.start({ user, ops, message: assistant, body, requestId });
+    const body = chatRequestBody({ model: model.id, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire });
+    generations.start({ user, ops, message: assistant, body, requestId, tools: toolsFor(user, conversation, model) });
   }
 
   /**
@@ -119,7 +135,7 @@ export function chatRoutes(deps: AppDeps) {
       await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
     }
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model.id);
+    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model);
     const out: SendMessageResponse = {
       user: toAppMessage(userMsg),
       assistant: toAppMessage(assistant),
@@ -138,7 +154,7 @@ export function chatRoutes(deps: AppDeps) {
     client.checkSettings(c.settings);
     const assistant = await ops.addMessage(c.id, { parentId: original.parentId, role: 'assistant', content: '', status: 'streaming', modelId: model.id });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, c.messages, c, model.id);
+    await startAnswer(requestId, user, ops, assistant, c.messages, c, model);
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 
@@ -187,6 +203,9 @@ export function chatRoutes(deps: AppDeps) {
     streamMessage: appRoute(deps, 'session', streamMessage),
     limits: appRoute(deps, 'session', limits),
     /** Stops every live generation, keeping what each produced ('stopped'); for shutdown. */
-    close: () => generations.close(),
+    close: async () => {
+      await generations.close();
+      await mcpPool.close();
+    },
   };
 }
