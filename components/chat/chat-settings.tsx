@@ -1,11 +1,12 @@
 'use client';
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
-// prompt. Edits are a draft until Save (a new chat keeps them until its first send creates it).
+// prompt, the tools (MCP servers) it may call. Edits are a draft until Save (a new chat keeps them until its first send creates it).
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/wire.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { SlidersIcon } from './icons.tsx';
+import { ToolSettings } from './tool-settings.tsx';
 import { useDismiss } from './use-dismiss.ts';
 import { VoiceSettings } from '@/components/audio/voice-settings.tsx';
 import { loadVoicePrefs, saveVoicePrefs, type VoicePrefs } from '@/components/audio/voice-prefs.ts';
@@ -168,6 +169,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
             />
             Include the service’s default system prompt
           </label>
+          <ToolSettings value={draft.tools} onChange={(ids) => set('tools', ids)} />
           <VoiceSettings value={voice} onChange={setVoice} />
           <div className="flex justify-end gap-2">
             <Button

@@ -191,6 +191,11 @@ export function OperatorPage() {
               Models and engines: add an upstream, test, disable, set prices
             </Link>
           </p>
+          <p className="text-sm">
+            <Link href="/operator/tools" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="operator-tools-link">
+              Tools: the MCP servers chats can switch on
+            </Link>
+          </p>
           <Section id="operator-accounts" title="Accounts">
             <Accounts />
           </Section>
