@@ -22,6 +22,9 @@
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
 //   GET    /api/app/messages/:id/stream                  → text/event-stream of GenerationEvent (attach/reattach)
 //   GET    /api/app/limits                               → AttachmentLimits
+//   GET    /api/app/tools                                → AppToolsResponse (the MCP servers a chat may switch on: settings.tools)
+//   PUT    /api/app/tools/:id/headers  UserToolHeadersRequest → 204 (the user's own headers for a server, sealed)
+//   GET|POST /api/app/operator/mcp-servers, PATCH|DELETE …/:id, POST …/:id/test → the operator's MCP servers
 //   GET    /api/app/wallet/challenge?address=&chain=evm|solana → WalletChallenge (a fresh single-use sign-in challenge)
 //   POST   /api/app/wallet/sign-in  WalletSignInRequest   → MeResponse + Set-Cookie (no CSRF token yet: Origin-checked)
 //   GET    /api/app/wallet/top-up/requirements?amount=&chain= → WalletTopUpRequirements (wallet users only)
