@@ -140,7 +140,14 @@ export interface Config {
   /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
   sseKeepAliveMs: number;
   /** The chat app's server-side tools (lib/tools): the tool loop's bounds, and whether MCP servers may run as local programs. */
-  tools: { maxRounds: number; totalMs: number; callTimeoutMs: number; maxResultChars: number; mcpStdio: boolean };
+  tools: {
+    maxRounds: number;
+    totalMs: number;
+    callTimeoutMs: number;
+    maxResultChars: number;
+    mcpStdio: boolean;
+    codeRunner: { enabled: boolean; memoryMb: number };
+  };
   /** Defences against slow and hoarding clients (slowloris): header and request deadlines, connections per address. */
   connections: { headersTimeoutMs: number; requestTimeoutMs: number; maxPerIp: number };
   /** Timestamps on every response (x-<word>-timestamp). */
@@ -386,6 +393,16 @@ export const SETTINGS = {
     default: '0',
     parse: flag,
     doc: '`1` lets the operator add MCP servers that run as programs on this host (stdio); off, only HTTP servers may be added',
+  },
+  LAGOON_CODE_RUNNER: {
+    default: '1',
+    parse: flag,
+    doc: '`0` takes the built-in code runner (JavaScript in QuickJS/WebAssembly, no host access) out of the chat’s tools',
+  },
+  LAGOON_CODE_RUNNER_MEMORY_MB: {
+    default: '64',
+    parse: int(1),
+    doc: 'the memory one code-runner run may use (its time limit is `LAGOON_TOOL_CALL_TIMEOUT_MS`)',
   },
   LAGOON_HEARTBEAT_MS: {
     default: '10000',
@@ -688,6 +705,7 @@ export function loadConfig(env: Env = process.env): Config {
       callTimeoutMs: v.LAGOON_TOOL_CALL_TIMEOUT_MS,
       maxResultChars: v.LAGOON_TOOL_RESULT_MAX_CHARS,
       mcpStdio: v.LAGOON_MCP_STDIO,
+      codeRunner: { enabled: v.LAGOON_CODE_RUNNER, memoryMb: v.LAGOON_CODE_RUNNER_MEMORY_MB },
     },
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },
     catalogueRefreshMs: v.LAGOON_CATALOGUE_REFRESH_MS,

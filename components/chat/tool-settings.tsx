@@ -84,6 +84,7 @@ export function ToolSettings({ value, onChange }: { value: string[] | undefined;
               />
               {s.name}
             </label>
+            {s.kind === 'builtin' && <p className="ml-6 text-xs text-muted-foreground">Runs JavaScript in a sandbox on the server.</p>}
             {s.transport === 'http' && (
               <div className="ml-6">
                 <OwnToken server={s} />

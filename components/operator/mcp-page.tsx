@@ -33,7 +33,11 @@ function Servers() {
   return (
     <div className="flex flex-col gap-3">
       {failed && <Alert data-testid="mcp-error">{failed.message}</Alert>}
-      <DataTable label="MCP servers" caption="Their tools can be switched on per chat" columns={[{ label: 'Server' }, { label: 'Where' }, { label: 'Actions' }]}>
+      <DataTable
+        label="MCP servers"
+        caption="Their tools can be switched on per chat"
+        columns={[{ label: 'Server' }, { label: 'Where' }, { label: 'Actions' }]}
+      >
         {q.data.servers.map((s) => (
           <tr key={s.id} className="border-t border-border align-top" data-testid="mcp-row" data-name={s.name} data-enabled={s.enabled}>
             <th scope="row" className={`${TD} text-left font-medium`}>
@@ -54,7 +58,13 @@ function Servers() {
             </td>
             <td className="px-3 py-2">
               <div className="flex flex-wrap gap-1.5">
-                <Button size="sm" variant="secondary" pending={test.isPending && test.variables === s.id} onClick={() => test.mutate(s.id)} data-testid="mcp-test">
+                <Button
+                  size="sm"
+                  variant="secondary"
+                  pending={test.isPending && test.variables === s.id}
+                  onClick={() => test.mutate(s.id)}
+                  data-testid="mcp-test"
+                >
                   Test
                 </Button>
                 <Button
@@ -96,7 +106,15 @@ function AddServerForm({ stdioAllowed }: { stdioAllowed: boolean }) {
   return (
     <form onSubmit={submit} className="flex flex-col gap-3" aria-label="Add an MCP server">
       <div className="grid gap-3 sm:grid-cols-2">
-        <InputField id={`${id}-name`} label="Name" required value={f.name} onChange={set('name')} hint="Its tools reach the model as <name>__<tool>." data-testid="add-mcp-name" />
+        <InputField
+          id={`${id}-name`}
+          label="Name"
+          required
+          value={f.name}
+          onChange={set('name')}
+          hint="Its tools reach the model as <name>__<tool>."
+          data-testid="add-mcp-name"
+        />
         <SelectField id={`${id}-transport`} label="Transport" value={f.transport} onChange={set('transport')} data-testid="add-mcp-transport">
           <option value="http">Streamable HTTP</option>
           <option value="stdio" disabled={!stdioAllowed}>
@@ -116,7 +134,14 @@ function AddServerForm({ stdioAllowed }: { stdioAllowed: boolean }) {
               data-testid="add-mcp-url"
             />
             <div className="grid grid-cols-2 gap-2">
-              <InputField id={`${id}-hn`} label="Header (optional)" placeholder="Authorization" value={f.headerName} onChange={set('headerName')} data-testid="add-mcp-header-name" />
+              <InputField
+                id={`${id}-hn`}
+                label="Header (optional)"
+                placeholder="Authorization"
+                value={f.headerName}
+                onChange={set('headerName')}
+                data-testid="add-mcp-header-name"
+              />
               <InputField
                 id={`${id}-hv`}
                 label="Value"

@@ -58,7 +58,8 @@ export function chatRoutes(deps: AppDeps) {
   const toolsFor = (user: User, conversation: Conversation, model: TurnModel): AnswerTools | undefined => {
     const ids = conversation.settings.tools ?? [];
     if (!ids.length || !model.functionCalling) return undefined;
-    return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits }, user.id, ids, signal) };
+    const codeRunner = toolCfg.codeRunner.enabled ? { memoryBytes: toolCfg.codeRunner.memoryMb * 1024 * 1024 } : undefined;
+    return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits, codeRunner }, user.id, ids, signal) };
   };
   const heartbeatMs = svc.config.sseKeepAliveMs;
   // With the embedded store this process is the only writer, so a 'streaming' row older than it is certainly dead.

@@ -6,6 +6,7 @@ import { ApiError } from '../api/errors.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json, noContent } from '../http/app-route.ts';
 import type { User } from '../users/users.ts';
+import { CODE_RUNNER_ID, CODE_RUNNER_NAME } from './code-runner.ts';
 import { checkServerUrl } from './guard.ts';
 import { McpPool, messageOf } from './mcp-client.ts';
 import { headersSchema, McpServers, type ServerInput, serverInputSchema, toAppServer } from './mcp-servers.ts';
@@ -105,8 +106,9 @@ export function toolRoutes(deps: AppDeps) {
       const body: AppToolsResponse = {
         servers: (await servers.list())
           .filter((s) => s.enabled && (s.transport === 'http' || cfg.mcpStdio))
-          .map((s) => ({ id: s.id, name: s.name, transport: s.transport, hasUserHeaders: mine.has(s.id) })),
+          .map((s) => ({ id: s.id, name: s.name, kind: 'mcp' as const, transport: s.transport, hasUserHeaders: mine.has(s.id) })),
       };
+      if (cfg.codeRunner.enabled) body.servers.push({ id: CODE_RUNNER_ID, name: CODE_RUNNER_NAME, kind: 'builtin', transport: null, hasUserHeaders: false });
       return json(body);
     }),
 

@@ -2,6 +2,7 @@
 // named `<server>__<tool>` for the model, with the user's own headers where they stored some. A server that cannot
 // be reached is left out (and said so) rather than failing the answer.
 import { log } from '../log.ts';
+import { CODE_RUNNER_ID, codeRunnerTool } from './code-runner.ts';
 import { secretInArguments } from './guard.ts';
 import { type McpPool, messageOf } from './mcp-client.ts';
 import type { McpServers } from './mcp-servers.ts';
@@ -22,6 +23,8 @@ export interface ToolsDeps {
   servers: McpServers;
   pool: McpPool;
   limits: ToolLimits;
+  /** The built-in code runner's memory cap, when it is on (LAGOON_CODE_RUNNER). */
+  codeRunner?: { memoryBytes: number };
 }
 
 export interface ChatTools {
@@ -68,6 +71,10 @@ export async function chatTools(deps: ToolsDeps, userId: string, serverIds: read
         },
       });
     }
+  }
+  if (deps.codeRunner && serverIds.includes(CODE_RUNNER_ID)) {
+    const { callTimeoutMs, maxResultChars } = deps.limits;
+    tools.push(codeRunnerTool({ timeoutMs: callTimeoutMs, memoryBytes: deps.codeRunner.memoryBytes, maxResultChars }));
   }
   return { tools, unavailable };
 }

@@ -46,11 +46,13 @@ export interface McpServerTestResult {
   ms: number;
 }
 
-/** A server a user can switch on for a chat (GET /api/app/tools). */
+/** A tool source a user can switch on for a chat (GET /api/app/tools): an MCP server, or a built-in tool. */
 export interface AppToolServer {
   id: string;
   name: string;
-  transport: McpTransport;
+  kind: 'mcp' | 'builtin';
+  /** An MCP server's transport; null for a built-in. */
+  transport: McpTransport | null;
   /** The user has stored their own headers for it (PUT /api/app/tools/:id/headers). */
   hasUserHeaders: boolean;
 }

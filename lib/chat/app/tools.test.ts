@@ -109,7 +109,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
       const list = (await (await call(tools.listTools, 'GET', '/tools', alice)).json()) as { servers: { name: string }[] };
       assert.deepEqual(
         list.servers.map((x) => x.name),
-        ['calc', 'web'],
+        ['calc', 'web', 'Code runner'],
       );
     });
 
@@ -217,6 +217,17 @@ for (const backend of ['sqlite', 'postgres'] as const)
         ],
       );
       assert.equal(r.message.status, 'complete');
+    });
+
+    test('the built-in code runner through the same loop', async () => {
+      const { message } = await answer(chatWith(), alice, '[[tool:run_javascript:{"code":"console.log(6 * 7); [1,2].length"}]] [[reply:42]]', {
+        tools: ['builtin:code'],
+      });
+      assert.deepEqual(
+        message.toolSteps?.map((s) => [s.name, s.server, s.status, s.result]),
+        [['run_javascript', null, 'done', '42\n=> 2']],
+      );
+      assert.equal(message.content, '42');
     });
 
     test('a model without function calling gets no tools; a disabled server is left out', async () => {

@@ -1,0 +1,57 @@
+// The built-in code runner against its real sandbox (QuickJS in WebAssembly, in a worker thread): what it returns,
+// its limits (time, memory, output), that the script reaches nothing of the host, and that a long run leaves the
+// event loop free.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { codeRunnerTool, runJavaScript } from './code-runner.ts';
+
+const limits = { timeoutMs: 1000, memoryBytes: 16 * 1024 * 1024, maxResultChars: 500 };
+const ctx = { signal: new AbortController().signal };
+
+describe('the code runner', () => {
+  test('prints, returns the last value, and reports a thrown error', async () => {
+    const tool = codeRunnerTool(limits);
+    const ok = await tool.run({ code: 'console.log("sum", [1, 2, 3].reduce((a, b) => a + b)); ({ answer: 6 * 7 })' }, ctx);
+    assert.deepEqual(ok, { text: 'sum 6\n=> {"answer":42}', isError: false, truncated: false });
+    const bad = await tool.run({ code: 'throw new RangeError("nope")' }, ctx);
+    assert.deepEqual(bad, { text: 'RangeError: nope', isError: true, truncated: false });
+    assert.equal((await tool.run({ code: 'let x = ;' }, ctx)).text.startsWith('SyntaxError'), true);
+    assert.equal((await tool.run({ code: 42 }, ctx)).isError, true);
+  });
+
+  test('the script reaches nothing of the host', async () => {
+    // `import.meta` outside a module is a syntax error: modules are not available either.
+    const o = await runJavaScript('typeof import.meta', limits);
+    assert.match(o.error ?? '', /SyntaxError/);
+    const g = await runJavaScript('[typeof require, typeof process, typeof fetch, typeof setTimeout, typeof std, typeof os].join()', limits);
+    assert.equal(g.value, 'undefined,undefined,undefined,undefined,undefined,undefined');
+  });
+
+  test('limits: time, memory and output; a long run leaves the event loop free', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 50);
+    const started = Date.now();
+    const tool = codeRunnerTool(limits);
+    const spin = await tool.run({ code: 'for (;;) {}' }, ctx);
+    clearInterval(timer);
+    assert.deepEqual(spin, { text: 'Error: the code ran out of time', isError: true, truncated: false });
+    assert.ok(Date.now() - started < 4000);
+    assert.ok(ticks >= 10, `the event loop ran meanwhile (${ticks} ticks)`);
+
+    const hog = await tool.run({ code: 'const a = []; for (let i = 0; ; i++) a.push({ i, s: "x" + i });' }, ctx);
+    assert.equal(hog.text, 'Error: the code ran out of memory');
+
+    const loud = await tool.run({ code: 'for (let i = 0; i < 10000; i++) console.log("line", i)' }, ctx);
+    assert.equal(loud.truncated, true);
+    assert.ok(loud.text.length < 700, String(loud.text.length));
+  });
+
+  test('a stopped answer stops its run', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const started = Date.now();
+    const o = await runJavaScript('for (;;) {}', { ...limits, timeoutMs: 10_000 }, ac.signal);
+    assert.match(o.error ?? '', /stopped/);
+    assert.ok(Date.now() - started < 2000);
+  });
+});
