@@ -84,7 +84,8 @@ export function ToolSettings({ value, onChange }: { value: string[] | undefined;
               />
               {s.name}
             </label>
-            {s.kind === 'builtin' && <p className="ml-6 text-xs text-muted-foreground">Runs JavaScript in a sandbox on the server.</p>}
+            {s.id === 'builtin:code' && <p className="ml-6 text-xs text-muted-foreground">Runs JavaScript in a sandbox on the server.</p>}
+            {s.id === 'builtin:web' && <p className="ml-6 text-xs text-muted-foreground">Each search or fetched page is billed.</p>}
             {s.transport === 'http' && (
               <div className="ml-6">
                 <OwnToken server={s} />

@@ -24,7 +24,10 @@ import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/st
 import { interrupt, isStale } from '../conversations/stale.ts';
 import { McpPool } from '../tools/mcp-client.ts';
 import { McpServers } from '../tools/mcp-servers.ts';
+import { CODE_RUNNER_ID, codeRunnerTool } from '../tools/code-runner.ts';
 import { chatTools } from '../tools/registry.ts';
+import type { Tool } from '../tools/tool.ts';
+import { WEB_TOOLS_ID, webTools } from '../tools/web-tools.ts';
 import type { AnswerTools } from './app/generations.ts';
 import type { TurnModel } from './app/models.ts';
 
@@ -58,8 +61,22 @@ export function chatRoutes(deps: AppDeps) {
   const toolsFor = (user: User, conversation: Conversation, model: TurnModel): AnswerTools | undefined => {
     const ids = conversation.settings.tools ?? [];
     if (!ids.length || !model.functionCalling) return undefined;
-    const codeRunner = toolCfg.codeRunner.enabled ? { memoryBytes: toolCfg.codeRunner.memoryMb * 1024 * 1024 } : undefined;
-    return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits, codeRunner }, user.id, ids, signal) };
+    const builtins: Record<string, () => Tool[]> = {
+      [WEB_TOOLS_ID]: () =>
+        webTools({
+          meter: svc,
+          user,
+          searchProviders: svc.searchProviders,
+          prices: svc.config.augmentPrices,
+          allowHosts: svc.config.fetchAllowHosts,
+          maxResultChars: toolLimits.maxResultChars,
+        }),
+    };
+    if (toolCfg.codeRunner.enabled) {
+      const memoryBytes = toolCfg.codeRunner.memoryMb * 1024 * 1024;
+      builtins[CODE_RUNNER_ID] = () => [codeRunnerTool({ timeoutMs: toolLimits.callTimeoutMs, memoryBytes, maxResultChars: toolLimits.maxResultChars })];
+    }
+    return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits, builtins }, user.id, ids, signal) };
   };
   const heartbeatMs = svc.config.sseKeepAliveMs;
   // With the embedded store this process is the only writer, so a 'streaming' row older than it is certainly dead.

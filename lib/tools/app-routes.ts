@@ -8,6 +8,7 @@ import { appRoute, json, noContent } from '../http/app-route.ts';
 import type { User } from '../users/users.ts';
 import { CODE_RUNNER_ID, CODE_RUNNER_NAME } from './code-runner.ts';
 import { checkServerUrl } from './guard.ts';
+import { WEB_TOOLS_ID, WEB_TOOLS_NAME } from './web-tools.ts';
 import { McpPool, messageOf } from './mcp-client.ts';
 import { headersSchema, McpServers, type ServerInput, serverInputSchema, toAppServer } from './mcp-servers.ts';
 import type { AppMcpServersResponse, AppToolsResponse, McpServerTestResult } from './wire.ts';
@@ -108,6 +109,13 @@ export function toolRoutes(deps: AppDeps) {
           .filter((s) => s.enabled && (s.transport === 'http' || cfg.mcpStdio))
           .map((s) => ({ id: s.id, name: s.name, kind: 'mcp' as const, transport: s.transport, hasUserHeaders: mine.has(s.id) })),
       };
+      body.servers.push({
+        id: WEB_TOOLS_ID,
+        name: svc.searchProviders.length ? WEB_TOOLS_NAME : 'Page fetch',
+        kind: 'builtin',
+        transport: null,
+        hasUserHeaders: false,
+      });
       if (cfg.codeRunner.enabled) body.servers.push({ id: CODE_RUNNER_ID, name: CODE_RUNNER_NAME, kind: 'builtin', transport: null, hasUserHeaders: false });
       return json(body);
     }),

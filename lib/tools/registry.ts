@@ -2,7 +2,6 @@
 // named `<server>__<tool>` for the model, with the user's own headers where they stored some. A server that cannot
 // be reached is left out (and said so) rather than failing the answer.
 import { log } from '../log.ts';
-import { CODE_RUNNER_ID, codeRunnerTool } from './code-runner.ts';
 import { secretInArguments } from './guard.ts';
 import { type McpPool, messageOf } from './mcp-client.ts';
 import type { McpServers } from './mcp-servers.ts';
@@ -23,8 +22,8 @@ export interface ToolsDeps {
   servers: McpServers;
   pool: McpPool;
   limits: ToolLimits;
-  /** The built-in code runner's memory cap, when it is on (LAGOON_CODE_RUNNER). */
-  codeRunner?: { memoryBytes: number };
+  /** Built-in tools by their switch id (`builtin:…`): each makes the tools it offers for this answer. */
+  builtins?: Record<string, () => Tool[]>;
 }
 
 export interface ChatTools {
@@ -72,9 +71,12 @@ export async function chatTools(deps: ToolsDeps, userId: string, serverIds: read
       });
     }
   }
-  if (deps.codeRunner && serverIds.includes(CODE_RUNNER_ID)) {
-    const { callTimeoutMs, maxResultChars } = deps.limits;
-    tools.push(codeRunnerTool({ timeoutMs: callTimeoutMs, memoryBytes: deps.codeRunner.memoryBytes, maxResultChars }));
+  for (const id of serverIds) {
+    for (const t of deps.builtins?.[id]?.() ?? []) {
+      if (names.has(t.name)) continue;
+      names.add(t.name);
+      tools.push(t);
+    }
   }
   return { tools, unavailable };
 }

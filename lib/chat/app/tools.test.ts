@@ -9,6 +9,9 @@ import { type Harness, startHarness } from '../../../e2e/support/harness.ts';
 import { createTestDatabase } from '../../../e2e/support/pg.ts';
 import { STDIO_SERVER, startHttpMcp, type TestHttpMcp } from '../../../e2e/support/mcp/http-server.ts';
 import { call, EventReader, testUser, type TestUser } from '../../../e2e/support/app-chat.ts';
+import { type FakeSearx, startFakeSearx } from '../../../e2e/browser/support/searx.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { userConversations } from '../../conversations/conversations.ts';
 import type { Service } from '../../service.ts';
 import { toolRoutes } from '../../tools/app-routes.ts';
@@ -21,6 +24,9 @@ for (const backend of ['sqlite', 'postgres'] as const)
   describe(`chat tools over MCP (${backend})`, () => {
     let h: Harness;
     let mcp: TestHttpMcp;
+    let searx: FakeSearx;
+    let pages: http.Server;
+    let pageUrl: string;
     let tools: ReturnType<typeof toolRoutes>;
     const chats: ReturnType<typeof chatRoutes>[] = [];
     let operator: TestUser;
@@ -41,7 +47,19 @@ for (const backend of ['sqlite', 'postgres'] as const)
       let databaseUrl: string | undefined;
       if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
       mcp = await startHttpMcp();
-      h = await startHarness({ databaseUrl, env: { LAGOON_MCP_STDIO: '1', LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1', LAGOON_SECRETS_KEY: 'a'.repeat(64) } });
+      searx = await startFakeSearx();
+      pages = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(
+          '<html><head><title>Reef notes</title></head><body><article><h1>Reef notes</h1><p>Lagoons are calm and shallow, sheltered by reefs from the open sea.</p></article></body></html>',
+        );
+      });
+      await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
+      pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/notes`;
+      h = await startHarness({
+        databaseUrl,
+        env: { ...searx.env, LAGOON_MCP_STDIO: '1', LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1', LAGOON_SECRETS_KEY: 'a'.repeat(64) },
+      });
       tools = toolRoutes({ svc: h.svc, app: h.svc.config.app });
       operator = await testUser(h.svc.store);
       alice = await testUser(h.svc.store);
@@ -50,6 +68,9 @@ for (const backend of ['sqlite', 'postgres'] as const)
       for (const c of chats) await c.close();
       await h?.close();
       await mcp?.close();
+      await searx?.close();
+      pages?.closeAllConnections();
+      pages?.close();
       await drop?.();
     });
 
@@ -109,7 +130,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
       const list = (await (await call(tools.listTools, 'GET', '/tools', alice)).json()) as { servers: { name: string }[] };
       assert.deepEqual(
         list.servers.map((x) => x.name),
-        ['calc', 'web', 'Code runner'],
+        ['calc', 'web', 'Web search and page fetch', 'Code runner'],
       );
     });
 
@@ -228,6 +249,26 @@ for (const backend of ['sqlite', 'postgres'] as const)
         [['run_javascript', null, 'done', '42\n=> 2']],
       );
       assert.equal(message.content, '42');
+    });
+
+    test('the built-in web tools: search and page fetch, each billed; a private address is refused unbilled', async () => {
+      const before = (await usageRows(alice.user.accountId)).length;
+      const { message } = await answer(
+        chatWith(),
+        alice,
+        `[[tool:web_search:{"query":"lagoon"}]] [[tool:fetch_page:{"url":"${pageUrl}"}]] [[tool:fetch_page:{"url":"http://192.168.7.7/"}]] [[reply:done]]`,
+        { tools: ['builtin:web'] },
+      );
+      const [search, page, inside] = message.toolSteps ?? [];
+      assert.equal(search.status, 'done');
+      assert.match(search.result, /^\[1\] Lagoons of the Pacific\nhttps:\/\/example\.org\/lagoons/);
+      assert.deepEqual(searx.queries.at(-1), 'lagoon');
+      assert.equal(page.status, 'done', page.result);
+      assert.match(page.result, /^# Reef notes[\s\S]*calm and shallow/);
+      assert.equal(inside.status, 'error');
+      assert.match(inside.result, /private|not allowed|refus/i);
+      const rows = (await usageRows(alice.user.accountId)).slice(before);
+      assert.equal(rows.length, 4, 'two model rounds, one search, one page');
     });
 
     test('a model without function calling gets no tools; a disabled server is left out', async () => {
