@@ -141,7 +141,7 @@ export class McpPool {
       closeFetch = guarded.close;
       transport = new StreamableHTTPClientTransport(url, {
         fetch: guarded.fetch,
-        requestInit: { headers: { ...server.headers, ...userHeaders } },
+        requestInit: { headers: mergeHeaders(server.headers, userHeaders) },
         reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
       });
     }
@@ -183,7 +183,23 @@ export class McpPool {
   }
 }
 
-export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 500);
+/** The operator's headers with the user's own over them, matched regardless of case (one value per name). */
+export function mergeHeaders(...sets: Record<string, string>[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const set of sets) for (const [k, v] of Object.entries(set)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+/** An error's message with its causes (undici's "fetch failed" says why only in its cause). */
+export function messageOf(e: unknown): string {
+  const parts: string[] = [];
+  for (let x: unknown = e, i = 0; x !== undefined && x !== null && i < 4; i++) {
+    const m = x instanceof Error ? x.message : String(x);
+    if (m && !parts.includes(m)) parts.push(m);
+    x = x instanceof Error ? x.cause : undefined;
+  }
+  return parts.join(': ').slice(0, 500);
+}
 
 /** A CallToolResult's content as text: text parts as they are, other parts named, structured content as JSON. */
 function resultText(r: Record<string, unknown>): string {

@@ -51,7 +51,8 @@ export async function chatTools(deps: ToolsDeps, userId: string, serverIds: read
     }),
   );
   for (const { server, userHeaders, list } of lists) {
-    const known = [...Object.values(server.headers), ...Object.values(userHeaders)];
+    // A header's value, and the token inside `Bearer …`: neither may leave in a tool's arguments.
+    const known = [...Object.values(server.headers), ...Object.values(userHeaders)].flatMap((v) => [v, v.replace(/^(bearer|basic|token)\s+/i, '')]);
     for (const t of list) {
       let name = functionName(`${functionName(server.name)}__${t.name}`);
       for (let i = 2; names.has(name); i++) name = `${name.slice(0, 60)}_${i}`;

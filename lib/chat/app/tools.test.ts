@@ -121,6 +121,22 @@ for (const backend of ['sqlite', 'postgres'] as const)
       }
       assert.equal((await addServer({ name: 'Calc', transport: 'stdio', command: 'x' })).status, 400, 'names are unique regardless of case');
 
+      // A name that resolves to a private address is refused when connecting (the address is vetted, then pinned).
+      const sneaky = await addServer({ name: 'sneaky', transport: 'http', url: mcp.url.replace('127.0.0.1', 'localhost') });
+      assert.equal(sneaky.status, 201);
+      const before = mcp.requests;
+      const probe = await call(tools.operatorTestMcpServer, 'POST', `/operator/mcp-servers/${sneaky.json.server.id}/test`, operator, {
+        params: { id: sneaky.json.server.id },
+      });
+      const result = (await probe.json()) as { ok: boolean; error?: string };
+      assert.equal(result.ok, false);
+      assert.match(result.error ?? '', /private address/);
+      assert.equal(mcp.requests, before, 'nothing reached the server');
+      const gone = await call(tools.operatorRemoveMcpServer, 'DELETE', `/operator/mcp-servers/${sneaky.json.server.id}`, operator, {
+        params: { id: sneaky.json.server.id },
+      });
+      assert.equal(gone.status, 204);
+
       for (const server of [stdio, web]) {
         const t = await call(tools.operatorTestMcpServer, 'POST', `/operator/mcp-servers/${server.id}/test`, operator, { params: { id: server.id } });
         const body = (await t.json()) as { ok: boolean; tools: { name: string }[]; error?: string };
@@ -184,7 +200,8 @@ for (const backend of ['sqlite', 'postgres'] as const)
 
       const put = await call(tools.setToolHeaders, 'PUT', `/tools/${web.id}/headers`, alice, {
         params: { id: web.id },
-        body: { headers: { Authorization: 'Bearer alice-own-token-abcdef' } },
+        // Lower case: still the one Authorization header, the user's over the operator's.
+        body: { headers: { authorization: 'Bearer alice-own-token-abcdef' } },
       });
       assert.equal(put.status, 204, await put.text());
       const row = await h.svc.store.get<{ headers: string }>('SELECT headers FROM mcp_user_headers WHERE user_id = $1', [alice.user.id]);
@@ -228,6 +245,9 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.equal(r.message.toolSteps?.[0].status, 'error');
       assert.match(r.message.toolSteps?.[0].result ?? '', /^Not called: .*credential/);
       assert.equal(r.message.content, 'ok');
+      // The token inside a header this server keeps for the MCP server: not sent back out through a tool either.
+      r = await answer(chat, alice, '[[tool:web__echo:{"text":"leak operator-token-0123456789"}]] [[reply:ok]]', { tools: [web.id] });
+      assert.match(r.message.toolSteps?.[0].result ?? '', /^Not called: .*credential this server keeps/);
       r = await answer(chat, alice, '[[tool:calc__nope]] [[tool:calc__add:{oops]] [[tool:calc__fail]] [[reply:ok]]', { tools: [stdio.id] });
       assert.deepEqual(
         r.message.toolSteps?.map((s) => [s.status, s.result.slice(0, 24)]),
