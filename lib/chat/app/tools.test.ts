@@ -238,6 +238,24 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.ok(sent.length < 200 && sent.includes('cut'), sent);
     });
 
+    test('stop during a tool call ends the answer at once, as stopped', async () => {
+      const chat = chatWith();
+      const c = await userConversations(h.svc.store, alice.user.id).create({ settings: { tools: [stdio.id] } });
+      const res = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: null, content: '[[tool:calc__slow:{"ms":20000}]] [[reply:never]]' },
+        params: { id: c.id },
+      });
+      const id = ((await res.json()) as SendMessageResponse).assistant.id;
+      const reader = new EventReader(await call(chat.streamMessage, 'GET', `/messages/${id}/stream`, alice, { params: { id } }));
+      for (let e = await reader.next(); e && e.type !== 'tool'; e = await reader.next());
+      const started = Date.now();
+      const stop = await call(chat.stopMessage, 'POST', `/messages/${id}/stop`, alice, { params: { id } });
+      const { message } = (await stop.json()) as { message: AppMessage };
+      assert.ok(Date.now() - started < 3000, 'the slow tool did not hold the stop');
+      assert.equal(message.status, 'stopped');
+      assert.equal(message.toolSteps?.[0].status, 'error');
+    });
+
     test('untrusted calls: credentials in arguments, unknown tools, bad JSON and failing tools get a result, not a crash', async () => {
       const chat = chatWith();
       const key = `lgn_inf_${'A'.repeat(32)}`;
