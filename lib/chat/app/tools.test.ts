@@ -12,7 +12,7 @@ import { call, EventReader, testUser, type TestUser } from '../../../e2e/support
 import { type FakeSearx, startFakeSearx } from '../../../e2e/browser/support/searx.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { userConversations } from '../../conversations/conversations.ts';
+import { exportJson, exportMarkdown, userConversations } from '../../conversations/conversations.ts';
 import type { Service } from '../../service.ts';
 import { toolRoutes } from '../../tools/app-routes.ts';
 import type { AppMessage, AppMcpServer, GenerationEvent, SendMessageResponse } from '../../wire.ts';
@@ -190,6 +190,11 @@ for (const backend of ['sqlite', 'postgres'] as const)
         await call(chat.streamMessage, 'GET', `/messages/${message.id}/stream`, alice, { params: { id: message.id } }),
       ).rest();
       assert.equal((again[0] as Extract<GenerationEvent, { type: 'snapshot' }>).toolSteps?.[0].name, 'calc__add');
+
+      // Exports keep them: Markdown as a collapsed block, JSON as the steps.
+      const whole = await userConversations(h.svc.store, alice.user.id).withPath(message.conversationId);
+      assert.match(exportMarkdown(whole), /<summary>Tool call: calc__add on calc \(done\)<\/summary>\n\n```\n\{"a":2,"b":3\}\n```\n\n```\n2 \+ 3 = 5\n```/);
+      assert.equal(JSON.parse(exportJson(whole)).messages[1].toolSteps[0].result, '2 + 3 = 5');
     });
 
     test('over HTTP with the operator’s sealed header, then the user’s own instead', async () => {
