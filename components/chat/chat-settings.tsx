@@ -22,9 +22,11 @@ interface Props {
   onSave: (s: ChatSettings) => void;
   /** Whether this server can search the web (undefined while loading: the choice is offered). */
   webSearch?: AppModelsResponse['webSearch'];
+  /** Whether the chat's model can call tools (undefined: not known yet). */
+  toolsSupported?: boolean;
 }
 
-export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
+export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported }: Props) {
   const searchOff = webSearch !== undefined && !webSearch.available;
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<ChatSettings>(settings);
@@ -169,7 +171,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
             />
             Include the service’s default system prompt
           </label>
-          <ToolSettings value={draft.tools} onChange={(ids) => set('tools', ids)} />
+          <ToolSettings value={draft.tools} onChange={(ids) => set('tools', ids)} supported={toolsSupported} />
           <VoiceSettings value={voice} onChange={setVoice} />
           <div className="flex justify-end gap-2">
             <Button

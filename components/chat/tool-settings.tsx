@@ -57,7 +57,14 @@ function OwnToken({ server }: { server: AppToolServer }) {
   );
 }
 
-export function ToolSettings({ value, onChange }: { value: string[] | undefined; onChange: (ids: string[] | undefined) => void }) {
+interface Props {
+  value: string[] | undefined;
+  onChange: (ids: string[] | undefined) => void;
+  /** Whether the chat's model can call tools (false: the switches are kept, but say they do nothing with it). */
+  supported?: boolean;
+}
+
+export function ToolSettings({ value, onChange, supported }: Props) {
   const q = useQuery({ queryKey: TOOLS_KEY, queryFn: ({ signal }) => call('GET /tools', { signal }) });
   const servers = q.data?.servers ?? [];
   if (!servers.length) return null;
@@ -69,7 +76,13 @@ export function ToolSettings({ value, onChange }: { value: string[] | undefined;
   return (
     <fieldset data-testid="tool-settings">
       <legend className="block text-sm font-medium text-foreground">Tools</legend>
-      <p className="text-xs text-muted-foreground">For models that can call tools; each call shows in the answer.</p>
+      {supported === false ? (
+        <p className="text-xs text-muted-foreground" data-testid="tools-unsupported">
+          This chat’s model cannot call tools: pick one that can for these to be used.
+        </p>
+      ) : (
+        <p className="text-xs text-muted-foreground">For models that can call tools; each call shows in the answer.</p>
+      )}
       <div className="mt-1 space-y-1.5">
         {servers.map((s) => (
           <div key={s.id} className="text-sm">
