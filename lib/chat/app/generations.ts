@@ -274,7 +274,7 @@ export class Generation {
           id: `unavailable_${i}`,
           round: 0,
           name: u.server,
-          server: u.server,
+          server: null,
           arguments: '',
           status: 'error',
           result: u.error,

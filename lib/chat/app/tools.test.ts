@@ -314,6 +314,23 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.equal(rows.length, 4, 'two model rounds, one search, one page');
     });
 
+    test('a server that cannot be reached shows as a failed step; the answer goes on with the others', async () => {
+      const down = await addServer({ name: 'down', transport: 'http', url: 'http://127.0.0.1:1/mcp' });
+      assert.equal(down.status, 201);
+      const { message } = await answer(chatWith(), alice, '[[tool:calc__add:{"a":1,"b":2}]] [[reply:3]]', { tools: [down.json.server.id, stdio.id] });
+      assert.equal(message.status, 'complete');
+      assert.deepEqual(
+        message.toolSteps?.map((s) => [s.name, s.status]),
+        [
+          ['down', 'error'],
+          ['calc__add', 'done'],
+        ],
+      );
+      assert.match(message.toolSteps?.[0].result ?? '', /MCP server down could not be reached/);
+      const names = (h.engine.requests.at(-1)?.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+      assert.ok(names.includes('calc__add') && !names.some((n) => n.startsWith('down__')));
+    });
+
     test('a model without function calling gets no tools; a disabled server is left out', async () => {
       const chat = chatWith();
       let r = await answer(chat, alice, 'Hi [[reply:hello]]', { tools: [stdio.id] }, 'plain-model');
