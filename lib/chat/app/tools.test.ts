@@ -327,7 +327,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
         ],
       );
       assert.match(message.toolSteps?.[0].result ?? '', /MCP server down could not be reached/);
-      const names = (h.engine.requests.at(-1)?.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+      const names = ((h.engine.requests.at(-1)?.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
       assert.ok(names.includes('calc__add') && !names.some((n) => n.startsWith('down__')));
     });
 
