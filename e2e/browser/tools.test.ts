@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { screenshot } from '../support/browser.ts';
+import { screenshot, seriousA11yViolations } from '../support/browser.ts';
 import { STDIO_SERVER, startHttpMcp, type TestHttpMcp } from '../support/mcp/http-server.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
 import { answerBody, ask, lastAnswer } from './support/chat.ts';
@@ -59,6 +59,7 @@ else
       await row('local').getByTestId('mcp-test').click();
       await waitForText(row('local').getByTestId('mcp-tools'), /echo/);
       await screenshot(page, 'operator-tools');
+      assert.deepEqual(await seriousA11yViolations(page), [], 'axe on /operator/tools');
     });
 
     test('a chat switches a server on; the tool call and its result show in the transcript, live and after a reload', async () => {
@@ -66,6 +67,7 @@ else
       await page.getByTestId('composer-input').waitFor();
       await page.getByTestId('chat-settings').click();
       await page.locator('[data-testid="tool-toggle"][data-name="calc"]').check();
+      assert.deepEqual(await seriousA11yViolations(page), [], 'axe on the chat settings with tools');
       await page.getByRole('button', { name: 'Save' }).click();
 
       const text = await ask(page, 'What is 2 + 3? [[tool:calc__add:{"a":2,"b":3}]] [[slow:30]] [[reply:The sum is 5.]]');
@@ -78,6 +80,7 @@ else
       assert.equal(await textOf(step.getByTestId('tool-result')), '2 + 3 = 5');
       assert.match(await textOf(step.getByTestId('tool-arguments')), /"a": 2,\s*"b": 3/);
       await screenshot(page, 'tool-step');
+      assert.deepEqual(await seriousA11yViolations(page), [], 'axe on an answer with an open tool step');
 
       await page.reload();
       const again = lastAnswer(page).getByTestId('tool-step');
