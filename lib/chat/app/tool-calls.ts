@@ -3,6 +3,7 @@
 // next round reads. A call to an unknown tool, with arguments that are not a JSON object, or that fails, still gets
 // a result: the model reads why, and the loop goes on.
 import type { ToolStep } from '../../conversations/conversations.ts';
+import { recordToolCall } from '../../metrics/registry.ts';
 import type { Tool } from '../../tools/tool.ts';
 import { messageOf } from '../../tools/mcp-client.ts';
 import type { InferenceEvent } from './inference.ts';
@@ -87,6 +88,7 @@ export async function runCalls(
       step.result = result.slice(0, MAX_SHOWN_RESULT);
       if (truncated) step.truncated = true;
       step.ms = Date.now() - step.startedAt;
+      if (tool) recordToolCall(tool.server ? 'mcp' : 'builtin', status);
       onStep({ ...step });
       messages.push({ role: 'tool', tool_call_id: call.id, content: result });
     };

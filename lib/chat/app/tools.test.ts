@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJson, exportMarkdown, userConversations } from '../../conversations/conversations.ts';
 import type { Service } from '../../service.ts';
 import { toolRoutes } from '../../tools/app-routes.ts';
+import { registry } from '../../metrics/registry.ts';
 import type { AppMessage, AppMcpServer, GenerationEvent, SendMessageResponse } from '../../wire.ts';
 import { chatRoutes } from '../app-routes.ts';
 
@@ -153,6 +154,10 @@ for (const backend of ['sqlite', 'postgres'] as const)
     test('a tool call over stdio: streamed as a step, answered, stored, and each model round billed', async () => {
       const chat = chatWith();
       const before = (await usageRows(alice.user.accountId)).length;
+      const calls = async () =>
+        (await registry.getSingleMetric('lagoon_tool_calls_total')?.get())?.values.find((v) => v.labels.source === 'mcp' && v.labels.status === 'done')
+          ?.value ?? 0;
+      const counted = await calls();
       const { events, message } = await answer(chat, alice, 'What is 2 + 3? [[tool:calc__add:{"a":2,"b":3}]] [[reply:It is 5.]]', { tools: [stdio.id] });
       assert.equal(message.status, 'complete', JSON.stringify(message.error));
       assert.equal(message.content, 'It is 5.');
@@ -169,6 +174,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
         message.toolSteps?.map((s) => [s.name, s.status, s.result]),
         [['calc__add', 'done', '2 + 3 = 5']],
       );
+      assert.equal((await calls()) - counted, 1, 'lagoon_tool_calls_total{source="mcp",status="done"}');
 
       // The second round read the call and its result.
       const second = h.engine.requests.at(-1)?.body;
