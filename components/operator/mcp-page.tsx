@@ -1,23 +1,82 @@
 'use client';
 // The operator tools page (/operator/tools; the first user only): the MCP servers whose tools users may switch on
 // per chat. Add one (streamable HTTP, or a program over stdio where LAGOON_MCP_STDIO allows), test it (its tools),
-// switch it off or remove it. Header values are sealed on the server and never shown again; every change is audited.
-// data-testid: operator-tools-page, mcp-row (data-name, data-enabled), mcp-test, mcp-toggle, mcp-remove, mcp-tools,
-// mcp-error, add-mcp-name, add-mcp-transport, add-mcp-url, add-mcp-command, add-mcp-args, add-mcp-header-name,
-// add-mcp-header-value, add-mcp-submit, add-mcp-error.
+// replace its header, switch it off or remove it. Header values are sealed on the server and never shown again;
+// every change is audited.
+// data-testid: operator-tools-page, mcp-row (data-name, data-enabled), mcp-test, mcp-toggle, mcp-headers, mcp-remove,
+// mcp-tools, mcp-error, mcp-headers-dialog, mcp-header-name, mcp-header-value, mcp-header-save, add-mcp-name,
+// add-mcp-transport, add-mcp-url, add-mcp-command, add-mcp-args, add-mcp-header-name, add-mcp-header-value,
+// add-mcp-submit, add-mcp-error.
 import Link from 'next/link';
 import { type FormEvent, useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
-import { useAddMcpServer, useMcpServers, useRemoveMcpServer, useTestMcpServer, useToggleMcpServer } from '@/components/operator/mcp-queries.ts';
+import {
+  useAddMcpServer,
+  useMcpServers,
+  useRemoveMcpServer,
+  useSetMcpHeaders,
+  useTestMcpServer,
+  useToggleMcpServer,
+} from '@/components/operator/mcp-queries.ts';
 import { useMe } from '@/components/session/use-me.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
+import { Dialog } from '@/components/ui/dialog.tsx';
 import { InputField, SelectField } from '@/components/ui/fields.tsx';
 import { LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { Section } from '@/components/usage/section.tsx';
 import type { AppMcpServer, McpTransport } from '@/lib/wire.ts';
+
+/** Replaces the server's header (sealed on the server; the old value is never shown), or removes its headers. */
+function HeadersDialog({ server, onClose }: { server: AppMcpServer; onClose: () => void }) {
+  const id = useId();
+  const save = useSetMcpHeaders();
+  const [name, setName] = useState(server.headerNames[0] ?? 'Authorization');
+  const [value, setValue] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate({ id: server.id, headers: { [name.trim()]: value } }, { onSuccess: onClose });
+  };
+  return (
+    <Dialog
+      open
+      onClose={onClose}
+      title={`Header of ${server.name}`}
+      description="Sent on every request to the server; sealed on the server."
+      testId="mcp-headers-dialog"
+    >
+      <form onSubmit={submit} className="flex flex-col gap-3">
+        <InputField id={`${id}-n`} label="Header" required value={name} onChange={(e) => setName(e.target.value)} data-testid="mcp-header-name" />
+        <InputField
+          id={`${id}-v`}
+          label="Value"
+          type="password"
+          autoComplete="off"
+          required
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          data-testid="mcp-header-value"
+        />
+        {save.isError && <Alert>{save.error.message}</Alert>}
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" size="sm" pending={save.isPending} data-testid="mcp-header-save">
+            Save
+          </Button>
+          {server.headerNames.length > 0 && (
+            <Button variant="secondary" size="sm" onClick={() => save.mutate({ id: server.id, headers: null }, { onSuccess: onClose })}>
+              Remove the headers
+            </Button>
+          )}
+          <Button variant="ghost" size="sm" onClick={onClose}>
+            Cancel
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
 
 const where = (s: AppMcpServer) => (s.transport === 'http' ? (s.url ?? '') : [s.command ?? '', ...s.args].join(' '));
 
@@ -26,6 +85,7 @@ function Servers() {
   const toggle = useToggleMcpServer();
   const remove = useRemoveMcpServer();
   const test = useTestMcpServer();
+  const [editing, setEditing] = useState<AppMcpServer | null>(null);
   if (q.isPending) return <Spinner label="Loading the MCP servers" className="size-5" />;
   if (q.isError) return <LoadError title="Could not load the MCP servers" error={q.error} onRetry={q.refetch} />;
   const failed = toggle.error ?? remove.error ?? test.error;
@@ -76,6 +136,11 @@ function Servers() {
                 >
                   {s.enabled ? 'Switch off' : 'Switch on'}
                 </Button>
+                {s.transport === 'http' && (
+                  <Button size="sm" variant="secondary" onClick={() => setEditing(s)} data-testid="mcp-headers" aria-label={`Header of ${s.name}`}>
+                    Header
+                  </Button>
+                )}
                 <Button size="sm" variant="ghost" onClick={() => remove.mutate(s.id)} data-testid="mcp-remove" aria-label={`Remove ${s.name}`}>
                   Remove
                 </Button>
@@ -84,6 +149,7 @@ function Servers() {
           </tr>
         ))}
       </DataTable>
+      {editing && <HeadersDialog server={editing} onClose={() => setEditing(null)} />}
     </div>
   );
 }

@@ -31,6 +31,15 @@ export function useToggleMcpServer() {
   });
 }
 
+export function useSetMcpHeaders() {
+  const refresh = useRefresh();
+  return useMutation({
+    mutationFn: ({ id, headers }: { id: string; headers: Record<string, string> | null }) =>
+      call('PATCH /operator/mcp-servers/:id', { params: { id }, body: { headers } }),
+    onSuccess: refresh,
+  });
+}
+
 export function useRemoveMcpServer() {
   const refresh = useRefresh();
   return useMutation({ mutationFn: (id: string) => call('DELETE /operator/mcp-servers/:id', { params: { id } }), onSuccess: refresh });

@@ -15,6 +15,7 @@ import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts'
 
 const skip = browserSkip();
 const HEADER_VALUE = 'Bearer operator-mcp-token-0123456789';
+const NEW_HEADER_VALUE = 'Bearer operator-mcp-token-replaced-9876543210';
 
 if (skip) test('browser: tools over MCP', { skip }, () => {});
 else
@@ -50,6 +51,13 @@ else
       await row('calc').getByTestId('mcp-test').click();
       await waitForText(row('calc').getByTestId('mcp-tools'), /Tools \(\d+ ms\): .*add/);
       assert.ok(mcp.authorizations.includes(HEADER_VALUE), 'the sealed header reaches the server');
+      // Replaced from its dialog: the new value is what the server gets from then on.
+      await row('calc').getByTestId('mcp-headers').click();
+      await page.getByTestId('mcp-header-value').fill(NEW_HEADER_VALUE);
+      await page.getByTestId('mcp-header-save').click();
+      await page.getByTestId('mcp-headers-dialog').waitFor({ state: 'detached' });
+      await row('calc').getByTestId('mcp-test').click();
+      await until(() => mcp.authorizations.includes(NEW_HEADER_VALUE), 'the new header to reach the server');
 
       await page.getByTestId('add-mcp-name').fill('local');
       await page.getByTestId('add-mcp-transport').selectOption('stdio');
@@ -89,9 +97,10 @@ else
       assert.equal(await textOf(again.getByTestId('tool-result')), '2 + 3 = 5');
       assert.equal(await textOf(answerBody(lastAnswer(page))), 'The sum is 5.');
       await until(async () => !(await page.content()).includes('operator-mcp-token'), 'no header value on the page');
+      assert.ok(mcp.authorizations.at(-1) === NEW_HEADER_VALUE, 'the chat’s calls carry the replaced header');
     });
 
     test('no key material reached the browser', async () => {
-      await assertNoKeyMaterial(run, [HEADER_VALUE]);
+      await assertNoKeyMaterial(run, [HEADER_VALUE, NEW_HEADER_VALUE]);
     });
   });
