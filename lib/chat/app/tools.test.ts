@@ -249,6 +249,28 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.ok(sent.length < 200 && sent.includes('cut'), sent);
     });
 
+    test('a reader on another instance sees the tool steps from the row', async () => {
+      const writer = chatWith();
+      const reader = chatWith();
+      const c = await userConversations(h.svc.store, alice.user.id).create({ settings: { tools: [stdio.id] } });
+      const res = await call(writer.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: null, content: '[[tool:calc__slow:{"ms":2500}]] [[reply:waited]]' },
+        params: { id: c.id },
+      });
+      const id = ((await res.json()) as SendMessageResponse).assistant.id;
+      // `reader` runs no generation for it: it follows the row, as another instance would.
+      const events = await new EventReader(await call(reader.streamMessage, 'GET', `/messages/${id}/stream`, alice, { params: { id } })).rest(30_000);
+      // The step reached the reader as `tool` events read from the row, not only in the final message.
+      const steps = events.flatMap((e) => (e.type === 'tool' ? [e.step] : []));
+      assert.ok(
+        steps.some((s) => s.status === 'running'),
+        `the running step was seen before the end: ${JSON.stringify(events.map((e) => e.type))}`,
+      );
+      const done = events.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
+      assert.equal(done.message.toolSteps?.[0].status, 'done');
+      assert.equal(done.message.content, 'waited');
+    });
+
     test('stop during a tool call ends the answer at once, as stopped', async () => {
       const chat = chatWith();
       const c = await userConversations(h.svc.store, alice.user.id).create({ settings: { tools: [stdio.id] } });
