@@ -74,7 +74,9 @@ export function chatRoutes(deps: AppDeps) {
     };
     if (toolCfg.codeRunner.enabled) {
       const memoryBytes = toolCfg.codeRunner.memoryMb * 1024 * 1024;
-      builtins[CODE_RUNNER_ID] = () => [codeRunnerTool({ timeoutMs: toolLimits.callTimeoutMs, memoryBytes, maxResultChars: toolLimits.maxResultChars })];
+      builtins[CODE_RUNNER_ID] = () => [
+        codeRunnerTool({ timeoutMs: toolLimits.callTimeoutMs, memoryBytes, maxResultChars: toolLimits.maxResultChars }, user.id),
+      ];
     }
     return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits, builtins }, user.id, ids, signal) };
   };

@@ -2,6 +2,7 @@
 // its limits (time, memory, output), that the script reaches nothing of the host, and that a long run leaves the
 // event loop free.
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { describe, test } from 'node:test';
 import { codeRunnerTool, runJavaScript } from './code-runner.ts';
 
@@ -46,6 +47,19 @@ describe('the code runner', () => {
     const loud = await tool.run({ code: 'for (let i = 0; i < 10000; i++) console.log("line", i)' }, ctx);
     assert.equal(loud.truncated, true);
     assert.ok(loud.text.length < 700, String(loud.text.length));
+  });
+
+  test('one run at a time per user', async () => {
+    const slow = codeRunnerTool({ ...limits, timeoutMs: 1500 }, 'user-a');
+    const first = slow.run({ code: 'for (;;) {}' }, ctx);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.match((await slow.run({ code: '1' }, ctx)).text, /busy/);
+    // Another user runs beside it where the machine has a core to spare (cores - 1 runs at once).
+    const other = (await codeRunnerTool(limits, 'user-b').run({ code: '1 + 1' }, ctx)).text;
+    if (availableParallelism() > 2) assert.equal(other, '=> 2', 'another user is not held up');
+    else assert.match(other, /busy/);
+    await first;
+    assert.equal((await slow.run({ code: '2' }, ctx)).text, '=> 2', 'free again once the first ended');
   });
 
   test('a stopped answer stops its run', async () => {

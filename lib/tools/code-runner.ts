@@ -14,6 +14,8 @@ const MAX_CODE = 100_000;
 /** Runs at once in this process (each takes a core while it lasts); more are refused, not queued. */
 const MAX_RUNNING = Math.max(1, availableParallelism() - 1);
 let running = 0;
+/** Whose runs are going now: one at a time per user, so one user's chats cannot take every slot. */
+const runningFor = new Set<string>();
 
 export interface CodeRunnerLimits {
   timeoutMs: number;
@@ -67,7 +69,8 @@ function text(o: Outcome): string {
   return parts.join('\n') || '(no output)';
 }
 
-export function codeRunnerTool(limits: CodeRunnerLimits): Tool {
+/** The tool for one answer; `owner` (the user) runs one script at a time. */
+export function codeRunnerTool(limits: CodeRunnerLimits, owner = ''): Tool {
   return {
     name: 'run_javascript',
     description:
@@ -83,9 +86,15 @@ export function codeRunnerTool(limits: CodeRunnerLimits): Tool {
       const code = typeof args.code === 'string' ? args.code : '';
       if (!code.trim()) return { text: 'Not run: give the code as a string in "code".', isError: true, truncated: false };
       if (code.length > MAX_CODE) return { text: `Not run: the code is longer than ${MAX_CODE} characters.`, isError: true, truncated: false };
-      if (running >= MAX_RUNNING) return { text: 'Not run: the code runner is busy with other answers; try again shortly.', isError: true, truncated: false };
+      if (running >= MAX_RUNNING || (owner && runningFor.has(owner))) {
+        return { text: 'Not run: the code runner is busy with other answers; try again shortly.', isError: true, truncated: false };
+      }
       running++;
-      const o = await runJavaScript(code, limits, ctx.signal).finally(() => running--);
+      if (owner) runningFor.add(owner);
+      const o = await runJavaScript(code, limits, ctx.signal).finally(() => {
+        running--;
+        runningFor.delete(owner);
+      });
       const capped = capText(text(o), limits.maxResultChars);
       return { text: capped.text, isError: o.error !== undefined, truncated: capped.truncated };
     },
