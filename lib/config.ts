@@ -145,6 +145,15 @@ export interface Config {
   receiptKeyRotateMs: number;
   /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
   sseKeepAliveMs: number;
+  /** The chat app's server-side tools (lib/tools): the tool loop's bounds, and whether MCP servers may run as local programs. */
+  tools: {
+    maxRounds: number;
+    totalMs: number;
+    callTimeoutMs: number;
+    maxResultChars: number;
+    mcpStdio: boolean;
+    codeRunner: { enabled: boolean; memoryMb: number };
+  };
   /** Defences against slow and hoarding clients (slowloris): header and request deadlines, connections per address. */
   connections: { headersTimeoutMs: number; requestTimeoutMs: number; maxPerIp: number };
   /** Timestamps on every response (x-<word>-timestamp). */
@@ -384,6 +393,33 @@ export const SETTINGS = {
     default: '15000',
     parse: int(0),
     doc: 'a stream silent this long gets an SSE comment (`: keep-alive`), so idle-timeout proxies keep it open',
+  },
+  LAGOON_TOOL_MAX_ROUNDS: {
+    default: '6',
+    parse: int(1),
+    doc: 'the chat app’s tool loop: the most model rounds one answer makes (each round is billed as its own request)',
+  },
+  LAGOON_TOOL_TOTAL_MS: { default: '120000', parse: int(1), doc: 'the chat app’s tool loop: the time one answer may spend calling tools and the model' },
+  LAGOON_TOOL_CALL_TIMEOUT_MS: { default: '30000', parse: int(1), doc: 'the time one tool call (an MCP server’s tool) may take' },
+  LAGOON_TOOL_RESULT_MAX_CHARS: {
+    default: '16000',
+    parse: int(1),
+    doc: 'a tool’s result is cut to this many characters before the model reads it (tool output is untrusted input)',
+  },
+  LAGOON_MCP_STDIO: {
+    default: '0',
+    parse: flag,
+    doc: '`1` lets the operator add MCP servers that run as programs on this host (stdio); off, only HTTP servers may be added',
+  },
+  LAGOON_CODE_RUNNER: {
+    default: '1',
+    parse: flag,
+    doc: '`0` takes the built-in code runner (JavaScript in QuickJS/WebAssembly, no host access) out of the chat’s tools',
+  },
+  LAGOON_CODE_RUNNER_MEMORY_MB: {
+    default: '64',
+    parse: int(1),
+    doc: 'the memory one code-runner run may use (its time limit is `LAGOON_TOOL_CALL_TIMEOUT_MS`)',
   },
   LAGOON_HEARTBEAT_MS: {
     default: '10000',
@@ -687,6 +723,14 @@ export function loadConfig(env: Env = process.env): Config {
     receiptKeyRotateMs: v.LAGOON_RECEIPT_KEY_DAYS * 86_400_000,
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
+    tools: {
+      maxRounds: v.LAGOON_TOOL_MAX_ROUNDS,
+      totalMs: v.LAGOON_TOOL_TOTAL_MS,
+      callTimeoutMs: v.LAGOON_TOOL_CALL_TIMEOUT_MS,
+      maxResultChars: v.LAGOON_TOOL_RESULT_MAX_CHARS,
+      mcpStdio: v.LAGOON_MCP_STDIO,
+      codeRunner: { enabled: v.LAGOON_CODE_RUNNER, memoryMb: v.LAGOON_CODE_RUNNER_MEMORY_MB },
+    },
     holdLease: { heartbeatMs: v.LAGOON_HEARTBEAT_MS, leaseMs: v.LAGOON_HOLD_LEASE_MS, sweepMs: v.LAGOON_HOLD_SWEEP_MS },
     catalogueRefreshMs: v.LAGOON_CATALOGUE_REFRESH_MS,
     secretsKey: v.LAGOON_SECRETS_KEY,

@@ -15,7 +15,7 @@ import type { Store } from './db/store.ts';
 import { type Catalogue, DEFAULT_CATALOGUE, loadCatalogue } from './models/catalogue.ts';
 import { EngineRegistry } from './engines/text/registry.ts';
 import { EngineHealth } from './engines/health.ts';
-import { dataDirSecretsKey, secretBox } from './db/secret-box.ts';
+import { dataDirSecretsKey, type SecretBox, secretBox } from './db/secret-box.ts';
 import { OperatorCatalogue } from './models/operator-catalogue.ts';
 import { catalogueDirOf, videoJobKind } from './video/kind.ts';
 import { JobService } from './jobs/service.ts';
@@ -42,6 +42,8 @@ export interface Service {
   catalogue: Catalogue;
   /** The operator's changes to the catalogue (added upstreams, disabled models, prices), applied without a restart. */
   operatorCatalogue: OperatorCatalogue;
+  /** Seals secrets kept in the database (lib/db/secret-box.ts); undefined when there is no secrets key. */
+  secrets: SecretBox | undefined;
   engines: EngineRegistry;
   /** Each engine's last check (lib/engines/health.ts): /readyz, /models and the 503 of a broken engine. */
   engineHealth: EngineHealth;
@@ -116,7 +118,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   // Stored upstream keys are sealed: under LAGOON_SECRETS_KEY, or on the embedded store a key file beside the database.
   // Instances sharing PostgreSQL must share the key, so none is made up there.
   const secretsKey = config.secretsKey ?? (soleWriter ? dataDirSecretsKey(config.dataDir) : undefined);
-  const operatorCatalogue: OperatorCatalogue = new OperatorCatalogue(store, catalogue, (ids) => engines.forget(ids), secretsKey && secretBox(secretsKey));
+  const secrets = secretsKey && secretBox(secretsKey);
+  const operatorCatalogue: OperatorCatalogue = new OperatorCatalogue(store, catalogue, (ids) => engines.forget(ids), secrets);
   await operatorCatalogue.refresh();
   // Image, audio and queued (video, long audio) requests are refused the same way while their engine is down.
   const imageEngines = new ImageEngines(config.catalogueVar);
@@ -158,6 +161,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     ledger,
     catalogue,
     operatorCatalogue,
+    secrets,
     engines,
     engineHealth,
     limiter,

@@ -29,6 +29,9 @@
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
 //   GET    /api/app/messages/:id/stream                  → text/event-stream of GenerationEvent (attach/reattach)
 //   GET    /api/app/limits                               → AttachmentLimits
+//   GET    /api/app/tools                                → AppToolsResponse (the MCP servers a chat may switch on: settings.tools)
+//   PUT    /api/app/tools/:id/headers  UserToolHeadersRequest → 204 (the user's own headers for a server, sealed)
+//   GET|POST /api/app/operator/mcp-servers, PATCH|DELETE …/:id, POST …/:id/test → the operator's MCP servers
 //   GET    /api/app/wallet/challenge?address=&chain=evm|solana → WalletChallenge (a fresh single-use sign-in challenge)
 //   POST   /api/app/wallet/sign-in  WalletSignInRequest   → MeResponse + Set-Cookie (no CSRF token yet: Origin-checked)
 //   GET    /api/app/wallet/top-up/requirements?amount=&chain= → WalletTopUpRequirements (wallet users only)
@@ -75,5 +78,6 @@ export type * from './limits/wire-rate-limits.ts';
 export type * from './billing/wire-usage.ts';
 export type * from './wallet/wire.ts';
 export type * from './memory/wire.ts';
+export type * from './tools/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
 export { USAGE_PERIODS } from './billing/wire-usage.ts';

@@ -13,6 +13,7 @@ import { thoughtSeconds, useLiveAnswer } from './live-store.ts';
 import { Markdown } from './markdown.tsx';
 import { ReasoningBlock } from './reasoning-block.tsx';
 import { SourcesPanel } from './sources-panel.tsx';
+import { ToolSteps } from './tool-steps.tsx';
 import { TypingDots } from './typing-dots.tsx';
 import { UsageLabel } from './usage-label.tsx';
 import { RememberButton } from '@/components/memory/remember-button.tsx';
@@ -35,13 +36,19 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
   const content = useDeferredValue(live?.content ?? message.content);
   const reasoning = live?.reasoning ?? message.reasoning ?? '';
   const citations = live?.citations ?? message.citations;
+  const toolSteps = live?.toolSteps ?? message.toolSteps ?? [];
   const status = live?.status ?? message.status;
   const generating = status === 'streaming';
   return (
     <article data-testid="message" data-role="assistant" data-status={status} aria-label="Assistant" className="min-w-0">
       {message.memories && message.memories.length > 0 && <UsedMemories memories={message.memories} />}
       {reasoning && <ReasoningBlock text={reasoning} thinking={generating && !content} seconds={thoughtSeconds(message.id, live)} />}
-      {content ? <Markdown text={content} citations={citations} live={generating} /> : generating && !reasoning && <TypingDots />}
+      <ToolSteps steps={toolSteps} />
+      {content ? (
+        <Markdown text={content} citations={citations} live={generating} />
+      ) : (
+        generating && !reasoning && !toolSteps.some((s) => s.status === 'running') && <TypingDots />
+      )}
       {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">Connection lost — reconnecting…</p>}
       {status === 'stopped' && <p className="mt-2 text-xs text-muted-foreground italic">Stopped</p>}
       {message.error && status === 'error' && (

@@ -27,7 +27,12 @@ export function ChatHeader({ title, models, modelId, onModelChange, character, s
       )}
       <h1 className="min-w-0 flex-1 truncate text-center text-sm text-muted-foreground max-sm:sr-only">{title ?? 'New chat'}</h1>
       <span className="flex-1 sm:hidden" />
-      <ChatSettingsButton settings={settings} onSave={onSettingsSave} webSearch={webSearch} />
+      <ChatSettingsButton
+        settings={settings}
+        onSave={onSettingsSave}
+        webSearch={webSearch}
+        toolsSupported={models.find((m) => (modelId ? m.id === modelId : m.isDefault))?.capabilities.functionCalling}
+      />
     </div>
   );
 }

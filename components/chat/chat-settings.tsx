@@ -1,11 +1,13 @@
 'use client';
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
-// prompt, memory. Edits are a draft until Save (a new chat keeps them until its first send creates it).
+// prompt, memory, the tools (MCP servers) it may call. Edits are a draft until Save (a new chat keeps them until its
+// first send creates it).
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/wire.ts';
 import { Button } from '@/components/ui/button.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { SlidersIcon } from './icons.tsx';
+import { ToolSettings } from './tool-settings.tsx';
 import { useDismiss } from './use-dismiss.ts';
 import { VoiceSettings } from '@/components/audio/voice-settings.tsx';
 import { loadVoicePrefs, saveVoicePrefs, type VoicePrefs } from '@/components/audio/voice-prefs.ts';
@@ -21,9 +23,11 @@ interface Props {
   onSave: (s: ChatSettings) => void;
   /** Whether this server can search the web (undefined while loading: the choice is offered). */
   webSearch?: AppModelsResponse['webSearch'];
+  /** Whether the chat's model can call tools (undefined: not known yet). */
+  toolsSupported?: boolean;
 }
 
-export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
+export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported }: Props) {
   const searchOff = webSearch !== undefined && !webSearch.available;
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<ChatSettings>(settings);
@@ -178,6 +182,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch }: Props) {
             />
             Use your saved memories in this chat
           </label>
+          <ToolSettings value={draft.tools} onChange={(ids) => set('tools', ids)} supported={toolsSupported} />
           <VoiceSettings value={voice} onChange={setVoice} />
           <div className="flex justify-end gap-2">
             <Button

@@ -2,12 +2,14 @@
 // row showing that message subscribes (useSyncExternalStore), so tokens never re-render the rest of the chat.
 // Listeners are told at most once per animation frame; a final state is published at once.
 import { useCallback, useSyncExternalStore } from 'react';
-import type { AppCitation, AppMessageStatus } from '@/lib/wire.ts';
+import type { AppCitation, AppMessageStatus, AppToolStep } from '@/lib/wire.ts';
 
 export interface LiveAnswer {
   content: string;
   reasoning: string;
   citations: AppCitation[];
+  /** The server-side tool calls so far, in order. */
+  toolSteps: AppToolStep[];
   status: AppMessageStatus;
   /** When reasoning started and when the answer proper started, for "Thought for N s". */
   reasoningStartedAt?: number;
@@ -48,7 +50,7 @@ const unschedule = (h: number): void => (typeof cancelAnimationFrame === 'functi
 function entry(id: string, seed?: Partial<LiveAnswer>): Entry {
   let e = entries.get(id);
   if (!e) {
-    const first: LiveAnswer = { content: '', reasoning: '', citations: [], status: 'streaming', reconnecting: false, stopping: false, ...seed };
+    const first: LiveAnswer = { content: '', reasoning: '', citations: [], toolSteps: [], status: 'streaming', reconnecting: false, stopping: false, ...seed };
     e = { id, published: first, draft: { ...first }, frame: null };
     entries.set(id, e);
   }

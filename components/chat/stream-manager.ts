@@ -59,9 +59,13 @@ function apply(qc: QueryClient, id: string, ev: GenerationEvent): void {
       d.content = ev.content;
       d.reasoning = ev.reasoning;
       d.citations = ev.citations;
+      d.toolSteps = ev.toolSteps ?? [];
       d.status = ev.status;
     } else if (ev.type === 'citations') {
       d.citations = ev.citations;
+    } else if (ev.type === 'tool') {
+      const i = d.toolSteps.findIndex((s) => s.id === ev.step.id && s.round === ev.step.round);
+      d.toolSteps = i >= 0 ? d.toolSteps.map((s, j) => (j === i ? ev.step : s)) : [...d.toolSteps, ev.step];
     } else {
       if (ev.reasoning) {
         d.reasoning += ev.reasoning;

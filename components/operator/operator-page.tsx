@@ -35,6 +35,9 @@ const ACTION: Record<OperatorAuditEntry['action'], string> = {
   model_remove: 'Removed a model',
   character_unpublish: 'Unpublished a character',
   review_remove: 'Removed a review',
+  mcp_add: 'Added an MCP server',
+  mcp_update: 'Changed an MCP server',
+  mcp_remove: 'Removed an MCP server',
 };
 
 function detail(e: OperatorAuditEntry): string {
@@ -49,6 +52,10 @@ function detail(e: OperatorAuditEntry): string {
     return `${String(d.model)}: ${what.filter(Boolean).join(', ')}`;
   }
   if (e.action === 'model_remove') return String(d.model);
+  if (e.action === 'mcp_add' || e.action === 'mcp_update' || e.action === 'mcp_remove') {
+    const at = d.url ?? d.command;
+    return `${String(d.name)}${at ? ` · ${String(at)}` : ''}${d.enabled === false ? ' · off' : ''}`;
+  }
   if (e.action === 'character_unpublish') return `${String(d.name)} (${String(d.slug)})`;
   if (e.action === 'review_remove') {
     const on = d.character ? ` on ${String(d.character)}` : '';
@@ -182,6 +189,11 @@ export function OperatorPage() {
           <p className="text-sm">
             <Link href="/operator/models" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="operator-models-link">
               Models and engines: add an upstream, test, disable, set prices
+            </Link>
+          </p>
+          <p className="text-sm">
+            <Link href="/operator/tools" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="operator-tools-link">
+              Tools: the MCP servers chats can switch on
             </Link>
           </p>
           <Section id="operator-accounts" title="Accounts">

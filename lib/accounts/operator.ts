@@ -125,7 +125,10 @@ export type AuditAction =
   | 'model_update'
   | 'model_remove'
   | 'character_unpublish'
-  | 'review_remove';
+  | 'review_remove'
+  | 'mcp_add'
+  | 'mcp_update'
+  | 'mcp_remove';
 
 export interface AuditEntry {
   id: string;

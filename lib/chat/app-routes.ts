@@ -23,6 +23,14 @@ import { remoteClient } from './app/remote-client.ts';
 import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/stream.ts';
 import { interrupt, isStale } from '../conversations/stale.ts';
 import { type ChatMemory, memoriesForChat } from '../memory/for-chat.ts';
+import { McpPool } from '../tools/mcp-client.ts';
+import { McpServers } from '../tools/mcp-servers.ts';
+import { CODE_RUNNER_ID, codeRunnerTool } from '../tools/code-runner.ts';
+import { chatTools } from '../tools/registry.ts';
+import type { Tool } from '../tools/tool.ts';
+import { WEB_TOOLS_ID, webTools } from '../tools/web-tools.ts';
+import type { AnswerTools } from './app/generations.ts';
+import type { TurnModel } from './app/models.ts';
 
 const MAX_TEXT = 200_000;
 const idSchema = z.string().min(1).max(200);
@@ -45,6 +53,34 @@ export function chatRoutes(deps: AppDeps) {
   const { remote } = deps.app;
   const client: InferenceClient = remote ? remoteClient(remote) : localClient(svc);
   const generations = new Generations(client);
+  // Server-side tools: the operator's MCP servers, one connection pool for every answer of this process.
+  const toolCfg = svc.config.tools;
+  const mcpServers = new McpServers(svc.store, svc.secrets);
+  const mcpPool = new McpPool({ allowHosts: svc.config.fetchAllowHosts, stdioAllowed: toolCfg.mcpStdio });
+  const toolLimits = { maxRounds: toolCfg.maxRounds, totalMs: toolCfg.totalMs, callTimeoutMs: toolCfg.callTimeoutMs, maxResultChars: toolCfg.maxResultChars };
+  /** The answer's tools: the chat's switched-on servers, when the model can call tools at all. */
+  const toolsFor = (user: User, conversation: Conversation, model: TurnModel): AnswerTools | undefined => {
+    const ids = conversation.settings.tools ?? [];
+    if (!ids.length || !model.functionCalling) return undefined;
+    const builtins: Record<string, () => Tool[]> = {
+      [WEB_TOOLS_ID]: () =>
+        webTools({
+          meter: svc,
+          user,
+          searchProviders: svc.searchProviders,
+          prices: svc.config.augmentPrices,
+          allowHosts: svc.config.fetchAllowHosts,
+          maxResultChars: toolLimits.maxResultChars,
+        }),
+    };
+    if (toolCfg.codeRunner.enabled) {
+      const memoryBytes = toolCfg.codeRunner.memoryMb * 1024 * 1024;
+      builtins[CODE_RUNNER_ID] = () => [
+        codeRunnerTool({ timeoutMs: toolLimits.callTimeoutMs, memoryBytes, maxResultChars: toolLimits.maxResultChars }, user.id),
+      ];
+    }
+    return { limits: toolLimits, load: (signal) => chatTools({ servers: mcpServers, pool: mcpPool, limits: toolLimits, builtins }, user.id, ids, signal) };
+  };
   const heartbeatMs = svc.config.sseKeepAliveMs;
   // With the embedded store this process is the only writer, so a 'streaming' row older than it is certainly dead.
   const aliveSince = svc.store.kind === 'sqlite' ? Date.now() : 0;
@@ -62,13 +98,19 @@ export function chatRoutes(deps: AppDeps) {
     assistant: Message,
     history: Message[],
     conversation: Conversation,
-    model: string,
+    model: TurnModel,
     memories: ChatMemory[],
   ) {
     // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
     const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
-    const body = chatRequestBody({ model, conversation: { ...conversation, character, userName: user.displayName }, history, wire: client.wire, memories });
-    generations.start({ user, ops, message: assistant, body, requestId });
+    const body = chatRequestBody({
+      model: model.id,
+      conversation: { ...conversation, character, userName: user.displayName },
+      history,
+      wire: client.wire,
+      memories,
+    });
+    generations.start({ user, ops, message: assistant, body, requestId, tools: toolsFor(user, conversation, model) });
   }
 
   /**
@@ -124,7 +166,7 @@ export function chatRoutes(deps: AppDeps) {
       await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
     }
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model.id, memories);
+    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model, memories);
     const out: SendMessageResponse = {
       user: toAppMessage(userMsg),
       assistant: toAppMessage(assistant),
@@ -151,7 +193,7 @@ export function chatRoutes(deps: AppDeps) {
       memories,
     });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, c.messages, c, model.id, memories);
+    await startAnswer(requestId, user, ops, assistant, c.messages, c, model, memories);
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 
@@ -200,6 +242,9 @@ export function chatRoutes(deps: AppDeps) {
     streamMessage: appRoute(deps, 'session', streamMessage),
     limits: appRoute(deps, 'session', limits),
     /** Stops every live generation, keeping what each produced ('stopped'); for shutdown. */
-    close: () => generations.close(),
+    close: async () => {
+      await generations.close();
+      await mcpPool.close();
+    },
   };
 }

@@ -1,5 +1,5 @@
 // Sending a message, uploading its attachments, and the event stream of the answer being generated.
-import type { AppCitation, AppConversation, AppMessage, AppMessageStatus } from '../conversations/wire.ts';
+import type { AppCitation, AppConversation, AppMessage, AppMessageStatus, AppToolStep } from '../conversations/wire.ts';
 
 /** An attachment as the browser uploads it. */
 export interface UploadAttachment {
@@ -42,8 +42,10 @@ export interface AttachmentLimits {
 /** Server-sent events on /api/app/messages/:id/stream; each `data:` line is one JSON GenerationEvent. */
 export type GenerationEvent =
   /** First event on every attach: everything generated so far. */
-  | { type: 'snapshot'; content: string; reasoning: string; citations: AppCitation[]; status: AppMessageStatus }
+  | { type: 'snapshot'; content: string; reasoning: string; citations: AppCitation[]; status: AppMessageStatus; toolSteps?: AppToolStep[] }
   | { type: 'delta'; content?: string; reasoning?: string }
   | { type: 'citations'; citations: AppCitation[] }
+  /** A server-side tool call began (status 'running') or ended (done or error): the step, whole, by its id. */
+  | { type: 'tool'; step: AppToolStep }
   /** Last event: the stored message in its final state (status complete, stopped or error; usage; error). */
   | { type: 'done'; message: AppMessage };

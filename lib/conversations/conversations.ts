@@ -37,6 +37,7 @@ export type {
   MessageStatus,
   SearchHit,
   UsedMemory,
+  ToolStep,
   UpdateMessageOptions,
   UpdateMessagePatch,
   Usage,

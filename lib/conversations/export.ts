@@ -27,6 +27,14 @@ export function exportMarkdown(c: ConversationWithMessages): string {
     if (m.reasoning?.trim()) {
       out.push('<details>', '<summary>Reasoning</summary>', '', m.reasoning.trim(), '', '</details>', '');
     }
+    for (const s of m.toolSteps ?? []) {
+      // Tool text is untrusted: fenced, with a fence longer than any run of backticks in it.
+      const fence = (t: string) => '`'.repeat(Math.max(3, ...[...t.matchAll(/`+/g)].map((x) => x[0].length + 1)));
+      const where = s.server ? ` on ${s.server}` : '';
+      out.push('<details>', `<summary>Tool call: ${escapeHtml(s.name)}${escapeHtml(where)} (${s.status})</summary>`, '');
+      if (s.arguments) out.push(fence(s.arguments), s.arguments, fence(s.arguments), '');
+      out.push(fence(s.result), s.result, fence(s.result), '', '</details>', '');
+    }
     if (m.content.trim()) out.push(m.content.trim(), '');
     const note = STATUS_NOTE[m.status];
     if (note) out.push(note, '');
@@ -61,6 +69,8 @@ export interface ConversationExport {
     attachments: Message['attachments'];
     citations: Message['citations'];
     usage: Message['usage'];
+    /** The server-side tool calls of an answer (absent: none). */
+    toolSteps?: NonNullable<Message['toolSteps']>;
   }[];
 }
 
@@ -90,6 +100,7 @@ export function exportObject(c: ConversationWithMessages): ConversationExport {
       attachments: m.attachments.map(withoutBytes),
       citations: m.citations,
       usage: m.usage,
+      ...(m.toolSteps?.length ? { toolSteps: m.toolSteps } : {}),
     })),
   };
 }

@@ -2,7 +2,7 @@
 // attachments lose their bytes (documents entirely; images keep a data: URL for the thumbnail), usage and errors
 // are reduced to the wire's fields whatever shape an older row holds.
 import type { Message, MessageError } from './conversations.ts';
-import type { AppAttachment, AppCitation, AppError, AppMessage, AppUsage } from '../wire.ts';
+import type { AppAttachment, AppCitation, AppError, AppMessage, AppToolStep, AppUsage } from '../wire.ts';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -49,6 +49,22 @@ const toAppCitation = (c: Message['citations'][number]): AppCitation => {
   return out;
 };
 
+const toAppToolStep = (s: NonNullable<Message['toolSteps']>[number]): AppToolStep => {
+  const out: AppToolStep = {
+    id: s.id,
+    round: s.round,
+    name: s.name,
+    server: s.server,
+    arguments: s.arguments,
+    status: s.status,
+    result: s.result,
+    startedAt: s.startedAt,
+    ms: s.ms,
+  };
+  if (s.truncated) out.truncated = true;
+  return out;
+};
+
 export function toAppMessage(m: Message): AppMessage {
   const out: AppMessage = {
     id: m.id,
@@ -64,6 +80,7 @@ export function toAppMessage(m: Message): AppMessage {
     usage: toAppUsage(m.usage),
     error: toAppError(m.error),
     createdAt: m.createdAt,
+    ...(m.toolSteps?.length ? { toolSteps: m.toolSteps.map(toAppToolStep) } : {}),
   };
   if (m.memories.length) out.memories = m.memories.map((u) => ({ id: u.id, content: u.content }));
   return out;

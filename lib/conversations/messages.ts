@@ -103,6 +103,7 @@ export function messageOps(scope: UserScope): MessageOps {
         if (p.citations !== undefined) set('citations', JSON.stringify(p.citations));
         if (p.error !== undefined) set('error', p.error === null ? null : JSON.stringify(p.error));
         if (p.modelId !== undefined) set('model_id', p.modelId);
+        if (p.toolSteps !== undefined) set('tool_steps', p.toolSteps.length ? JSON.stringify(p.toolSteps) : null);
         set('updated_at', stamp());
         params.push(id, userId);
         let where = `id = $${params.length - 1} AND role = 'assistant' AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $${params.length})`;

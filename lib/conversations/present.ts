@@ -22,6 +22,7 @@ export function toAppSettings(s: Conversation['settings']): ChatSettings {
   if (s.citations !== undefined) out.citations = s.citations;
   if (s.includeServiceSystemPrompt !== undefined) out.includeServiceSystemPrompt = s.includeServiceSystemPrompt;
   if (s.memory !== undefined) out.memory = s.memory;
+  if (s.tools !== undefined) out.tools = [...s.tools];
   return out;
 }
 

@@ -1,6 +1,18 @@
 // Row <-> object mapping for the conversations and messages tables, the column lists and ownership filter the queries
 // share, and the process-wide timestamp clock.
-import type { Attachment, ChatSettings, Citation, Conversation, Message, MessageError, MessageRole, MessageStatus, Usage, UsedMemory } from './types.ts';
+import type {
+  Attachment,
+  ChatSettings,
+  Citation,
+  Conversation,
+  Message,
+  MessageError,
+  MessageRole,
+  MessageStatus,
+  ToolStep,
+  Usage,
+  UsedMemory,
+} from './types.ts';
 
 let lastStamp = 0;
 /** Milliseconds, strictly increasing within this process, so creation order survives same-millisecond writes. */
@@ -46,11 +58,12 @@ export interface MessageRow {
   memories: string | null;
   created_at: number | string;
   updated_at: number | string | null;
+  tool_steps: string | null;
 }
 
 export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at, c.folder_id, c.pinned_at, c.archived_at';
 export const M_COLS =
-  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.memories, m.created_at, m.updated_at';
+  'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.memories, m.created_at, m.updated_at, m.tool_steps';
 /** Restricts `m` to messages of conversations owned by the user in parameter $N. */
 export const owned = (n: number) => `m.conversation_id IN (SELECT id FROM conversations WHERE user_id = $${n})`;
 
@@ -83,4 +96,5 @@ export const toMessage = (r: MessageRow): Message => ({
   memories: json<UsedMemory[]>(r.memories, []),
   createdAt: Number(r.created_at),
   updatedAt: r.updated_at == null ? null : Number(r.updated_at),
+  ...(r.tool_steps ? { toolSteps: json<ToolStep[]>(r.tool_steps, []) } : {}),
 });

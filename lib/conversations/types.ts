@@ -9,6 +9,8 @@ export const chatSettingsSchema = z.strictObject({
   includeServiceSystemPrompt: z.boolean().optional(),
   /** The user's saved memories go into this chat's prompts (absent: yes). */
   memory: z.boolean().optional(),
+  /** The operator's MCP servers (ids) whose tools this chat's answers may call (lib/tools). */
+  tools: z.array(z.string().min(1).max(200)).max(50).optional(),
 });
 export type ChatSettings = z.infer<typeof chatSettingsSchema>;
 
@@ -20,6 +22,7 @@ export const settingsPatchSchema = z.strictObject({
   citations: z.boolean().nullable().optional(),
   includeServiceSystemPrompt: z.boolean().nullable().optional(),
   memory: z.boolean().nullable().optional(),
+  tools: z.array(z.string().min(1).max(200)).max(50).nullable().optional(),
 });
 export type ChatSettingsPatch = z.infer<typeof settingsPatchSchema>;
 
@@ -32,6 +35,19 @@ const citationSchema = z.looseObject({
   date: z.string().max(100).nullable().optional(),
 });
 export type Citation = z.infer<typeof citationSchema>;
+const toolStepSchema = z.looseObject({
+  id: z.string().max(200),
+  round: z.number().int().min(0).max(1000),
+  name: z.string().max(200),
+  server: z.string().max(200).nullable(),
+  arguments: z.string().max(20_000),
+  status: z.enum(['running', 'done', 'error']),
+  result: z.string().max(1_000_000),
+  truncated: z.boolean().optional(),
+  startedAt: z.number(),
+  ms: z.number().nullable(),
+});
+export type ToolStep = z.infer<typeof toolStepSchema>;
 const attachmentSchema = z.record(z.string(), z.unknown());
 export type Attachment = z.infer<typeof attachmentSchema>;
 const usageSchema = z.record(z.string(), z.unknown());
@@ -103,6 +119,8 @@ export interface Message {
   createdAt: number;
   /** When the row was last written (a streaming answer's heartbeat); null for rows from before migration 5. */
   updatedAt: number | null;
+  /** The server-side tool calls of an answer (lib/tools), in order; absent or empty: none. */
+  toolSteps?: ToolStep[];
 }
 
 /** A conversation with messages: every message (get) or one root-to-leaf path (withPath). */
@@ -153,6 +171,7 @@ export const updateMessageSchema = z
     citations: z.array(citationSchema).max(500).optional(),
     error: messageErrorSchema.nullable().optional(),
     modelId: z.string().min(1).max(200).nullable().optional(),
+    toolSteps: z.array(toolStepSchema).max(200).optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), { message: 'nothing to update' });
 export type UpdateMessagePatch = z.input<typeof updateMessageSchema>;

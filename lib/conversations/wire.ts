@@ -10,6 +10,8 @@ export interface ChatSettings {
   includeServiceSystemPrompt?: boolean;
   /** The user's saved memories go into this chat's prompts (absent: yes). */
   memory?: boolean;
+  /** The MCP servers (ids, GET /api/app/tools) whose tools this chat's answers may call. */
+  tools?: string[];
 }
 
 export interface AppConversation {
@@ -94,6 +96,30 @@ export interface AppMessage {
   /** The user's memories this answer was given, as they read then; absent when none. */
   memories?: AppUsedMemory[];
   createdAt: number;
+  /** The server-side tool calls the answer made, in order (absent: none). */
+  toolSteps?: AppToolStep[];
+}
+
+/** One tool call of an answer: what the model asked for, what came back, and how long it took. */
+export interface AppToolStep {
+  /** The model's call id. */
+  id: string;
+  /** The model round that asked for it (0: the first). */
+  round: number;
+  /** The tool's name as the model saw it. */
+  name: string;
+  /** Where it ran: the MCP server's name, or null for a built-in tool. */
+  server: string | null;
+  /** The arguments, as the model wrote them (JSON text, cut to a few KB). */
+  arguments: string;
+  status: 'running' | 'done' | 'error';
+  /** What the model read back (cut to the result cap); the failure's text when status is 'error'. */
+  result: string;
+  /** The result was cut to the cap. */
+  truncated?: boolean;
+  startedAt: number;
+  /** How long the call took; null while running. */
+  ms: number | null;
 }
 
 export interface AppUsedMemory {

@@ -534,6 +534,35 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
     ],
   },
   {
+    version: 21,
+    name: 'tools and MCP servers',
+    sql: [
+      // The operator's MCP servers (lib/tools/mcp-servers.ts): an HTTP endpoint or a program run over stdio. Headers
+      // (an API key for the server) are sealed like upstream keys; a user's own headers for a server sit apart, sealed.
+      `CREATE TABLE mcp_servers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        transport TEXT NOT NULL,
+        url TEXT,
+        command TEXT,
+        args TEXT NOT NULL,
+        headers TEXT,
+        enabled INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE mcp_user_headers (
+        server_id TEXT NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        headers TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (server_id, user_id)
+      )`,
+      // The tool calls an answer made (name, arguments, result, timing), as JSON, so a reload shows them.
+      `ALTER TABLE messages ADD COLUMN tool_steps TEXT`,
+    ],
+  },
+  {
     version: 24,
     name: 'memories',
     sql: [

@@ -17,6 +17,7 @@ import { billingRoutes } from '../billing/app-routes.ts';
 import { limitRoutes } from '../limits/app-routes.ts';
 import { operatorRoutes } from '../operator/app-routes.ts';
 import { operatorModelRoutes } from '../operator/app-models.ts';
+import { toolRoutes } from '../tools/app-routes.ts';
 import { accountSettingsRoutes } from '../account/app-settings.ts';
 import { videoRoutes } from '../video/app-routes.ts';
 import { audioRoutes } from '../audio/app-routes.ts';
@@ -44,6 +45,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof limitRoutes> &
   ReturnType<typeof operatorRoutes> &
   ReturnType<typeof operatorModelRoutes> &
+  ReturnType<typeof toolRoutes> &
   ReturnType<typeof accountSettingsRoutes> &
   ReturnType<typeof videoRoutes> &
   ReturnType<typeof audioRoutes> &
@@ -76,6 +78,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...limitRoutes(deps),
       ...operatorRoutes(deps),
       ...operatorModelRoutes(deps),
+      ...toolRoutes(deps),
       ...accountSettingsRoutes(deps),
       ...videoRoutes(deps),
       ...audioRoutes(deps),

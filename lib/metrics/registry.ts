@@ -46,6 +46,13 @@ const refusals = new Counter({
   registers: [registry],
 });
 
+const toolCalls = new Counter({
+  name: 'lagoon_tool_calls_total',
+  help: 'Server-side tool calls of the chat app, by source (mcp, builtin) and outcome (done, error)',
+  labelNames: ['source', 'status'] as const,
+  registers: [registry],
+});
+
 const holds = new Gauge({
   name: 'lagoon_ledger_holds_open',
   help: 'Metered calls of this instance holding credit: reserved, not yet settled or released',
@@ -144,5 +151,6 @@ export function recordUsage(model: string, t: { prompt: number; completion: numb
 
 export const recordUpstreamError = (kind: string): void => upstreamErrors.inc({ kind });
 export const recordRefusal = (type: string): void => refusals.inc({ type });
+export const recordToolCall = (source: 'mcp' | 'builtin', status: 'done' | 'error'): void => toolCalls.inc({ source, status });
 export const holdOpened = (): void => holds.inc();
 export const holdClosed = (): void => holds.dec();

@@ -2,10 +2,14 @@
 // the end (or until stopped) whether or not anyone is watching, any number of streams attach and reattach to it,
 // and its row is kept current (about once a second) so a reload, or a reader on another instance, can catch up.
 import { isApiError } from '../../api/errors.ts';
-import type { Citation, ConversationOps, Message, MessageError } from '../../conversations/conversations.ts';
+import type { Citation, ConversationOps, Message, MessageError, ToolStep } from '../../conversations/conversations.ts';
+import { newRequestId } from '../../http/request-id.ts';
+import type { ChatTools, ToolLimits } from '../../tools/registry.ts';
+import { type Tool, toolsParam } from '../../tools/tool.ts';
 import type { User } from '../../users/users.ts';
 import type { AppCitation, AppUsage, GenerationEvent } from '../../wire.ts';
 import { appErrorOf, type InferenceClient, type InferenceEvent, type InferenceRun } from './inference.ts';
+import { assistantCallMessage, CallCollector, runCalls } from './tool-calls.ts';
 import { toAppMessage } from '../../conversations/message.ts';
 import { log } from '../../log.ts';
 
@@ -27,8 +31,15 @@ export interface GenerationSpec {
   message: Message;
   /** The chat completion request (see prompt.ts). */
   body: Record<string, unknown>;
-  /** The app request that started it: its usage row's id. */
+  /** The app request that started it: its usage row's id (the first model round's; later rounds get their own). */
   requestId: string;
+  /** Server-side tools (lib/tools): loaded when the answer starts, called in a loop bounded by `limits`. */
+  tools?: AnswerTools;
+}
+
+export interface AnswerTools {
+  load(signal: AbortSignal): Promise<ChatTools>;
+  limits: ToolLimits;
 }
 
 export class Generation {
@@ -36,6 +47,7 @@ export class Generation {
   content = '';
   reasoning = '';
   citations: AppCitation[] = [];
+  toolSteps: ToolStep[] = [];
   /** Resolves with the stored final message once the generation has ended and been written. */
   readonly finished: Promise<Message>;
 
@@ -47,6 +59,8 @@ export class Generation {
   private stopReason: StopReason | undefined;
   private modelId: string | null;
   private usage: AppUsage | null = null;
+  /** The current model round sent its usage (a round that did not is looked up after it ends). */
+  private roundBilled = false;
   private error: MessageError | null = null;
   private dirty = false;
   private lastWrite = Date.now();
@@ -69,7 +83,9 @@ export class Generation {
 
   /** Everything so far, for a stream that attaches now. */
   snapshot(): GenerationEvent {
-    return { type: 'snapshot', content: this.content, reasoning: this.reasoning, citations: this.citations, status: 'streaming' };
+    const snap: GenerationEvent = { type: 'snapshot', content: this.content, reasoning: this.reasoning, citations: this.citations, status: 'streaming' };
+    if (this.toolSteps.length) snap.toolSteps = this.toolSteps.map((s) => ({ ...s }));
+    return snap;
   }
 
   /** Receives every later event, ending with `done`. Returns the unsubscribe function. */
@@ -113,20 +129,47 @@ export class Generation {
         this.modelId = ev.id;
         return;
       case 'usage':
-        this.usage = ev.usage;
+        this.addUsage(ev.usage);
+        this.roundBilled = true;
         return;
       case 'error':
         this.error = ev.error;
+        return;
+      case 'tool_call':
         return;
     }
     this.dirty = true;
   }
 
-  private progress(): { content: string; reasoning: string | null; citations: Citation[] } {
+  /** Every model round is billed on its own; the answer shows their sum. */
+  private addUsage(u: AppUsage): void {
+    const t = this.usage;
+    this.usage = t
+      ? {
+          promptTokens: t.promptTokens + u.promptTokens,
+          completionTokens: t.completionTokens + u.completionTokens,
+          totalTokens: t.totalTokens + u.totalTokens,
+          costUsd: Math.round((t.costUsd + u.costUsd) * 1e6) / 1e6,
+          costDiem: Math.round((t.costDiem + u.costDiem) * 1e6) / 1e6,
+        }
+      : { ...u };
+  }
+
+  /** A tool step began or ended: kept (by id) and sent to every stream. */
+  private step(s: ToolStep): void {
+    const i = this.toolSteps.findIndex((x) => x.id === s.id && x.round === s.round);
+    if (i >= 0) this.toolSteps[i] = s;
+    else this.toolSteps.push(s);
+    this.dirty = true;
+    this.emit({ type: 'tool', step: { ...s } });
+  }
+
+  private progress(): { content: string; reasoning: string | null; citations: Citation[]; toolSteps?: ToolStep[] } {
     return {
       content: this.content.slice(0, MAX_STORED),
       reasoning: this.reasoning ? this.reasoning.slice(0, MAX_STORED) : null,
       citations: this.citations.slice(0, 500) as Citation[],
+      ...(this.toolSteps.length ? { toolSteps: this.toolSteps.slice(0, 200) } : {}),
     };
   }
 
@@ -157,28 +200,94 @@ export class Generation {
 
   /** Runs to the end; `onEnd` is called just before `done` goes out, so no stream can attach after it. */
   async run(client: InferenceClient, onEnd: () => void): Promise<void> {
-    const signal = this.controller.signal;
+    const loop = this.spec.tools;
+    // With tools, the whole loop has a deadline: past it, what was produced is kept and the answer says why it ended.
+    const timeUp = new AbortController();
+    const timer = loop ? setTimeout(() => timeUp.abort(), loop.limits.totalMs) : undefined;
+    const signal = loop ? AbortSignal.any([this.controller.signal, timeUp.signal]) : this.controller.signal;
     let run: InferenceRun | undefined;
     try {
       const body = this.body ?? {};
       this.body = undefined;
-      run = await client.start(this.spec.user, body, { signal, requestId: this.spec.requestId });
-      for await (const ev of run.events) {
-        this.apply(ev);
+      const tools = loop ? await this.loadTools(loop, signal) : [];
+      const messages = Array.isArray(body.messages) ? [...(body.messages as unknown[])] : [];
+      for (let round = 0; ; round++) {
+        // The last round the limit allows asks for an answer without tools.
+        const last = !loop || round + 1 >= loop.limits.maxRounds;
+        const request = tools.length ? { ...body, messages, tools: toolsParam(tools), ...(last ? { tool_choice: 'none' } : {}) } : body;
+        this.roundBilled = false;
+        run = await client.start(this.spec.user, request, { signal, requestId: round === 0 ? this.spec.requestId : newRequestId() });
+        const calls = new CallCollector();
+        let said = '';
+        for await (const ev of run.events) {
+          if (ev.type === 'tool_call') calls.add(ev);
+          else if (ev.type === 'content') said += ev.text;
+          this.apply(ev);
+          if (signal.aborted) break;
+        }
+        const pending = calls.list(round);
+        if (!tools.length || !pending.length || signal.aborted || this.error) break;
+        if (last) {
+          this.error = {
+            code: 'TOOL_ROUNDS_EXCEEDED',
+            status: 400,
+            message: `The model still called tools after ${round + 1} rounds, the most one answer may make`,
+          };
+          break;
+        }
+        messages.push(assistantCallMessage(said, pending));
+        messages.push(...(await runCalls(pending, tools, round, signal, (s) => this.step(s))));
         if (signal.aborted) break;
+        if (said && !/\s$/.test(this.content)) this.apply({ type: 'content', text: '\n\n' });
       }
     } catch (e) {
       // A stop aborts the request; that is not a failure.
       if (!signal.aborted) this.error = appErrorOf(e);
     }
+    clearTimeout(timer);
+    if (timeUp.signal.aborted && !this.stopReason && !this.error) {
+      this.error = {
+        code: 'TOOL_TIME_EXCEEDED',
+        status: 504,
+        message: `The answer ran out of time for tools (${Math.round((loop?.limits.totalMs ?? 0) / 1000)} s)`,
+      };
+    }
     this.ended = true;
-    if (!this.usage && run && (signal.aborted || this.error)) this.usage = await client.usageOf(run).catch(() => null);
+    if (!this.roundBilled && run && (signal.aborted || this.error)) {
+      const u = await client.usageOf(run).catch(() => null);
+      if (u) this.addUsage(u);
+    }
     await this.writing;
     const final = await this.writeFinal();
     onEnd();
     this.emit({ type: 'done', message: toAppMessage(final) });
     this.subscribers.clear();
     this.resolveFinished(final);
+  }
+
+  /** The answer's tools; a server that cannot be reached shows as a failed step, and the answer goes on without it. */
+  private async loadTools(loop: AnswerTools, signal: AbortSignal): Promise<Tool[]> {
+    try {
+      const { tools, unavailable } = await loop.load(signal);
+      for (const [i, u] of unavailable.entries()) {
+        this.step({
+          id: `unavailable_${i}`,
+          round: 0,
+          name: u.server,
+          server: null,
+          arguments: '',
+          status: 'error',
+          result: u.error,
+          startedAt: Date.now(),
+          ms: 0,
+        });
+      }
+      return tools;
+    } catch (e) {
+      if (signal.aborted) throw e;
+      log.error({ err: e }, 'could not load the tools of an answer');
+      return [];
+    }
   }
 
   private async writeFinal(): Promise<Message> {

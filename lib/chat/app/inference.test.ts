@@ -30,7 +30,7 @@ describe('upstream stream parsing', () => {
     }
   });
 
-  test('chunks become content, reasoning, citations, model and usage events; [DONE] ends', async () => {
+  test('chunks become content, reasoning, citations, tool-call, model and usage events; [DONE] ends', async () => {
     const wire = wireNames('venice');
     const sse = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
     const events = await collect(
@@ -49,6 +49,7 @@ describe('upstream stream parsing', () => {
               { index: 1, delta: { content: 'ignored' } },
             ],
           }),
+          sse({ model: 'm1', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] } }] }),
           'data: not json\n\n',
           sse({ model: 'm1', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }, cost: { usd: 0.001, diem: 0 } }),
           'data: [DONE]\n\n',
@@ -62,6 +63,8 @@ describe('upstream stream parsing', () => {
       { type: 'citations', citations: [{ url: 'https://a.example/', title: 'A', date: '2025-01-01' }] },
       { type: 'reasoning', text: 'hmm' },
       { type: 'content', text: 'Hi' },
+      // Tool calls pass through as fragments: the generation's tool loop gathers them (tool-calls.ts).
+      { type: 'tool_call', index: 0, name: 'f', arguments: '{}' },
       { type: 'usage', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5, costUsd: 0.001, costDiem: 0 } },
     ] satisfies InferenceEvent[]);
     assert.ok(events.some((e) => e.type === 'model' && e.id === 'm1'));
@@ -99,7 +102,7 @@ describe('local stream events', () => {
     yield* all;
   }
 
-  test('typed events become generation events directly: model first, choice 0 only, usage in units', async () => {
+  test('typed events become generation events directly: model first, choice 0 only, tool-call fragments, usage in units', async () => {
     const events = await collect(
       appEvents(
         { model: 'm1' },
@@ -123,6 +126,7 @@ describe('local stream events', () => {
       { type: 'citations', citations: [{ url: 'https://a.example/', title: 'A', date: '2025-01-01' }] },
       { type: 'reasoning', text: 'hmm' },
       { type: 'content', text: 'Hi' },
+      { type: 'tool_call', index: 0, name: 'f', arguments: '{}' },
       { type: 'usage', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5, costUsd: 0.001, costDiem: 0 } },
     ] satisfies InferenceEvent[]);
   });

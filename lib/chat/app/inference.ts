@@ -15,7 +15,9 @@ export type InferenceEvent =
   | { type: 'model'; id: string }
   | { type: 'usage'; usage: AppUsage }
   /** An in-band failure after output began: what came before stays. */
-  | { type: 'error'; error: AppError };
+  | { type: 'error'; error: AppError }
+  /** A fragment of a tool call the model makes (OpenAI's streamed shape: id and name first, then pieces of arguments). */
+  | { type: 'tool_call'; index: number; id?: string; name?: string; arguments?: string };
 
 export interface InferenceRun {
   /** Our request id (local runs): the usage row's key. */
@@ -106,6 +108,18 @@ export function chunkEvents(chunk: Record<string, unknown>, wire: WireNames): In
     const delta = (c.delta ?? {}) as Record<string, unknown>;
     if (typeof delta.reasoning_content === 'string' && delta.reasoning_content) out.push({ type: 'reasoning', text: delta.reasoning_content });
     if (typeof delta.content === 'string' && delta.content) out.push({ type: 'content', text: delta.content });
+    if (Array.isArray(delta.tool_calls)) {
+      for (const t of delta.tool_calls as Record<string, unknown>[]) {
+        const fn = (t?.function ?? {}) as Record<string, unknown>;
+        out.push({
+          type: 'tool_call',
+          index: num(t?.index),
+          ...(typeof t?.id === 'string' ? { id: t.id } : {}),
+          ...(typeof fn.name === 'string' ? { name: fn.name } : {}),
+          ...(typeof fn.arguments === 'string' ? { arguments: fn.arguments } : {}),
+        });
+      }
+    }
   }
   const usage = chunk.usage as Record<string, unknown> | undefined;
   if (usage && typeof usage === 'object') {

@@ -49,7 +49,19 @@ export async function* appEvents(head: Pick<StreamHead, 'model'>, stream: ChatSt
         case 'error':
           yield { type: 'error', error: { code: 'INFERENCE_FAILED', status: 500, message: ev.message } };
           break;
-        // tool_calls and finish: the app's answers carry neither
+        case 'tool_calls':
+          if (ev.index !== 0) break;
+          for (const c of ev.calls) {
+            yield {
+              type: 'tool_call',
+              index: c.index ?? 0,
+              ...(c.id ? { id: c.id } : {}),
+              ...(c.function?.name ? { name: c.function.name } : {}),
+              ...(c.function?.arguments ? { arguments: c.function.arguments } : {}),
+            };
+          }
+          break;
+        // finish: the app's answers do not carry it
       }
     }
   }

@@ -7,6 +7,8 @@ import type { CatalogueSource } from '../../catalogue/source.ts';
 export interface TurnModel {
   id: string;
   vision: boolean;
+  /** It can call tools (the catalogue's function-calling capability): the chat's server-side tools are offered to it. */
+  functionCalling: boolean;
 }
 
 const hasImages = (messages: Message[]) => messages.some((m) => m.attachments.some((a) => a.kind === 'image'));
@@ -31,7 +33,7 @@ export async function modelForTurn(source: CatalogueSource, requested: string | 
     model = all.find((m) => m.isDefault) ?? all[0];
     if (!model) throw new ApiError('MODEL_NOT_FOUND', 'No chat model is available');
   }
-  const turn = { id: model.id, vision: model.capabilities.vision };
+  const turn = { id: model.id, vision: model.capabilities.vision, functionCalling: model.capabilities.functionCalling };
   if (!turn.vision && hasImages(history)) {
     throw new ApiError('UNSUPPORTED_CONTENT', `Model ${turn.id} does not support image input, and this conversation has images: choose a model with vision`, {
       param: 'modelId',

@@ -76,6 +76,29 @@ describe('remote inference (INFERENCE_BASE_URL + INFERENCE_API_KEY)', () => {
     assert.equal(Number(own?.n), 0);
   });
 
+  test('server-side tools run here; the remote API only sees ordinary tool-calling requests, each billed', async () => {
+    await h.svc.ledger.drain();
+    const count = async () => Number((await h.svc.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [keyAccount]))?.n);
+    const before = await count();
+    const c = await userConversations(h.svc.store, alice.user.id).create({ settings: { tools: ['builtin:code'] } });
+    const { json } = await send(chat, alice, c.id, { content: '[[tool:run_javascript:{"code":"6 * 7"}]] [[reply:It is 42.]]' });
+    const events = await new EventReader(await stream(chat, alice, json.assistant.id)).rest();
+    const done = events.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
+    assert.equal(done.message.status, 'complete', JSON.stringify(done.message.error));
+    assert.equal(done.message.content, 'It is 42.');
+    assert.deepEqual(
+      done.message.toolSteps?.map((s) => [s.name, s.status, s.result]),
+      [['run_javascript', 'done', '=> 42']],
+    );
+    // The second request carried the call and its result as plain chat messages.
+    const second = h.engine.requests.at(-1)?.body;
+    assert.equal(second.messages.at(-1).role, 'tool');
+    assert.equal(second.messages.at(-1).content, '=> 42');
+    assert.equal(second.tools[0].function.name, 'run_javascript');
+    await h.svc.ledger.drain();
+    assert.equal((await count()) - before, 2, 'two rounds, two billed requests');
+  });
+
   test('stop aborts the upstream stream and keeps the partial answer', async () => {
     const c = await userConversations(h.svc.store, alice.user.id).create();
     const aborted = h.engine.abortedStreams;

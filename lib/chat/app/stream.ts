@@ -77,13 +77,17 @@ export function liveStream(g: Generation, heartbeatMs: number): ReadableStream<U
   });
 }
 
-const snapshotOf = (m: Message): GenerationEvent => ({
-  type: 'snapshot',
-  content: m.content,
-  reasoning: m.reasoning ?? '',
-  citations: toAppMessage(m).citations,
-  status: m.status,
-});
+function snapshotOf(m: Message): GenerationEvent {
+  const app = toAppMessage(m);
+  return {
+    type: 'snapshot',
+    content: m.content,
+    reasoning: m.reasoning ?? '',
+    citations: app.citations,
+    status: m.status,
+    ...(app.toolSteps ? { toolSteps: app.toolSteps } : {}),
+  };
+}
 
 /** A finished answer: snapshot and done at once. */
 export function finishedStream(m: Message, heartbeatMs: number): ReadableStream<Uint8Array> {
@@ -123,6 +127,11 @@ export function pollingStream(ops: ConversationOps, first: Message, opts: { hear
       if (r1.length > r0.length && r1.startsWith(r0)) delta.reasoning = r1.slice(r0.length);
       if (delta.content || delta.reasoning) out.send({ type: 'delta', ...delta });
       if (JSON.stringify(row.citations) !== JSON.stringify(seen.citations)) out.send({ type: 'citations', citations: toAppMessage(row).citations });
+      // Tool steps another instance wrote since the last read, each whole.
+      const before = new Map((toAppMessage(seen).toolSteps ?? []).map((s) => [`${s.round}:${s.id}`, JSON.stringify(s)]));
+      for (const step of toAppMessage(row).toolSteps ?? []) {
+        if (before.get(`${step.round}:${step.id}`) !== JSON.stringify(step)) out.send({ type: 'tool', step });
+      }
       seen = row;
       if (row.status !== 'streaming') {
         out.send({ type: 'done', message: toAppMessage(row) });
