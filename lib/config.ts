@@ -104,6 +104,14 @@ export interface AppConfig {
   memoryTokens: number;
 }
 
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL (e.g. http://collector:4318/v1/traces); unset: no tracing. */
+  endpoint: string | undefined;
+  serviceName: string;
+  /** How long finished spans wait to leave together. */
+  exportDelayMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -143,6 +151,8 @@ export interface Config {
   idempotencyMaxBytes: number;
   /** How long one receipt key signs. */
   receiptKeyRotateMs: number;
+  /** OpenTelemetry traces (off without an endpoint; lib/metrics/tracing.ts). */
+  tracing: TracingConfig;
   /** A stream that has been silent this long gets an SSE comment, so proxies and load balancers keep it open. */
   sseKeepAliveMs: number;
   /** The chat app's server-side tools (lib/tools): the tool loop's bounds, and whether MCP servers may run as local programs. */
@@ -367,6 +377,13 @@ export const SETTINGS = {
   LAGOON_REVISION: { shown: 'start time', parse: text, doc: 'the `x-service-version` value (`yyyymmdd.hhmmss`)' },
   LAGOON_HOST_NAME: { shown: '`$HOSTNAME`', parse: text, doc: 'the `x-service-host-name` header on errors' },
   LAGOON_MAX_BODY_BYTES: { default: String(35 * 1024 * 1024), shown: '35 MiB', parse: int(0), doc: 'request body limit (413 beyond it)' },
+  LAGOON_OTEL_ENDPOINT: {
+    shown: 'off',
+    parse: text,
+    doc: 'OpenTelemetry traces: the OTLP/HTTP traces URL (e.g. `http://collector:4318/v1/traces`); a span per request, metered call, engine call and settlement',
+  },
+  LAGOON_OTEL_SERVICE_NAME: { default: 'lagoon', parse: text, doc: "the traces' `service.name`" },
+  LAGOON_OTEL_EXPORT_DELAY_MS: { default: '2000', parse: int(1), doc: 'how long finished spans wait to be sent together' },
   LAGOON_RECEIPT_KEY_DAYS: {
     default: '90',
     parse: int(1),
@@ -721,6 +738,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: v.LAGOON_MAX_BODY_BYTES,
     idempotencyMaxBytes: v.LAGOON_IDEMPOTENCY_MAX_BYTES,
     receiptKeyRotateMs: v.LAGOON_RECEIPT_KEY_DAYS * 86_400_000,
+    tracing: { endpoint: v.LAGOON_OTEL_ENDPOINT, serviceName: v.LAGOON_OTEL_SERVICE_NAME, exportDelayMs: v.LAGOON_OTEL_EXPORT_DELAY_MS },
     timestampHeader: v.LAGOON_TIMESTAMP_HEADER,
     sseKeepAliveMs: v.LAGOON_SSE_KEEPALIVE_MS,
     tools: {

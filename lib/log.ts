@@ -48,10 +48,18 @@ process.once('exit', () => {
   }
 });
 
+/** Fields every line written inside a trace carries (lib/metrics/tracing.ts sets it while tracing is on). */
+let mixin: (() => object | undefined) | undefined;
+
+export function setLogMixin(fn: (() => object | undefined) | undefined): void {
+  mixin = fn;
+}
+
 /** The process's logger; its level is the configuration's (setLogLevel), `info` until then. */
 export const log = pino(
   {
     level: 'info',
+    mixin: () => mixin?.() ?? {},
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Errors as { type, message, stack } under `err`; the level as its name, which people read and grep.

@@ -23,6 +23,7 @@ import { AudioEngines } from './engines/audio/registry.ts';
 import { VideoEngines } from './engines/video/registry.ts';
 import { IdempotencyStore } from './billing/idempotency.ts';
 import { ReceiptHashLog } from './billing/receipts.ts';
+import { startTracing, stopTracing } from './metrics/tracing.ts';
 import { audioJobKind } from './audio/jobs.ts';
 import { ImageEngines } from './engines/images/registry.ts';
 import { transcribeForChat } from './audio/transcription.ts';
@@ -83,6 +84,7 @@ export interface Service {
 
 export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
   setLogLevel(config.logLevel);
+  await startTracing(config.tracing, config.revision);
   const searchProviders = config.searchAll.map((c) => searchProviderFrom(c));
   const searchProvider = searchProviders[0];
   const catalogue = loadCatalogue(config.modelsFile ?? DEFAULT_CATALOGUE, config.catalogueVar, config.modelsExtra);
@@ -216,6 +218,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await store.close();
       if (redis) await closeRedis(redis);
       unlock();
+      await stopTracing().catch((e) => log.error({ err: e }, 'could not send the last traces'));
     },
   };
 }

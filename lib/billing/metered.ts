@@ -9,6 +9,7 @@
 // started); `metered` wraps a run that ends within the call (embeddings, the augment endpoints, media). Either way the
 // settlement is recorded before the response's last bytes (`Meter.recorded`: its journal line on the embedded store,
 // its commit on PostgreSQL): a crash can lose a charge only for an answer the client did not receive in full.
+import { failed, inSpan, openSpan, tracing } from '../metrics/tracing.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
 import { type Balances, chargeFor, type Hold, shortOfCredit, splitCharge } from './ledger.ts';
 import type { Ledger } from './ledger-service.ts';
@@ -138,6 +139,7 @@ class OpenMeter implements Meter {
     const cost = { usd: Math.round(exact.usd), diem: Math.round(exact.diem) };
     const unit = call.unit ?? 'token';
     // The ledger gets the exact cost (a fraction of a micro-unit is carried per account); the caller sees it rounded.
+    const span = openSpan('settlement', { 'lagoon.request_id': this.hold.requestId, 'lagoon.unit': call.unit ?? 'token' });
     this.recordedAt = this.ledger.settle(this.hold, exact, {
       modelId: call.model?.id ?? call.modelId ?? call.endpoint,
       endpoint: call.endpoint,
@@ -150,6 +152,17 @@ class OpenMeter implements Meter {
       quantity: quantityOf(unit, actual),
     }).recorded;
     this.outcome = chargeFor(cost, this.hold);
+    if (span) {
+      span.setAttributes({ 'lagoon.charged.usd_micros': this.outcome.usd, 'lagoon.charged.diem_micros': this.outcome.diem });
+      // The span lasts until the settlement is recorded (journaled or committed).
+      this.recordedAt.then(
+        () => span.end(),
+        (e) => {
+          failed(span, e);
+          span.end();
+        },
+      );
+    }
     holdClosed();
     const tokens = { prompt: actual.promptTokens ?? 0, completion: actual.completionTokens ?? 0, cached: actual.cachedTokens ?? 0 };
     recordUsage(call.model?.id ?? call.modelId ?? call.endpoint, tokens, this.outcome);
@@ -173,7 +186,13 @@ class OpenMeter implements Meter {
  * Admits the call and reserves its worst case: 429 when over the rate budget, 402 (or a key-limit error) when the
  * credit does not cover the quote; either way nothing stays held. The caller settles or releases the meter.
  */
-export async function openMeter(deps: MeterDeps, ctx: MeterContext, call: MeteredCall): Promise<Meter> {
+export function openMeter(deps: MeterDeps, ctx: MeterContext, call: MeteredCall): Promise<Meter> {
+  if (!tracing()) return openMeterNow(deps, ctx, call);
+  const attributes = { 'lagoon.request_id': ctx.requestId, 'lagoon.model': call.model?.id ?? call.modelId ?? call.endpoint, 'lagoon.endpoint': call.endpoint };
+  return inSpan('metered call', attributes, () => openMeterNow(deps, ctx, call));
+}
+
+async function openMeterNow(deps: MeterDeps, ctx: MeterContext, call: MeteredCall): Promise<Meter> {
   const prices = call.prices ?? unitPrices(call.model!);
   // Priced before admission: a unit the price list leaves out is refused before it takes any budget.
   const estimate = quote(prices, call.estimate, call.fees);

@@ -21,6 +21,7 @@ import { guard } from './guard.ts';
 import { newRequestId } from './request-id.ts';
 import { SafeResponse } from './safe-response.ts';
 import { serveReadyz } from './readyz.ts';
+import { inRequestSpan, tracing } from '../metrics/tracing.ts';
 import { RECEIPT_KEYS_PATH, serveReceiptKeys } from '../billing/api-receipts.ts';
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
 
@@ -74,6 +75,21 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
   }
 
   function serve(ctx: RequestCtx, run: () => Promise<void>): Promise<void> {
+    if (!tracing()) return guarded(ctx, run);
+    const method = ctx.req.method ?? 'GET';
+    return inRequestSpan(
+      ctx.req.headers,
+      `${method} ${ctx.url.pathname}`,
+      { 'http.request.method': method, 'url.path': ctx.url.pathname, 'lagoon.request_id': ctx.requestId, 'client.address': ctx.ip },
+      () => guarded(ctx, run),
+      () => ({
+        name: `${method} ${ctx.route ?? ctx.url.pathname}`,
+        attributes: { 'http.route': ctx.route ?? '', 'http.response.status_code': ctx.res.statusCode },
+      }),
+    );
+  }
+
+  function guarded(ctx: RequestCtx, run: () => Promise<void>): Promise<void> {
     inFlight++;
     return guard(
       ctx,

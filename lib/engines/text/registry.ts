@@ -1,5 +1,7 @@
 // One engine per catalogue model, created on first use. OpenAI-compatible upstreams get an admission queue here;
 // the llama engine queues for its own sequences.
+import { tracing } from '../../metrics/tracing.ts';
+import { tracedEngine } from './traced.ts';
 import { ApiError } from '../../api/errors.ts';
 import { recordUpstreamError } from '../../metrics/registry.ts';
 import type { ModelEntry } from '../../models/schema.ts';
@@ -71,6 +73,11 @@ export class EngineRegistry extends EnginesByModel<Engine> {
   }
 
   protected async create(model: ModelEntry): Promise<Engine> {
+    const engine = await this.make(model);
+    return tracing() ? tracedEngine(engine, model.id) : engine;
+  }
+
+  private async make(model: ModelEntry): Promise<Engine> {
     const spec = model.engine;
     if (spec.kind !== 'llama' && spec.kind !== 'openai') throw new Error(`model ${model.id}: a ${spec.kind} engine does not serve text`);
     if (spec.kind === 'openai') {
