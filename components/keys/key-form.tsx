@@ -1,7 +1,7 @@
 'use client';
-// The fields of a key, shared by "create" and "edit": description, expiry (a UTC day, optional), and consumption caps
-// in USD and DIEM per day, month or lifetime. Values are kept as typed text; toLimits() turns them into the API's
-// body (blank = no cap), and the server's 400 names any field it refuses.
+// The fields of a key, shared by "create" and "edit": description, expiry (a UTC day, optional), consumption caps in
+// USD and DIEM per day, week, month or lifetime, and the models it may run. Values are kept as typed text; toLimits()
+// turns them into the API's body (blank = no cap, any model), and the server's 400 names any field it refuses.
 import type { KeyLimitPeriod } from '@/lib/wire.ts';
 import { InputField, SelectField } from '@/components/ui/fields.tsx';
 
@@ -12,11 +12,18 @@ export interface KeyFormValues {
   usd: string;
   diem: string;
   period: KeyLimitPeriod;
+  /** Model ids, comma-separated; '' = any. */
+  models: string;
 }
 
-export const EMPTY_KEY_FORM: KeyFormValues = { description: '', expires: '', usd: '', diem: '', period: 'EPOCH' };
+export const EMPTY_KEY_FORM: KeyFormValues = { description: '', expires: '', usd: '', diem: '', period: 'EPOCH', models: '' };
 
-export const PERIOD_LABEL: Record<KeyLimitPeriod, string> = { EPOCH: 'per day (UTC)', MONTH: 'per month', LIFETIME: 'in total' };
+export const PERIOD_LABEL: Record<KeyLimitPeriod, string> = {
+  EPOCH: 'per day (UTC)',
+  WEEK: 'per week (from Monday, UTC)',
+  MONTH: 'per month',
+  LIFETIME: 'in total',
+};
 
 /** A cap field's problem, or undefined (blank means no cap). */
 export function capError(v: string): string | undefined {
@@ -26,7 +33,18 @@ export function capError(v: string): string | undefined {
 }
 
 const cap = (v: string) => (v.trim() ? Number(v) : null);
-export const toLimits = (v: KeyFormValues) => ({ consumptionLimit: { usd: cap(v.usd), diem: cap(v.diem) }, limitPeriod: v.period });
+const modelList = (v: string) => {
+  const ids = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return ids.length ? ids : null;
+};
+export const toLimits = (v: KeyFormValues) => ({
+  consumptionLimit: { usd: cap(v.usd), diem: cap(v.diem) },
+  limitPeriod: v.period,
+  models: modelList(v.models),
+});
 
 export function KeyFields({
   idPrefix,
@@ -98,6 +116,15 @@ export function KeyFields({
           </option>
         ))}
       </SelectField>
+      <InputField
+        id={`${idPrefix}-models`}
+        label="Models (optional)"
+        value={values.models}
+        onChange={(e) => set({ models: e.target.value })}
+        hint="Model ids, separated by commas: the key may run only these. Blank: any model."
+        data-testid="key-models"
+        autoComplete="off"
+      />
     </div>
   );
 }

@@ -49,7 +49,14 @@ function CapMeter({ currency, spent, max, period }: { currency: 'USD' | 'DIEM'; 
 }
 
 function Caps({ k }: { k: AppApiKey }) {
-  if (!k.cap) return <span className="text-muted-foreground">No cap</span>;
+  const models = k.models && <span className="block text-xs text-muted-foreground">Only {k.models.join(', ')}</span>;
+  if (!k.cap)
+    return (
+      <>
+        <span className="text-muted-foreground">No cap</span>
+        {models}
+      </>
+    );
   const period = PERIOD_LABEL[k.cap.period];
   return (
     <div className="flex flex-col gap-2">
@@ -65,6 +72,7 @@ const valuesOf = (k: AppApiKey): KeyFormValues => ({
   usd: k.cap?.usd == null ? '' : String(k.cap.usd),
   diem: k.cap?.diem == null ? '' : String(k.cap.diem),
   period: k.cap?.period ?? 'EPOCH',
+  models: k.models?.join(', ') ?? '',
 });
 
 function EditDialog({ k, descriptionMax, onClose }: { k: AppApiKey; descriptionMax: number; onClose: () => void }) {

@@ -10,7 +10,7 @@ import { useApiKeys } from '@/components/usage/queries.ts';
 
 const date = (ms: number | null, none: string) =>
   ms === null ? none : new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-const PERIOD = { EPOCH: 'a day', MONTH: 'a month', LIFETIME: 'in all' } as const;
+const PERIOD = { EPOCH: 'a day', WEEK: 'a week', MONTH: 'a month', LIFETIME: 'in all' } as const;
 
 function status(k: AppApiKey): string {
   if (k.revokedAt !== null) return `Revoked ${date(k.revokedAt, '')}`;

@@ -53,6 +53,7 @@ export const ERROR_CODES = {
   FORBIDDEN: [403, 'Forbidden'],
   X402_WALLET_MISMATCH: [403, 'You can only access your own wallet'],
   MODEL_PRIVACY_FORBIDDEN: [403, "This API key's modelPrivacy setting does not allow this model"],
+  MODEL_NOT_ALLOWED_FOR_KEY: [403, "This model is not in the API key's list of models"],
   NOT_FOUND: [404, 'Not found'],
   MODEL_NOT_FOUND: [404, 'Specified model not found'],
   CHARACTER_NOT_FOUND: [404, 'Specified character not found'],

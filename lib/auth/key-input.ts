@@ -23,7 +23,9 @@ const expiresAt = z.union([z.literal(''), z.null(), z.iso.datetime({ offset: tru
 });
 const cap = z.number().min(0).max(LIMIT_MAX).nullable().optional();
 const consumptionLimit = z.strictObject({ usd: cap, diem: cap, vcu: cap }).optional();
-const limitPeriod = z.enum(['EPOCH', 'MONTH', 'LIFETIME']);
+const limitPeriod = z.enum(['EPOCH', 'WEEK', 'MONTH', 'LIFETIME']);
+/** The only models the key may run; null or absent: any. Lagoon's own field (refused with the public API's names). */
+const models = z.array(z.string().min(1).max(200)).min(1).max(100).nullable().optional();
 const modelPrivacy = z.enum(MODEL_PRIVACY);
 
 export const createKeyBody = z.strictObject({
@@ -33,6 +35,7 @@ export const createKeyBody = z.strictObject({
   consumptionLimit,
   limitPeriod: limitPeriod.optional(),
   modelPrivacy: modelPrivacy.optional(),
+  models,
 });
 
 export const patchKeyBody = z.strictObject({
@@ -43,6 +46,7 @@ export const patchKeyBody = z.strictObject({
   consumptionLimit: consumptionLimit.nullable(),
   limitPeriod: limitPeriod.optional(),
   modelPrivacy: modelPrivacy.optional(),
+  models,
 });
 
 export type CreateKeyBody = z.infer<typeof createKeyBody>;
@@ -62,6 +66,7 @@ export async function createKeyFrom(store: Store, accountId: string, body: Creat
     limitDiem: limitMicros(body.consumptionLimit?.diem ?? body.consumptionLimit?.vcu) ?? null,
     limitPeriod: body.limitPeriod,
     modelPrivacy: body.modelPrivacy,
+    allowedModels: body.models ? [...new Set(body.models)] : null,
   });
 }
 
@@ -75,5 +80,6 @@ export function keyPatchFrom(body: PatchKeyBody): KeyPatch {
     limitDiem: limits === null ? null : limitMicros(limits?.diem ?? limits?.vcu),
     limitPeriod: body.limitPeriod,
     modelPrivacy: body.modelPrivacy,
+    allowedModels: body.models === undefined ? undefined : body.models && [...new Set(body.models)],
   };
 }

@@ -29,6 +29,8 @@ export interface ApiKey {
   limitDiem: number | null;
   limitPeriod: LimitPeriod;
   modelPrivacy: ModelPrivacy;
+  /** The only models the key may run (catalogue ids); null: any (Lagoon's own field, not the public API's). */
+  allowedModels: string[] | null;
   /** The server-held key the browser app acts through for a user (never shown to anyone as a secret). */
   browserApp: boolean;
 }
@@ -57,10 +59,11 @@ interface KeyRow {
   limit_period: string;
   model_privacy: string;
   browser_app: number | string;
+  allowed_models: string | null;
 }
 
 const KEY_COLUMNS =
-  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.model_privacy, k.browser_app';
+  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.model_privacy, k.browser_app, k.allowed_models';
 
 /** A key of account $1 with id $2 that is usable at time $3. */
 const LIVE_KEY = 'k.account_id = $1 AND k.id = $2 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3)';
@@ -79,6 +82,7 @@ const toKey = (r: KeyRow): ApiKey => ({
   limitDiem: r.limit_diem,
   limitPeriod: r.limit_period as LimitPeriod,
   modelPrivacy: (r.model_privacy ?? 'ALL') as ModelPrivacy,
+  allowedModels: r.allowed_models ? (JSON.parse(r.allowed_models) as string[]) : null,
   browserApp: Number(r.browser_app) === 1,
 });
 
@@ -107,6 +111,7 @@ export interface KeyPatch {
   limitDiem?: number | null;
   limitPeriod?: LimitPeriod;
   modelPrivacy?: ModelPrivacy;
+  allowedModels?: string[] | null;
 }
 
 export interface KeySpending {
@@ -122,6 +127,7 @@ export interface NewKey {
   limitDiem?: number | null;
   limitPeriod?: LimitPeriod;
   modelPrivacy?: ModelPrivacy;
+  allowedModels?: string[] | null;
   /** The key the browser app acts through for the account's user (one per user, made at sign-up). */
   browserApp?: boolean;
 }
@@ -145,11 +151,12 @@ export function accountKeys(store: Store, accountId: string) {
         limitDiem: input.limitDiem ?? null,
         limitPeriod: input.limitPeriod ?? 'EPOCH',
         modelPrivacy: input.modelPrivacy ?? 'ALL',
+        allowedModels: input.allowedModels ?? null,
         browserApp: input.browserApp ?? false,
       };
       await store.run(
-        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, model_privacy, browser_app)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, model_privacy, browser_app, allowed_models)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         [
           key.id,
           accountId,
@@ -164,6 +171,7 @@ export function accountKeys(store: Store, accountId: string) {
           key.limitPeriod,
           key.modelPrivacy,
           key.browserApp ? 1 : 0,
+          key.allowedModels ? JSON.stringify(key.allowedModels) : null,
         ],
       );
       return { key, secret };
@@ -230,6 +238,7 @@ export function accountKeys(store: Store, accountId: string) {
       if (patch.limitDiem !== undefined) set('limit_diem', patch.limitDiem);
       if (patch.limitPeriod !== undefined) set('limit_period', patch.limitPeriod);
       if (patch.modelPrivacy !== undefined) set('model_privacy', patch.modelPrivacy);
+      if (patch.allowedModels !== undefined) set('allowed_models', patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels));
       if (sets.length && (await store.run(`UPDATE api_keys AS k SET ${sets.join(', ')} WHERE ${LIVE_KEY}`, params)) !== 1) return undefined;
       forgetPrincipals(store);
       const row = await store.get<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE ${LIVE_KEY}`, [accountId, id, now]);

@@ -8,6 +8,9 @@ import type { ModelEntry } from '../models/schema.ts';
 
 const PROMPT_TYPES: ReadonlySet<string> = new Set(['text', 'embedding']);
 
+/** Whether the key's own model list (null: any) lets it run the model. */
+export const listAllows = (allowed: readonly string[] | null | undefined, model: Pick<ModelEntry, 'id'>): boolean => !allowed || allowed.includes(model.id);
+
 /** Whether a key with this setting may run the model. */
 export function privacyAllows(setting: ModelPrivacy, model: Pick<ModelEntry, 'type' | 'privacy'>): boolean {
   if (setting === 'ALL' || model.privacy === 'private') return true;
@@ -19,6 +22,11 @@ export function privacyAllows(setting: ModelPrivacy, model: Pick<ModelEntry, 'ty
  * Called at admission (lib/billing/metered.ts), before anything is held, so a refusal charges nothing.
  */
 export function refuseByModelPrivacy(principal: Pick<Principal, 'key'>, model: Pick<ModelEntry, 'id' | 'type' | 'privacy'>): void {
+  // A key's own model list (Lagoon's field) is checked first: it names the models outright.
+  const allowed = principal.key.allowedModels;
+  if (allowed && !allowed.includes(model.id)) {
+    throw new ApiError('MODEL_NOT_ALLOWED_FOR_KEY', `This API key may run only ${allowed.join(', ')}, not ${model.id}`, { models: allowed, modelId: model.id });
+  }
   const setting = principal.key.modelPrivacy ?? 'ALL';
   if (privacyAllows(setting, model)) return;
   throw new ApiError(

@@ -5,7 +5,8 @@ import type { Queryable } from '../db/store.ts';
 import type { HeldAmount } from './holds.ts';
 import { microsToString } from './money.ts';
 
-export type LimitPeriod = 'EPOCH' | 'MONTH' | 'LIFETIME';
+/** EPOCH (a UTC day), WEEK (from Monday 00:00 UTC; Lagoon's own, not the public API's), MONTH, LIFETIME. */
+export type LimitPeriod = 'EPOCH' | 'WEEK' | 'MONTH' | 'LIFETIME';
 
 export interface KeyLimit {
   keyId: string;
@@ -19,6 +20,11 @@ export interface KeyLimit {
 export function periodKey(period: string, now: number): string {
   const iso = new Date(now).toISOString();
   if (period === 'EPOCH') return iso.slice(0, 10);
+  if (period === 'WEEK') {
+    // The week's Monday: a UTC day's weekday is 0 on Sunday.
+    const day = new Date(now).getUTCDay();
+    return `W${new Date(now - ((day + 6) % 7) * 86_400_000).toISOString().slice(0, 10)}`;
+  }
   if (period === 'MONTH') return iso.slice(0, 7);
   return 'LIFETIME';
 }
@@ -27,14 +33,15 @@ export function periodKey(period: string, now: number): string {
 export async function addKeySpend(q: Queryable, keyId: string, charged: HeldAmount, now: number): Promise<void> {
   const day = periodKey('EPOCH', now);
   const month = periodKey('MONTH', now);
-  const current = `(CASE limit_period WHEN 'EPOCH' THEN $2 WHEN 'MONTH' THEN $3 ELSE 'LIFETIME' END)`;
+  const week = periodKey('WEEK', now);
+  const current = `(CASE limit_period WHEN 'EPOCH' THEN $2 WHEN 'MONTH' THEN $3 WHEN 'WEEK' THEN $6 ELSE 'LIFETIME' END)`;
   await q.run(
     `UPDATE api_keys SET
        spent_usd = (CASE WHEN spent_period = ${current} THEN spent_usd ELSE 0 END) + $4,
        spent_diem = (CASE WHEN spent_period = ${current} THEN spent_diem ELSE 0 END) + $5,
        spent_period = ${current}
      WHERE id = $1`,
-    [keyId, day, month, charged.usd, charged.diem],
+    [keyId, day, month, charged.usd, charged.diem, week],
   );
 }
 
@@ -48,7 +55,12 @@ export async function keySpent(q: Queryable, limit: KeyLimit, now: number): Prom
   return { usd: row.spent_usd, diem: row.spent_diem };
 }
 
-const PERIOD_WORDS: Record<LimitPeriod, string> = { EPOCH: 'per day (EPOCH, resets 00:00 UTC)', MONTH: 'per month', LIFETIME: 'for its lifetime' };
+const PERIOD_WORDS: Record<LimitPeriod, string> = {
+  EPOCH: 'per day (EPOCH, resets 00:00 UTC)',
+  WEEK: 'per week (resets Monday 00:00 UTC)',
+  MONTH: 'per month',
+  LIFETIME: 'for its lifetime',
+};
 
 export function limitMessage(currency: 'USD' | 'DIEM', limit: KeyLimit): string {
   const cap = currency === 'USD' ? limit.usd : limit.diem;

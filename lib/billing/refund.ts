@@ -42,8 +42,8 @@ export async function refundIn(store: Store, q: Queryable, requestId: string, no
     // The key's spend for the period the charge counted in; a period that has ended since keeps its total.
     await q.run(
       `UPDATE api_keys SET spent_usd = spent_usd - $2, spent_diem = spent_diem - $3
-        WHERE id = $1 AND spent_period IN ($4, $5, 'LIFETIME')`,
-      [row.key_id, charged.usd, charged.diem, periodKey('EPOCH', chargedAt), periodKey('MONTH', chargedAt)],
+        WHERE id = $1 AND spent_period IN ($4, $5, $6, 'LIFETIME')`,
+      [row.key_id, charged.usd, charged.diem, periodKey('EPOCH', chargedAt), periodKey('MONTH', chargedAt), periodKey('WEEK', chargedAt)],
     );
   }
   return { usd: charged.usd, diem: diemBack };

@@ -2,7 +2,7 @@
 import { compatibilityMappingOf, traitsOf } from '../models/catalogue.ts';
 import { publicShapes } from '../api/wire.ts';
 import { authenticate, bearerToken, type ModelPrivacy } from '../auth/keys.ts';
-import { privacyAllows } from '../auth/model-privacy.ts';
+import { listAllows, privacyAllows } from '../auth/model-privacy.ts';
 import { MODEL_TYPES, type ModelEntry, type ModelType } from '../models/schema.ts';
 import { modelRecord } from '../models/wire.ts';
 import type { RequestCtx } from '../http/context.ts';
@@ -27,15 +27,16 @@ export const typeOfModelQuery = typeQuery('text');
 type TypeQuery = ApiInput<unknown, { type: string }>;
 
 /**
- * The key's modelPrivacy, when the request sends a valid bearer key: the list is public, but a restricted key sees only
- * the models it may run (as the public API filters it). A missing or invalid key sees everything; it is not refused.
+ * The key's modelPrivacy and model list, when the request sends a valid bearer key: the list is public, but a
+ * restricted key sees only the models it may run (as the public API filters it). A missing or invalid key sees
+ * everything; it is not refused.
  */
-async function privacyOf(ctx: RequestCtx): Promise<ModelPrivacy> {
+async function keyRules(ctx: RequestCtx): Promise<{ privacy: ModelPrivacy; models: string[] | null }> {
   const secret = bearerToken(ctx.req.headers.authorization);
-  if (!secret) return 'ALL';
+  if (!secret) return { privacy: 'ALL', models: null };
   return authenticate(ctx.svc.store, secret).then(
-    (p) => p.key.modelPrivacy,
-    () => 'ALL' as const,
+    (p) => ({ privacy: p.key.modelPrivacy, models: p.key.allowedModels }),
+    () => ({ privacy: 'ALL' as const, models: null }),
   );
 }
 
@@ -63,8 +64,8 @@ async function refuseInvalidKey(ctx: RequestCtx): Promise<void> {
 export async function listModels(ctx: RequestCtx, { query: { type } }: TypeQuery): Promise<Reply> {
   const { catalogue, searchAvailable, config } = ctx.svc;
   const publicEnum = publicShapes(ctx.headerCtx.wire);
-  const privacy = await privacyOf(ctx);
-  const models = catalogue.models.filter((m) => listed(m, type, publicEnum) && privacyAllows(privacy, m));
+  const rules = await keyRules(ctx);
+  const models = catalogue.models.filter((m) => listed(m, type, publicEnum) && privacyAllows(rules.privacy, m) && listAllows(rules.models, m));
   const health = ctx.svc.engineHealth;
   const rc = {
     created: catalogue.createdAt,

@@ -690,4 +690,13 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
       )`,
     ],
   },
+  {
+    version: 32,
+    name: "a key's model allow-list",
+    sql: [
+      // The only models a key may run (JSON array of catalogue ids; NULL: any), checked at admission like
+      // model_privacy. Budgets that reset weekly need no column: limit_period takes WEEK.
+      `ALTER TABLE api_keys ADD COLUMN allowed_models TEXT`,
+    ],
+  },
 ];

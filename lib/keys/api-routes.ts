@@ -17,7 +17,7 @@ const usd = (micros: number | null) => (micros === null ? null : micros / 1e6);
 const fourPlaces = (micros: number) => (micros / 1e6).toFixed(4);
 
 /** The key object of the reference (list / get / patch). */
-export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
+export function keyRecord(k: ApiKey, spending: KeySpending | undefined, ours = true) {
   const hasLimits = k.limitUsd !== null || k.limitDiem !== null;
   const week = spending?.week ?? { usd: 0, diem: 0 };
   const period = spending?.period ?? { usd: 0, diem: 0 };
@@ -35,14 +35,30 @@ export function keyRecord(k: ApiKey, spending: KeySpending | undefined) {
     modelPrivacy: k.modelPrivacy,
     usage: { trailingSevenDays: { usd: fourPlaces(week.usd), diem: fourPlaces(week.diem), vcu: fourPlaces(week.diem) } },
     ...(hasLimits ? { currentPeriodUsage: { usd: microsToString(period.usd), diem: microsToString(period.diem) } } : {}),
+    // Lagoon's own field: absent from the public API's shapes.
+    ...(ours ? { models: k.allowedModels } : {}),
   };
 }
+
+/**
+ * With the public API's names, a key takes only the public document's fields: its period list has no WEEK and it has
+ * no `models` (Lagoon's extensions), refused as the public API refuses an unknown field.
+ */
+function publicFieldsOnly(ctx: RequestCtx, body: { models?: unknown; limitPeriod?: string }): void {
+  if (!publicShapes(ctx.headerCtx.wire)) return;
+  if (body.models !== undefined) throw new ApiError('INVALID_REQUEST', 'Invalid request parameters: Unrecognized key(s): models', { param: 'models' });
+  if (body.limitPeriod === 'WEEK') {
+    throw new ApiError('INVALID_REQUEST', 'Invalid request parameters: limitPeriod: must be one of EPOCH, MONTH, LIFETIME', { param: 'limitPeriod' });
+  }
+}
+
+const ours = (ctx: RequestCtx) => !publicShapes(ctx.headerCtx.wire);
 
 export async function listKeys(ctx: RequestCtx): Promise<Reply> {
   const p = principalOf(ctx);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const [list, spending] = await Promise.all([keys.listActive(), keys.spending()]);
-  return json({ object: 'list', data: list.map((k) => keyRecord(k, spending.get(k.id))) });
+  return json({ object: 'list', data: list.map((k) => keyRecord(k, spending.get(k.id), ours(ctx))) });
 }
 
 export async function getKey(ctx: RequestCtx): Promise<Reply> {
@@ -50,11 +66,11 @@ export async function getKey(ctx: RequestCtx): Promise<Reply> {
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const key = await keys.get(ctx.params.id);
   if (!key || key.revokedAt !== null) throw new ApiError('NOT_FOUND', `API key ${ctx.params.id} not found`);
-  return json({ data: keyRecord(key, (await keys.spending()).get(key.id)) });
+  return json({ data: keyRecord(key, (await keys.spending()).get(key.id), ours(ctx)) });
 }
 
 /** The answer to a key creation: the secret, shown this once. */
-function createdKey(key: ApiKey, secret: string): Reply {
+function createdKey(key: ApiKey, secret: string, withModels: boolean): Reply {
   return json({
     success: true,
     data: {
@@ -66,14 +82,16 @@ function createdKey(key: ApiKey, secret: string): Reply {
       consumptionLimit: { usd: usd(key.limitUsd), diem: usd(key.limitDiem), vcu: usd(key.limitDiem) },
       limitPeriod: key.limitPeriod,
       modelPrivacy: key.modelPrivacy,
+      ...(withModels ? { models: key.allowedModels } : {}),
     },
   });
 }
 
 export async function createKey(ctx: RequestCtx, { body }: ApiInput<CreateKeyBody, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
+  publicFieldsOnly(ctx, body);
   const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
-  return createdKey(key, secret);
+  return createdKey(key, secret, ours(ctx));
 }
 
 export async function web3KeyToken(ctx: RequestCtx): Promise<Reply> {
@@ -91,18 +109,20 @@ export const web3KeyBody = createKeyBody.extend({
 });
 
 export async function createWeb3Key(ctx: RequestCtx, { body }: ApiInput<z.output<typeof web3KeyBody>, unknown>): Promise<Reply> {
+  publicFieldsOnly(ctx, body);
   const { address, signature, token, ...keyBody } = body;
   const wallet = await redeemWeb3Token(ctx.svc.store, ctx.svc.wallet.settings, { address, signature, token });
   const { key, secret } = await createKeyFrom(ctx.svc.store, wallet.accountId, keyBody);
-  return createdKey(key, secret);
+  return createdKey(key, secret, ours(ctx));
 }
 
 export async function updateKey(ctx: RequestCtx, { body }: ApiInput<PatchKeyBody, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
+  publicFieldsOnly(ctx, body);
   const keys = accountKeys(ctx.svc.store, p.accountId);
   const updated = await keys.update(body.id, keyPatchFrom(body));
   if (!updated) throw new ApiError('INVALID_REQUEST', 'API key not found or expired');
-  const data = keyRecord(updated, (await keys.spending()).get(updated.id));
+  const data = keyRecord(updated, (await keys.spending()).get(updated.id), ours(ctx));
   // The public document's update answer has no usage (the key's GET has it); the spec's keeps it.
   if (publicShapes(ctx.headerCtx.wire)) delete (data as { usage?: unknown }).usage;
   return json({ success: true, data });

@@ -41,6 +41,7 @@ export async function appKeysOf(store: Store, user: User): Promise<AppApiKey[]> 
       expiresAt: k.expiresAt === null ? null : Number(k.expiresAt),
       revokedAt: k.revokedAt === null ? null : Number(k.revokedAt),
       lastSevenDays: { usd: fromMicros(spent?.week.usd ?? 0), diem: fromMicros(spent?.week.diem ?? 0) },
+      models: k.allowedModels,
       cap: capped
         ? {
             usd: amount(k.limitUsd === null ? null : Number(k.limitUsd)),

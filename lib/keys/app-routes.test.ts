@@ -93,7 +93,7 @@ for (const backend of BACKENDS)
         [{ apiKeyType: 'INFERENCE', description: 'x', expiresAt: '2001-01-01' }, 'expiresAt'],
         [{ apiKeyType: 'INFERENCE', description: 'x', consumptionLimit: { usd: -1 } }, 'consumptionLimit'],
         [{ apiKeyType: 'SUPER', description: 'x' }, 'apiKeyType'],
-        [{ apiKeyType: 'INFERENCE', description: 'x', limitPeriod: 'WEEK' }, 'limitPeriod'],
+        [{ apiKeyType: 'INFERENCE', description: 'x', limitPeriod: 'FORTNIGHT' }, 'limitPeriod'],
         [{ apiKeyType: 'INFERENCE', description: 'x', extra: 1 }, ''],
         [{ description: 'x' }, 'apiKeyType'],
       ];

@@ -14,5 +14,7 @@ export interface AppApiKey {
   /** What requests with this key cost over the last 7 days. */
   lastSevenDays: { usd: number; diem: number };
   /** The key's spending cap and what it has spent in the cap's current period; null when uncapped. */
-  cap: { usd: number | null; diem: number | null; period: 'EPOCH' | 'MONTH' | 'LIFETIME'; spentUsd: number; spentDiem: number } | null;
+  cap: { usd: number | null; diem: number | null; period: 'EPOCH' | 'WEEK' | 'MONTH' | 'LIFETIME'; spentUsd: number; spentDiem: number } | null;
+  /** The only models the key may run; null: any. */
+  models: string[] | null;
 }

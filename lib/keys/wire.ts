@@ -11,7 +11,7 @@ export interface ApiKeysReport {
   descriptionMax: number;
 }
 
-export type KeyLimitPeriod = 'EPOCH' | 'MONTH' | 'LIFETIME';
+export type KeyLimitPeriod = 'EPOCH' | 'WEEK' | 'MONTH' | 'LIFETIME';
 
 export interface CreateApiKeyRequest {
   apiKeyType: 'INFERENCE' | 'ADMIN';
