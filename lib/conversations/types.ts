@@ -7,6 +7,7 @@ export const chatSettingsSchema = z.strictObject({
   webSearch: z.enum(['off', 'on', 'auto']).optional(),
   citations: z.boolean().optional(),
   includeServiceSystemPrompt: z.boolean().optional(),
+  knowledge: z.array(z.string().min(1).max(100)).max(10).optional(),
 });
 export type ChatSettings = z.infer<typeof chatSettingsSchema>;
 
@@ -17,6 +18,7 @@ export const settingsPatchSchema = z.strictObject({
   webSearch: z.enum(['off', 'on', 'auto']).nullable().optional(),
   citations: z.boolean().nullable().optional(),
   includeServiceSystemPrompt: z.boolean().nullable().optional(),
+  knowledge: z.array(z.string().min(1).max(100)).max(10).nullable().optional(),
 });
 export type ChatSettingsPatch = z.infer<typeof settingsPatchSchema>;
 
@@ -27,6 +29,7 @@ const citationSchema = z.looseObject({
   url: z.string().max(4096),
   title: z.string().max(1000).optional(),
   date: z.string().max(100).nullable().optional(),
+  passage: z.string().max(4000).optional(),
 });
 export type Citation = z.infer<typeof citationSchema>;
 const attachmentSchema = z.record(z.string(), z.unknown());

@@ -8,6 +8,8 @@ export interface ChatSettings {
   webSearch?: WebSearchMode;
   citations?: boolean;
   includeServiceSystemPrompt?: boolean;
+  /** Knowledge collections (ids) whose passages the chat retrieves and cites. */
+  knowledge?: string[];
 }
 
 export interface AppConversation {
@@ -35,6 +37,8 @@ export interface AppCitation {
   url: string;
   title?: string;
   date?: string | null;
+  /** A knowledge passage (url `knowledge:<file id>#<passage>`): the words quoted, and the file's name is the title. */
+  passage?: string;
 }
 
 export interface AppUsage {

@@ -22,6 +22,7 @@ import { videoRoutes } from '../video/app-routes.ts';
 import { audioRoutes } from '../audio/app-routes.ts';
 import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
+import { knowledgeRoutes } from '../knowledge/app-routes.ts';
 import type { AppDeps } from './app-deps.ts';
 
 export interface AppBackend {
@@ -46,6 +47,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof videoRoutes> &
   ReturnType<typeof audioRoutes> &
   ReturnType<typeof characterRoutes> &
+  ReturnType<typeof knowledgeRoutes> &
   ReturnType<typeof previewRoutes> &
   ReturnType<typeof privateChatRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
@@ -76,6 +78,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...videoRoutes(deps),
       ...audioRoutes(deps),
       ...characterRoutes(deps),
+      ...knowledgeRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,
     },

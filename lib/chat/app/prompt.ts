@@ -20,6 +20,8 @@ export interface PromptInput {
   history: Message[];
   /** Wire names of the backend that receives the request (service_parameters or its configured word). */
   wire: WireNames;
+  /** Passages from the chat's knowledge collections, numbered as the answer's citations (knowledge.ts). */
+  knowledge?: string;
 }
 
 function userContent(m: Message): string | Part[] {
@@ -43,6 +45,7 @@ export function chatRequestBody(input: PromptInput): Record<string, unknown> {
   const character = input.conversation.character;
   if (character) messages.push({ role: 'system', content: personaPrompt(character, input.conversation.userName ?? '') });
   if (settings.systemPrompt?.trim()) messages.push({ role: 'system', content: settings.systemPrompt });
+  if (input.knowledge) messages.push({ role: 'system', content: input.knowledge });
   for (const m of input.history) {
     if (m.role === 'user') messages.push({ role: 'user', content: userContent(m) });
     else if (m.role === 'system') messages.push({ role: 'system', content: m.content });
