@@ -21,6 +21,7 @@ export function toAppSettings(s: Conversation['settings']): ChatSettings {
   if (s.webSearch !== undefined) out.webSearch = s.webSearch;
   if (s.citations !== undefined) out.citations = s.citations;
   if (s.includeServiceSystemPrompt !== undefined) out.includeServiceSystemPrompt = s.includeServiceSystemPrompt;
+  if (s.knowledge !== undefined) out.knowledge = [...s.knowledge];
   return out;
 }
 
