@@ -38,7 +38,9 @@ interface Props {
 
 /** Settings as a PATCH: every field present, null for "back to the default". */
 const asPatch = (s: ChatSettings) =>
-  Object.fromEntries((['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt'] as const).map((k) => [k, s[k] ?? null]));
+  Object.fromEntries(
+    (['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt', 'knowledge'] as const).map((k) => [k, s[k] ?? null]),
+  );
 
 export function ChatView({ conversationId, characterSlug = null }: Props) {
   const qc = useQueryClient();

@@ -2,7 +2,7 @@
 // The sidebar: brand, New chat, Characters, history search, the chat list and the user menu.
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, private-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, knowledge-link, private-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -10,7 +10,7 @@ import { BrandMark } from '@/components/shell/brand.tsx';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { IconButton } from '@/components/ui/icon-button.tsx';
-import { LockIcon, PanelLeftIcon, PlusIcon, UsersIcon, XIcon } from '@/components/ui/icons.tsx';
+import { BookIcon, LockIcon, PanelLeftIcon, PlusIcon, UsersIcon, XIcon } from '@/components/ui/icons.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { ConversationList } from '@/components/sidebar/conversation-list.tsx';
 import { SearchResults } from '@/components/sidebar/search-results.tsx';
@@ -67,6 +67,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
         >
           <UsersIcon className="size-4" /> Characters
+        </Link>
+        <Link
+          href="/knowledge"
+          aria-current={pathname === '/knowledge' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/knowledge' && 'bg-accent font-medium')}
+          data-testid="knowledge-link"
+        >
+          <BookIcon className="size-4" /> Knowledge
         </Link>
         <Link
           href="/private"

@@ -50,7 +50,8 @@ async function checkKnowledge(deps: AppDeps, userId: string, settings: { knowled
   const ids = settings?.knowledge ?? [];
   const mine = await deps.svc.knowledge.of(userId).ownedCollections(ids);
   const unknown = ids.find((id) => !mine.includes(id));
-  if (unknown !== undefined) throw new ApiError('NOT_FOUND', `No knowledge collection ${JSON.stringify(unknown.slice(0, 100))}`, { param: 'settings.knowledge' });
+  if (unknown !== undefined)
+    throw new ApiError('NOT_FOUND', `No knowledge collection ${JSON.stringify(unknown.slice(0, 100))}`, { param: 'settings.knowledge' });
 }
 
 function checkTitle(title: string): void {

@@ -17,7 +17,11 @@ export function knowledgeEmbedder(deps: EmbeddingsDeps): Embedder {
       const user = await getUser(deps.store, userId);
       if (!user) throw new ApiError('NOT_FOUND', 'The user who owns this knowledge is gone');
       const principal = await principalForUser(deps.store, user);
-      const result = await runEmbeddings(deps, { principal, requestId: newRequestId(), signal, responseHeaders: {} }, { model, input: inputs, encoding_format: 'float' });
+      const result = await runEmbeddings(
+        deps,
+        { principal, requestId: newRequestId(), signal, responseHeaders: {} },
+        { model, input: inputs, encoding_format: 'float' },
+      );
       return (result.body.data as { embedding: number[] }[]).map((d) => d.embedding);
     },
   };

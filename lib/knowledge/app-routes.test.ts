@@ -49,7 +49,9 @@ for (const backend of BACKENDS)
     };
     const search = (who: DashUser, body: unknown) => d.call(r().searchKnowledge, '/knowledge/search', { method: 'POST', body, browser: who.browser });
     const embeddingRows = async (who: DashUser) =>
-      Number((await d.h.svc.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM usage WHERE account_id = $1 AND endpoint = '/embeddings'`, [who.user.accountId]))?.n);
+      Number(
+        (await d.h.svc.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM usage WHERE account_id = $1 AND endpoint = '/embeddings'`, [who.user.accountId]))?.n,
+      );
 
     test('collections: create, list, rename; bad input is a 400 and another user’s collection a 404', async () => {
       const made = await d.call(r().createKnowledgeCollection, '/knowledge', { method: 'POST', body: { name: '  Atolls  ' }, browser: alice.browser });
@@ -64,11 +66,19 @@ for (const backend of BACKENDS)
       );
       assert.equal(list.json.embeddingModel, 'embed-model');
       assert.match(list.json.accept, /\.pdf/);
-      const renamed = await d.call(r().renameKnowledgeCollection, `/knowledge/${collection}`, { method: 'PATCH', body: { name: 'Atolls and reefs' }, browser: alice.browser }, { id: collection });
+      const renamed = await d.call(
+        r().renameKnowledgeCollection,
+        `/knowledge/${collection}`,
+        { method: 'PATCH', body: { name: 'Atolls and reefs' }, browser: alice.browser },
+        { id: collection },
+      );
       assert.equal(renamed.json.name, 'Atolls and reefs');
 
       assert.equal((await d.call(r().createKnowledgeCollection, '/knowledge', { method: 'POST', body: { name: ' ' }, browser: alice.browser })).status, 400);
-      assert.equal((await d.call(r().createKnowledgeCollection, '/knowledge', { method: 'POST', body: { name: 'x' }, browser: alice.browser, noCsrf: true })).status, 403);
+      assert.equal(
+        (await d.call(r().createKnowledgeCollection, '/knowledge', { method: 'POST', body: { name: 'x' }, browser: alice.browser, noCsrf: true })).status,
+        403,
+      );
       assert.equal((await d.call(r().knowledgeCollection, `/knowledge/${collection}`, { browser: bob.browser }, { id: collection })).status, 404);
       assert.equal((await d.call(r().knowledgeCollections, '/knowledge', { browser: bob.browser })).json.collections.length, 0);
     });
@@ -130,9 +140,17 @@ for (const backend of BACKENDS)
     });
 
     test('chat: the collection attached, the model reads the passages, the answer cites file and passage', async () => {
-      const foreign = await d.call(r().createConversation, '/conversations', { method: 'POST', body: { settings: { knowledge: [collection] } }, browser: bob.browser });
+      const foreign = await d.call(r().createConversation, '/conversations', {
+        method: 'POST',
+        body: { settings: { knowledge: [collection] } },
+        browser: bob.browser,
+      });
       assert.equal(foreign.status, 404, 'a chat cannot name another user’s collection');
-      const made = await d.call(r().createConversation, '/conversations', { method: 'POST', body: { settings: { knowledge: [collection] } }, browser: alice.browser });
+      const made = await d.call(r().createConversation, '/conversations', {
+        method: 'POST',
+        body: { settings: { knowledge: [collection] } },
+        browser: alice.browser,
+      });
       assert.equal(made.status, 201, made.text);
       assert.deepEqual(made.json.settings.knowledge, [collection]);
       const id = made.json.id;
@@ -144,7 +162,9 @@ for (const backend of BACKENDS)
       );
       assert.equal(sent.status, 201, sent.text);
       const { assistant } = sent.json as SendMessageResponse;
-      const events = await new EventReader(await r().streamMessage(appRequest(`/messages/${assistant.id}/stream`, { browser: alice.browser }), { id: assistant.id })).rest();
+      const events = await new EventReader(
+        await r().streamMessage(appRequest(`/messages/${assistant.id}/stream`, { browser: alice.browser }), { id: assistant.id }),
+      ).rest();
       const done = events.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
       assert.equal(done.type, 'done', JSON.stringify(events));
       assert.equal(done.message.content, 'About three metres ^1^.');
@@ -162,13 +182,34 @@ for (const backend of BACKENDS)
 
     test('deleting a file deletes its passages; deleting the collection deletes it all', async () => {
       const [file] = (await detail(alice, collection)).files;
-      const gone = await d.call(r().deleteKnowledgeFile, `/knowledge/${collection}/files/${file.id}`, { method: 'DELETE', browser: alice.browser }, { id: collection, fileId: file.id });
+      const gone = await d.call(
+        r().deleteKnowledgeFile,
+        `/knowledge/${collection}/files/${file.id}`,
+        { method: 'DELETE', browser: alice.browser },
+        { id: collection, fileId: file.id },
+      );
       assert.equal(gone.status, 204, gone.text);
       assert.equal(Number((await d.h.svc.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE file_id = $1', [file.id]))?.n), 0);
       assert.deepEqual((await search(alice, { collections: [collection], query: 'lagoon deep' })).json.hits, []);
-      assert.equal((await d.call(r().deleteKnowledgeFile, `/knowledge/${collection}/files/${file.id}`, { method: 'DELETE', browser: alice.browser }, { id: collection, fileId: file.id })).status, 404);
-      assert.equal((await d.call(r().deleteKnowledgeCollection, `/knowledge/${collection}`, { method: 'DELETE', browser: bob.browser }, { id: collection })).status, 404);
-      assert.equal((await d.call(r().deleteKnowledgeCollection, `/knowledge/${collection}`, { method: 'DELETE', browser: alice.browser }, { id: collection })).status, 204);
+      assert.equal(
+        (
+          await d.call(
+            r().deleteKnowledgeFile,
+            `/knowledge/${collection}/files/${file.id}`,
+            { method: 'DELETE', browser: alice.browser },
+            { id: collection, fileId: file.id },
+          )
+        ).status,
+        404,
+      );
+      assert.equal(
+        (await d.call(r().deleteKnowledgeCollection, `/knowledge/${collection}`, { method: 'DELETE', browser: bob.browser }, { id: collection })).status,
+        404,
+      );
+      assert.equal(
+        (await d.call(r().deleteKnowledgeCollection, `/knowledge/${collection}`, { method: 'DELETE', browser: alice.browser }, { id: collection })).status,
+        204,
+      );
       assert.equal((await d.call(r().knowledgeCollection, `/knowledge/${collection}`, { browser: alice.browser }, { id: collection })).status, 404);
     });
   });

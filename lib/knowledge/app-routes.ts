@@ -35,14 +35,22 @@ export function knowledgeRoutes(deps: AppDeps) {
       return json(out);
     }),
     renameKnowledgeCollection: appRoute(deps, { auth: 'session+csrf', body: nameSchema }, async ({ params, session: { user }, body }) =>
-      json(await k().of(user.id).rename(params.id ?? '', body.name)),
+      json(
+        await k()
+          .of(user.id)
+          .rename(params.id ?? '', body.name),
+      ),
     ),
     deleteKnowledgeCollection: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
-      await k().of(user.id).remove(params.id ?? '');
+      await k()
+        .of(user.id)
+        .remove(params.id ?? '');
       return noContent();
     }),
-    uploadKnowledgeFile: appRoute(deps, { auth: 'session+csrf', body: uploadSchema, bodyLimit: UPLOAD_BODY_LIMIT }, async ({ params, session: { user }, body }) =>
-      json(await k().upload(user.id, params.id ?? '', body), 201),
+    uploadKnowledgeFile: appRoute(
+      deps,
+      { auth: 'session+csrf', body: uploadSchema, bodyLimit: UPLOAD_BODY_LIMIT },
+      async ({ params, session: { user }, body }) => json(await k().upload(user.id, params.id ?? '', body), 201),
     ),
     deleteKnowledgeFile: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
       await k()

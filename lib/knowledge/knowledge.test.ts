@@ -20,7 +20,11 @@ describe('chunkText', () => {
     assert.ok(chunks.length > 5);
     for (const c of chunks) assert.ok(c.length <= 300 * 1.25, `${c.length}`);
     // Every paragraph is whole in some passage, and passages end at a sentence's end.
-    for (const p of paragraphs) assert.ok(chunks.some((c) => c.includes(p)), p);
+    for (const p of paragraphs)
+      assert.ok(
+        chunks.some((c) => c.includes(p)),
+        p,
+      );
     for (const c of chunks.slice(0, -1)) assert.match(c, /[.!?]$/);
   });
 

@@ -46,7 +46,8 @@ export interface ChunkRow {
   file_name: string;
 }
 
-const FILE_COLS = 'f.id, f.collection_id, f.user_id, f.name, f.type, f.size, f.status, f.error, f.note, f.chunks, f.chunks_done, f.embedding_model, f.attempts, f.created_at, f.updated_at';
+const FILE_COLS =
+  'f.id, f.collection_id, f.user_id, f.name, f.type, f.size, f.status, f.error, f.note, f.chunks, f.chunks_done, f.embedding_model, f.attempts, f.created_at, f.updated_at';
 
 const notFound = (what: string, id: string) => new ApiError('NOT_FOUND', `No knowledge ${what} ${JSON.stringify(String(id).slice(0, 100))}`, { param: 'id' });
 
@@ -133,10 +134,10 @@ export function userKnowledge(store: Store, userId: string) {
 
     async files(collectionId: string): Promise<AppKnowledgeFile[]> {
       await collection(collectionId);
-      const rows = await store.all<FileRow>(`SELECT ${FILE_COLS} FROM knowledge_files f WHERE f.collection_id = $1 AND f.user_id = $2 ORDER BY f.created_at, f.id`, [
-        collectionId,
-        userId,
-      ]);
+      const rows = await store.all<FileRow>(
+        `SELECT ${FILE_COLS} FROM knowledge_files f WHERE f.collection_id = $1 AND f.user_id = $2 ORDER BY f.created_at, f.id`,
+        [collectionId, userId],
+      );
       return rows.map(toAppFile);
     },
 

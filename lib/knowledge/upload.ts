@@ -25,7 +25,12 @@ const TYPES: Record<string, { ext: string[]; binary?: string }> = {
   'text/markdown': { ext: ['md', 'markdown'] },
   'text/csv': { ext: ['csv'] },
 };
-const ALIASES: Record<string, string> = { 'text/x-markdown': 'text/markdown', 'application/csv': 'text/csv', 'text/x-csv': 'text/csv', 'application/x-pdf': 'application/pdf' };
+const ALIASES: Record<string, string> = {
+  'text/x-markdown': 'text/markdown',
+  'application/csv': 'text/csv',
+  'text/x-csv': 'text/csv',
+  'application/x-pdf': 'application/pdf',
+};
 
 export const KNOWLEDGE_ACCEPT = [...Object.keys(TYPES), ...Object.values(TYPES).flatMap((t) => t.ext.map((e) => `.${e}`))].join(',');
 
@@ -59,7 +64,8 @@ export function checkUpload(u: { name: string; type?: string; dataUrl: string })
     throw new ApiError('CORRUPTED_FILE', `${label} could not be read: ${(e as Error).message}`, { param: 'dataUrl' });
   }
   if (data.length === 0) throw new ApiError('CORRUPTED_FILE', `${label} is empty`, { param: 'dataUrl' });
-  if (data.length > MAX_KNOWLEDGE_FILE_BYTES) throw new ApiError('FILE_TOO_LARGE', `${label} is ${mb(data.length)}; the limit is ${mb(MAX_KNOWLEDGE_FILE_BYTES)}`, { param: 'dataUrl' });
+  if (data.length > MAX_KNOWLEDGE_FILE_BYTES)
+    throw new ApiError('FILE_TOO_LARGE', `${label} is ${mb(data.length)}; the limit is ${mb(MAX_KNOWLEDGE_FILE_BYTES)}`, { param: 'dataUrl' });
   const detected = detectKind(data, type, name);
   const binary = TYPES[type].binary;
   const ok = binary

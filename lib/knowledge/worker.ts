@@ -52,7 +52,10 @@ async function handle(job: WorkerJob): Promise<WorkerReply> {
     });
     return { id: job.id, op: 'rank', hits: rankVectors(Float32Array.from(job.query), vectors, dims, job.top) };
   }
-  const { text } = await fileToText({ data: Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength), filename: job.name, mimeType: job.type }, { maxChars: job.maxChars });
+  const { text } = await fileToText(
+    { data: Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength), filename: job.name, mimeType: job.type },
+    { maxChars: job.maxChars },
+  );
   return { id: job.id, op: 'extract', chunks: chunkText(text), chars: text.length };
 }
 
