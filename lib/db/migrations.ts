@@ -590,7 +590,7 @@ export const MIGRATIONS: { version: number; name: string; sql: string[]; sqlite?
     name: 'knowledge full-text index',
     sql: [],
     // SQLite: an FTS5 index over the chunks' text (external content, kept by triggers, so a deleted file's chunks,
-    // cascaded, leave it too). PostgreSQL: a GIN index on the same English text search configuration.
+    // cascaded, leave it too). PostgreSQL: a generated tsvector column (English configuration) under a GIN index.
     sqlite: [
       `CREATE VIRTUAL TABLE knowledge_fts USING fts5(text, content='knowledge_chunks', content_rowid='rowid', tokenize='porter unicode61')`,
       `CREATE TRIGGER knowledge_chunks_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
@@ -600,6 +600,10 @@ export const MIGRATIONS: { version: number; name: string; sql: string[]; sqlite?
         INSERT INTO knowledge_fts(knowledge_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
       END`,
     ],
-    postgres: [`CREATE INDEX knowledge_chunks_fts ON knowledge_chunks USING GIN (to_tsvector('english', text))`],
+    postgres: [
+      // Stored, so ranking reads each match's vector rather than parsing its text again.
+      `ALTER TABLE knowledge_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED`,
+      `CREATE INDEX knowledge_chunks_fts ON knowledge_chunks USING GIN (tsv)`,
+    ],
   },
 ];

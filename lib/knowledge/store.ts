@@ -191,8 +191,8 @@ export function userKnowledge(store: Store, userId: string) {
     /** Up to `limit` passages matching any of `terms`, best first (full-text rank). */
     async lexical(collectionIds: string[], terms: string[], limit: number): Promise<ChunkRow[]> {
       if (!collectionIds.length || !terms.length) return [];
-      const inList = collectionIds.map((_, i) => `$${i + 4}`).join(', ');
       if (store.kind === 'sqlite') {
+        const inList = collectionIds.map((_, i) => `$${i + 4}`).join(', ');
         // Each term quoted (a phrase of one word): the query language's operators never come from the user.
         const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
         return store.all<ChunkRow>(
@@ -203,13 +203,31 @@ export function userKnowledge(store: Store, userId: string) {
           [match, userId, limit, ...collectionIds],
         );
       }
-      // Terms are letters and digits only (terms.ts), so joining them with | is a well-formed tsquery.
+      // PostgreSQL's own ranks know nothing of how rare a word is, which an OR of a question's words needs (else
+      // "states" outweighs "senator"). So each term is weighted by its inverse document frequency over the searched
+      // passages (as BM25 does), counted through the GIN index, and a passage scores the weighted sum of its
+      // per-term ranks (ts_rank, normalised by length). Terms are letters and digits only (fuse.ts#queryTerms).
+      const scope = `c.user_id = $1 AND c.collection_id IN (${collectionIds.map((_, i) => `$${i + 2}`).join(', ')})`;
+      const at = collectionIds.length + 2;
+      const q = (i: number) => `to_tsquery('english', $${at + i})`;
+      const counts = await store.get<Record<string, number | string>>(
+        `SELECT (SELECT COUNT(*) FROM knowledge_chunks c WHERE ${scope}) AS n,
+          ${terms.map((_, i) => `(SELECT COUNT(*) FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${q(i)}) AS d${i}`).join(', ')}`,
+        [userId, ...collectionIds, ...terms],
+      );
+      const n = Number(counts?.n ?? 0);
+      const weights = terms.map((_, i) => {
+        const df = Number(counts?.[`d${i}`] ?? 0);
+        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      });
+      const wAt = at + terms.length;
       return store.all<ChunkRow>(
         `SELECT c.id, c.file_id, c.collection_id, c.seq, c.text, f.name AS file_name
-         FROM knowledge_chunks c JOIN knowledge_files f ON f.id = c.file_id, to_tsquery('english', $1) query
-         WHERE to_tsvector('english', c.text) @@ query AND c.user_id = $2 AND f.status = 'ready' AND c.collection_id IN (${inList})
-         ORDER BY ts_rank_cd(to_tsvector('english', c.text), query) DESC, c.id LIMIT $3`,
-        [terms.join(' | '), userId, limit, ...collectionIds],
+         FROM knowledge_chunks c JOIN knowledge_files f ON f.id = c.file_id
+         WHERE ${scope} AND f.status = 'ready' AND c.tsv @@ (${terms.map((_, i) => q(i)).join(' || ')})
+         ORDER BY (${terms.map((_, i) => `$${wAt + i}::float8 * ts_rank(c.tsv, ${q(i)}, 1)`).join(' + ')}) DESC, c.id
+         LIMIT $${wAt + terms.length}`,
+        [userId, ...collectionIds, ...terms, ...weights, limit],
       );
     },
 
