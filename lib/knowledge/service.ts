@@ -10,7 +10,6 @@
 import { randomBytes } from 'node:crypto';
 import { isApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
-import { parseDataUrl } from '../files/data-url.ts';
 import { log } from '../log.ts';
 import { queryTerms, reciprocalRankFusion } from './fuse.ts';
 import { addChunks, type ClaimedFile, claimFile, clearChunks, finishFile, type NewChunk, progress, userKnowledge } from './store.ts';
@@ -211,11 +210,7 @@ export class KnowledgeService {
     let chars: number;
     try {
       if (Number(file.attempts) > 1) await clearChunks(this.store, file.id);
-      const data = parseDataUrl(file.source).data;
-      ({ chunks, chars } = await this.worker.run(
-        { op: 'extract', data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), name: file.name, type: file.type, maxChars: this.maxChars },
-        [],
-      ));
+      ({ chunks, chars } = await this.worker.run({ op: 'extract', dataUrl: file.source, name: file.name, type: file.type, maxChars: this.maxChars }));
     } catch (e) {
       clearInterval(renew);
       if (!isApiError(e)) log.error({ err: e }, `knowledge: reading ${file.id} failed`);

@@ -33,13 +33,13 @@ export class KnowledgeWorker {
     return w;
   }
 
-  async run<O extends Job['op']>(job: Extract<Job, { op: O }>, transfer: ArrayBuffer[] = []): Promise<ReplyOf<O>> {
+  async run<O extends Job['op']>(job: Extract<Job, { op: O }>): Promise<ReplyOf<O>> {
     const w = this.start();
     const id = this.nextId++;
     w.ref();
     const reply = await new Promise<WorkerReply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      w.postMessage({ ...job, id }, transfer);
+      w.postMessage({ ...job, id });
     });
     if ('error' in reply) {
       const known = reply.error.code && ['UNSUPPORTED_FILE', 'CORRUPTED_FILE', 'FILE_TOO_LARGE'].includes(reply.error.code);

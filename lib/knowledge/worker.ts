@@ -2,11 +2,12 @@
 // (lib/files: PDF, Office, text) and passages (chunk.ts); `rank` scores a query vector against the stored vectors
 // (cosine) and keeps the best.
 import { parentPort } from 'node:worker_threads';
+import { parseDataUrl } from '../files/data-url.ts';
 import { fileToText } from '../files/to-text.ts';
 import { chunkText } from './chunk.ts';
 
 export type WorkerJob =
-  | { id: number; op: 'extract'; data: Uint8Array; name: string; type: string; maxChars: number }
+  | { id: number; op: 'extract'; dataUrl: string; name: string; type: string; maxChars: number }
   | { id: number; op: 'rank'; query: number[]; embeddings: string[]; top: number };
 
 export type WorkerReply =
@@ -52,10 +53,9 @@ async function handle(job: WorkerJob): Promise<WorkerReply> {
     });
     return { id: job.id, op: 'rank', hits: rankVectors(Float32Array.from(job.query), vectors, dims, job.top) };
   }
-  const { text } = await fileToText(
-    { data: Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength), filename: job.name, mimeType: job.type },
-    { maxChars: job.maxChars },
-  );
+  // The upload arrives as its stored data: URL and is decoded here, so a 10 MB file costs the event loop nothing.
+  const { data } = parseDataUrl(job.dataUrl);
+  const { text } = await fileToText({ data, filename: job.name, mimeType: job.type }, { maxChars: job.maxChars });
   return { id: job.id, op: 'extract', chunks: chunkText(text), chars: text.length };
 }
 
