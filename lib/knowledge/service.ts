@@ -61,6 +61,8 @@ export class KnowledgeService {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private readonly controller = new AbortController();
+  /** Passages stored since PostgreSQL last refreshed the table's statistics here (analyzeNow). */
+  private sinceAnalyze = 0;
 
   constructor(opts: KnowledgeOptions) {
     this.store = opts.store;
@@ -197,6 +199,17 @@ export class KnowledgeService {
     }
   }
 
+  /**
+   * After a bulk of new passages PostgreSQL's planner would go on believing the table small (autovacuum refreshes
+   * the statistics a minute or more later) and pick plans that scale with the whole table; ANALYZE reads a sample.
+   */
+  private async analyzeNow(added: number): Promise<void> {
+    this.sinceAnalyze += added;
+    if (this.store.kind !== 'postgres' || this.sinceAnalyze < 2000) return;
+    this.sinceAnalyze = 0;
+    await this.store.run('ANALYZE knowledge_chunks').catch((e) => log.warn({ err: e }, 'knowledge: ANALYZE failed'));
+  }
+
   private async index(file: ClaimedFile): Promise<void> {
     const fail = (error: string) => finishFile(this.store, file.id, this.owner, { status: 'failed', error });
     if (Number(file.attempts) > 3) return void (await fail('Indexing was interrupted three times and was abandoned'));
@@ -249,6 +262,7 @@ export class KnowledgeService {
       }));
       if (!(await addChunks(this.store, file, this.owner, this.leaseMs, batch, at + texts.length))) return; // deleted or taken over
     }
+    await this.analyzeNow(chunks.length);
     await finishFile(this.store, file.id, this.owner, {
       status: 'ready',
       chars,

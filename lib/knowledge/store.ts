@@ -205,29 +205,32 @@ export function userKnowledge(store: Store, userId: string) {
       }
       // PostgreSQL's own ranks know nothing of how rare a word is, which an OR of a question's words needs (else
       // "states" outweighs "senator"). So each term is weighted by its inverse document frequency over the searched
-      // passages (as BM25 does), counted through the GIN index, and a passage scores the weighted sum of its
-      // per-term ranks (ts_rank, normalised by length). Terms are letters and digits only (fuse.ts#queryTerms).
-      const scope = `c.user_id = $1 AND c.collection_id IN (${collectionIds.map((_, i) => `$${i + 2}`).join(', ')})`;
+      // passages (as BM25 does): one pass over the passages that hold any term (found through the GIN index) counts
+      // each term's, and a passage scores the weights of the terms it holds, ties broken by ts_rank of them all
+      // (frequency, normalised by length). Terms are letters and digits only (fuse.ts#queryTerms).
+      const ids = collectionIds.map((_, i) => `$${i + 2}`).join(', ');
       const at = collectionIds.length + 2;
       const q = (i: number) => `to_tsquery('english', $${at + i})`;
-      const counts = await store.get<Record<string, number | string>>(
-        `SELECT (SELECT COUNT(*) FROM knowledge_chunks c WHERE ${scope}) AS n,
-          ${terms.map((_, i) => `(SELECT COUNT(*) FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${q(i)}) AS d${i}`).join(', ')}`,
-        [userId, ...collectionIds, ...terms],
-      );
-      const n = Number(counts?.n ?? 0);
-      const weights = terms.map((_, i) => {
-        const df = Number(counts?.[`d${i}`] ?? 0);
-        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      });
-      const wAt = at + terms.length;
+      const all = `(${terms.map((_, i) => q(i)).join(' || ')})`;
+      const idf = (i: number) => `ln(1 + (df.n - df.d${i} + 0.5) / (df.d${i} + 0.5))`;
       return store.all<ChunkRow>(
-        `SELECT c.id, c.file_id, c.collection_id, c.seq, c.text, f.name AS file_name
-         FROM knowledge_chunks c JOIN knowledge_files f ON f.id = c.file_id
-         WHERE ${scope} AND f.status = 'ready' AND c.tsv @@ (${terms.map((_, i) => q(i)).join(' || ')})
-         ORDER BY (${terms.map((_, i) => `$${wAt + i}::float8 * ts_rank(c.tsv, ${q(i)}, 1)`).join(' + ')}) DESC, c.id
-         LIMIT $${wAt + terms.length}`,
-        [userId, ...collectionIds, ...terms, ...weights, limit],
+        `WITH hits AS MATERIALIZED (
+           SELECT c.id, c.file_id, c.tsv FROM knowledge_chunks c
+           WHERE c.tsv @@ ${all} AND c.user_id = $1 AND c.collection_id IN (${ids})
+             AND EXISTS (SELECT 1 FROM knowledge_files f WHERE f.id = c.file_id AND f.status = 'ready')
+         ), df AS MATERIALIZED (
+           SELECT (SELECT COALESCE(SUM(chunks), 0) FROM knowledge_files WHERE user_id = $1 AND collection_id IN (${ids}) AND status = 'ready')::float8 AS n,
+             ${terms.map((_, i) => `(COUNT(*) FILTER (WHERE tsv @@ ${q(i)}))::float8 AS d${i}`).join(', ')}
+           FROM hits
+         ), best AS (
+           SELECT h.id, (${terms.map((_, i) => `CASE WHEN h.tsv @@ ${q(i)} THEN ${idf(i)} ELSE 0 END`).join(' + ')}) AS score,
+             ts_rank(h.tsv, ${all}, 1) AS rank
+           FROM hits h CROSS JOIN df ORDER BY score DESC, rank DESC, h.id LIMIT $${at + terms.length}
+         )
+         SELECT c.id, c.file_id, c.collection_id, c.seq, c.text, f.name AS file_name
+         FROM best b JOIN knowledge_chunks c ON c.id = b.id JOIN knowledge_files f ON f.id = c.file_id
+         ORDER BY b.score DESC, b.rank DESC, b.id`,
+        [userId, ...collectionIds, ...terms, limit],
       );
     },
 
