@@ -22,7 +22,7 @@ export function SourcesPanel({ citations }: { citations: readonly AppCitation[] 
                   <span className="font-medium break-words" data-testid="source-file">
                     {c.title || 'Your file'}
                   </span>
-                  <span className="line-clamp-3 block text-xs whitespace-pre-line text-muted-foreground" data-testid="source-passage">
+                  <span className="line-clamp-3 text-xs whitespace-pre-line text-muted-foreground" data-testid="source-passage">
                     {c.passage}
                   </span>
                 </>
