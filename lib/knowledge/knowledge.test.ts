@@ -61,7 +61,7 @@ for (const backend of BACKENDS)
 
     before(async () => {
       ({ store, dispose } = await freshStore(backend));
-      k = new KnowledgeService({ store });
+      k = new KnowledgeService({ store, maxUserBytes: 4096 });
       alice = (await signUp(store, { email: `alice-${backend}@example.test`, password: 'correct horse battery staple' })).user.id;
       bob = (await signUp(store, { email: `bob-${backend}@example.test`, password: 'correct horse battery staple' })).user.id;
     });
@@ -121,6 +121,8 @@ for (const backend of BACKENDS)
       await assert.rejects(k.upload(alice, c.id, { name: 'x.pdf', dataUrl: dataUrl('hello') }), { code: 'CORRUPTED_FILE' });
       await assert.rejects(k.upload(bob, c.id, { name: 'x.txt', dataUrl: dataUrl('hello') }), { code: 'NOT_FOUND' });
       await assert.rejects(k.of(bob).removeFile(c.id, good.id), { code: 'NOT_FOUND' });
+      // A user's files add up to at most the cap (4 KB here).
+      await assert.rejects(k.upload(alice, c.id, { name: 'big.txt', dataUrl: dataUrl('x'.repeat(4000)) }), (e: Error) => /may take/.test(e.message));
 
       await k.of(alice).removeFile(c.id, good.id);
       assert.deepEqual((await k.search(alice, [c.id], 'parrotfish sand')).hits, []);

@@ -36,6 +36,8 @@ export interface KnowledgeOptions {
   batch?: number;
   /** The most characters read from one file. */
   maxChars?: number;
+  /** What one user's files may add up to, in bytes (store.ts#MAX_USER_BYTES). */
+  maxUserBytes?: number;
 }
 
 /** How many passages each ranking contributes to the fusion. */
@@ -56,6 +58,7 @@ export class KnowledgeService {
   private readonly pollMs: number;
   private readonly batch: number;
   private readonly maxChars: number;
+  private readonly maxUserBytes: number | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
   private wakeUp: (() => void) | undefined;
@@ -71,6 +74,7 @@ export class KnowledgeService {
     this.pollMs = opts.pollMs ?? 2_000;
     this.batch = opts.batch ?? 32;
     this.maxChars = opts.maxChars ?? 5_000_000;
+    this.maxUserBytes = opts.maxUserBytes;
   }
 
   /** The user's collections, files and passages (store.ts). */
@@ -84,7 +88,7 @@ export class KnowledgeService {
 
   async upload(userId: string, collectionId: string, upload: { name: string; type?: string; dataUrl: string }): Promise<AppKnowledgeFile> {
     const checked = checkUpload(upload);
-    const file = await this.of(userId).addFile(collectionId, checked);
+    const file = await this.of(userId).addFile(collectionId, checked, this.maxUserBytes);
     this.wake();
     return file;
   }

@@ -8,6 +8,8 @@ import type { AppKnowledgeCollection, AppKnowledgeFile, KnowledgeFileStatus } fr
 
 export const MAX_COLLECTIONS = 100;
 export const MAX_FILES_PER_COLLECTION = 1000;
+/** What one user's files may add up to (uploads as sent, counted while they exist). */
+export const MAX_USER_BYTES = 500 * 1024 * 1024;
 
 interface CollectionRow {
   id: string;
@@ -148,7 +150,11 @@ export function userKnowledge(store: Store, userId: string) {
     },
 
     /** Stores an upload (checked already) queued for indexing. */
-    async addFile(collectionId: string, f: { name: string; type: string; size: number; source: string }): Promise<AppKnowledgeFile> {
+    async addFile(
+      collectionId: string,
+      f: { name: string; type: string; size: number; source: string },
+      maxUserBytes = MAX_USER_BYTES,
+    ): Promise<AppKnowledgeFile> {
       const id = randomUUID();
       const at = Date.now();
       await store.tx(async (q) => {
@@ -157,6 +163,11 @@ export function userKnowledge(store: Store, userId: string) {
         const n = await q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM knowledge_files WHERE collection_id = $1', [collectionId]);
         if (Number(n?.n ?? 0) >= MAX_FILES_PER_COLLECTION)
           throw new ApiError('INVALID_REQUEST', `A collection holds at most ${MAX_FILES_PER_COLLECTION} files: delete some or start another collection`);
+        const used = await q.get<{ b: number | string | null }>('SELECT SUM(size) AS b FROM knowledge_files WHERE user_id = $1', [userId]);
+        if (Number(used?.b ?? 0) + f.size > maxUserBytes)
+          throw new ApiError('INVALID_REQUEST', `Your knowledge files may take ${Math.round(maxUserBytes / 1024 / 1024)} MB in all: delete some files first`, {
+            param: 'dataUrl',
+          });
         await q.run(
           `INSERT INTO knowledge_files (id, collection_id, user_id, name, type, size, status, source, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9)`,
