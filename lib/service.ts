@@ -35,6 +35,8 @@ import { closeRedis, connectRedis } from './limits/redis.ts';
 import { WalletService } from './wallet/service.ts';
 import { log, setLogLevel } from './log.ts';
 import { E2eeWorkerLink } from './e2ee/worker-link.ts';
+import { KnowledgeService } from './knowledge/service.ts';
+import { knowledgeEmbedder } from './embeddings/knowledge.ts';
 
 export interface Service {
   config: Config;
@@ -79,6 +81,8 @@ export interface Service {
   jobs: JobService;
   /** The E2EE worker that holds the key (lib/e2ee): a child started on first use, or LAGOON_E2EE_WORKER_URL. */
   e2ee: E2eeWorkerLink;
+  /** Knowledge collections: uploads indexed in the background, full-text and vector search (lib/knowledge). */
+  knowledge: KnowledgeService;
   close(): Promise<void>;
 }
 
@@ -157,6 +161,13 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const rpc = new RpcProxy(config.cryptoRpc, { store, ledger, limiter, redis, keyPrefix });
   const e2ee = new E2eeWorkerLink(config.e2ee);
   const receiptHashes = new ReceiptHashLog(store);
+  // Passages and questions are embedded through the embeddings pipeline, billed to the user who uploads or asks.
+  const knowledge = new KnowledgeService({
+    store,
+    embedder: knowledgeEmbedder({ store, ledger, limiter, catalogue, engines, wire: config.wire }),
+    pollMs: config.jobs.pollMs,
+  });
+  knowledge.start();
   return {
     config,
     store,
@@ -199,9 +210,11 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     },
     jobs,
     e2ee,
+    knowledge,
     async close() {
       // Running jobs go back to the queue (another instance, or this one after its restart, takes them up).
       await jobs.stop().catch((e) => log.error({ err: e }, 'stopping the job workers failed'));
+      await knowledge.stop().catch((e) => log.error({ err: e }, 'stopping the knowledge indexer failed'));
       operatorCatalogue.stop();
       await rpc.close();
       await e2ee.close();

@@ -73,6 +73,7 @@ export type * from './characters/wire.ts';
 export type * from './chat/wire.ts';
 export type * from './chat/wire-private.ts';
 export type * from './conversations/wire.ts';
+export type * from './knowledge/wire.ts';
 export type * from './keys/wire-list.ts';
 export type * from './limits/wire-rate-limits.ts';
 export type * from './billing/wire-usage.ts';

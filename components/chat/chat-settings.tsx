@@ -11,6 +11,7 @@ import { ToolSettings } from './tool-settings.tsx';
 import { useDismiss } from './use-dismiss.ts';
 import { VoiceSettings } from '@/components/audio/voice-settings.tsx';
 import { loadVoicePrefs, saveVoicePrefs, type VoicePrefs } from '@/components/audio/voice-prefs.ts';
+import { KnowledgePicker } from '@/components/knowledge/knowledge-picker.tsx';
 
 const MODES: { value: WebSearchMode; label: string }[] = [
   { value: 'off', label: 'Off' },
@@ -161,8 +162,9 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
               onChange={(e) => set('citations', e.target.checked)}
               className="size-4 accent-[var(--primary)]"
             />
-            Cite web sources in answers
+            Cite sources in answers
           </label>
+          <KnowledgePicker value={draft.knowledge ?? []} onChange={(ids) => set('knowledge', ids.length ? ids : undefined)} />
           <label className="flex items-center gap-2 text-sm">
             <input
               type="checkbox"

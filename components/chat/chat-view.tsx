@@ -40,7 +40,10 @@ interface Props {
 /** Settings as a PATCH: every field present, null for "back to the default". */
 const asPatch = (s: ChatSettings) =>
   Object.fromEntries(
-    (['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt', 'memory', 'tools'] as const).map((k) => [k, s[k] ?? null]),
+    (['systemPrompt', 'temperature', 'webSearch', 'citations', 'includeServiceSystemPrompt', 'memory', 'tools', 'knowledge'] as const).map((k) => [
+      k,
+      s[k] ?? null,
+    ]),
   );
 
 export function ChatView({ conversationId, characterSlug = null }: Props) {

@@ -16,6 +16,16 @@ export function CitationSup(props: ComponentProps<'sup'> & ExtraProps) {
       {numbers.split(',').map((n, i) => {
         const source = citations[Number(n) - 1];
         const sep = i > 0 ? ',' : '';
+        // A passage of the user's own files: its number, with the file and the words on hover.
+        if (source?.passage !== undefined)
+          return (
+            <Fragment key={n}>
+              {sep}
+              <span data-testid="citation" title={`${source.title ?? ''}: ${source.passage.slice(0, 300)}`} className="font-semibold text-primary">
+                {n}
+              </span>
+            </Fragment>
+          );
         if (!source || !isWebUrl(source.url))
           return (
             <Fragment key={n}>

@@ -1,4 +1,5 @@
-// The web sources of an answer, numbered as its citations are: title, site and date, each opening in a new tab.
+// The sources of an answer, numbered as its citations are: a web page (title, site and date, opening in a new tab) or
+// a passage of the user's knowledge (the file's name and the words quoted).
 import type { AppCitation } from '@/lib/wire.ts';
 import { isWebUrl } from './citations-context.ts';
 import { formatSourceDate, hostnameOf } from './format.ts';
@@ -16,17 +17,28 @@ export function SourcesPanel({ citations }: { citations: readonly AppCitation[] 
           <li key={`${i}-${c.url}`} className="flex min-w-0 gap-2">
             <span className="w-5 shrink-0 text-right font-semibold text-muted-foreground tabular-nums">{i + 1}.</span>
             <span className="min-w-0">
-              {isWebUrl(c.url) ? (
+              {c.passage !== undefined ? (
+                <>
+                  <span className="font-medium break-words" data-testid="source-file">
+                    {c.title || 'Your file'}
+                  </span>
+                  <span className="line-clamp-3 text-xs whitespace-pre-line text-muted-foreground" data-testid="source-passage">
+                    {c.passage}
+                  </span>
+                </>
+              ) : isWebUrl(c.url) ? (
                 <a href={c.url} target="_blank" rel="noopener noreferrer" className="font-medium break-words text-primary hover:underline">
                   {c.title || hostnameOf(c.url)}
                 </a>
               ) : (
                 <span className="font-medium break-words">{c.title || c.url}</span>
               )}
-              <span className="block truncate text-xs text-muted-foreground">
-                {hostnameOf(c.url)}
-                {c.date ? ` · ${formatSourceDate(c.date)}` : ''}
-              </span>
+              {c.passage === undefined && (
+                <span className="block truncate text-xs text-muted-foreground">
+                  {hostnameOf(c.url)}
+                  {c.date ? ` · ${formatSourceDate(c.date)}` : ''}
+                </span>
+              )}
             </span>
           </li>
         ))}

@@ -1,7 +1,7 @@
 // The collapsed sidebar on large screens: a narrow rail with the actions still one click away.
 import Link from 'next/link';
 import { IconButton } from '@/components/ui/icon-button.tsx';
-import { PanelLeftIcon, PlusIcon, UsersIcon } from '@/components/ui/icons.tsx';
+import { BookIcon, PanelLeftIcon, PlusIcon, UsersIcon } from '@/components/ui/icons.tsx';
 import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
@@ -20,6 +20,9 @@ export function CollapsedRail({ onExpand }: { onExpand: () => void }) {
       </Link>
       <Link href="/characters" aria-label="Characters" title="Characters" className={RAIL_LINK}>
         <UsersIcon />
+      </Link>
+      <Link href="/knowledge" aria-label="Knowledge" title="Knowledge" className={RAIL_LINK}>
+        <BookIcon />
       </Link>
       <Link href="/video" aria-label="Video" title="Video" className={RAIL_LINK}>
         <VideoIcon />

@@ -4,7 +4,7 @@
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, pin-conversation, move-conversation, archive-conversation,
 // restore-conversation (and folder-list.tsx's, archived-section.tsx's, move-dialog.tsx's), rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, private-link, memory-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, knowledge-link, private-link, memory-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -12,7 +12,7 @@ import { BrandMark } from '@/components/shell/brand.tsx';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { IconButton } from '@/components/ui/icon-button.tsx';
-import { LockIcon, PanelLeftIcon, PlusIcon, UsersIcon, XIcon } from '@/components/ui/icons.tsx';
+import { BookIcon, LockIcon, PanelLeftIcon, PlusIcon, UsersIcon, XIcon } from '@/components/ui/icons.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { ArchivedSection } from '@/components/sidebar/archived-section.tsx';
 import { PinnedSection } from '@/components/sidebar/chat-list-section.tsx';
@@ -73,6 +73,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
         >
           <UsersIcon className="size-4" /> Characters
+        </Link>
+        <Link
+          href="/knowledge"
+          aria-current={pathname === '/knowledge' ? 'page' : undefined}
+          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/knowledge' && 'bg-accent font-medium')}
+          data-testid="knowledge-link"
+        >
+          <BookIcon className="size-4" /> Knowledge
         </Link>
         <Link
           href="/private"

@@ -2,7 +2,7 @@
 // PostgreSQL, signed-in users as the browser holds them, and chats made through the public API with a key.
 import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
-import { type Harness, post, startHarness } from './harness.ts';
+import { type Harness, type HarnessOptions, post, startHarness } from './harness.ts';
 import { createTestDatabase } from './pg.ts';
 import { accountKeys, type KeyType } from '../../lib/auth/keys.ts';
 import { grantUsd } from '../../lib/billing/ledger.ts';
@@ -34,13 +34,13 @@ export interface Dash {
 
 let seq = 0;
 
-export async function startDash(backend: Backend, opts: { limits?: Record<string, unknown> } = {}): Promise<Dash> {
+export async function startDash(backend: Backend, opts: { limits?: Record<string, unknown>; models?: HarnessOptions['models'] } = {}): Promise<Dash> {
   let drop: (() => Promise<void>) | undefined;
   let databaseUrl: string | undefined;
   if (backend === 'postgres') ({ url: databaseUrl, drop } = await createTestDatabase());
   // Instances on PostgreSQL seal stored upstream keys only under a configured key (the embedded store makes its own).
   const env = databaseUrl ? { LAGOON_SECRETS_KEY: crypto.randomBytes(32).toString('hex') } : undefined;
-  const h = await startHarness({ app: true, databaseUrl, limits: opts.limits, env });
+  const h = await startHarness({ app: true, databaseUrl, limits: opts.limits, env, models: opts.models });
   const routes = h.app!.routes;
   return {
     h,

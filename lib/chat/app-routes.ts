@@ -19,6 +19,7 @@ import { toAppMessage } from '../conversations/message.ts';
 import { modelForTurn } from './app/models.ts';
 import { readSnapshot } from '../characters/snapshot.ts';
 import { chatRequestBody } from './app/prompt.ts';
+import { knowledgeContext } from './app/knowledge.ts';
 import { remoteClient } from './app/remote-client.ts';
 import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/stream.ts';
 import { interrupt, isStale } from '../conversations/stale.ts';
@@ -100,17 +101,20 @@ export function chatRoutes(deps: AppDeps) {
     conversation: Conversation,
     model: TurnModel,
     memories: ChatMemory[],
+    signal: AbortSignal,
   ) {
     // The chat's character as it was when the chat began (null: none, or a chat from before snapshots).
     const character = conversation.characterSlug ? await readSnapshot(svc.store, conversation.id, user.id) : null;
+    const knowledge = await knowledgeContext(svc.knowledge, user.id, conversation.settings, history, signal);
     const body = chatRequestBody({
       model: model.id,
       conversation: { ...conversation, character, userName: user.displayName },
       history,
       wire: client.wire,
       memories,
+      knowledge: knowledge.block,
     });
-    generations.start({ user, ops, message: assistant, body, requestId, tools: toolsFor(user, conversation, model) });
+    generations.start({ user, ops, message: assistant, body, requestId, tools: toolsFor(user, conversation, model), citations: knowledge.citations });
   }
 
   /**
@@ -166,7 +170,7 @@ export function chatRoutes(deps: AppDeps) {
       await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
     }
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model, memories);
+    await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model, memories, signal);
     const out: SendMessageResponse = {
       user: toAppMessage(userMsg),
       assistant: toAppMessage(assistant),
@@ -175,7 +179,7 @@ export function chatRoutes(deps: AppDeps) {
     return json(out, 201);
   };
 
-  const regenerate = async ({ params, requestId, session: { user }, body: input }: SessionCall & { body: z.output<typeof regenerateSchema> }) => {
+  const regenerate = async ({ params, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof regenerateSchema> }) => {
     const ops = userConversations(svc.store, user.id);
     const original = await ownedAssistant(ops, params.id ?? '');
     await notWriting(ops, user, original, 'This answer is still being written: stop it first', 'id');
@@ -193,7 +197,7 @@ export function chatRoutes(deps: AppDeps) {
       memories,
     });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
-    await startAnswer(requestId, user, ops, assistant, c.messages, c, model, memories);
+    await startAnswer(requestId, user, ops, assistant, c.messages, c, model, memories, signal);
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 

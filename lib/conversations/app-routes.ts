@@ -65,6 +65,15 @@ function checkWebSearch(deps: AppDeps, settings: Record<string, unknown> | undef
   if (why) throw new ApiError('INVALID_REQUEST', `${why} Set the chat's web search to off or auto.`, { param: 'settings.webSearch' });
 }
 
+/** A chat's knowledge collections must be the user's own (a deleted one later is skipped when it retrieves). */
+async function checkKnowledge(deps: AppDeps, userId: string, settings: { knowledge?: string[] | null } | undefined): Promise<void> {
+  const ids = settings?.knowledge ?? [];
+  const mine = await deps.svc.knowledge.of(userId).ownedCollections(ids);
+  const unknown = ids.find((id) => !mine.includes(id));
+  if (unknown !== undefined)
+    throw new ApiError('NOT_FOUND', `No knowledge collection ${JSON.stringify(unknown.slice(0, 100))}`, { param: 'settings.knowledge' });
+}
+
 function checkTitle(title: string): void {
   const t = cleanLine(title);
   if (t.length < 1 || t.length > TITLE_MAX) throw new ApiError('INVALID_REQUEST', `title must be 1-${TITLE_MAX} characters`, { param: 'title' });
@@ -97,6 +106,7 @@ export function conversationRoutes(deps: AppDeps) {
     createConversation: appRoute(deps, { auth: 'session+csrf', body: createBody }, async ({ session, body: b }) => {
       const ops = opsOf(session);
       checkWebSearch(deps, b.settings);
+      await checkKnowledge(deps, session.user.id, b.settings);
       // A character of this server's (published, or the user's own) begins the chat from a snapshot and its first
       // message; in remote mode a slug unknown here is the remote API's (applied there by character_slug).
       const own = b.characterSlug ? await getCharacter(store, b.characterSlug, { userId: session.user.id }) : undefined;
@@ -129,6 +139,7 @@ export function conversationRoutes(deps: AppDeps) {
     updateConversation: appRoute(deps, { auth: 'session+csrf', body: updateBody }, async ({ params, session, body: b }) => {
       const ops = opsOf(session);
       checkWebSearch(deps, b.settings);
+      await checkKnowledge(deps, session.user.id, b.settings);
       // Everything that can be refused is checked before the first write, so a bad field changes nothing.
       const model = b.modelId ? (await catalogue.model(b.modelId)).id : b.modelId;
       if (b.title !== undefined) checkTitle(b.title);

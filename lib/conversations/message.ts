@@ -46,6 +46,7 @@ const toAppCitation = (c: Message['citations'][number]): AppCitation => {
   const out: AppCitation = { url: c.url };
   if (c.title !== undefined) out.title = c.title;
   if (c.date !== undefined) out.date = c.date;
+  if (typeof c.passage === 'string') out.passage = c.passage;
   return out;
 };
 

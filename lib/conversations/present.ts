@@ -23,6 +23,7 @@ export function toAppSettings(s: Conversation['settings']): ChatSettings {
   if (s.includeServiceSystemPrompt !== undefined) out.includeServiceSystemPrompt = s.includeServiceSystemPrompt;
   if (s.memory !== undefined) out.memory = s.memory;
   if (s.tools !== undefined) out.tools = [...s.tools];
+  if (s.knowledge !== undefined) out.knowledge = [...s.knowledge];
   return out;
 }
 

@@ -11,6 +11,7 @@ export const chatSettingsSchema = z.strictObject({
   memory: z.boolean().optional(),
   /** The operator's MCP servers (ids) whose tools this chat's answers may call (lib/tools). */
   tools: z.array(z.string().min(1).max(200)).max(50).optional(),
+  knowledge: z.array(z.string().min(1).max(100)).max(10).optional(),
 });
 export type ChatSettings = z.infer<typeof chatSettingsSchema>;
 
@@ -23,6 +24,7 @@ export const settingsPatchSchema = z.strictObject({
   includeServiceSystemPrompt: z.boolean().nullable().optional(),
   memory: z.boolean().nullable().optional(),
   tools: z.array(z.string().min(1).max(200)).max(50).nullable().optional(),
+  knowledge: z.array(z.string().min(1).max(100)).max(10).nullable().optional(),
 });
 export type ChatSettingsPatch = z.infer<typeof settingsPatchSchema>;
 
@@ -33,6 +35,7 @@ const citationSchema = z.looseObject({
   url: z.string().max(4096),
   title: z.string().max(1000).optional(),
   date: z.string().max(100).nullable().optional(),
+  passage: z.string().max(4000).optional(),
 });
 export type Citation = z.infer<typeof citationSchema>;
 const toolStepSchema = z.looseObject({

@@ -12,6 +12,8 @@ export interface ChatSettings {
   memory?: boolean;
   /** The MCP servers (ids, GET /api/app/tools) whose tools this chat's answers may call. */
   tools?: string[];
+  /** Knowledge collections (ids) whose passages the chat retrieves and cites. */
+  knowledge?: string[];
 }
 
 export interface AppConversation {
@@ -59,6 +61,8 @@ export interface AppCitation {
   url: string;
   title?: string;
   date?: string | null;
+  /** A knowledge passage (url `knowledge:<file id>#<passage>`): the words quoted, and the file's name is the title. */
+  passage?: string;
 }
 
 export interface AppUsage {

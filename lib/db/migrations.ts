@@ -4,7 +4,8 @@
 /** A statement the same on both stores, or one per store where their dialects differ (triggers). */
 export type MigrationSql = string | { sqlite: string; postgres: string };
 
-export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[] = [
+/** `sqlite` / `postgres`: statements for that store only, run after `sql` (a full-text index has no portable form). */
+export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; sqlite?: string[]; postgres?: string[] }[] = [
   {
     version: 1,
     name: 'accounts, keys, ledger, usage, characters',
@@ -531,6 +532,81 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
       // does not charge is carried here, in millionths of a micro-unit, and added to the account's next one.
       `ALTER TABLE accounts ADD COLUMN usd_frac BIGINT NOT NULL DEFAULT 0`,
       `ALTER TABLE accounts ADD COLUMN diem_frac BIGINT NOT NULL DEFAULT 0`,
+    ],
+  },
+  {
+    version: 22,
+    name: 'knowledge collections',
+    sql: [
+      // Knowledge (lib/knowledge): a user's collections of files, cut into chunks that a chat retrieves and cites.
+      // A file keeps its upload (`source`, a data: URL) only until it is indexed; `status` is queued → indexing →
+      // ready | failed, claimed under a lease so an index outlives a restart and runs once across instances.
+      `CREATE TABLE knowledge_collections (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        name TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX knowledge_collections_user ON knowledge_collections(user_id, updated_at)`,
+      `CREATE TABLE knowledge_files (
+        id TEXT PRIMARY KEY,
+        collection_id TEXT NOT NULL REFERENCES knowledge_collections(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        note TEXT,
+        chars BIGINT NOT NULL DEFAULT 0,
+        chunks BIGINT NOT NULL DEFAULT 0,
+        chunks_done BIGINT NOT NULL DEFAULT 0,
+        embedding_model TEXT,
+        source TEXT,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX knowledge_files_collection ON knowledge_files(collection_id, created_at)`,
+      `CREATE INDEX knowledge_files_status ON knowledge_files(status, lease_until)`,
+      // `embedding`: the chunk's vector as base64 little-endian float32 (null: lexical only), from `embedding_model`.
+      `CREATE TABLE knowledge_chunks (
+        id TEXT PRIMARY KEY,
+        file_id TEXT NOT NULL REFERENCES knowledge_files(id) ON DELETE CASCADE,
+        collection_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        embedding TEXT,
+        embedding_model TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX knowledge_chunks_file ON knowledge_chunks(file_id, seq)`,
+      `CREATE INDEX knowledge_chunks_collection ON knowledge_chunks(collection_id)`,
+    ],
+  },
+  {
+    version: 23,
+    name: 'knowledge full-text index',
+    sql: [],
+    // SQLite: an FTS5 index over the chunks' text (external content, kept by triggers, so a deleted file's chunks,
+    // cascaded, leave it too). PostgreSQL: a generated tsvector column (English configuration) under a GIN index.
+    sqlite: [
+      `CREATE VIRTUAL TABLE knowledge_fts USING fts5(text, content='knowledge_chunks', content_rowid='rowid', tokenize='porter unicode61')`,
+      `CREATE TRIGGER knowledge_chunks_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
+        INSERT INTO knowledge_fts(rowid, text) VALUES (new.rowid, new.text);
+      END`,
+      `CREATE TRIGGER knowledge_chunks_fts_delete AFTER DELETE ON knowledge_chunks BEGIN
+        INSERT INTO knowledge_fts(knowledge_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+      END`,
+    ],
+    postgres: [
+      // Stored, so ranking reads each match's vector rather than parsing its text again.
+      `ALTER TABLE knowledge_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED`,
+      `CREATE INDEX knowledge_chunks_fts ON knowledge_chunks USING GIN (tsv)`,
     ],
   },
   {

@@ -14,7 +14,7 @@ export async function migrate(store: Store): Promise<void> {
       if (store.kind === 'postgres') await q.run('LOCK TABLE schema_migrations IN EXCLUSIVE MODE');
       const done = await q.get('SELECT version FROM schema_migrations WHERE version = $1', [m.version]);
       if (done) return;
-      for (const sql of m.sql) await q.run(typeof sql === 'string' ? sql : sql[store.kind]);
+      for (const sql of [...m.sql, ...((store.kind === 'sqlite' ? m.sqlite : m.postgres) ?? [])]) await q.run(typeof sql === 'string' ? sql : sql[store.kind]);
       await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
     });
   }

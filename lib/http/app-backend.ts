@@ -25,6 +25,7 @@ import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
 import { memoryRoutes } from '../memory/app-routes.ts';
 import { folderRoutes } from '../conversations/app-folders.ts';
+import { knowledgeRoutes } from '../knowledge/app-routes.ts';
 import type { AppDeps } from './app-deps.ts';
 
 export interface AppBackend {
@@ -50,6 +51,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof videoRoutes> &
   ReturnType<typeof audioRoutes> &
   ReturnType<typeof characterRoutes> &
+  ReturnType<typeof knowledgeRoutes> &
   ReturnType<typeof previewRoutes> &
   ReturnType<typeof privateChatRoutes> &
   ReturnType<typeof memoryRoutes> &
@@ -85,6 +87,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...characterRoutes(deps),
       ...memoryRoutes(deps),
       ...folderRoutes(deps),
+      ...knowledgeRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,
     },

@@ -11,6 +11,7 @@ import type { AppCitation, AppUsage, GenerationEvent } from '../../wire.ts';
 import { appErrorOf, type InferenceClient, type InferenceEvent, type InferenceRun } from './inference.ts';
 import { assistantCallMessage, CallCollector, runCalls } from './tool-calls.ts';
 import { toAppMessage } from '../../conversations/message.ts';
+import { CitationRewriter } from '../../augment/citations.ts';
 import { log } from '../../log.ts';
 
 /** Progress is written this often while tokens arrive. */
@@ -33,6 +34,8 @@ export interface GenerationSpec {
   body: Record<string, unknown>;
   /** The app request that started it: its usage row's id (the first model round's; later rounds get their own). */
   requestId: string;
+  /** Sources the prompt gave before any search (knowledge passages): cited from 1; web results are numbered after. */
+  citations?: AppCitation[];
   /** Server-side tools (lib/tools): loaded when the answer starts, called in a loop bounded by `limits`. */
   tools?: AnswerTools;
 }
@@ -67,11 +70,18 @@ export class Generation {
   private writing: Promise<void> | undefined;
   private ended = false;
   private resolveFinished!: (m: Message) => void;
+  /** The prompt's own sources, and the rewrite of the model's bracket citations of them into the caret form. */
+  private readonly given: AppCitation[];
+  private readonly rewriter: CitationRewriter | undefined;
 
   constructor(spec: GenerationSpec) {
-    const { body, ...rest } = spec;
+    const { body, citations, ...rest } = spec;
     this.spec = rest;
     this.body = body;
+    this.given = citations ?? [];
+    this.citations = [...this.given];
+    this.dirty = this.given.length > 0;
+    this.rewriter = this.given.length ? new CitationRewriter(this.given.length) : undefined;
     this.id = spec.message.id;
     this.modelId = spec.message.modelId;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
@@ -113,17 +123,20 @@ export class Generation {
 
   private apply(ev: InferenceEvent): void {
     switch (ev.type) {
-      case 'content':
-        this.content += ev.text;
-        this.emit({ type: 'delta', content: ev.text });
+      case 'content': {
+        const text = this.rewriter ? this.rewriter.push(ev.text) : ev.text;
+        if (!text) return;
+        this.content += text;
+        this.emit({ type: 'delta', content: text });
         break;
+      }
       case 'reasoning':
         this.reasoning += ev.text;
         this.emit({ type: 'delta', reasoning: ev.text });
         break;
       case 'citations':
-        this.citations = ev.citations;
-        this.emit({ type: 'citations', citations: ev.citations });
+        this.citations = [...this.given, ...ev.citations];
+        this.emit({ type: 'citations', citations: this.citations });
         break;
       case 'model':
         this.modelId = ev.id;
@@ -251,6 +264,12 @@ export class Generation {
         status: 504,
         message: `The answer ran out of time for tools (${Math.round((loop?.limits.totalMs ?? 0) / 1000)} s)`,
       };
+    }
+    // What the citation rewrite held back (a possible marker at the very end) is the answer's last words.
+    const rest = this.rewriter?.flush();
+    if (rest) {
+      this.content += rest;
+      this.emit({ type: 'delta', content: rest });
     }
     this.ended = true;
     if (!this.roundBilled && run && (signal.aborted || this.error)) {

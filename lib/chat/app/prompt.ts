@@ -23,6 +23,8 @@ export interface PromptInput {
   wire: WireNames;
   /** The user's memories this turn is given (lib/memory/for-chat.ts), as one system message after the chat's own. */
   memories?: { content: string }[];
+  /** Passages from the chat's knowledge collections, numbered as the answer's citations (knowledge.ts). */
+  knowledge?: string;
 }
 
 function userContent(m: Message): string | Part[] {
@@ -48,6 +50,7 @@ export function chatRequestBody(input: PromptInput): Record<string, unknown> {
   if (settings.systemPrompt?.trim()) messages.push({ role: 'system', content: settings.systemPrompt });
   const remembered = memoryPrompt(input.memories ?? []);
   if (remembered) messages.push({ role: 'system', content: remembered });
+  if (input.knowledge) messages.push({ role: 'system', content: input.knowledge });
   for (const m of input.history) {
     if (m.role === 'user') messages.push({ role: 'user', content: userContent(m) });
     else if (m.role === 'system') messages.push({ role: 'system', content: m.content });
