@@ -30,6 +30,10 @@ export interface ScriptedEngine {
   abortedStreams: number;
   /** Streams currently in progress. */
   openStreams: number;
+  /** Waited before answering every chat and embeddings request; tests may change it at run time (a slow replica). */
+  delayMs: number;
+  /** While set, every chat request is answered with this HTTP status before any byte of an answer (a failing replica). */
+  failStatus: number | undefined;
   reset(): void;
   close(): Promise<void>;
 }
@@ -40,6 +44,11 @@ export interface ScriptedEngineOptions {
   name?: string;
   /** Wait this long before answering every chat request (emulates a model's latency). */
   delayMs?: number;
+  /**
+   * Chat requests answered at once (a GPU server's batch, vLLM's max_num_seqs); the rest wait their turn, so a slow
+   * replica's queue grows under load. Unlimited by default.
+   */
+  slots?: number;
 }
 
 /** What the route handlers share of one engine. */
@@ -47,8 +56,6 @@ export interface Upstream {
   engine: ScriptedEngine;
   /** The replica name (x-replica). */
   name: string;
-  /** ScriptedEngineOptions.delayMs: waited before answering every chat and embeddings request. */
-  delayMs: number;
   /** Answer `obj` as JSON with the x-replica header. */
   sendJson(res: ServerResponse, status: number, obj: unknown): void;
   /** Keep the request in engine[list] (the most recent MAX_RECORDED). */
@@ -57,6 +64,8 @@ export interface Upstream {
   nextCompletionId(): number;
   /** The next tool call's number (call_N; reset() starts them again). */
   nextToolCallId(): number;
+  /** Waits for one of ScriptedEngineOptions.slots; resolves to its release (at once when slots are unlimited). */
+  slot(): Promise<() => void>;
 }
 
 type Handler = (up: Upstream, req: IncomingMessage, res: ServerResponse, body: any) => Promise<void>;
@@ -74,6 +83,8 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
   const sockets = new Set<Socket>();
   let seq = 0;
   let toolSeq = 0;
+  let busy = 0;
+  const waiters: (() => void)[] = [];
 
   const sendJson = (res: ServerResponse, status: number, obj: unknown) => {
     const s = JSON.stringify(obj);
@@ -137,6 +148,8 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     embeddingRequests: [],
     abortedStreams: 0,
     openStreams: 0,
+    delayMs: opts.delayMs ?? 0,
+    failStatus: undefined,
     reset() {
       engine.requests.length = 0;
       engine.embeddingRequests.length = 0;
@@ -154,7 +167,6 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
   const up: Upstream = {
     engine,
     name,
-    delayMs: opts.delayMs ?? 0,
     sendJson,
     record(list, req, body) {
       const recorded = engine[list];
@@ -163,6 +175,21 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     },
     nextCompletionId: () => ++seq,
     nextToolCallId: () => ++toolSeq,
+    slot() {
+      if (opts.slots === undefined) return Promise.resolve(() => undefined);
+      const grant = (): (() => void) => {
+        busy++;
+        let done = false;
+        return () => {
+          if (done) return;
+          done = true;
+          busy--;
+          waiters.shift()?.();
+        };
+      };
+      if (busy < opts.slots) return Promise.resolve(grant());
+      return new Promise((resolve) => waiters.push(() => resolve(grant())));
+    },
   };
   return engine;
 }
