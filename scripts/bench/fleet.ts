@@ -39,7 +39,7 @@ function engineFor(replicas: ScriptedEngine[], name: string, fleet: Policy = {})
 /** One chat; resolves to its latency in ms, or throws what the engine threw. */
 async function ask(engine: Engine, messages: EngineMessage[], stream: boolean, requestId = randomUUID()): Promise<number> {
   const t0 = performance.now();
-  const req = { requestId, model: 'scripted', messages, params: {}, signal: new AbortController().signal };
+  const req = { requestId, model: 'scripted', messages, params: { max_tokens: 64, n: 1 }, signal: new AbortController().signal };
   if (stream) {
     let done = false;
     for await (const c of engine.stream(req)) if (c.choices[0]?.finish_reason) done = true;
