@@ -17,6 +17,11 @@ const chat = (messages: unknown[], extra: Record<string, unknown> = {}) => post(
 const reset = () => {
   for (const r of h.replicas) r.reset();
 };
+/** A replica's state in the fleet, as loopback /readyz reports it. */
+async function stateOf(r: { url: string }): Promise<string> {
+  const ready = await (await fetch(`${h.origin}/readyz`)).json();
+  return ready.checks.replicas['replicated-model'].find((x: { replica: string }) => x.replica === new URL(r.url).host).state;
+}
 /** The replicas that received a chat request since the last reset, by index. */
 const served = () => h.replicas.flatMap((r, i) => (r.requests.length ? [i] : []));
 
@@ -45,7 +50,7 @@ describe('prefix affinity', () => {
 });
 
 describe('failures before the first byte', () => {
-  test('a replica answering 500 costs no request: each one is retried on another, streamed or not, and it is ejected', async () => {
+  test('a replica answering 500 costs no request: each one is retried on another, streamed or not; it is ejected, then probed back', async () => {
     const messages = [{ role: 'user', content: 'Which replica are you?' }];
     reset();
     await chat(messages);
@@ -66,9 +71,19 @@ describe('failures before the first byte', () => {
       reset();
       assert.equal((await chat(messages)).status, 200);
       assert.equal(failing.requests.length, 0);
+      assert.equal(await stateOf(failing), 'ejected');
     } finally {
       failing.failStatus = undefined;
     }
+    // Its ejection over (2 s by default), its probe answers: back in rotation, and the chat goes home again.
+    const t0 = Date.now();
+    while ((await stateOf(failing)) !== 'healthy') {
+      assert.ok(Date.now() - t0 < 8_000, 'the replica was not probed back within 8 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    reset();
+    assert.equal((await chat(messages)).status, 200);
+    assert.deepEqual(served(), [home]);
   });
 
   test('a bad request is not retried: the replica answered', async () => {
