@@ -28,7 +28,7 @@ const served = () => h.replicas.flatMap((r, i) => (r.requests.length ? [i] : [])
 describe('prefix affinity', () => {
   test('every turn of a chat goes to the replica that served its first; other chats spread over the fleet', async () => {
     const homes = new Set<number>();
-    for (let c = 0; c < 12; c++) {
+    for (let c = 0; c < 16; c++) {
       const first = [{ role: 'user', content: `Conversation ${c}: tell me about otters.` }];
       reset();
       const r1 = await chat(first);
@@ -45,7 +45,7 @@ describe('prefix affinity', () => {
         turns = [...turns, { role: 'assistant', content: r.json.choices[0].message.content }];
       }
     }
-    assert.ok(homes.size >= 3, `12 conversations used only replicas ${[...homes]}`);
+    assert.ok(homes.size >= 3, `16 conversations used only replicas ${[...homes]}`);
   });
 });
 
@@ -113,12 +113,16 @@ describe('observability', () => {
 
 describe('a replica killed mid-run', () => {
   test('loses no request: the ones in flight on it and the ones sent after are answered by the others', async () => {
-    for (const r of h.replicas) r.delayMs = 150;
+    // Each replica answers after 400 ms, so what reaches the victim is still waiting there when it dies.
+    for (const r of h.replicas) r.delayMs = 400;
     const victim = h.replicas[2];
+    victim.reset();
     const requests = Array.from({ length: 48 }, (_, i) => chat([{ role: 'user', content: `Killed-replica run, chat ${i}` }], i % 2 ? { stream: true } : {}));
-    // Let every request reach its replica, then kill one with its share of them waiting on it.
-    await new Promise((r) => setTimeout(r, 60));
-    const inFlight = victim.requests.length;
+    // Kill it as soon as some of its share is waiting there (arrived less than 300 ms ago: not yet answered).
+    const waiting = () => victim.requests.filter((q) => Date.now() - q.at < 300).length;
+    const t0 = Date.now();
+    while (waiting() < 2 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 5));
+    const inFlight = waiting();
     await victim.close();
     const later = Array.from({ length: 16 }, (_, i) => chat([{ role: 'user', content: `After the kill, chat ${i}` }]));
     const results = await Promise.all([...requests, ...later]);

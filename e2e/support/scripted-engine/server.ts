@@ -1,8 +1,8 @@
 // The scripted engine's HTTP server: starting and closing it (every socket destroyed on close), routing
-// (GET /health, GET /v1/models, POST /v1/chat/completions, POST /v1/embeddings, 404 otherwise), reading and parsing
-// POST bodies, recording requests (the most recent MAX_RECORDED), the x-replica header on every answer, and the
-// ScriptedEngine object tests hold. The handlers in chat.ts and embeddings.ts get what they share of one engine as
-// an Upstream.
+// (GET /health, GET /metrics in vLLM's names, GET /v1/models, POST /v1/chat/completions, POST /v1/embeddings, 404
+// otherwise), reading and parsing POST bodies, recording requests (the most recent MAX_RECORDED), the x-replica
+// header on every answer, and the ScriptedEngine object tests hold. The handlers in chat.ts and embeddings.ts get
+// what they share of one engine as an Upstream.
 
 import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -34,6 +34,11 @@ export interface ScriptedEngine {
   delayMs: number;
   /** While set, every chat request is answered with this HTTP status before any byte of an answer (a failing replica). */
   failStatus: number | undefined;
+  /**
+   * Added to what GET /metrics reports in vLLM's gauges (requests waiting for a slot, KV-cache use), so a test can
+   * make a replica look busy to a router that reads them.
+   */
+  reportedLoad: { waiting: number; kvUsage: number };
   reset(): void;
   close(): Promise<void>;
 }
@@ -114,6 +119,17 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     const url = req.url ?? '/';
     const route = url.split('?')[0];
     if (req.method === 'GET' && route === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (req.method === 'GET' && route === '/metrics') {
+      // vLLM's gauge names: requests holding a slot, waiting for one, and KV-cache use.
+      const m = [
+        `vllm:num_requests_running{model_name="scripted"} ${busy}`,
+        `vllm:num_requests_waiting{model_name="scripted"} ${waiters.length + engine.reportedLoad.waiting}`,
+        `vllm:kv_cache_usage_perc{model_name="scripted"} ${engine.reportedLoad.kvUsage}`,
+        '',
+      ].join('\n');
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'x-replica': name });
+      return res.end(m);
+    }
     if (req.method === 'GET' && route === '/v1/models') {
       return sendJson(res, 200, {
         object: 'list',
@@ -150,6 +166,7 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     openStreams: 0,
     delayMs: opts.delayMs ?? 0,
     failStatus: undefined,
+    reportedLoad: { waiting: 0, kvUsage: 0 },
     reset() {
       engine.requests.length = 0;
       engine.embeddingRequests.length = 0;
