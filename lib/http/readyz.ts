@@ -6,8 +6,10 @@
 // never fails readiness: its outage is fail-open by design (lib/limits/redis.ts), each instance limiting on its own.
 //
 // Who sees what: anyone gets the status and its code (what a load balancer needs); the checks, which name every model
-// and its upstream's failure, go to loopback clients and to callers with LAGOON_METRICS_TOKEN, as /metrics does.
+// and its upstream's failure, and each fleet's replicas (host:port and state) go to loopback clients and to callers
+// with LAGOON_METRICS_TOKEN, as /metrics does.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fleetSnapshots } from '../engines/text/fleet/fleet.ts';
 import { LOOPBACK, tokenMatches } from '../metrics/endpoint.ts';
 import type { Service } from '../service.ts';
 
@@ -69,6 +71,8 @@ export async function readiness(svc: Service, strict: boolean) {
         },
       ]),
     ),
+    // Each replica of a model with several (state, requests in flight, ejections): for loopback or the token only.
+    replicas: fleetSnapshots(),
   };
   return { code: ready ? 200 : 503, body: { status, checks } };
 }

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
 import { engineQueueTotals } from '../engines/queue.ts';
+import { fleetSnapshots } from '../engines/text/fleet/fleet.ts';
 import { contentType, exposition, type GaugeSources } from './registry.ts';
 
 export const METRICS_PATH = '/metrics';
@@ -53,7 +54,7 @@ export async function serveMetrics(deps: MetricsDeps, req: IncomingMessage, res:
   } else if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) {
     return refuse(res, new ApiError('FORBIDDEN', 'Metrics are served to loopback clients only unless LAGOON_METRICS_TOKEN is set'));
   }
-  const sources: GaugeSources = { engineQueues: engineQueueTotals, jobCounts: () => jobCounts(deps.store) };
+  const sources: GaugeSources = { engineQueues: engineQueueTotals, jobCounts: () => jobCounts(deps.store), fleets: fleetSnapshots };
   let text: string;
   try {
     text = await exposition(sources);

@@ -65,9 +65,79 @@ export interface GaugeSources {
   engineQueues(): { waiting: number; running: number };
   /** Durable jobs queued and running, over the whole store. */
   jobCounts(): Promise<{ queued: number; running: number }>;
+  /** Every fleet's replicas (models with several base URLs), by model id. */
+  fleets?(): Record<string, ReplicaGauge[]>;
 }
 
 let sources: GaugeSources | undefined;
+
+/** One replica of a fleet as the gauges read it (lib/engines/text/fleet). */
+export interface ReplicaGauge {
+  replica: string;
+  state: 'healthy' | 'ejected' | 'probing';
+  outstanding: number;
+  queue?: number;
+  kvUsage?: number;
+}
+
+const replicaSource = (): Record<string, ReplicaGauge[]> => sources?.fleets?.() ?? {};
+
+const replicaAttempts = new Counter({
+  name: 'lagoon_replica_attempts_total',
+  help: 'Attempts sent to each replica of a fleet, by model, replica (host:port) and outcome (ok, failed, unreachable, neutral)',
+  labelNames: ['model', 'replica', 'outcome'] as const,
+  registers: [registry],
+});
+
+const REPLICA_STATES = ['healthy', 'ejected', 'probing'] as const;
+
+new Gauge({
+  name: 'lagoon_replica_up',
+  help: 'Each replica of a fleet: 1 in its current state (healthy, ejected, probing), 0 in the others',
+  labelNames: ['model', 'replica', 'state'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [model, rs] of Object.entries(replicaSource()))
+      for (const r of rs) for (const state of REPLICA_STATES) this.set({ model, replica: r.replica, state }, r.state === state ? 1 : 0);
+  },
+});
+
+new Gauge({
+  name: 'lagoon_replica_outstanding',
+  help: 'Requests this instance has in flight on each replica of a fleet',
+  labelNames: ['model', 'replica'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [model, rs] of Object.entries(replicaSource())) for (const r of rs) this.set({ model, replica: r.replica }, r.outstanding);
+  },
+});
+
+new Gauge({
+  name: 'lagoon_replica_engine_queue',
+  help: "Requests waiting inside each replica's engine, from its own vLLM/SGLang /metrics (absent when it serves none)",
+  labelNames: ['model', 'replica'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [model, rs] of Object.entries(replicaSource())) for (const r of rs) if (r.queue !== undefined) this.set({ model, replica: r.replica }, r.queue);
+  },
+});
+
+new Gauge({
+  name: 'lagoon_replica_kv_cache_usage',
+  help: "KV-cache use (0..1) of each replica's engine, from its own vLLM/SGLang /metrics (absent when it serves none)",
+  labelNames: ['model', 'replica'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [model, rs] of Object.entries(replicaSource()))
+      for (const r of rs) if (r.kvUsage !== undefined) this.set({ model, replica: r.replica }, r.kvUsage);
+  },
+});
+
+export const recordReplicaAttempt = (model: string, replica: string, outcome: string): void => replicaAttempts.inc({ model, replica, outcome });
 
 new Gauge({
   name: 'lagoon_engine_queue_depth',

@@ -28,8 +28,27 @@ const llamaEngine = z.strictObject({
 
 const openaiEngine = z.strictObject({
   kind: z.literal('openai'),
-  /** One URL, or several replicas of the same model (prompt_cache_key picks one consistently). */
+  /**
+   * One URL, or several replicas of the same model: a fleet (lib/engines/text/fleet/), spread by least outstanding
+   * requests, a conversation kept on the replica holding its prefix, a failing replica ejected and probed back.
+   */
   baseUrl: z.union([z.string().url(), z.array(z.string().url()).min(1)]),
+  /** How a fleet of several replicas is run; every field has a default. */
+  fleet: z
+    .strictObject({
+      /** Characters of a conversation's start (system prompt + first user turn) that pick its replica; 0: no affinity. */
+      prefixChars: z.number().int().nonnegative().optional(),
+      /** A conversation leaves its replica when that one's load would pass this times the mean. Default 1.25. */
+      loadBound: z.number().min(1).optional(),
+      /** Failures in a row that eject a replica (no connection at all ejects at once). Default 3. */
+      failuresToEject: z.number().int().positive().optional(),
+      /** First ejection, doubled by each failed probe up to maxEjectMs. Defaults 2000 and 30000. */
+      ejectMs: z.number().int().positive().optional(),
+      maxEjectMs: z.number().int().positive().optional(),
+      /** How often to read each replica's vLLM/SGLang /metrics (queue, KV cache); 0: never. Default 5000. */
+      loadEveryMs: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
   /** The upstream's served model name; defaults to the catalogue id. */
   model: z.string().optional(),
   /** Name of the environment variable holding the upstream's API key (never the key itself). */

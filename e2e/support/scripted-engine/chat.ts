@@ -17,6 +17,7 @@ export async function chat(up: Upstream, req: IncomingMessage, res: ServerRespon
     return up.sendJson(res, 400, errorBody('messages must be an array', 'invalid_request_error', 'messages'));
   }
   up.record('requests', req, body);
+  if (up.engine.failStatus !== undefined) return up.sendJson(res, up.engine.failStatus, errorBody(`replica ${up.name} failing`, 'server_error'));
 
   const messages: any[] = body.messages;
   let lastUser = -1;
@@ -30,7 +31,11 @@ export async function chat(up: Upstream, req: IncomingMessage, res: ServerRespon
   const stream = body.stream === true;
   const client = watchClient(up.engine, res, stream);
 
-  if (up.delayMs > 0) await sleep(up.delayMs);
+  // A slot is held from here until the answer is written or the client leaves (ScriptedEngineOptions.slots).
+  const release = await up.slot();
+  if (client.closed) return release();
+  res.once('close', release);
+  if (up.engine.delayMs > 0) await sleep(up.engine.delayMs);
   if (s.delayMs > 0) await sleep(s.delayMs);
   if (client.closed) return;
   if (s.hang) return client.gone;

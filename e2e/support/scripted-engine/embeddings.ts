@@ -36,7 +36,7 @@ export async function embed(up: Upstream, req: IncomingMessage, res: ServerRespo
   up.record('embeddingRequests', req, body);
   const texts = inputs as string[];
   const script = parseScript(texts.join('\n'));
-  if (up.delayMs > 0) await sleep(up.delayMs);
+  if (up.engine.delayMs > 0) await sleep(up.engine.delayMs);
   if (script.delayMs > 0) await sleep(script.delayMs);
   const fault = scriptedError(script, embeddingsContextError);
   if (fault) return up.sendJson(res, fault.status, fault.body);

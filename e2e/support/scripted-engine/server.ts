@@ -1,8 +1,8 @@
 // The scripted engine's HTTP server: starting and closing it (every socket destroyed on close), routing
-// (GET /health, GET /v1/models, POST /v1/chat/completions, POST /v1/embeddings, 404 otherwise), reading and parsing
-// POST bodies, recording requests (the most recent MAX_RECORDED), the x-replica header on every answer, and the
-// ScriptedEngine object tests hold. The handlers in chat.ts and embeddings.ts get what they share of one engine as
-// an Upstream.
+// (GET /health, GET /metrics in vLLM's names, GET /v1/models, POST /v1/chat/completions, POST /v1/embeddings, 404
+// otherwise), reading and parsing POST bodies, recording requests (the most recent MAX_RECORDED), the x-replica
+// header on every answer, and the ScriptedEngine object tests hold. The handlers in chat.ts and embeddings.ts get
+// what they share of one engine as an Upstream.
 
 import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -30,6 +30,15 @@ export interface ScriptedEngine {
   abortedStreams: number;
   /** Streams currently in progress. */
   openStreams: number;
+  /** Waited before answering every chat and embeddings request; tests may change it at run time (a slow replica). */
+  delayMs: number;
+  /** While set, every chat request is answered with this HTTP status before any byte of an answer (a failing replica). */
+  failStatus: number | undefined;
+  /**
+   * Added to what GET /metrics reports in vLLM's gauges (requests waiting for a slot, KV-cache use), so a test can
+   * make a replica look busy to a router that reads them.
+   */
+  reportedLoad: { waiting: number; kvUsage: number };
   reset(): void;
   close(): Promise<void>;
 }
@@ -40,6 +49,11 @@ export interface ScriptedEngineOptions {
   name?: string;
   /** Wait this long before answering every chat request (emulates a model's latency). */
   delayMs?: number;
+  /**
+   * Chat requests answered at once (a GPU server's batch, vLLM's max_num_seqs); the rest wait their turn, so a slow
+   * replica's queue grows under load. Unlimited by default.
+   */
+  slots?: number;
 }
 
 /** What the route handlers share of one engine. */
@@ -47,8 +61,6 @@ export interface Upstream {
   engine: ScriptedEngine;
   /** The replica name (x-replica). */
   name: string;
-  /** ScriptedEngineOptions.delayMs: waited before answering every chat and embeddings request. */
-  delayMs: number;
   /** Answer `obj` as JSON with the x-replica header. */
   sendJson(res: ServerResponse, status: number, obj: unknown): void;
   /** Keep the request in engine[list] (the most recent MAX_RECORDED). */
@@ -57,6 +69,8 @@ export interface Upstream {
   nextCompletionId(): number;
   /** The next tool call's number (call_N; reset() starts them again). */
   nextToolCallId(): number;
+  /** Waits for one of ScriptedEngineOptions.slots; resolves to its release (at once when slots are unlimited). */
+  slot(): Promise<() => void>;
 }
 
 type Handler = (up: Upstream, req: IncomingMessage, res: ServerResponse, body: any) => Promise<void>;
@@ -74,6 +88,8 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
   const sockets = new Set<Socket>();
   let seq = 0;
   let toolSeq = 0;
+  let busy = 0;
+  const waiters: (() => void)[] = [];
 
   const sendJson = (res: ServerResponse, status: number, obj: unknown) => {
     const s = JSON.stringify(obj);
@@ -103,6 +119,17 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     const url = req.url ?? '/';
     const route = url.split('?')[0];
     if (req.method === 'GET' && route === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (req.method === 'GET' && route === '/metrics') {
+      // vLLM's gauge names: requests holding a slot, waiting for one, and KV-cache use.
+      const m = [
+        `vllm:num_requests_running{model_name="scripted"} ${busy}`,
+        `vllm:num_requests_waiting{model_name="scripted"} ${waiters.length + engine.reportedLoad.waiting}`,
+        `vllm:kv_cache_usage_perc{model_name="scripted"} ${engine.reportedLoad.kvUsage}`,
+        '',
+      ].join('\n');
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'x-replica': name });
+      return res.end(m);
+    }
     if (req.method === 'GET' && route === '/v1/models') {
       return sendJson(res, 200, {
         object: 'list',
@@ -137,6 +164,9 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     embeddingRequests: [],
     abortedStreams: 0,
     openStreams: 0,
+    delayMs: opts.delayMs ?? 0,
+    failStatus: undefined,
+    reportedLoad: { waiting: 0, kvUsage: 0 },
     reset() {
       engine.requests.length = 0;
       engine.embeddingRequests.length = 0;
@@ -154,7 +184,6 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
   const up: Upstream = {
     engine,
     name,
-    delayMs: opts.delayMs ?? 0,
     sendJson,
     record(list, req, body) {
       const recorded = engine[list];
@@ -163,6 +192,21 @@ export async function startScriptedEngine(opts: ScriptedEngineOptions = {}): Pro
     },
     nextCompletionId: () => ++seq,
     nextToolCallId: () => ++toolSeq,
+    slot() {
+      if (opts.slots === undefined) return Promise.resolve(() => undefined);
+      const grant = (): (() => void) => {
+        busy++;
+        let done = false;
+        return () => {
+          if (done) return;
+          done = true;
+          busy--;
+          waiters.shift()?.();
+        };
+      };
+      if (busy < opts.slots) return Promise.resolve(grant());
+      return new Promise((resolve) => waiters.push(() => resolve(grant())));
+    },
   };
   return engine;
 }

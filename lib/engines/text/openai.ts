@@ -7,6 +7,10 @@ import { EngineError } from './types.ts';
 import { sseData } from './sse.ts';
 import { fromBase64 } from './vectors.ts';
 import { DEFAULT_MAX_CONCURRENCY } from '../queue.ts';
+import { recordReplicaAttempt } from '../../metrics/registry.ts';
+import { Fleet, type FleetOptions, type Outcome, type Replica, registerFleet, unregisterFleet } from './fleet/fleet.ts';
+import { DEFAULT_PREFIX_CHARS, prefixKey } from './fleet/prefix.ts';
+import { metricsUrl, parseRemoteLoad } from './fleet/remote-load.ts';
 
 /** Vectors in input order from an OpenAI embeddings body; floats, or base64 from an upstream that ignores the ask. */
 function vectorsFrom(j: Record<string, any>, count: number): number[][] {
@@ -37,23 +41,36 @@ export interface OpenAIEngineOptions {
    * connection at once and never waits in undici's own, unbounded queue.
    */
   connections?: number;
+  /** The catalogue model id (logs and metrics of its replicas). */
+  name?: string;
+  /** Several replicas: how requests are spread over them (lib/engines/text/fleet/). */
+  fleet?: Omit<FleetOptions, 'model' | 'probe' | 'readLoad' | 'now' | 'random'> & {
+    /** Characters of a conversation's start (system + first user turn) that key its replica; 0 turns keying off. */
+    prefixChars?: number;
+  };
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-// Rendezvous hashing: a cache key always lands on the same replica while the replica set is unchanged.
-function pickReplica(urls: string[], key: string | undefined, counter: number): number {
-  if (urls.length === 1) return 0;
-  if (!key) return counter % urls.length;
-  let best = 0;
-  let bestScore = -1;
-  for (const [i, u] of urls.entries()) {
-    let h = 2166136261;
-    for (const ch of `${key}|${u}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
-    if (h > bestScore) [best, bestScore] = [i, h];
-  }
-  return best;
+/**
+ * An upstream no connection could be made to (refused, no such host, no route): not one that answered badly or
+ * dropped a response midway. The engine keeps only the transport error's text, which starts with its code.
+ */
+const NO_CONNECTION = /^upstream unreachable: (connect |getaddrinfo )?(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+export const isUnreachable = (e: unknown): boolean => e instanceof EngineError && e.kind === 'failed' && NO_CONNECTION.test(e.message);
+
+/** What an attempt's error says about its replica: it answered (a bad request), failed, or could not be reached. */
+function outcomeOf(e: EngineError, signal: AbortSignal): Outcome {
+  if (signal.aborted) return 'neutral';
+  if (e.kind === 'bad_request' || e.kind === 'context_length') return 'ok';
+  return isUnreachable(e) ? 'unreachable' : 'failed';
 }
+
+/** Whether another replica may take the request: a failure of this one, not of the request, and time still left. */
+const retryable = (e: EngineError, signal: AbortSignal) => !signal.aborted && (e.kind === 'failed' || e.kind === 'capacity');
+
+/** Most attempts of one request: a dead replica and a second failure are enough to give up on. */
+const MAX_ATTEMPTS = 3;
 
 function normaliseUsage(u: Record<string, any> | undefined | null): EngineUsage | undefined {
   if (!u || typeof u.prompt_tokens !== 'number') return undefined;
@@ -114,40 +131,132 @@ type RequestOptions = Omit<Parameters<Agent['request']>[0], 'origin' | 'path'>;
 export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
   // One pool per engine: engines sharing an upstream origin never take each other's connections.
   const agent = new Agent({ connections: opts.connections ?? DEFAULT_MAX_CONCURRENCY, keepAliveTimeout: 30_000, pipelining: 1 });
-  let counter = 0;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const totalTimeoutMs = opts.totalTimeoutMs ?? 300_000;
+  const model = opts.name ?? opts.model;
+  const prefixChars = opts.fleet?.prefixChars ?? DEFAULT_PREFIX_CHARS;
   // Per replica, each path's origin and request path, parsed once rather than by undici's request() on every call.
-  const replicas = opts.baseUrls.map((u) => ({ base: u.replace(/\/$/, ''), targets: new Map<string, { origin: string; path: string }>() }));
+  const targets = new Map<string, Map<string, { origin: string; path: string }>>();
+  const fleet = new Fleet(
+    opts.baseUrls.map((u) => u.replace(/\/$/, '')),
+    {
+      ...opts.fleet,
+      model,
+      probe: (base) => probeReplica(base),
+      readLoad: (base) => readLoad(base),
+    },
+  ).start();
+  registerFleet(fleet);
+  const maxAttempts = Math.min(fleet.replicas.length, MAX_ATTEMPTS);
 
-  function dispatch(replica: (typeof replicas)[number], path: string, o: RequestOptions): Promise<Sent> {
-    let t = replica.targets.get(path);
+  function dispatch(base: string, path: string, o: RequestOptions): Promise<Sent> {
+    let byPath = targets.get(base);
+    if (!byPath) targets.set(base, (byPath = new Map()));
+    let t = byPath.get(path);
     if (!t) {
-      const url = new URL(`${replica.base}${path}`);
+      const url = new URL(`${base}${path}`);
       // Any other scheme: request() refuses it, on every call, with undici's own error.
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return request(url, { ...o, dispatcher: agent });
       t = { origin: url.origin, path: url.search ? `${url.pathname}${url.search}` : url.pathname };
-      replica.targets.set(path, t);
+      byPath.set(path, t);
     }
     return agent.request({ ...o, origin: t.origin, path: t.path });
   }
 
+  /** An ejected replica is back when its GET /models answers 200 within the probe's time. */
+  async function probeReplica(base: string): Promise<boolean> {
+    const bearer: Record<string, string> = opts.apiKey ? { authorization: headers.authorization } : {};
+    try {
+      const res = await request(`${base}/models`, { method: 'GET', headers: bearer, signal: AbortSignal.timeout(2_000), dispatcher: agent });
+      await res.body.dump();
+      return res.statusCode === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The replica's vLLM or SGLang gauges, from its origin's /metrics; undefined when it serves none. */
+  async function readLoad(base: string) {
+    try {
+      const res = await request(metricsUrl(base), { method: 'GET', signal: AbortSignal.timeout(2_000), dispatcher: agent });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        return undefined;
+      }
+      return parseRemoteLoad((await res.body.text()).slice(0, 1_000_000), Date.now());
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
-   * Sends one request; resolves once the response headers arrive. One controller and one timer serve the whole call:
-   * the caller's signal aborts it, and the timer fires at the header deadline (timeoutMs from dispatch: ours, so an
-   * upstream that accepts the connection and never answers is a timeout whatever undici's parser timers do) and, for
-   * a non-streamed call given `totalBy` (a performance.now() time), at the total deadline. The request stays tied to
-   * both until `detach()` (the body is read after the headers); `failure(e)` maps an error met while reading it.
-   * Errors before the headers are thrown mapped, the upstream's own error statuses included.
+   * Runs `attempt` on one replica after another until one succeeds: the next replica is tried only when the failure
+   * left nothing delivered (`delivered()` false: before a stream's first event, or any non-streamed failure), was
+   * the replica's and not the request's, and the caller is still there. Every attempt's outcome feeds its replica's
+   * health.
+   */
+  async function* attempts<T>(
+    key: string | undefined,
+    signal: AbortSignal,
+    attempt: (replica: Replica) => AsyncGenerator<T, void, undefined>,
+  ): AsyncGenerator<T, void, undefined> {
+    const tried = new Set<Replica>();
+    for (;;) {
+      const replica = fleet.pick(key, tried)!;
+      tried.add(replica);
+      fleet.begin(replica);
+      let outcome: Outcome = 'neutral';
+      let delivered = false;
+      try {
+        for await (const v of attempt(replica)) {
+          delivered = true;
+          yield v;
+        }
+        outcome = 'ok';
+        return;
+      } catch (e) {
+        const err = transportFailure(e, signal);
+        outcome = outcomeOf(err, signal);
+        if (delivered || !retryable(err, signal) || tried.size >= maxAttempts || tried.size >= fleet.replicas.length) throw err;
+        fleet.retried(replica);
+      } finally {
+        // A consumer that stopped reading after what it needed: the replica did its part.
+        if (outcome === 'neutral' && delivered && !signal.aborted) outcome = 'ok';
+        fleet.end(replica, outcome);
+        recordReplicaAttempt(model, replica.label, outcome);
+      }
+    }
+  }
+
+  /** The one value of a non-streamed call, with its retries. */
+  async function once<T>(key: string | undefined, signal: AbortSignal, run: (replica: Replica) => Promise<T>): Promise<T> {
+    // Read to the end (not returned from inside the loop), so the attempt ends as a success for its replica.
+    let out: { v: T } | undefined;
+    for await (const v of attempts(key, signal, async function* (r) {
+      yield await run(r);
+    }))
+      out = { v };
+    if (!out) throw new EngineError('failed', 'the upstream gave no answer');
+    return out.v;
+  }
+
+  /**
+   * Sends one request to one replica; resolves once the response headers arrive. One controller and one timer serve
+   * the whole call: the caller's signal aborts it, and the timer fires at the header deadline (timeoutMs from
+   * dispatch: ours, so an upstream that accepts the connection and never answers is a timeout whatever undici's
+   * parser timers do) and, for a non-streamed call given `totalBy` (a performance.now() time), at the total deadline.
+   * The request stays tied to both until `detach()` (the body is read after the headers); `failure(e)` maps an
+   * error met while reading it. Errors before the headers are thrown mapped, the upstream's own error statuses
+   * included.
    */
   async function send(
+    replica: Replica,
     path: string,
     init: { headers: Record<string, string>; body: string; stream: boolean },
     signal: AbortSignal,
     totalBy?: number,
-    cacheKey?: string,
   ) {
     if (signal.aborted) throw transportFailure(new Error('aborted before dispatch'), signal);
     const controller = new AbortController();
@@ -174,7 +283,7 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     const failure = (e: unknown) => transportFailure(e, signal, expired === 'total');
     let res: Sent;
     try {
-      res = await dispatch(replicas[pickReplica(opts.baseUrls, cacheKey, counter++)], path, {
+      res = await dispatch(replica.url, path, {
         method: 'POST',
         headers: init.headers,
         body: init.body,
@@ -200,8 +309,9 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     return { res, detach, failure };
   }
 
-  function post(req: EngineRequest, stream: boolean, totalBy?: number) {
+  function post(replica: Replica, req: EngineRequest, stream: boolean, totalBy?: number) {
     return send(
+      replica,
       '/chat/completions',
       {
         headers: { ...headers, 'x-request-id': req.requestId, accept: stream ? 'text/event-stream' : 'application/json' },
@@ -210,7 +320,6 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
       },
       req.signal,
       totalBy,
-      req.cacheKey,
     );
   }
 
@@ -225,19 +334,15 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     }
   }
 
-  /** A non-streamed JSON POST to `path` on one replica, under the total timeout. */
-  async function postJson(path: string, body: string, requestId: string, signal: AbortSignal): Promise<Record<string, any>> {
-    const totalBy = performance.now() + totalTimeoutMs;
-    return readJsonBody(
-      await send(path, { headers: { ...headers, 'x-request-id': requestId, accept: 'application/json' }, body, stream: false }, signal, totalBy),
-    );
-  }
+  const keyOf = (req: EngineRequest) => (fleet.replicas.length > 1 ? prefixKey(req, prefixChars) : undefined);
 
   return {
     async embed(inputs: string[], o: EmbedOptions): Promise<EmbedResult> {
       // Floats on the upstream leg: every OpenAI-compatible server speaks them; base64 is made here when asked for.
       const body = JSON.stringify({ model: opts.model, input: inputs, encoding_format: 'float', dimensions: o.dimensions });
-      const j = await postJson('/embeddings', body, o.requestId, o.signal);
+      const totalBy = performance.now() + totalTimeoutMs;
+      const init = { headers: { ...headers, 'x-request-id': o.requestId, accept: 'application/json' }, body, stream: false };
+      const j = await once(undefined, o.signal, async (r) => readJsonBody(await send(r, '/embeddings', init, o.signal, totalBy)));
       const promptTokens = typeof j.usage?.prompt_tokens === 'number' ? j.usage.prompt_tokens : undefined;
       return { vectors: vectorsFrom(j, inputs.length), promptTokens };
     },
@@ -245,38 +350,44 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     router: `openai:${opts.baseUrls.length > 1 ? `${opts.baseUrls.length} replicas` : new URL(opts.baseUrls[0]).host}`,
 
     async complete(req) {
-      // The total timeout counts from here, the header timeout from dispatch.
+      // The total timeout counts from here, over every attempt; the header timeout from each dispatch.
       const totalBy = performance.now() + totalTimeoutMs;
-      const j = await readJsonBody(await post(req, false, totalBy));
-      if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
-      return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
+      return once(keyOf(req), req.signal, async (r) => {
+        const j = await readJsonBody(await post(r, req, false, totalBy));
+        if (!Array.isArray(j.choices)) throw new EngineError('failed', 'the upstream answered without choices');
+        return { choices: j.choices, usage: normaliseUsage(j.usage) } satisfies EngineCompletion;
+      });
     },
 
     async close() {
+      fleet.stop();
+      unregisterFleet(fleet);
       await agent.destroy().catch(() => undefined);
     },
 
-    async *stream(req) {
-      const { res, detach } = await post(req, true);
-      try {
-        for await (const data of sseData(res.body)) {
-          if (data === '[DONE]') return;
-          let j: Record<string, any>;
-          try {
-            j = JSON.parse(data);
-          } catch {
-            throw new EngineError('failed', 'the upstream sent a malformed stream event');
+    stream(req) {
+      return attempts(keyOf(req), req.signal, async function* (r) {
+        const { res, detach } = await post(r, req, true);
+        try {
+          for await (const data of sseData(res.body)) {
+            if (data === '[DONE]') return;
+            let j: Record<string, any>;
+            try {
+              j = JSON.parse(data);
+            } catch {
+              throw new EngineError('failed', 'the upstream sent a malformed stream event');
+            }
+            if (j.error) throw new EngineError('failed', String(j.error.message ?? 'upstream stream error'));
+            yield { choices: Array.isArray(j.choices) ? j.choices : [], usage: normaliseUsage(j.usage) } satisfies EngineChunk;
           }
-          if (j.error) throw new EngineError('failed', String(j.error.message ?? 'upstream stream error'));
-          yield { choices: Array.isArray(j.choices) ? j.choices : [], usage: normaliseUsage(j.usage) } satisfies EngineChunk;
+          throw new EngineError('failed', 'the upstream stream ended without [DONE]');
+        } catch (e) {
+          throw transportFailure(e, req.signal);
+        } finally {
+          detach();
+          if (!res.body.destroyed) res.body.destroy();
         }
-        throw new EngineError('failed', 'the upstream stream ended without [DONE]');
-      } catch (e) {
-        throw transportFailure(e, req.signal);
-      } finally {
-        detach();
-        if (!res.body.destroyed) res.body.destroy();
-      }
+      });
     },
   };
 }

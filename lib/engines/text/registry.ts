@@ -6,17 +6,10 @@ import { ApiError } from '../../api/errors.ts';
 import { recordUpstreamError } from '../../metrics/registry.ts';
 import type { ModelEntry } from '../../models/schema.ts';
 import { EnginesByModel } from '../by-model.ts';
-import { createOpenAIEngine, DEFAULT_TIMEOUT_MS } from './openai.ts';
+import { createOpenAIEngine, DEFAULT_TIMEOUT_MS, isUnreachable } from './openai.ts';
 import { AdmissionQueue, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_QUEUE } from '../queue.ts';
 import type { EngineHealth } from '../health.ts';
-import { type EmbedOptions, type Engine, EngineError, type EngineRequest } from './types.ts';
-
-/**
- * An upstream no connection could be made to (refused, no such host, no route): not one that answered badly or
- * dropped a response midway. The engine keeps only the transport error's text, which starts with its code.
- */
-const NO_CONNECTION = /^upstream unreachable: (connect |getaddrinfo )?(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
-const unreachable = (e: unknown) => e instanceof EngineError && e.kind === 'failed' && NO_CONNECTION.test(e.message);
+import type { EmbedOptions, Engine, EngineError, EngineRequest } from './types.ts';
 
 /** `onError` sees each failure and returns what to throw (an unreachable upstream: a 503 and a health recheck). */
 function queued(engine: Engine, queue: AdmissionQueue, onError: (e: unknown) => unknown = (e) => e): Engine {
@@ -84,7 +77,7 @@ export class EngineRegistry extends EnginesByModel<Engine> {
       const apiKey = spec.apiKeyEnv ? this.variable(spec.apiKeyEnv) : undefined;
       if (spec.apiKeyEnv && !apiKey) throw new Error(`model ${model.id}: environment variable ${spec.apiKeyEnv} is not set`);
       // The pool and the admission limit agree: every admitted request has its own upstream connection at once (per
-      // replica, since a prompt_cache_key may send them all to one), so the header timeout runs from dispatch.
+      // replica, since a conversation's prefix may send them all to one), so the header timeout runs from dispatch.
       const concurrency = spec.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
       const engine = createOpenAIEngine({
         baseUrls: Array.isArray(spec.baseUrl) ? spec.baseUrl : [spec.baseUrl],
@@ -94,11 +87,13 @@ export class EngineRegistry extends EnginesByModel<Engine> {
         totalTimeoutMs: spec.totalTimeoutMs,
         thinkingControl: spec.thinkingControl ?? (model.capabilities.reasoning ? 'chat_template_kwargs' : 'none'),
         connections: concurrency,
+        name: model.id,
+        fleet: spec.fleet,
       });
       const maxWaitMs = spec.queueTimeoutMs ?? spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const health = this.health;
       const onError = (e: unknown) => {
-        if (!unreachable(e)) return e;
+        if (!isUnreachable(e)) return e;
         // Still an upstream error for the metrics (the pipeline counts only the EngineErrors it sees).
         recordUpstreamError((e as EngineError).kind);
         health?.suspect(model.id);
