@@ -11,6 +11,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import type { AccountSummary } from '@/lib/wire.ts';
 import { AddCredit } from '@/components/account/add-credit.tsx';
 import { AccountSettings } from '@/components/account/account-settings.tsx';
+import { ImportChats } from '@/components/account/import-chats.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';
 import { DiemInfo } from '@/components/account/diem-info.tsx';
 import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
@@ -121,6 +122,7 @@ export function AccountPage() {
             </Link>
             .
           </p>
+          <ImportChats />
         </section>
       </div>
     </div>

@@ -139,7 +139,7 @@ export interface SearchHit {
   messageId: string | null;
 }
 
-const MAX_CONTENT = 2_000_000;
+export const MAX_CONTENT = 2_000_000;
 const idSchema = z.string().min(1).max(200);
 
 export const createSchema = z.strictObject({

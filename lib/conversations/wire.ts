@@ -141,3 +141,12 @@ export interface AppSearchHit {
   snippet: string;
   messageId: string | null;
 }
+
+/** What an import of another app's chat export took and left out (POST /api/app/conversations/import). */
+export interface AppImportResult {
+  source: 'chatgpt' | 'open-webui' | 'librechat';
+  imported: { id: string; title: string; messages: number }[];
+  skipped: { title: string; reason: string }[];
+  /** Messages left out: system, tool and hidden ones, and images or files inside messages. */
+  dropped: number;
+}

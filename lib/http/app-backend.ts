@@ -25,6 +25,7 @@ import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
 import { memoryRoutes } from '../memory/app-routes.ts';
 import { folderRoutes } from '../conversations/app-folders.ts';
+import { importRoutes } from '../conversations/app-import.ts';
 import { knowledgeRoutes } from '../knowledge/app-routes.ts';
 import type { AppDeps } from './app-deps.ts';
 
@@ -56,6 +57,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof privateChatRoutes> &
   ReturnType<typeof memoryRoutes> &
   ReturnType<typeof folderRoutes> &
+  ReturnType<typeof importRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -87,6 +89,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...characterRoutes(deps),
       ...memoryRoutes(deps),
       ...folderRoutes(deps),
+      ...importRoutes(deps),
       ...knowledgeRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,

@@ -40,6 +40,7 @@ export const APP_ROUTE_MAP = {
   'GET /limits': 'limits',
   'GET /conversations': 'listConversations',
   'POST /conversations': 'createConversation',
+  'POST /conversations/import': 'importConversations',
   'GET /conversations/:id': 'getConversation',
   'PATCH /conversations/:id': 'updateConversation',
   'DELETE /conversations/:id': 'deleteConversation',

@@ -1,0 +1,63 @@
+'use client';
+// Import chat history from another app: a ChatGPT export (conversations.json), or an Open WebUI or LibreChat JSON
+// export. The file goes to the server as it is; the answer lists what was taken and what was left out, and why.
+// data-testid: import-file, import-result, import-skipped.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId } from 'react';
+import { call, qk } from '@/components/api/client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Spinner } from '@/components/ui/spinner.tsx';
+import type { AppImportResult } from '@/lib/wire.ts';
+
+const SOURCE: Record<AppImportResult['source'], string> = { chatgpt: 'ChatGPT', 'open-webui': 'Open WebUI', librechat: 'LibreChat' };
+
+export function ImportChats() {
+  const id = useId();
+  const qc = useQueryClient();
+  const run = useMutation({
+    mutationFn: (file: File) => call('POST /conversations/import', { raw: file }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: qk.conversations }),
+  });
+  const r = run.data;
+  return (
+    <div className="flex flex-col gap-2">
+      <label htmlFor={id} className="text-sm font-medium">
+        Import chats (ChatGPT <code>conversations.json</code>, Open WebUI or LibreChat JSON)
+      </label>
+      <input
+        id={id}
+        type="file"
+        accept=".json,application/json"
+        data-testid="import-file"
+        disabled={run.isPending}
+        className="text-sm"
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          if (f) run.mutate(f);
+          e.target.value = '';
+        }}
+      />
+      {run.isPending && <Spinner label="Importing" className="size-5" />}
+      {run.error && <Alert tone="error">{(run.error as Error).message}</Alert>}
+      {r && (
+        <div data-testid="import-result" className="text-sm">
+          <p>
+            From {SOURCE[r.source]}: {r.imported.length} {r.imported.length === 1 ? 'chat' : 'chats'} imported ({r.imported.reduce((n, c) => n + c.messages, 0)}{' '}
+            messages, every branch kept)
+            {r.dropped > 0 && `; ${r.dropped} system, tool or hidden messages and attachments left out`}.
+          </p>
+          {r.skipped.length > 0 && (
+            <ul data-testid="import-skipped" className="mt-1 list-disc pl-5 text-muted-foreground">
+              {r.skipped.map((s, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: titles repeat; the list never reorders
+                <li key={i}>
+                  {s.title}: {s.reason}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
