@@ -55,7 +55,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
 
   const { modelList, modelId, model, modelNames, settings, setDraftModel, setDraftSettings } = useChatOptions(conv, models, character);
 
-  const branch = useBranch(conv?.messages);
+  const branch = useBranch(conversationId, conv?.messages);
   const last = branch.rows.at(-1)?.message ?? null;
   const lastAnswer = last?.role === 'assistant' ? last : null;
   const live = useLiveStatus(lastAnswer?.id);
