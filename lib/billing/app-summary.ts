@@ -86,7 +86,8 @@ export async function billingSummary(deps: AppDeps, user: User, now = Date.now()
     },
     // The models of the last 30 days, as suggestions: the statement's model filter takes any id.
     filters: { keys: keys.map((k) => ({ id: k.id, description: k.description, revoked: k.revokedAt !== null })), models: ranked },
-    topUp: user.wallet ? 'wallet' : 'operator',
+    // A wallet tops up itself only where this server takes USDC on its chain; elsewhere the operator grants credit.
+    topUp: user.wallet && svc.wallet.settings.rails[user.wallet.namespace === 'eip155' ? 'evm' : 'solana'] ? 'wallet' : 'operator',
     isOperator: user.isAdmin && !user.wallet,
   };
 }

@@ -1,0 +1,120 @@
+// The rough edges a newcomer hit (issue 32), each driven in Chromium as that newcomer met it: an export that wrote
+// another version of the chat than the one on screen, and a picked version forgotten on reload; out of credit with
+// nowhere to go (a shell command for the operator, a wallet top-up form on a server that takes no top-ups, a wallet
+// newcomer without the daily DIEM everyone else starts with). This server has no x402 rail.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
+import { answerBody, ask, conversationId, lastAnswer, lastQuestion } from './support/chat.ts';
+import { assertNoKeyMaterial } from './support/key-scan.ts';
+import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts';
+import { injectTestWallets } from './wallet-test-wallets.ts';
+
+const skip = browserSkip();
+
+if (skip) test('browser: rough edges', { skip }, () => {});
+else
+  describe('browser: rough edges', () => {
+    let run: AppRun;
+    let user: TestUser;
+    let page: Page;
+
+    before(async () => {
+      // Sign-in texts are bound to the origin the browser reaches (a random port here).
+      run = await startApp({ publicUrl: (origin) => origin });
+      user = await run.newUser({ usd: 5, displayName: 'Newcomer' });
+      ({ page } = await run.newPage());
+      await run.signIn(page, user.email);
+      await page.getByTestId('composer-input').waitFor();
+    });
+    after(async () => {
+      await run?.close();
+    });
+
+    async function waitFor<T extends { waitFor(): Promise<void> }>(l: T): Promise<T> {
+      await l.waitFor();
+      return l;
+    }
+
+    async function download(id: string, testId: string): Promise<string> {
+      await page.locator(`[data-testid="conversation-item"][data-id="${id}"]`).getByTestId('conversation-menu').click();
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+      return fs.readFileSync((await file.path()) as string, 'utf8');
+    }
+
+    test('export writes the version on screen (every version in JSON), and the version picked survives a reload', async () => {
+      await ask(page, 'First question [[reply:Answer A]]');
+      const id = await conversationId(page);
+      await lastQuestion(page).getByTestId('edit-button').click();
+      await lastQuestion(page).locator('textarea').fill('Second question [[reply:Answer B]]');
+      await page.getByRole('button', { name: 'Save & send' }).click();
+      await waitForText(lastQuestion(page).getByTestId('branch-label'), '2/2');
+      await waitForAttribute(lastAnswer(page), 'data-status', 'complete');
+      await lastQuestion(page).getByTestId('branch-prev').click();
+      await waitForText(lastQuestion(page).getByTestId('branch-label'), '1/2');
+      await waitForText(answerBody(lastAnswer(page)), 'Answer A');
+
+      const md = await download(id, 'export-md');
+      assert.match(md, /## User\n\nFirst question/);
+      assert.match(md, /Answer A/);
+      assert.doesNotMatch(md, /Second question|Answer B/, 'only the version on screen');
+      const json = JSON.parse(await download(id, 'export-json'));
+      assert.deepEqual(
+        json.messages.map((m: { content: string }) => m.content.replace(/ \[\[.*$/, '')),
+        ['First question', 'Answer A'],
+      );
+      const all = JSON.parse(await download(id, 'export-json-all'));
+      assert.equal(all.messages.length, 4, 'both versions, question and answer each');
+      assert.deepEqual(all.messages.filter((m: { parentId: string | null }) => m.parentId === null).length, 2, 'two versions of the first message');
+
+      await page.reload();
+      await waitForText(lastQuestion(page).getByTestId('branch-label'), '1/2');
+      await waitForText(answerBody(lastAnswer(page)), 'Answer A');
+      // Moving on to the newest version is remembered just the same.
+      await lastQuestion(page).getByTestId('branch-next').click();
+      await waitForText(answerBody(lastAnswer(page)), 'Answer B');
+      await page.reload();
+      await waitForText(lastQuestion(page).getByTestId('branch-label'), '2/2');
+      assert.match(await download(id, 'export-md'), /Answer B/);
+    });
+
+    test('out of credit: "Add credit" leads to words a user can act on, never a shell command', async () => {
+      const broke = await run.newUser();
+      const { page: p } = await run.newPage();
+      await run.signIn(p, broke.email);
+      await ask(p, 'Hello?', 'error');
+      const banner = lastAnswer(p).getByTestId('error-banner');
+      assert.equal(await banner.getAttribute('data-status'), '402');
+      await banner.getByRole('link', { name: 'Add credit' }).click();
+      const howTo = await textOf(await waitFor(p.getByTestId('top-up-how-to')));
+      assert.match(howTo, /added by its operator: ask them to add credit to the account you signed in with \(.+@.+\)/);
+      assert.doesNotMatch(howTo, /npx|lagoon credit|--account|--usd/);
+      assert.equal(await p.getByTestId('top-up-how-to').locator('code').count(), 0);
+      assert.equal(await p.getByTestId('wallet-top-up').count(), 0);
+    });
+
+    test('a wallet newcomer on a server without USDC top-ups: the daily DIEM to start with, no top-up form that cannot work', async () => {
+      const { page: p, rec } = await run.newPage();
+      await injectTestWallets(rec.context, privateKeyToAccount(generatePrivateKey()));
+      await p.goto('/sign-in');
+      await p.getByTestId('wallet-continue').click();
+      await p.getByTestId('wallet-option').filter({ hasText: 'E2E Test Wallet' }).click();
+      await until(() => new URL(p.url()).pathname === '/', 'the chat page after signing in');
+      // The first message goes through on the free allowance.
+      assert.match(await ask(p, 'Hello from a wallet [[reply:Welcome]]'), /Welcome/);
+      await p.goto('/account');
+      await waitForText(p.getByTestId('top-up-how-to'), /This server takes no USDC top-ups on Base at the moment; ask its operator for credit\./);
+      assert.match(await textOf(p.getByTestId('top-up-how-to')), /free allowance of 1 DIEM refills every day/);
+      assert.equal(await p.getByTestId('wallet-top-up').count(), 0, 'no top-up form without a rail');
+      await p.goto('/billing');
+      await p.getByTestId('billing-add-credit').waitFor();
+      assert.equal(await p.getByTestId('wallet-top-up').count(), 0);
+    });
+
+    test('no key material reached the browser', async () => {
+      await assertNoKeyMaterial(run);
+    });
+  });
