@@ -20,6 +20,7 @@ import { EmptyState } from './empty-state.tsx';
 import { GenerationStatus } from './generation-status.tsx';
 import { useLiveStatus } from './live-store.ts';
 import { followStream } from './stream-manager.ts';
+import { openModelPicker } from './open-model-picker.ts';
 import { Transcript } from './transcript.tsx';
 import type { TranscriptRow } from './transcript-rows.ts';
 import { useAttachments } from './use-attachments.ts';
@@ -132,7 +133,17 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   }, [conv?.title]);
 
   const hasImages = attachments.items.some((a) => a.kind === 'image');
-  const blocked = hasImages && model && !model.capabilities.vision ? `${model.name} cannot read images: remove them or pick a model with vision.` : undefined;
+  // A chat whose model the operator has since disabled or removed: said before anything is sent (the send could only
+  // fail), with the picker opened on the models that are offered.
+  const retired = !!conv?.modelId && !!models?.length && !model;
+  useEffect(() => {
+    if (retired) openModelPicker();
+  }, [retired]);
+  const blocked = retired
+    ? `This chat’s model (${conv?.modelId}) is no longer offered on this server: pick another model to go on.`
+    : hasImages && model && !model.capabilities.vision
+      ? `${model.name} cannot read images: remove them or pick a model with vision.`
+      : undefined;
 
   if (conversationId && query.isError) return <ChatMissing notFound={(query.error as { status?: number }).status === 404} retry={() => void query.refetch()} />;
   return (

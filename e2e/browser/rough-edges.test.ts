@@ -1,14 +1,17 @@
 // The rough edges a newcomer hit (issue 32), each driven in Chromium as that newcomer met it: an export that wrote
 // another version of the chat than the one on screen, and a picked version forgotten on reload; out of credit with
 // nowhere to go (a shell command for the operator, a wallet top-up form on a server that takes no top-ups, a wallet
-// newcomer without the daily DIEM everyone else starts with). This server has no x402 rail.
+// newcomer without the daily DIEM everyone else starts with); a model that is down reported as busy; a chat whose
+// model was disabled failing with a raw error. This server has no x402 rail, and one model whose engine is down.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { scriptedModel } from '../support/harness.ts';
+import { freePort } from '../support/processes.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
-import { answerBody, ask, conversationId, lastAnswer, lastQuestion } from './support/chat.ts';
+import { answerBody, ask, conversationId, lastAnswer, lastQuestion, pickModel, send } from './support/chat.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts';
 import { injectTestWallets } from './wallet-test-wallets.ts';
@@ -19,12 +22,24 @@ if (skip) test('browser: rough edges', { skip }, () => {});
 else
   describe('browser: rough edges', () => {
     let run: AppRun;
+    let op: TestUser;
     let user: TestUser;
     let page: Page;
 
     before(async () => {
-      // Sign-in texts are bound to the origin the browser reaches (a random port here).
-      run = await startApp({ publicUrl: (origin) => origin });
+      const closedPort = await freePort();
+      run = await startApp({
+        env: { LAGOON_ENGINE_CHECK_MS: '1000' },
+        models: (url) => [
+          scriptedModel('sleepy-model', url, {
+            name: 'Sleepy model',
+            engine: { kind: 'openai', baseUrl: `http://127.0.0.1:${closedPort}/v1`, model: 'scripted', timeoutMs: 2000 },
+          }),
+        ],
+        // Sign-in texts are bound to the origin the browser reaches (a random port here).
+        publicUrl: (origin) => origin,
+      });
+      op = await run.newUser({ usd: 1, displayName: 'Operator' });
       user = await run.newUser({ usd: 5, displayName: 'Newcomer' });
       ({ page } = await run.newPage());
       await run.signIn(page, user.email);
@@ -112,6 +127,60 @@ else
       await p.goto('/billing');
       await p.getByTestId('billing-add-credit').waitFor();
       assert.equal(await p.getByTestId('wallet-top-up').count(), 0);
+    });
+
+    test('a model that is down: marked in the picker, said to be unreachable (not busy, no countdown), another one suggested', async () => {
+      const { page: p } = await run.newPage();
+      await run.signIn(p, user.email);
+      const sleepy = async () => {
+        await p.getByTestId('model-picker').click();
+        const text = await p.getByRole('option').filter({ hasText: 'Sleepy model' }).innerText();
+        await p.keyboard.press('Escape');
+        return text;
+      };
+      // Marked once the server has checked its engine (at start, then every second here).
+      await until(async () => {
+        await p.reload();
+        return /Can’t be reached right now: .*refused the connection/.test(await sleepy());
+      }, 'the picker to mark the model that is down');
+      await pickModel(p, 'Sleepy model');
+      assert.match((await p.getByTestId('model-picker').getAttribute('aria-label')) ?? '', /Sleepy model \(can’t be reached\)/);
+
+      await send(p, 'Hello?');
+      const banner = p.getByTestId('error-banner').last();
+      await waitForText(banner, /This model can’t be reached right now\./);
+      assert.doesNotMatch(await textOf(banner), /capacity|Retry in/);
+      await waitForText(banner.getByTestId('error-suggestion'), /Scripted scripted-model is working/);
+      await banner.getByTestId('error-pick-model').click();
+      await p.getByRole('listbox', { name: 'Models' }).waitFor();
+      await p.getByRole('option').filter({ hasText: 'Scripted scripted-model' }).click();
+      await banner.getByRole('button', { name: 'Retry' }).click();
+      await waitForAttribute(lastAnswer(p), 'data-status', 'complete');
+      await waitForText(lastAnswer(p), 'Scripted scripted-model');
+    });
+
+    test('a chat whose model was disabled says so before sending, with the picker open on the models offered', async () => {
+      const { page: p } = await run.newPage();
+      await run.signIn(p, user.email);
+      await pickModel(p, 'Scripted plain-model');
+      await ask(p, 'Hi [[reply:Plain answer]]');
+      await conversationId(p);
+      const { page: opPage } = await run.newPage();
+      await run.signIn(opPage, op.email, '/operator/models');
+      const row = opPage.locator('[data-testid="model-row"][data-id="plain-model"]');
+      await row.getByTestId('model-toggle').click();
+      await waitForAttribute(row, 'data-disabled', 'true');
+      try {
+        await p.reload();
+        await p.getByText('This chat’s model (plain-model) is no longer offered on this server: pick another model to go on.').waitFor();
+        await p.getByRole('listbox', { name: 'Models' }).waitFor();
+        await p.getByRole('option').filter({ hasText: 'Scripted scripted-model' }).click();
+        assert.match(await ask(p, 'Still there? [[reply:Yes]]'), /Yes/);
+        assert.equal(await p.getByText(/no longer offered/).count(), 0);
+      } finally {
+        await row.getByTestId('model-toggle').click();
+        await waitForAttribute(row, 'data-disabled', 'false');
+      }
     });
 
     test('no key material reached the browser', async () => {
