@@ -2,13 +2,19 @@
 // another version of the chat than the one on screen, and a picked version forgotten on reload; out of credit with
 // nowhere to go (a shell command for the operator, a wallet top-up form on a server that takes no top-ups, a wallet
 // newcomer without the daily DIEM everyone else starts with); a model that is down reported as busy; a chat whose
-// model was disabled failing with a raw error. This server has no x402 rail, and one model whose engine is down.
+// model was disabled failing with a raw error; costs shown as $0.00 or on a dollar axis when DIEM was charged. This
+// server has no x402 rail, one model whose engine is down, and the catalogue's demo image generator; the first screen
+// talking to operators (README and npx hints, the demo warning twice, nothing on the free DIEM); an unknown address
+// answered by Next's bare 404 outside the app, its inline style blocked by the CSP.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { scriptedModel } from '../support/harness.ts';
+import { setDiemDaily } from '../../lib/billing/ledger.ts';
+import { toMicros } from '../../lib/billing/money.ts';
+import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
+import { catalogueModel, scriptedModel } from '../support/harness.ts';
 import { freePort } from '../support/processes.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
 import { answerBody, ask, conversationId, lastAnswer, lastQuestion, pickModel, send } from './support/chat.ts';
@@ -17,6 +23,7 @@ import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts'
 import { injectTestWallets } from './wallet-test-wallets.ts';
 
 const skip = browserSkip();
+const demoImage = (JSON.parse(fs.readFileSync(DEFAULT_CATALOGUE, 'utf8')).models as { id: string }[]).find((m) => m.id === 'lagoon-demo-image')!;
 
 if (skip) test('browser: rough edges', { skip }, () => {});
 else
@@ -31,6 +38,8 @@ else
       run = await startApp({
         env: { LAGOON_ENGINE_CHECK_MS: '1000' },
         models: (url) => [
+          demoImage,
+          catalogueModel('lagoon-demo'),
           scriptedModel('sleepy-model', url, {
             name: 'Sleepy model',
             engine: { kind: 'openai', baseUrl: `http://127.0.0.1:${closedPort}/v1`, model: 'scripted', timeoutMs: 2000 },
@@ -181,6 +190,59 @@ else
         await row.getByTestId('model-toggle').click();
         await waitForAttribute(row, 'data-disabled', 'false');
       }
+    });
+
+    test('what was charged in DIEM reads DIEM: chat and image footers, and the billing chart on its own DIEM axis', async () => {
+      const daily = await run.newUser();
+      await setDiemDaily(run.h.svc.store, daily.user.accountId, toMicros(5));
+      const { page: p } = await run.newPage();
+      await run.signIn(p, daily.email);
+      await ask(p, 'Hello [[reply:Hi there]]');
+      const usage = await textOf(lastAnswer(p).getByTestId('usage'));
+      assert.match(usage, /· [\d.]+ DIEM$/);
+      assert.doesNotMatch(usage, /\$/);
+
+      await p.getByTestId('image-mode-toggle').click();
+      await send(p, 'a red sunset over the sea');
+      const image = p.getByTestId('image-message').last();
+      await waitForAttribute(image, 'data-status', 'complete', 30_000);
+      const cost = await textOf(image.getByTestId('image-cost'));
+      assert.match(cost, /^0\.00\d+ DIEM$/, `the image footer: ${cost}`);
+
+      await p.goto('/billing');
+      const chart = p.getByTestId('chart-spend-diem');
+      await waitForText(chart, /DIEM spent per UTC day from .+ stacked by model; the most on .+: [\d.]+ DIEM\./);
+      assert.doesNotMatch(await textOf(chart), /\$/);
+      assert.equal(await p.getByTestId('chart-spend').count(), 0, 'no dollar chart when nothing was charged in USD');
+    });
+
+    test('an unknown address: "Page not found" inside the app, with its sidebar, status 404, nothing blocked by the CSP', async () => {
+      const res = await page.goto('/no-such-page/here');
+      assert.equal(res?.status(), 404);
+      await waitForText(page.getByTestId('not-found-page').getByRole('heading', { level: 1 }), 'Page not found');
+      await page.getByTestId('new-chat').waitFor();
+      assert.equal(await page.title(), 'Page not found · Lagoon');
+      await page.getByTestId('not-found-page').getByRole('link', { name: 'Start a new chat' }).click();
+      await page.getByTestId('composer-input').waitFor();
+    });
+
+    test('the first screen of a user who is not the operator: the demo said once, no operator hints, their free DIEM', async () => {
+      const second = await run.newUser({ displayName: 'Second' });
+      await setDiemDaily(run.h.svc.store, second.user.accountId, toMicros(1));
+      const { page: p } = await run.newPage();
+      await run.signIn(p, second.email);
+      await waitForText(p.getByTestId('free-allowance'), /You have 1 of your free 1 DIEM left today; it refills every day at 00:00 UTC\./);
+      await p.getByTestId('model-picker').click();
+      await p.getByRole('option').filter({ hasText: 'Lagoon Demo' }).click();
+      const notice = p.getByTestId('demo-notice');
+      await waitForText(notice, /pick another model above if there is one, or ask this server’s operator to add one/);
+      const screen = await textOf(p.getByTestId('chat-view'));
+      assert.doesNotMatch(screen, /README|npx|lagoon model add/, 'nothing meant for the operator');
+      assert.equal((screen.match(/meaningless/g) ?? []).length, 1, 'the demo warning once');
+      await p.getByTestId('model-picker').click();
+      const option = p.getByRole('option').filter({ hasText: 'Lagoon Demo' });
+      assert.doesNotMatch(await textOf(option), /README|npx/);
+      await p.keyboard.press('Escape');
     });
 
     test('no key material reached the browser', async () => {
