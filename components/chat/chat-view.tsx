@@ -89,7 +89,9 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
     onFollow: () => setFollowToken((t) => t + 1),
   });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
-  const drop = useFileDrop(attachments.add);
+  // The image mode makes pictures from words: it takes no files (and no model is asked to read them).
+  const attachBlocked = image.enabled ? 'the image mode makes pictures from a description and takes no files; switch it off to attach' : undefined;
+  const drop = useFileDrop(attachBlocked ? () => {} : attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
   const sendMessage = (text: string) => {
@@ -187,6 +189,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         generating={generating}
         stopping={live === 'stopping'}
         blocked={image.enabled ? undefined : blocked}
+        attachBlocked={attachBlocked}
         onSend={sendMessage}
         onStop={stop}
         tools={<ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}
