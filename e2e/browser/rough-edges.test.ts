@@ -5,19 +5,24 @@
 // model was disabled failing with a raw error; costs shown as $0.00 or on a dollar axis when DIEM was charged. This
 // server has no x402 rail, one model whose engine is down, and the catalogue's demo image generator; the first screen
 // talking to operators (README and npx hints, the demo warning twice, nothing on the free DIEM); an unknown address
-// answered by Next's bare 404 outside the app, its inline style blocked by the CSP.
+// answered by Next's bare 404 outside the app, its inline style blocked by the CSP; image tools offered where they
+// cannot work (files in the image mode, the demo remover on demo pictures); eight links above the history and the
+// tier named two ways; axe findings on a chat with code and a settings popover that let focus out; two messages for
+// one short password at sign-up.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { setDiemDaily } from '../../lib/billing/ledger.ts';
+import { userConversations } from '../../lib/conversations/conversations.ts';
 import { toMicros } from '../../lib/billing/money.ts';
 import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
 import { catalogueModel, scriptedModel } from '../support/harness.ts';
+import { seriousA11yViolations } from '../support/browser.ts';
 import { freePort } from '../support/processes.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
-import { answerBody, ask, conversationId, lastAnswer, lastQuestion, pickModel, send } from './support/chat.ts';
+import { answerBody, ask, conversationId, lastAnswer, lastQuestion, pickModel, send, waitForHighlighting } from './support/chat.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts';
 import { injectTestWallets } from './wallet-test-wallets.ts';
@@ -40,6 +45,7 @@ else
         models: (url) => [
           demoImage,
           catalogueModel('lagoon-demo'),
+          catalogueModel('lagoon-demo-background-remove'),
           scriptedModel('sleepy-model', url, {
             name: 'Sleepy model',
             engine: { kind: 'openai', baseUrl: `http://127.0.0.1:${closedPort}/v1`, model: 'scripted', timeoutMs: 2000 },
@@ -243,6 +249,96 @@ else
       const option = p.getByRole('option').filter({ hasText: 'Lagoon Demo' });
       assert.doesNotMatch(await textOf(option), /README|npx/);
       await p.keyboard.press('Escape');
+    });
+
+    test('image tools only where they can work: no files in the image mode, no demo cut-out of a demo picture', async () => {
+      const { page: p } = await run.newPage();
+      await run.signIn(p, user.email);
+      const attach = p.getByTestId('attach-button');
+      await until(async () => !(await attach.isDisabled()), 'the attach button in a chat');
+      await p.getByTestId('image-mode-toggle').click();
+      await until(() => attach.isDisabled(), 'the attach button off in the image mode');
+      assert.match((await attach.getAttribute('aria-label')) ?? '', /the image mode makes pictures from a description and takes no files/);
+      await send(p, 'a lighthouse at dusk');
+      const image = p.getByTestId('image-message').last();
+      await waitForAttribute(image, 'data-status', 'complete', 30_000);
+      const cut = image.getByTestId('image-remove-bg').first();
+      assert.equal(await cut.isDisabled(), true);
+      assert.match((await cut.getAttribute('aria-label')) ?? '', /Remove background: not for demo pictures \(.+ needs a flat background\)/);
+      assert.equal(await image.getByTestId('image-upscale').first().isDisabled(), false, 'what works stays offered');
+      await p.getByTestId('image-mode-toggle').click();
+      await until(async () => !(await attach.isDisabled()), 'attaching back with the image mode off');
+    });
+
+    test('navigation at 1280×800: the history comes first, one Account area in the menu, the tier in the same words', async () => {
+      const reader = await run.newUser({ displayName: 'Reader' });
+      const chats = userConversations(run.h.svc.store, reader.user.id);
+      for (let i = 1; i <= 14; i++) await chats.create({ title: `Chat number ${i}` });
+      const { page: p } = await run.newPage({ viewport: { width: 1280, height: 800 } });
+      await run.signIn(p, reader.email);
+      const history = p.getByRole('navigation', { name: 'Chat history' });
+      await history.getByTestId('conversation-item').first().waitFor();
+      const box = await history.boundingBox();
+      const visible = await history
+        .getByTestId('conversation-item')
+        .evaluateAll((items, bottom) => items.filter((e) => e.getBoundingClientRect().bottom <= bottom).length, (box?.y ?? 0) + (box?.height ?? 0));
+      assert.ok(visible >= 7, `${visible} chats in view`);
+      const sidebar = p.getByTestId('sidebar');
+      for (const id of ['usage-link', 'billing-link', 'keys-link', 'limits-link'])
+        assert.equal(await sidebar.getByTestId(id).count(), 0, `${id} is in the account menu, not above the history`);
+
+      await p.getByTestId('user-menu').click();
+      const account = p.getByRole('group', { name: 'Account' });
+      assert.deepEqual(
+        (await account.getByRole('menuitem').allInnerTexts()).map((t) => t.trim()),
+        ['Account and credit', 'Usage', 'Billing', 'API keys', 'Rate limits'],
+      );
+      await account.getByRole('menuitem', { name: 'Rate limits' }).click();
+      await waitForText(p.getByTestId('limits-page'), /Standard/);
+      assert.doesNotMatch(await textOf(p.getByTestId('limits-page')), /\bDefault\b/);
+      await p.goto('/usage');
+      await waitForText(p.locator('main'), /Your tier: Standard/);
+    });
+
+    test('accessibility: no serious axe finding on a chat with code, light and dark; the settings popover keeps focus', async () => {
+      const { page: p } = await run.newPage();
+      await run.signIn(p, user.email);
+      await ask(p, 'Show me code [[markdown]]');
+      await waitForHighlighting(p);
+      const found: string[] = [];
+      for (const scheme of ['light', 'dark'] as const) {
+        await p.emulateMedia({ colorScheme: scheme });
+        await p.reload();
+        await waitForAttribute(lastAnswer(p), 'data-status', 'complete');
+        await waitForHighlighting(p);
+        for (const v of await seriousA11yViolations(p)) found.push(`${scheme}: ${v}`);
+      }
+      assert.deepEqual(found, []);
+      await p.emulateMedia({ colorScheme: 'light' });
+
+      await p.getByTestId('chat-settings').click();
+      const dialog = p.getByRole('dialog', { name: 'Chat settings' });
+      await dialog.waitFor();
+      for (const key of ['Tab', 'Shift+Tab'] as const) {
+        for (let i = 0; i < 25; i++) {
+          await p.keyboard.press(key);
+          assert.ok(await dialog.evaluate((d) => d.contains(document.activeElement)), `focus left the open popover after ${i + 1} × ${key}`);
+        }
+      }
+      await p.keyboard.press('Escape');
+      await until(async () => (await dialog.count()) === 0, 'the popover closed');
+      assert.equal(await p.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'chat-settings', 'focus back on its button');
+    });
+
+    test('sign-up with a short password: one message about it, not two', async () => {
+      const { page: p } = await run.newPage();
+      await p.goto('/sign-up');
+      const form = p.getByTestId('auth-form');
+      await form.getByLabel('Email').fill('short-password@example.test');
+      await form.getByLabel('Password', { exact: true }).fill('short');
+      await p.getByTestId('auth-submit').click();
+      await waitForText(p.getByTestId('password-error'), /Use at least 10 characters/);
+      assert.equal(((await textOf(form)).match(/10 characters/g) ?? []).length, 1, await textOf(form));
     });
 
     test('no key material reached the browser', async () => {
