@@ -29,6 +29,7 @@ import { useChatController } from './use-chat-controller.ts';
 import { useFileDrop } from './use-file-drop.ts';
 import { useStopOnEscape } from './use-stop-on-escape.ts';
 import { ImageActionsContext } from '@/components/images/image-actions.ts';
+import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
 import { ImageModeToggle } from '@/components/images/image-mode-toggle.tsx';
 import { ImageOptions } from '@/components/images/image-options.tsx';
 import { useImageMode } from '@/components/images/use-image-mode.ts';
@@ -141,11 +142,22 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   useEffect(() => {
     if (retired) openModelPicker();
   }, [retired]);
+  // While this model's rate limit counts down (the last answer or send was refused with 429), a send could only be
+  // refused again: the composer waits with it, and another model lifts the wait.
+  const limitedUntil =
+    failure?.error.status === 429 && failure.error.retryAfter
+      ? failure.since + failure.error.retryAfter * 1000
+      : lastAnswer?.status === 'error' && lastAnswer.error?.status === 429 && lastAnswer.error.retryAfter && lastAnswer.modelId === modelId
+        ? lastAnswer.createdAt + lastAnswer.error.retryAfter * 1000
+        : null;
+  const limitedFor = useCountdown(limitedUntil);
   const blocked = retired
     ? `This chat’s model (${conv?.modelId}) is no longer offered on this server: pick another model to go on.`
-    : hasImages && model && !model.capabilities.vision
-      ? `${model.name} cannot read images: remove them or pick a model with vision.`
-      : undefined;
+    : limitedFor > 0
+      ? `Rate limited: you can send again in ${formatWait(limitedFor)}, or pick another model.`
+      : hasImages && model && !model.capabilities.vision
+        ? `${model.name} cannot read images: remove them or pick a model with vision.`
+        : undefined;
 
   if (conversationId && query.isError) return <ChatMissing notFound={(query.error as { status?: number }).status === 404} retry={() => void query.refetch()} />;
   return (

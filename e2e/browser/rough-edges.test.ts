@@ -8,7 +8,7 @@
 // answered by Next's bare 404 outside the app, its inline style blocked by the CSP; image tools offered where they
 // cannot work (files in the image mode, the demo remover on demo pictures); eight links above the history and the
 // tier named two ways; axe findings on a chat with code and a settings popover that let focus out; two messages for
-// one short password at sign-up.
+// one short password at sign-up; a composer that sent during a rate-limit countdown.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -42,7 +42,9 @@ else
       const closedPort = await freePort();
       run = await startApp({
         env: { LAGOON_ENGINE_CHECK_MS: '1000' },
+        limits: { windowSeconds: 60, text: { default: { L: { rpm: 1, tpm: 1_000_000 } } } },
         models: (url) => [
+          scriptedModel('limited-model', url, { name: 'Limited model', tier: 'L' }),
           demoImage,
           catalogueModel('lagoon-demo'),
           catalogueModel('lagoon-demo-background-remove'),
@@ -339,6 +341,25 @@ else
       await p.getByTestId('auth-submit').click();
       await waitForText(p.getByTestId('password-error'), /Use at least 10 characters/);
       assert.equal(((await textOf(form)).match(/10 characters/g) ?? []).length, 1, await textOf(form));
+    });
+
+    test('during a rate-limit countdown the composer waits too (another model lifts the wait)', async () => {
+      const { page: p } = await run.newPage();
+      await run.signIn(p, user.email);
+      await pickModel(p, 'Limited model');
+      await ask(p, 'one');
+      await ask(p, 'two', 'error');
+      assert.equal(await lastAnswer(p).getByTestId('error-banner').getAttribute('data-status'), '429');
+      const input = p.getByTestId('composer-input');
+      await input.fill('three');
+      await waitForText(p.getByText(/Rate limited: you can send again in \d+ ?(s|min)/), /or pick another model/);
+      assert.equal(await p.getByTestId('send-button').isDisabled(), true);
+      const answers = await p.locator('[data-testid="message"][data-role="assistant"]').count();
+      await input.press('Enter');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(await p.locator('[data-testid="message"][data-role="assistant"]').count(), answers, 'Enter sent nothing');
+      await pickModel(p, 'Scripted scripted-model');
+      await until(async () => !(await p.getByTestId('send-button').isDisabled()), 'sending again on another model');
     });
 
     test('no key material reached the browser', async () => {
