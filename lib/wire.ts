@@ -16,7 +16,8 @@
 //   GET    /api/app/conversations/:id                    → AppConversationWithMessages (all branches)
 //   PATCH  /api/app/conversations/:id {title?,modelId?,settings?(patch; null removes),folderId?,pinned?,archived?} → AppConversation
 //   DELETE /api/app/conversations/:id                    → 204
-//   GET    /api/app/conversations/:id/export?format=md|json&leaf= → a download (Content-Disposition)
+//   GET    /api/app/conversations/:id/export?format=md|json&leaf=&branches=all → a download (Content-Disposition): the
+//          branch through leaf (continued to its newest turn) or the newest; branches=all (JSON only): every version
 //   GET    /api/app/search?q=&folder=                    → { hits: AppSearchHit[] } (archived chats too)
 //   GET    /api/app/folders                              → AppFolderList;  POST /api/app/folders {name} → AppFolder (201)
 //   PATCH  /api/app/folders/:id {name} → AppFolder;  DELETE /api/app/folders/:id → 204 (its chats move out, kept)

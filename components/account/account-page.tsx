@@ -98,7 +98,7 @@ export function AccountPage() {
                 </Link>
               </p>
             </section>
-            {user?.wallet ? <WalletTopUp wallet={user.wallet} /> : <AddCredit topUp={account.data.topUp} />}
+            {user?.wallet && account.data.topUp.wallet ? <WalletTopUp wallet={user.wallet} /> : <AddCredit topUp={account.data.topUp} />}
           </>
         )}
         {user && <AccountSettings user={user} />}

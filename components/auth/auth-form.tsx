@@ -101,8 +101,13 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
         value={password}
         onChange={(e) => setPassword(e.target.value)}
         error={errors.fields.password}
+        // One message at a time: an error about the password replaces the length hint rather than repeating it.
         hint={
-          signUp ? (remaining > 0 && password ? `At least ${PASSWORD_MIN} characters (${remaining} more).` : `At least ${PASSWORD_MIN} characters.`) : undefined
+          signUp && !errors.fields.password
+            ? remaining > 0 && password
+              ? `At least ${PASSWORD_MIN} characters (${remaining} more).`
+              : `At least ${PASSWORD_MIN} characters.`
+            : undefined
         }
       />
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">

@@ -10,7 +10,7 @@
 import type { ComponentProps, ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CELL, ChartFrame, HEAD, seriesColour } from '@/components/billing/chart-frame.tsx';
-import { formatCount, formatDay, formatUsd } from '@/components/usage/format.ts';
+import { formatCount, formatDay, formatDiem, formatUsd } from '@/components/usage/format.ts';
 import type { BillingSummary } from '@/lib/wire.ts';
 
 const AXIS = { fill: 'var(--muted-foreground)', fontSize: 12 };
@@ -106,54 +106,84 @@ function FigureTable({
   );
 }
 
-export default function BillingCharts({ chart }: { chart: BillingSummary['chart'] }) {
-  const { days, models, hours } = chart;
+type Day = BillingSummary['chart']['days'][number];
+
+/**
+ * Spend per day stacked by model, in one unit: USD and DIEM are never added together or drawn on one axis, so each
+ * unit that was charged gets its own chart (USD alone when nothing was).
+ */
+function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; unit: 'USD' | 'DIEM' }) {
+  const usd = unit === 'USD';
+  const of = (d: Day) => (usd ? d.spend : d.spendDiem);
+  const totalOf = (d: Day) => (usd ? d.total : d.totalDiem);
+  const format = usd ? formatUsd : (v: number) => `${formatDiem(v)} DIEM`;
+  const axis = usd ? axisUsd : (v: number) => (v === 0 ? '0' : `${Number(v.toPrecision(2))}`);
   const first = formatDay(days[0].date);
   const last = formatDay(days.at(-1)!.date);
-  const spendPeak = peak(days, (d) => d.total);
+  const top = peak(days, totalOf);
+  const title = `${unit} spent per day, by model`;
+  const dayRows = days.map((d) => ({ ...d, label: formatDay(d.date) }));
+  return (
+    <ChartFrame
+      title={title}
+      testId={usd ? 'chart-spend' : 'chart-spend-diem'}
+      summary={
+        top
+          ? `${unit} spent per UTC day from ${first} to ${last}, stacked by model; the most on ${formatDay(top.date)}: ${format(totalOf(top))}.`
+          : `Nothing spent from ${first} to ${last}.`
+      }
+      chart={
+        <Bars
+          data={dayRows}
+          title={title}
+          yAxis={{
+            width: 76,
+            tickFormatter: axis,
+            label: usd ? undefined : { value: 'DIEM', angle: -90, position: 'insideLeft', fill: 'var(--muted-foreground)', fontSize: 12 },
+          }}
+          format={format}
+        >
+          <Legend wrapperStyle={{ color: 'var(--foreground)', fontSize: 12 }} />
+          {models.map((m, i) => (
+            <Bar key={m} dataKey={(d: Day) => of(d)[m] ?? 0} name={modelLabel(m)} stackId="spend" fill={seriesColour(i)} isAnimationActive={false} />
+          ))}
+        </Bars>
+      }
+      tableLabel={title}
+      table={
+        <FigureTable
+          testId={usd ? 'chart-spend-table' : 'chart-spend-diem-table'}
+          caption={`${unit} spent per UTC day, by model`}
+          first="Day"
+          columns={[...models.map(modelLabel), 'Total']}
+          rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [...models.map((m) => format(of(d)[m] ?? 0)), format(totalOf(d))] }))}
+        />
+      }
+    />
+  );
+}
+
+export default function BillingCharts({ chart }: { chart: BillingSummary['chart'] }) {
+  const { days, models, hours } = chart;
   const tokenPeak = peak(days, (d) => d.tokens);
   const hourPeak = peak(hours, (h) => h.requests);
   const dayRows = days.map((d) => ({ ...d, label: formatDay(d.date) }));
   const hourRows = hours.map((h) => ({ ...h, label: hourLabel(h.hour) }));
+  const spentUsd = days.some((d) => d.total > 0);
+  const spentDiem = days.some((d) => d.totalDiem > 0);
 
   return (
     <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-      <div className="lg:col-span-2">
-        <ChartFrame
-          title="Spend per day, by model"
-          testId="chart-spend"
-          summary={
-            spendPeak
-              ? `USD and DIEM spent per UTC day from ${first} to ${last}, stacked by model; the most on ${formatDay(spendPeak.date)}: ${formatUsd(spendPeak.total)}.`
-              : `Nothing spent from ${first} to ${last}.`
-          }
-          chart={
-            <Bars data={dayRows} title="Spend per day, by model" yAxis={{ width: 76, tickFormatter: axisUsd }} format={formatUsd}>
-              <Legend wrapperStyle={{ color: 'var(--foreground)', fontSize: 12 }} />
-              {models.map((m, i) => (
-                <Bar
-                  key={m}
-                  dataKey={(d: (typeof dayRows)[number]) => d.spend[m] ?? 0}
-                  name={modelLabel(m)}
-                  stackId="spend"
-                  fill={seriesColour(i)}
-                  isAnimationActive={false}
-                />
-              ))}
-            </Bars>
-          }
-          tableLabel="Spend per day, by model"
-          table={
-            <FigureTable
-              testId="chart-spend-table"
-              caption="Spend per UTC day, by model"
-              first="Day"
-              columns={[...models.map(modelLabel), 'Total']}
-              rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [...models.map((m) => formatUsd(d.spend[m] ?? 0)), formatUsd(d.total)] }))}
-            />
-          }
-        />
-      </div>
+      {(spentUsd || !spentDiem) && (
+        <div className="lg:col-span-2">
+          <SpendChart days={days} models={models} unit="USD" />
+        </div>
+      )}
+      {spentDiem && (
+        <div className="lg:col-span-2">
+          <SpendChart days={days} models={models} unit="DIEM" />
+        </div>
+      )}
       <ChartFrame
         title="Tokens per day"
         testId="chart-tokens"

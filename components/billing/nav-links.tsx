@@ -1,13 +1,14 @@
 'use client';
-// The account pages' links in the sidebar (and as icons in the collapsed rail): Billing, API keys, Rate limits, and
+// The account pages, one Account area in the same words everywhere: in the account menu at the foot of the sidebar
+// (so the chat history comes first) and as icons in the collapsed rail: Usage, Billing, API keys, Rate limits, and
 // Operator for the operator only.
-// data-testid: billing-link, keys-link, limits-link, operator-link.
+// data-testid: usage-link, billing-link, keys-link, limits-link, operator-link.
 import Link from 'next/link';
 import type { ComponentType } from 'react';
 import { BillingIcon, GaugeIcon, KeyIcon, ShieldIcon } from '@/components/billing/icons.tsx';
+import { MenuLink } from '@/components/ui/menu.tsx';
+import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { useMe } from '@/components/session/use-me.ts';
-import { buttonClasses } from '@/components/ui/button.tsx';
-import { cn } from '@/components/ui/cn.ts';
 
 interface NavLink {
   href: string;
@@ -17,6 +18,7 @@ interface NavLink {
 }
 
 const LINKS: NavLink[] = [
+  { href: '/usage', label: 'Usage', Icon: UsageIcon, testId: 'usage-link' },
   { href: '/billing', label: 'Billing', Icon: BillingIcon, testId: 'billing-link' },
   { href: '/keys', label: 'API keys', Icon: KeyIcon, testId: 'keys-link' },
   { href: '/limits', label: 'Rate limits', Icon: GaugeIcon, testId: 'limits-link' },
@@ -28,17 +30,12 @@ function useLinks(): NavLink[] {
   return user?.isAdmin && !user.wallet ? [...LINKS, OPERATOR] : LINKS;
 }
 
-export function AccountLinks({ pathname }: { pathname: string }) {
+/** The account pages as items of the account menu. */
+export function AccountMenuLinks() {
   return useLinks().map(({ href, label, Icon, testId }) => (
-    <Link
-      key={href}
-      href={href}
-      aria-current={pathname === href ? 'page' : undefined}
-      className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === href && 'bg-accent font-medium')}
-      data-testid={testId}
-    >
+    <MenuLink key={href} href={href} testId={testId}>
       <Icon className="size-4" /> {label}
-    </Link>
+    </MenuLink>
   ));
 }
 

@@ -52,7 +52,12 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
       {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">Connection lost — reconnecting…</p>}
       {status === 'stopped' && <p className="mt-2 text-xs text-muted-foreground italic">Stopped</p>}
       {message.error && status === 'error' && (
-        <ErrorBanner error={message.error} since={message.createdAt} onRetry={busy ? undefined : () => actions.regenerate(message.id)} />
+        <ErrorBanner
+          error={message.error}
+          since={message.createdAt}
+          modelId={message.modelId}
+          onRetry={busy ? undefined : () => actions.regenerate(message.id)}
+        />
       )}
       <SourcesPanel citations={citations} />
       {!generating && (

@@ -9,6 +9,7 @@ import { IconButton } from '@/components/ui/icon-button.tsx';
 import { SlidersIcon } from './icons.tsx';
 import { ToolSettings } from './tool-settings.tsx';
 import { useDismiss } from './use-dismiss.ts';
+import { useFocusTrap } from './use-focus-trap.ts';
 import { VoiceSettings } from '@/components/audio/voice-settings.tsx';
 import { loadVoicePrefs, saveVoicePrefs, type VoicePrefs } from '@/components/audio/voice-prefs.ts';
 import { KnowledgePicker } from '@/components/knowledge/knowledge-picker.tsx';
@@ -40,6 +41,8 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
   const id = useId();
   const close = useCallback(() => setOpen(false), []);
   useDismiss(open, root, close, trigger);
+  const dialog = useRef<HTMLDivElement>(null);
+  useFocusTrap(open, dialog);
   useEffect(() => {
     if (open) first.current?.focus();
   }, [open]);
@@ -77,6 +80,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
       </IconButton>
       {open && (
         <div
+          ref={dialog}
           role="dialog"
           aria-labelledby={`${id}-title`}
           className="absolute top-full right-0 z-30 mt-1 w-[min(22rem,calc(100vw-1.5rem))] space-y-4 rounded-xl border border-border bg-popover p-4 text-popover-foreground shadow-lg"

@@ -20,6 +20,7 @@ import { EmptyState } from './empty-state.tsx';
 import { GenerationStatus } from './generation-status.tsx';
 import { useLiveStatus } from './live-store.ts';
 import { followStream } from './stream-manager.ts';
+import { openModelPicker } from './open-model-picker.ts';
 import { Transcript } from './transcript.tsx';
 import type { TranscriptRow } from './transcript-rows.ts';
 import { useAttachments } from './use-attachments.ts';
@@ -28,6 +29,7 @@ import { useChatController } from './use-chat-controller.ts';
 import { useFileDrop } from './use-file-drop.ts';
 import { useStopOnEscape } from './use-stop-on-escape.ts';
 import { ImageActionsContext } from '@/components/images/image-actions.ts';
+import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
 import { ImageModeToggle } from '@/components/images/image-mode-toggle.tsx';
 import { ImageOptions } from '@/components/images/image-options.tsx';
 import { useImageMode } from '@/components/images/use-image-mode.ts';
@@ -58,7 +60,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
 
   const { modelList, modelId, model, modelNames, settings, setDraftModel, setDraftSettings } = useChatOptions(conv, models, character);
 
-  const branch = useBranch(conv?.messages);
+  const branch = useBranch(conversationId, conv?.messages);
   const last = branch.rows.at(-1)?.message ?? null;
   const lastAnswer = last?.role === 'assistant' ? last : null;
   const live = useLiveStatus(lastAnswer?.id);
@@ -91,7 +93,9 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
     onFollow: () => setFollowToken((t) => t + 1),
   });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
-  const drop = useFileDrop(attachments.add);
+  // The image mode makes pictures from words: it takes no files (and no model is asked to read them).
+  const attachBlocked = image.enabled ? 'the image mode makes pictures from a description and takes no files; switch it off to attach' : undefined;
+  const drop = useFileDrop(attachBlocked ? () => {} : attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
   const sendMessage = (text: string) => {
@@ -135,7 +139,28 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   }, [conv?.title]);
 
   const hasImages = attachments.items.some((a) => a.kind === 'image');
-  const blocked = hasImages && model && !model.capabilities.vision ? `${model.name} cannot read images: remove them or pick a model with vision.` : undefined;
+  // A chat whose model the operator has since disabled or removed: said before anything is sent (the send could only
+  // fail), with the picker opened on the models that are offered.
+  const retired = !!conv?.modelId && !!models?.length && !model;
+  useEffect(() => {
+    if (retired) openModelPicker();
+  }, [retired]);
+  // While this model's rate limit counts down (the last answer or send was refused with 429), a send could only be
+  // refused again: the composer waits with it, and another model lifts the wait.
+  const limitedUntil =
+    failure?.error.status === 429 && failure.error.retryAfter
+      ? failure.since + failure.error.retryAfter * 1000
+      : lastAnswer?.status === 'error' && lastAnswer.error?.status === 429 && lastAnswer.error.retryAfter && lastAnswer.modelId === modelId
+        ? lastAnswer.createdAt + lastAnswer.error.retryAfter * 1000
+        : null;
+  const limitedFor = useCountdown(limitedUntil);
+  const blocked = retired
+    ? `This chat’s model (${conv?.modelId}) is no longer offered on this server: pick another model to go on.`
+    : limitedFor > 0
+      ? `Rate limited: you can send again in ${formatWait(limitedFor)}, or pick another model.`
+      : hasImages && model && !model.capabilities.vision
+        ? `${model.name} cannot read images: remove them or pick a model with vision.`
+        : undefined;
 
   if (conversationId && query.isError) return <ChatMissing notFound={(query.error as { status?: number }).status === 404} retry={() => void query.refetch()} />;
   return (
@@ -179,6 +204,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         generating={generating}
         stopping={live === 'stopping'}
         blocked={image.enabled ? undefined : blocked}
+        attachBlocked={attachBlocked}
         onSend={sendMessage}
         onStop={stop}
         tools={<ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}

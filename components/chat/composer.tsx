@@ -21,12 +21,14 @@ interface Props {
   blocked?: string;
   onSend: (text: string) => Promise<boolean>;
   onStop: () => void;
+  /** Why files cannot be attached in this mode (the image mode makes pictures from words), or undefined. */
+  attachBlocked?: string;
   /** More controls beside the attach button (the image mode's switch), and the box's placeholder for that mode. */
   tools?: ReactNode;
   placeholder?: string;
 }
 
-export function Composer({ attachments, limits, generating, stopping, blocked, onSend, onStop, tools, placeholder }: Props) {
+export function Composer({ attachments, limits, generating, stopping, blocked, attachBlocked, onSend, onStop, tools, placeholder }: Props) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -105,7 +107,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
             onKeyDown={onKeyDown}
             onPaste={(e) => {
               const files = Array.from(e.clipboardData.files);
-              if (files.length) {
+              if (files.length && !attachBlocked) {
                 e.preventDefault();
                 attachments.add(files);
               }
@@ -116,11 +118,11 @@ export function Composer({ attachments, limits, generating, stopping, blocked, o
             <div className="flex items-center gap-1">
               <IconButton
                 size="sm"
-                label="Attach files"
+                label={attachBlocked ? `Attach files: ${attachBlocked}` : 'Attach files'}
                 data-testid="attach-button"
-                title={limitsText || 'Attach files'}
+                title={attachBlocked || limitsText || 'Attach files'}
                 onClick={() => fileRef.current?.click()}
-                disabled={!limits}
+                disabled={!limits || !!attachBlocked}
               >
                 <PaperclipIcon />
               </IconButton>

@@ -1,5 +1,6 @@
 // What a new chat shows before its first message: a greeting, or the character being talked to; and, with the demo
-// model, that its answers are meaningless and how to connect a real one.
+// model, that its answers are meaningless and how to connect a real one; and the free daily DIEM left.
+import { FreeAllowance } from '@/components/account/free-allowance.tsx';
 import { useMe } from '@/components/session/use-me.ts';
 import type { AppCharacter, AppModel } from '@/lib/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
@@ -32,6 +33,7 @@ export function EmptyState({ character, model }: { character: AppCharacter | nul
     <div className="mx-auto flex h-full max-w-xl flex-col items-center justify-center gap-2 px-6 text-center">
       <h2 className="text-2xl font-semibold">How can I help?</h2>
       <p className="text-muted-foreground">Ask anything, attach a document or an image, or pick another model above.</p>
+      <FreeAllowance />
       {demo && <div className="mt-2">{demo}</div>}
     </div>
   );

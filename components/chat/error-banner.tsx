@@ -1,11 +1,17 @@
 // A failed answer or send, said plainly: out of credit (with the way to add some), rate limited (with a live
-// countdown before Retry is offered), model at capacity or too slow, or the server's own message. role="alert"
-// so screen readers announce it.
+// countdown before Retry is offered), model at capacity or too slow, a model that cannot be reached (no countdown:
+// waiting will not help; another model that works is named and the picker is a click away), or the server's own
+// message. role="alert" so screen readers announce it.
+import { useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useEffect } from 'react';
+import { qk } from '@/components/api/client.ts';
 import type { AppError } from '@/lib/wire.ts';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
+import { useModels } from './chat-queries.ts';
 import { AlertIcon } from './icons.tsx';
+import { openModelPicker } from './open-model-picker.ts';
 
 type Failure = Pick<AppError, 'status' | 'code' | 'message' | 'retryAfter'>;
 
@@ -14,24 +20,40 @@ interface Props {
   /** When the failure happened (ms since epoch): the retry-after countdown runs from there. */
   since: number;
   onRetry?: () => void;
+  /** The model that failed, when known: not suggested as the way out. */
+  modelId?: string | null;
 }
+
+/** The model's engine is down or not installed: a wait and a retry will not bring it back. */
+const unreachable = (e: Failure) => e.code === 'ENGINE_DOWN' || e.code === 'ENGINE_UNAVAILABLE';
 
 function headline(e: Failure, left: number): string {
   if (e.status === 402 || e.code === 'INSUFFICIENT_BALANCE') return "You're out of credit.";
   if (e.status === 429) return left > 0 ? `Rate limited — try again in ${formatWait(left)}.` : 'Rate limited — you can try again now.';
+  if (unreachable(e)) return 'This model can’t be reached right now.';
   if (e.status === 503) return left > 0 ? `The model is at capacity — try again in ${formatWait(left)}.` : 'The model is at capacity. Try again in a moment.';
   if (e.status === 504) return 'The model took too long to answer.';
   if (e.status === 0) return 'Could not reach the server. Check your connection.';
   return e.message || 'Something went wrong.';
 }
 
-export function ErrorBanner({ error, since, onRetry }: Props) {
-  const waits = (error.status === 429 || error.status === 503) && error.retryAfter;
+export function ErrorBanner({ error, since, onRetry, modelId }: Props) {
+  const down = unreachable(error);
+  const waits = (error.status === 429 || error.status === 503) && !down && error.retryAfter;
   const left = useCountdown(waits ? since + error.retryAfter! * 1000 : null);
   const noCredit = error.status === 402 || error.code === 'INSUFFICIENT_BALANCE';
   const title = headline(error, left);
   // The server's own words add detail under the plain-language headline (never its raw body).
   const detail = error.message && error.message !== title && (noCredit || [0, 429, 503, 504].includes(error.status)) ? error.message : '';
+  // A model found down: the picker's list is read again so it marks the model, and one that works is named.
+  const qc = useQueryClient();
+  useEffect(() => {
+    if (down) void qc.invalidateQueries({ queryKey: qk.models });
+  }, [down, qc]);
+  const models = useModels().data;
+  const other = down
+    ? (models?.find((m) => !m.unavailable && m.id !== modelId && m.isDefault) ?? models?.find((m) => !m.unavailable && m.id !== modelId))
+    : undefined;
   return (
     <div
       role="alert"
@@ -43,7 +65,17 @@ export function ErrorBanner({ error, since, onRetry }: Props) {
       <div className="min-w-0 flex-1">
         <p className="font-medium">{title}</p>
         {detail && <p className="mt-0.5 break-words text-muted-foreground">{detail}</p>}
+        {other && (
+          <p className="mt-0.5 text-muted-foreground" data-testid="error-suggestion">
+            {other.name} is working: pick it (or another model), then retry.
+          </p>
+        )}
       </div>
+      {down && (
+        <button type="button" onClick={openModelPicker} className={buttonClasses('primary', 'sm')} data-testid="error-pick-model">
+          Pick another model
+        </button>
+      )}
       {noCredit ? (
         <Link href="/account" className={buttonClasses('primary', 'sm')}>
           Add credit

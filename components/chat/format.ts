@@ -23,6 +23,11 @@ function smallAmount(n: number): string {
 export const formatUsd = (n: number): string => `$${smallAmount(n)}`;
 export const formatDiem = (n: number): string => `${smallAmount(n)} DIEM`;
 
+/** What one answer or image was charged, in the unit(s) it was charged in: "0.0592 DIEM", "$0.0012 + 0.05 DIEM". */
+export function formatCharge(usd: number, diem: number): string {
+  return [usd > 0 || diem === 0 ? formatUsd(usd) : null, diem > 0 ? formatDiem(diem) : null].filter(Boolean).join(' + ');
+}
+
 /** Price per million tokens, e.g. "$0.15". */
 export function formatPrice(perMillion: number): string {
   if (perMillion === 0) return 'free';

@@ -31,6 +31,11 @@ export function ModelOption({ model, isAdmin, id, selected, active, onPick, onHo
           <span className="font-medium text-foreground">{model.name}</span>
           {model.isDefault && <span className="text-xs font-medium text-primary">Default</span>}
         </span>
+        {model.unavailable && (
+          <span className="mt-1 block text-xs font-medium text-error" data-testid="model-unreachable">
+            Can’t be reached right now: {model.unavailable}
+          </span>
+        )}
         <span className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
           <CapabilityBadges model={model} />
           <span className="tabular-nums">

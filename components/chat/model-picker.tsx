@@ -5,6 +5,7 @@ import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } f
 import type { AppModel } from '@/lib/wire.ts';
 import { ChevronDownIcon } from './icons.tsx';
 import { ModelOption } from './model-option.tsx';
+import { onOpenModelPicker } from './open-model-picker.ts';
 import { useDismiss } from './use-dismiss.ts';
 import { useMe } from '@/components/session/use-me.ts';
 
@@ -39,6 +40,9 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
     );
     setOpen(true);
   };
+  const showRef = useRef(show);
+  showRef.current = show;
+  useEffect(() => onOpenModelPicker(() => !disabled && models.length > 0 && showRef.current()), [disabled, models.length]);
   const pick = (i: number) => {
     const m = models[i];
     if (m && m.id !== value) onChange(m.id);
@@ -69,7 +73,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         aria-haspopup="listbox"
         aria-expanded={open}
         aria-controls={open ? listId : undefined}
-        aria-label={`Model: ${current?.name ?? 'choose a model'}`}
+        aria-label={`Model: ${current?.name ?? 'choose a model'}${current?.unavailable ? ' (can’t be reached)' : ''}${current?.demo ? ' (demo)' : ''}`}
         disabled={disabled || models.length === 0}
         onClick={() => (open ? setOpen(false) : show())}
         onKeyDown={(e) => {
@@ -81,6 +85,11 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         className={`flex max-w-full min-w-0 items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-semibold text-foreground hover:bg-accent disabled:opacity-60`}
       >
         <span className="truncate">{current?.name ?? (models.length ? 'Choose a model' : 'Loading models…')}</span>
+        {current?.unavailable && (
+          <span className="shrink-0 rounded bg-error/10 px-1 text-xs font-medium text-error" data-testid="model-unreachable-badge">
+            can’t be reached
+          </span>
+        )}
         {current?.demo && (
           <span className="shrink-0 rounded bg-muted px-1 text-xs font-medium text-muted-foreground" data-testid="demo-badge">
             demo

@@ -1,12 +1,10 @@
 // Tokens and cost of one answer, from its stored usage: "1,204 in · 356 out · $0.00041" (or DIEM when used).
 import type { AppUsage } from '@/lib/wire.ts';
 import { DiemInfo } from '@/components/account/diem-info.tsx';
-import { formatCount, formatDiem, formatUsd } from './format.ts';
+import { formatCharge, formatCount } from './format.ts';
 
 export function UsageLabel({ usage }: { usage: AppUsage }) {
-  const cost = [usage.costUsd > 0 || usage.costDiem === 0 ? formatUsd(usage.costUsd) : null, usage.costDiem > 0 ? formatDiem(usage.costDiem) : null]
-    .filter(Boolean)
-    .join(' + ');
+  const cost = formatCharge(usage.costUsd, usage.costDiem);
   return (
     <span className="inline-flex items-center gap-1">
       <span

@@ -9,7 +9,9 @@ export interface HighlightRequest extends HighlightOptions {
   id: number;
 }
 
-const THEMES: [string, string] = ['github-light', 'github-dark'];
+// The high-contrast GitHub themes: every token colour at least 4.5:1 on the code block in its theme (WCAG AA); the
+// plain ones have comments and some keywords below it.
+const THEMES: [string, string] = ['github-light-high-contrast', 'github-dark-high-contrast'];
 const CACHE_MAX = 300;
 // Streaming versions kept to extend: a few blocks can stream at once (one answer, several fences).
 const RECENT_MAX = 16;
@@ -82,7 +84,7 @@ export function createWorkerCodePlugin(): CodeHighlighterPlugin {
       if (typeof Worker === 'undefined') return now;
       const id = ++seq;
       waiting.set(id, { key, finished, code: options.code, lang, done: (r) => callback?.(r) });
-      const themes = options.themes.map((t) => (typeof t === 'string' ? t : (t.name ?? 'github-light'))) as [string, string];
+      const themes = options.themes.map((t) => (typeof t === 'string' ? t : (t.name ?? THEMES[0]))) as [string, string];
       start().postMessage({ id, code: options.code, language: options.language, isIncomplete: options.isIncomplete, themes } satisfies HighlightRequest);
       return now;
     },

@@ -69,9 +69,17 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover 
   };
   const running = actions?.running;
   const disabled = !image || !actions || !!running || actions.blocked;
-  const job = (j: ImageJob, label: string, title: string, icon: React.ReactNode, testId: string) =>
+  /** `why`: the reason this job cannot work on this image; the button is then offered disabled, saying so. */
+  const job = (j: ImageJob, label: string, title: string, icon: React.ReactNode, testId: string, why?: string) =>
     actions && (
-      <IconButton size="sm" label={label} title={title} data-testid={testId} disabled={disabled} onClick={() => image && actions.run(j, image)}>
+      <IconButton
+        size="sm"
+        label={why ? `${label}: ${why}` : label}
+        title={why ?? title}
+        data-testid={testId}
+        disabled={disabled || !!why}
+        onClick={() => image && actions.run(j, image)}
+      >
         {running?.id === id && running.job === j ? <Spinner className="size-4" /> : icon}
       </IconButton>
     );
@@ -134,6 +142,9 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover 
           `Remove the background${remover ? ` (${remover.name}${remover.demo ? ': a demo' : ''})` : ''}`,
           <CutIcon />,
           'image-remove-bg',
+          // The demo remover cuts out flat backgrounds only (it refuses others), and the demo generator's pictures
+          // have none: offering it there could only fail.
+          remover?.demo && image?.demo ? `not for demo pictures (${remover.name} needs a flat background)` : undefined,
         )}
         {actions?.remove && image && (
           <IconButton size="sm" label="Delete image" data-testid="image-delete" disabled={!!running} onClick={() => actions.remove?.(image)}>

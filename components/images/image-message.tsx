@@ -10,7 +10,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { BranchNav } from '@/components/chat/branch-nav.tsx';
 import { useChatActions } from '@/components/chat/chat-context.ts';
 import { useLiveAnswer } from '@/components/chat/live-store.ts';
-import { formatUsd } from '@/components/usage/format.ts';
+import { formatCharge } from '@/components/chat/format.ts';
 import type { AppMessage } from '@/lib/wire.ts';
 import type { AppImage } from '@/lib/images/wire.ts';
 import { ImageCard } from './image-card.tsx';
@@ -54,7 +54,8 @@ export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, 
   const expected = Math.max(shown.length, ...shown.map((s) => s.image?.variants ?? 1));
   const waiting = making ? Math.max(1, expected - shown.length) : 0;
   const first = shown.find((s) => s.image)?.image;
-  const cost = message.usage ? message.usage.costUsd : null;
+  // What was charged, in the unit it was charged in (the daily DIEM first, then USD), as chat answers show it.
+  const cost = message.usage ? formatCharge(message.usage.costUsd, message.usage.costDiem) : null;
 
   return (
     <article data-testid="image-message" data-role="assistant" data-status={status} aria-label="Images" className="min-w-0">
@@ -96,7 +97,7 @@ export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, 
             <>
               <span aria-hidden="true">·</span>
               <span data-testid="image-cost" className="tabular-nums">
-                {formatUsd(cost)}
+                {cost}
               </span>
             </>
           )}

@@ -3,6 +3,7 @@
 // model's figures with what is left now, refreshed every few seconds; then the log of refused requests.
 // data-testid: limits-page, limits-tier, limits-key, limit-model (data-model), rate-requests / rate-tokens (the
 // usage page's meters: data-remaining, data-limit), rate-day (the daily budget) or limit-rpd (plus breach-log.tsx's).
+import { tierName } from '@/components/limits/tier-name.ts';
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { BreachLog } from '@/components/limits/breach-log.tsx';
@@ -71,7 +72,7 @@ export function LimitsPage() {
               <p className="text-sm">
                 Your account’s tier:{' '}
                 <span className="font-semibold" data-testid="limits-tier">
-                  {data.tier === 'partner' ? 'Partner' : 'Default'}
+                  {tierName(data.tier)}
                 </span>
                 <span className="block text-muted-foreground">
                   {data.tier === 'partner' ? 'Raised limits, set by the operator.' : 'Standard limits; the operator can raise them (partner tier).'}

@@ -140,7 +140,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
             onChange={(e) => setTier(e.target.value as typeof tier)}
             data-testid="tier-select"
           >
-            <option value="default">Default</option>
+            <option value="default">Standard</option>
             <option value="partner">Partner (raised limits)</option>
           </SelectField>
           <Button type="submit" size="sm" variant="secondary" className="self-start" pending={patch.isPending} data-testid="tier-submit">

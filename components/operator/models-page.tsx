@@ -141,7 +141,7 @@ function Models() {
                 </Button>
                 <Button
                   size="sm"
-                  variant={m.disabled ? 'secondary' : 'danger'}
+                  variant="secondary"
                   onClick={() => patch.mutate({ id: m.id, body: { disabled: !m.disabled } })}
                   data-testid="model-toggle"
                   aria-label={`${m.disabled ? 'Enable' : 'Disable'} ${m.name}`}

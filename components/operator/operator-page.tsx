@@ -4,6 +4,7 @@
 // who did what. Anyone else is told the page is the operator's (the server refuses them too).
 // data-testid: operator-page, operator-search, account-row (data-id, data-disabled), account-usd, manage-account,
 // audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
+import { tierName } from '@/components/limits/tier-name.ts';
 import Link from 'next/link';
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
@@ -122,7 +123,7 @@ function Accounts() {
                 </td>
                 <td className={`${TD} text-right tabular-nums`}>{a.keys}</td>
                 <td className={`${TD} text-right tabular-nums`}>{formatSpend(a.spent30Days.usd, a.spent30Days.diem)}</td>
-                <td className={TD}>{a.tier === 'partner' ? 'Partner' : 'Default'}</td>
+                <td className={TD}>{tierName(a.tier)}</td>
                 <td className={TD}>
                   <Button size="sm" variant="secondary" onClick={() => setManaging(a)} data-testid="manage-account" aria-label={`Manage ${ownerOf(a)}`}>
                     Manage

@@ -2,7 +2,6 @@
 import Link from 'next/link';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { BookIcon, PanelLeftIcon, PlusIcon, UsersIcon } from '@/components/ui/icons.tsx';
-import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
 import { AccountRailLinks } from '@/components/billing/nav-links.tsx';
@@ -29,9 +28,6 @@ export function CollapsedRail({ onExpand }: { onExpand: () => void }) {
       </Link>
       <Link href="/images" aria-label="Images" title="Images" className={RAIL_LINK}>
         <ImageIcon />
-      </Link>
-      <Link href="/usage" aria-label="Usage" title="Usage" className={RAIL_LINK}>
-        <UsageIcon />
       </Link>
       <AccountRailLinks className={RAIL_LINK} />
     </nav>

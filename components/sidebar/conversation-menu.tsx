@@ -1,7 +1,8 @@
 'use client';
-// The per-chat options: rename, pin, move to a folder, archive (or restore), export (Markdown or JSON, downloaded
-// straight from the server), delete.
+// The per-chat options: rename, pin, move to a folder, archive (or restore), export (the version on screen as
+// Markdown or JSON, or every version as JSON, downloaded straight from the server), delete.
 import { APP_API } from '@/components/api/client.ts';
+import { rememberedLeaf } from '@/components/chat/branch-memory.ts';
 import { ArchiveIcon, FolderIcon, PinIcon } from '@/components/sidebar/organise-icons.tsx';
 import { DotsIcon, DownloadIcon, PencilIcon, TrashIcon } from '@/components/ui/icons.tsx';
 import { Menu, MenuItem, MenuLink, MenuSeparator } from '@/components/ui/menu.tsx';
@@ -20,7 +21,6 @@ export function ConversationMenu({
   onMove: () => void;
   onOrganise: (change: { pinned: boolean } | { archived: boolean }) => void;
 }) {
-  const exportHref = (format: 'md' | 'json') => `${APP_API}/conversations/${encodeURIComponent(conversation.id)}/export?format=${format}`;
   return (
     <Menu
       label={`Options for ${conversation.title}`}
@@ -45,16 +45,30 @@ export function ConversationMenu({
       >
         <ArchiveIcon className="size-4" /> {conversation.archived ? 'Restore from archive' : 'Archive'}
       </MenuItem>
-      <MenuLink href={exportHref('md')} download testId="export-md">
-        <DownloadIcon className="size-4" /> Export Markdown
-      </MenuLink>
-      <MenuLink href={exportHref('json')} download testId="export-json">
-        <DownloadIcon className="size-4" /> Export JSON
-      </MenuLink>
+      <ExportLinks id={conversation.id} />
       <MenuSeparator />
       <MenuItem onSelect={onDelete} danger testId="delete-conversation">
         <TrashIcon className="size-4" /> Delete
       </MenuItem>
     </Menu>
+  );
+}
+
+/** Mounted when the menu opens, so the links carry the branch picked in the chat at that moment. */
+function ExportLinks({ id }: { id: string }) {
+  const leaf = rememberedLeaf(id);
+  const href = (query: string) => `${APP_API}/conversations/${encodeURIComponent(id)}/export?${query}${leaf ? `&leaf=${encodeURIComponent(leaf)}` : ''}`;
+  return (
+    <>
+      <MenuLink href={href('format=md')} download testId="export-md">
+        <DownloadIcon className="size-4" /> Export Markdown
+      </MenuLink>
+      <MenuLink href={href('format=json')} download testId="export-json">
+        <DownloadIcon className="size-4" /> Export JSON
+      </MenuLink>
+      <MenuLink href={`${APP_API}/conversations/${encodeURIComponent(id)}/export?format=json&branches=all`} download testId="export-json-all">
+        <DownloadIcon className="size-4" /> Export JSON, every version
+      </MenuLink>
+    </>
   );
 }

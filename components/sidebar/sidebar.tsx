@@ -21,10 +21,8 @@ import { FolderList } from '@/components/sidebar/folder-list.tsx';
 import { SearchResults } from '@/components/sidebar/search-results.tsx';
 import { SidebarSearch } from '@/components/sidebar/sidebar-search.tsx';
 import { UserMenu } from '@/components/sidebar/user-menu.tsx';
-import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
-import { AccountLinks } from '@/components/billing/nav-links.tsx';
 import { MemoryIcon } from '@/components/memory/icons.tsx';
 
 export interface SidebarProps {
@@ -114,15 +112,6 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
         >
           <ImageIcon className="size-4" /> Images
         </Link>
-        <Link
-          href="/usage"
-          aria-current={pathname === '/usage' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/usage' && 'bg-accent font-medium')}
-          data-testid="usage-link"
-        >
-          <UsageIcon className="size-4" /> Usage
-        </Link>
-        <AccountLinks pathname={pathname} />
       </div>
       <SidebarSearch value={search} onChange={setSearch} />
       <nav aria-label="Chat history" className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">

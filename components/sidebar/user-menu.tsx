@@ -1,11 +1,13 @@
 'use client';
-// The sidebar footer: who is signed in, and a menu with the theme choice, the account page and sign-out.
+// The sidebar footer: who is signed in, and a menu with the theme choice, the Account area (the account page, usage,
+// billing, API keys, rate limits; operator) and sign-out.
 import { useMe } from '@/components/session/use-me.ts';
 import { useTheme, type ThemeChoice } from '@/components/theme/theme-provider.tsx';
 import { LogOutIcon, MonitorIcon, MoonIcon, SunIcon, WalletIcon } from '@/components/ui/icons.tsx';
 import { initials } from '@/components/ui/initials.ts';
 import { Menu, MenuItem, MenuLink, MenuRadioItem, MenuSeparator } from '@/components/ui/menu.tsx';
 import { useSignOut } from '@/components/sidebar/use-sign-out.ts';
+import { AccountMenuLinks } from '@/components/billing/nav-links.tsx';
 
 const THEMES: Array<{ value: ThemeChoice; label: string; Icon: typeof SunIcon }> = [
   { value: 'light', label: 'Light', Icon: SunIcon },
@@ -50,9 +52,13 @@ export function UserMenu() {
         ))}
       </div>
       <MenuSeparator />
-      <MenuLink href="/account" testId="account-link">
-        <WalletIcon className="size-4" /> Account and credit
-      </MenuLink>
+      <div role="group" aria-label="Account">
+        <MenuLink href="/account" testId="account-link">
+          <WalletIcon className="size-4" /> Account and credit
+        </MenuLink>
+        <AccountMenuLinks />
+      </div>
+      <MenuSeparator />
       <MenuItem onSelect={() => signOut.mutate()} testId="sign-out">
         <LogOutIcon className="size-4" /> Sign out
       </MenuItem>

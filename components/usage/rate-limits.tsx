@@ -1,6 +1,7 @@
 'use client';
 // Rate limits per chat model: requests and tokens per minute left now for the key the app chats with, plus the
 // daily request figure when the tier has one. Refreshed every 10 seconds while the page is open.
+import { tierName } from '@/components/limits/tier-name.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
@@ -37,8 +38,8 @@ export function RateLimits() {
   return (
     <div className="flex flex-col gap-3">
       <p className="text-sm text-muted-foreground">
-        Your tier: <span className="font-medium text-foreground">{r.tier === 'partner' ? 'Partner' : 'Standard'}</span>. Limits apply per model; a request over
-        a limit is refused until the window refills.
+        Your tier: <span className="font-medium text-foreground">{tierName(r.tier)}</span>. Limits apply per model; a request over a limit is refused until the
+        window refills.
       </p>
       <ul className="grid grid-cols-1 gap-3 md:grid-cols-2">
         {r.models.map((m) => (

@@ -12,6 +12,7 @@ import { type AppRun, browserSkip, startApp } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForText } from './support/wait.ts';
 import { injectTestWallets, type TestWallets } from './wallet-test-wallets.ts';
+import { openAccountLink } from './support/nav.ts';
 
 const skip = browserSkip();
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
@@ -45,7 +46,7 @@ else
     });
 
     test('top up $10 from /billing: the balance and the statement follow', async () => {
-      await page.getByTestId('billing-link').click();
+      await openAccountLink(page, 'billing-link');
       await page.getByTestId('billing-page').waitFor();
       await waitForText(page.getByTestId('balance-usd'), /^\$0\.00$/);
       await page.getByTestId('wallet-top-up').waitFor();
@@ -59,12 +60,15 @@ else
       assert.match(text, /USDC top-up on Base/);
       assert.match(text, /\+\$10\.00/);
       assert.match(text, /Transaction 0x[0-9a-f]{6}/);
+      await page.getByTestId('user-menu').click();
+      await page.getByTestId('billing-link').waitFor();
       assert.equal(await page.getByTestId('operator-link').count(), 0);
+      await page.keyboard.press('Escape');
       await screenshot(page, 'billing-wallet');
     });
 
     test('a wallet session creates INFERENCE keys only', async () => {
-      await page.getByTestId('keys-link').click();
+      await openAccountLink(page, 'keys-link');
       await page.getByTestId('create-key').waitFor();
       assert.equal(await page.getByTestId('key-type-admin').isDisabled(), true);
       await waitForText(page.getByTestId('create-key'), /Only an account signed in with email can create admin keys/);

@@ -11,7 +11,7 @@ import { screenshot } from '../support/browser.ts';
 import { catalogueModel } from '../support/harness.ts';
 import { type AppRun, browserSkip, PASSWORD, startApp, type TestUser } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
-import { until, waitForText } from './support/wait.ts';
+import { textOf, until, waitForText } from './support/wait.ts';
 
 const skip = browserSkip();
 const NEW_PASSWORD = 'a whole new passphrase';
@@ -58,7 +58,8 @@ else
 
       await pickDemo(annPage);
       const annNotice = annPage.getByTestId('demo-notice');
-      await waitForText(annNotice, /Ask this server’s operator/);
+      await waitForText(annNotice, /pick another model above if there is one, or ask this server’s operator to add one/);
+      assert.doesNotMatch(await textOf(annNotice), /README|npx/, 'the operator’s recipe is for the operator');
       assert.equal(await annNotice.getByTestId('demo-notice-operator-link').count(), 0, 'no operator link for other users');
     });
 

@@ -12,6 +12,7 @@ import { screenshot } from '../support/browser.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts';
+import { openAccountLink } from './support/nav.ts';
 
 const skip = browserSkip();
 const run$ = promisify(execFile);
@@ -43,7 +44,7 @@ else
     after(() => run?.close());
 
     test('create a capped key from the sidebar’s API keys page: the secret is shown once, with snippets that hold it', async () => {
-      await page.getByTestId('keys-link').click();
+      await openAccountLink(page, 'keys-link');
       await until(() => new URL(page.url()).pathname === '/keys', 'the keys page');
       await page.getByTestId('create-key').waitFor();
       await page.getByTestId('key-description').fill('reef script');
@@ -84,7 +85,7 @@ else
       const meter = page.locator('[data-testid="key-row"]', { hasText: 'reef script' }).getByTestId('key-meter');
       await until(async () => Number(await meter.getAttribute('data-value')) > 0, 'the key’s USD meter above 0');
 
-      await page.getByTestId('billing-link').click();
+      await openAccountLink(page, 'billing-link');
       await page.getByTestId('billing-page').waitFor();
       await waitForText(page.getByTestId('spend-today'), /^\$0\.0*[1-9]/);
       const row = page.locator('[data-testid="statement-row"][data-kind="inference"]');
@@ -93,7 +94,7 @@ else
       assert.match(await textOf(row.first()), /scripted-model/);
       await page.getByTestId('chart-spend').waitFor();
 
-      await page.getByTestId('limits-link').click();
+      await openAccountLink(page, 'limits-link');
       await page.getByTestId('limits-page').waitFor();
       await page.getByTestId('limits-key').selectOption(keyId);
       const requests = page.locator('[data-testid="limit-model"][data-model="scripted-model"] [data-testid="rate-requests"]');
@@ -105,7 +106,7 @@ else
     });
 
     test('revoke after a confirmation: the same snippet is refused', async () => {
-      await page.getByTestId('keys-link').click();
+      await openAccountLink(page, 'keys-link');
       const row = page.locator(`[data-testid="key-row"][data-id="${keyId}"]`);
       await row.getByTestId('revoke-key').click();
       const confirm = page.getByTestId('confirm-dialog');

@@ -11,6 +11,7 @@ import { post } from '../support/harness.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForAttribute, waitForText } from './support/wait.ts';
+import { openAccountLink } from './support/nav.ts';
 
 const skip = browserSkip();
 const chat = (run: AppRun, key: string) =>
@@ -40,7 +41,7 @@ else
     const bobRow = () => page.locator(`[data-testid="account-row"][data-id="${bob.user.accountId}"]`);
 
     test('the operator grants credit from /operator; the user sees it; the audit log names the operator', async () => {
-      await page.getByTestId('operator-link').click();
+      await openAccountLink(page, 'operator-link');
       await page.getByTestId('operator-page').waitFor();
       await page.getByTestId('operator-search').fill(bob.email);
       await until(async () => (await page.getByTestId('account-row').count()) === 1, 'the search finds bob alone');
@@ -58,7 +59,10 @@ else
       await bobPage.reload();
       await waitForText(bobPage.getByTestId('balance-usd'), '$7.50');
       await waitForText(bobPage.locator('[data-testid="statement-row"][data-kind="grant"]').first(), /welcome to the reef[\s\S]*\+\$7\.50/);
+      await bobPage.getByTestId('user-menu').click();
+      await bobPage.getByTestId('billing-link').waitFor();
       assert.equal(await bobPage.getByTestId('operator-link').count(), 0, 'no operator link for other users');
+      await bobPage.keyboard.press('Escape');
       await bobPage.goto('/operator');
       await bobPage.getByTestId('operator-only').waitFor();
     });

@@ -10,6 +10,7 @@ import { type AppRun, browserSkip, startApp, type TestUser } from './support/app
 import { ask } from './support/chat.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { textOf, until, waitForCount, waitForText } from './support/wait.ts';
+import { openAccountLink } from './support/nav.ts';
 
 const skip = browserSkip();
 const path = (page: Page) => new URL(page.url()).pathname;
@@ -36,7 +37,7 @@ else
     test('after two chats: totals, the model row, recent requests, a meter below its limit, and the keys', async () => {
       assert.equal(await ask(page, 'Name a reef fish [[reply:The clownfish.]]'), 'The clownfish.');
       assert.equal(await ask(page, 'And a big one? [[reply:The whale shark.]]'), 'The whale shark.');
-      await page.getByTestId('usage-link').click();
+      await openAccountLink(page, 'usage-link');
       await until(() => path(page) === '/usage', 'the usage page from the sidebar');
       await page.getByTestId('usage-page').waitFor();
 

@@ -12,7 +12,7 @@ import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
 import { toAppUser } from '../conversations/present.ts';
 import { startSession } from '../users/session-start.ts';
-import { applyStartingCredit } from './starting-credit.ts';
+import { applyStartingCredit } from '../users/starting-credit.ts';
 import { claimsOperator } from '../users/operator-setup.ts';
 
 // Credentials are small; a larger body is not a sign-in.

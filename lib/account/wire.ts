@@ -25,5 +25,6 @@ export interface AccountSummary {
   /** ISO time of the next DIEM refill. */
   diemResetsAt?: string;
   /** How this deployment adds credit (operator CLI, or wallet top-up once wallets exist). */
-  topUp: { howTo: string; url: string | null };
+  /** howTo: how credit is added here, in words; wallet: this user's wallet can top up from the page (its chain's rail is on). */
+  topUp: { howTo: string; url: string | null; wallet: boolean };
 }

@@ -30,7 +30,8 @@ export async function billingSummary(deps: AppDeps, user: User, now = Date.now()
     accountKeys(svc.store, accountId).list(200),
   ]);
 
-  // The chart's models: the 30 days' biggest spenders (then the busiest), the rest as "other".
+  // The chart's models: the 30 days' biggest spenders (USD and DIEM alike: only the order), then the busiest; the
+  // rest as "other".
   const perModel = new Map<string, { spend: number; requests: number }>();
   for (const r of dayModel) {
     const m = perModel.get(r.modelId) ?? { spend: 0, requests: 0 };
@@ -45,7 +46,15 @@ export async function billingSummary(deps: AppDeps, user: User, now = Date.now()
   const days = new Map<string, BillingChartDay>(
     daysOf(span).map((date) => [
       date,
-      { date, spend: Object.fromEntries([...named, ...(hasOther ? [OTHER] : [])].map((m) => [m, 0])), total: 0, tokens: 0, requests: 0 },
+      {
+        date,
+        spend: Object.fromEntries([...named, ...(hasOther ? [OTHER] : [])].map((m) => [m, 0])),
+        total: 0,
+        spendDiem: Object.fromEntries([...named, ...(hasOther ? [OTHER] : [])].map((m) => [m, 0])),
+        totalDiem: 0,
+        tokens: 0,
+        requests: 0,
+      },
     ]),
   );
   const windows = { today: zero(), last7Days: zero(), last30Days: zero() };
@@ -53,10 +62,11 @@ export async function billingSummary(deps: AppDeps, user: User, now = Date.now()
   for (const r of dayModel) {
     const d = days.get(r.date);
     if (!d) continue;
-    const spend = fromMicros(r.usd + r.diem);
     const slot = named.includes(r.modelId) ? r.modelId : OTHER;
-    d.spend[slot] = micro(d.spend[slot] + spend);
-    d.total = micro(d.total + spend);
+    d.spend[slot] = micro(d.spend[slot] + fromMicros(r.usd));
+    d.total = micro(d.total + fromMicros(r.usd));
+    d.spendDiem[slot] = micro(d.spendDiem[slot] + fromMicros(r.diem));
+    d.totalDiem = micro(d.totalDiem + fromMicros(r.diem));
     d.tokens += r.tokens;
     d.requests += r.requests;
     const at = Date.parse(`${r.date}T00:00:00Z`);
@@ -86,7 +96,8 @@ export async function billingSummary(deps: AppDeps, user: User, now = Date.now()
     },
     // The models of the last 30 days, as suggestions: the statement's model filter takes any id.
     filters: { keys: keys.map((k) => ({ id: k.id, description: k.description, revoked: k.revokedAt !== null })), models: ranked },
-    topUp: user.wallet ? 'wallet' : 'operator',
+    // A wallet tops up itself only where this server takes USDC on its chain; elsewhere the operator grants credit.
+    topUp: user.wallet && svc.wallet.settings.rails[user.wallet.namespace === 'eip155' ? 'evm' : 'solana'] ? 'wallet' : 'operator',
     isOperator: user.isAdmin && !user.wallet,
   };
 }

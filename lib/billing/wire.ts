@@ -48,9 +48,12 @@ export interface BillingSummary {
 export interface BillingChartDay {
   /** UTC day, YYYY-MM-DD. */
   date: string;
-  /** Spend (USD + DIEM) per model named in chart.models, plus `other`. */
+  /** USD spent per model named in chart.models, plus `other`, and in all. */
   spend: Record<string, number>;
   total: number;
+  /** DIEM spent, likewise: the two units are never added together. */
+  spendDiem: Record<string, number>;
+  totalDiem: number;
   tokens: number;
   requests: number;
 }

@@ -139,7 +139,7 @@ describe('characters', () => {
 });
 
 describe('account', () => {
-  test('spendable USD and DIEM, the allowance, and how to add credit (the operator CLI with this account)', async () => {
+  test('spendable USD and DIEM, the allowance, and how to add credit (in words: no shell command for anyone)', async () => {
     const u = await newUser();
     await grantUsd(h.svc.store, u.accountId, toMicros(3.25));
     const r = await call(cat.account, '/account', { browser: u });
@@ -148,10 +148,11 @@ describe('account', () => {
     assert.equal(r.json.diemDailyAllowance, 1);
     assert.ok(Date.parse(r.json.diemResetsAt) > Date.now());
     assert.equal(r.json.topUp.url, null);
-    assert.match(r.json.topUp.howTo, new RegExp(`npx lagoon credit grant --account ${u.accountId} --usd`));
-    assert.match(r.json.topUp.howTo, /Ask them/);
+    assert.match(r.json.topUp.howTo, /added by its operator: ask them/);
+    assert.equal(r.json.topUp.wallet, false);
     const a = await call(cat.account, '/account', { browser: admin });
-    assert.match(a.json.topUp.howTo, /You are this server's operator/);
+    assert.match(a.json.topUp.howTo, /You are this server's operator: grant USD credit .* from the Operator page/);
+    for (const howTo of [r.json.topUp.howTo, a.json.topUp.howTo]) assert.doesNotMatch(howTo, /npx|`|--account/);
   });
 });
 

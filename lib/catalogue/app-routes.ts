@@ -8,21 +8,35 @@ import type { AccountSummary, AppModelsResponse } from '../wire.ts';
 import { catalogueSource, isRemote, webSearchUnavailable } from './sources.ts';
 
 /**
- * How credit is added in this deployment, in words the user can act on. A wallet user pays from the wallet it signed
- * in with (the server refuses any other payer), so only that wallet's chain is named, and only when it is enabled.
+ * How credit is added in this deployment, in words the user can act on (never a shell command: the operator grants
+ * credit on the Operator page). A wallet user pays from the wallet it signed in with (the server refuses any other
+ * payer), so only that wallet's chain is named, and only when it is enabled.
  */
-function topUpHowTo(user: User, diemDaily: number, remote: boolean, rails: WalletConfig['rails']): string {
-  const grant = `npx lagoon credit grant --account ${user.accountId} --usd 10`;
+function topUpHowTo(user: User, diemDaily: number, remote: boolean, rails: WalletConfig['rails']): { howTo: string; wallet: boolean } {
   const allowance = diemDaily > 0 ? `Your free allowance of ${diemDaily} DIEM refills every day at 00:00 UTC. ` : '';
-  if (remote) return `${allowance}Chats on this server are billed to its operator's account with the inference provider; ask the operator if you run out.`;
+  if (remote)
+    return {
+      howTo: `${allowance}Chats on this server are billed to its operator's account with the inference provider; ask the operator if you run out.`,
+      wallet: false,
+    };
   if (user.wallet) {
     const evm = user.wallet.namespace === 'eip155';
     if (evm ? rails.evm : rails.solana)
-      return `${allowance}Top up with USDC on ${evm ? 'Base' : 'Solana'} from this page: sign the payment in your wallet, and the credit is yours once it settles.`;
-    return `${allowance}This server takes no USDC top-ups on ${evm ? 'Base' : 'Solana'} at the moment; ask its operator for credit.`;
+      return {
+        howTo: `${allowance}Top up with USDC on ${evm ? 'Base' : 'Solana'} from this page: sign the payment in your wallet, and the credit is yours once it settles.`,
+        wallet: true,
+      };
+    return { howTo: `${allowance}This server takes no USDC top-ups on ${evm ? 'Base' : 'Solana'} at the moment; ask its operator for credit.`, wallet: false };
   }
-  if (user.isAdmin) return `${allowance}You are this server's operator: add USD credit on the server with \`${grant}\` (any amount).`;
-  return `${allowance}USD credit is added by this server's operator. Ask them to run \`${grant}\` (any amount) for your account.`;
+  if (user.isAdmin)
+    return {
+      howTo: `${allowance}You are this server's operator: grant USD credit to any account, yours included, from the Operator page (Manage on the account's row).`,
+      wallet: false,
+    };
+  return {
+    howTo: `${allowance}USD credit on this server is added by its operator: ask them to add credit to the account you signed in with (${user.email}).`,
+    wallet: false,
+  };
 }
 
 export function catalogueRoutes(deps: AppDeps) {
@@ -45,7 +59,7 @@ export function catalogueRoutes(deps: AppDeps) {
         balances: { usd: fromMicros(Math.max(0, b.usd - b.usdHeld)), diem: fromMicros(Math.max(0, b.diem - b.diemHeld)) },
         diemDailyAllowance: fromMicros(b.diemDaily),
         diemResetsAt: new Date(nextEpochStart(now)).toISOString(),
-        topUp: { howTo: topUpHowTo(user, fromMicros(b.diemDaily), remote, svc.wallet.settings.rails), url: null },
+        topUp: { ...topUpHowTo(user, fromMicros(b.diemDaily), remote, svc.wallet.settings.rails), url: null },
       };
       return json(body);
     }),

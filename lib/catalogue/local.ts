@@ -4,12 +4,12 @@ import { getCharacter, listCharacters } from '../characters/characters.ts';
 import { resolveModel } from '../models/catalogue.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { type CatalogueSource, characterToApp, checkCharacterQuery, modelToApp } from './source.ts';
+import { appDefaultModel, type CatalogueSource, characterToApp, checkCharacterQuery, modelToApp } from './source.ts';
 
 export function localCatalogue(deps: AppDeps): CatalogueSource {
   const { svc } = deps;
   const textModels = () => svc.catalogue.models.filter((m) => m.type === 'text');
-  const defaultId = () => (textModels().find((m) => m.traits.includes('default')) ?? textModels()[0])?.id;
+  const defaultId = () => appDefaultModel(textModels())?.id;
   const toApp = (m: ModelEntry) => modelToApp(m, m.id === defaultId(), svc.searchAvailable, svc.engineHealth.status(m.id)?.reason);
   return {
     async models() {

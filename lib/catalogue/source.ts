@@ -30,6 +30,18 @@ export function safePhotoUrl(url: string | null | undefined, base?: string): str
   }
 }
 
+/** The project's demo model (random weights): readable but meaningless answers. */
+export const isDemoModel = (m: ModelEntry): boolean => !!(m.demo || (m.engine.kind === 'llama' && m.engine.demo));
+
+/**
+ * The app's default chat model: the catalogue's (its `default` trait, else the first), except that the demo model
+ * gives way to the first real model served, so once the operator adds one a newcomer's first chat gets real answers.
+ */
+export function appDefaultModel(text: readonly ModelEntry[]): ModelEntry | undefined {
+  const marked = text.find((m) => m.traits.includes('default')) ?? text[0];
+  return marked && isDemoModel(marked) ? (text.find((m) => !isDemoModel(m)) ?? marked) : marked;
+}
+
 export function modelToApp(m: ModelEntry, isDefault: boolean, webSearchAvailable: boolean, unavailable?: string): AppModel {
   const c = m.capabilities;
   const out: AppModel = {
@@ -49,7 +61,7 @@ export function modelToApp(m: ModelEntry, isDefault: boolean, webSearchAvailable
   };
   if (m.description) out.description = m.description;
   // The demo model's answers are meaningless: the app says so where it is picked and in an empty chat.
-  if (m.demo || (m.engine.kind === 'llama' && m.engine.demo)) out.demo = true;
+  if (isDemoModel(m)) out.demo = true;
   if (unavailable) out.unavailable = unavailable;
   return out;
 }

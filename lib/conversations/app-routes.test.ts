@@ -257,6 +257,40 @@ describe('export', () => {
     assert.equal(badLeaf.status, 404);
   });
 
+  test('leaf names a branch as the chat shows it (continued to its newest turn); branches=all writes every version in JSON', async () => {
+    const u = await newUser();
+    const c = (await create(u, { title: 'Branches' })).json;
+    const ops = userConversations(h.svc.store, u.userId);
+    const q1 = await ops.addMessage(c.id, { parentId: null, role: 'user', content: 'First version' });
+    await ops.addMessage(c.id, { parentId: q1.id, role: 'assistant', content: 'Answer A' });
+    const q2 = await ops.addMessage(c.id, { parentId: null, role: 'user', content: 'Second version' });
+    await ops.addMessage(c.id, { parentId: q2.id, role: 'assistant', content: 'Answer B' });
+
+    const first = await exp(u, c.id, `format=json&leaf=${q1.id}`);
+    assert.deepEqual(
+      first.json.messages.map((m: { content: string }) => m.content),
+      ['First version', 'Answer A'],
+    );
+    const md = await exp(u, c.id, `format=md&leaf=${q1.id}`);
+    assert.match(md.text, /Answer A/);
+    assert.doesNotMatch(md.text, /Second version|Answer B/);
+
+    const all = await exp(u, c.id, 'format=json&branches=all');
+    assert.equal(all.status, 200);
+    assert.deepEqual(
+      all.json.messages.map((m: { content: string; parentId: string | null }) => [m.content, m.parentId]),
+      [
+        ['First version', null],
+        ['Answer A', q1.id],
+        ['Second version', null],
+        ['Answer B', q2.id],
+      ],
+    );
+    const mdAll = await exp(u, c.id, 'format=md&branches=all');
+    assert.equal(mdAll.status, 400);
+    assert.equal(mdAll.json.param, 'branches');
+  });
+
   test('a title with only unusable characters still gives a file name; Unicode titles keep a readable filename*', async () => {
     const u = await newUser();
     const c = (await create(u, { title: '旅行の計画' })).json;

@@ -14,6 +14,8 @@ import { characterToApp } from '../catalogue/source.ts';
 import { beginWithCharacter } from '../characters/app-chat.ts';
 import { contentDisposition, fileStem } from './app-download.ts';
 import { toAppConversation } from './present.ts';
+import { notFound } from './input.ts';
+import { branchThrough, pathTo } from './tree.ts';
 
 const modelId = z.string().trim().min(1).max(200);
 const createBody = z.strictObject({
@@ -162,7 +164,15 @@ export function conversationRoutes(deps: AppDeps) {
       const url = new URL(req.url);
       const format = url.searchParams.get('format') || 'md';
       if (format !== 'md' && format !== 'json') throw new ApiError('INVALID_REQUEST', 'format must be md or json', { param: 'format' });
-      const c = await ops.withPath(params.id, url.searchParams.get('leaf') || undefined);
+      // The branch on screen (leaf: any message of it; by default the newest), or in JSON every version of every
+      // message (branches=all), each with its parentId so the tree can be rebuilt.
+      const every = url.searchParams.get('branches') === 'all';
+      if (every && format !== 'json') throw new ApiError('INVALID_REQUEST', 'branches=all needs format=json', { param: 'branches' });
+      const leaf = url.searchParams.get('leaf') || undefined;
+      const whole = await ops.get(params.id);
+      if (leaf !== undefined && !whole.messages.some((m) => m.id === leaf)) throw notFound('Message');
+      const newest = whole.messages.at(-1)?.id;
+      const c = { ...whole, messages: every ? whole.messages : leaf ? branchThrough(whole.messages, leaf) : newest ? pathTo(whole.messages, newest) : [] };
       return new Response(format === 'md' ? exportMarkdown(c) : exportJson(c), {
         headers: {
           'content-type': format === 'md' ? 'text/markdown; charset=utf-8' : 'application/json; charset=utf-8',

@@ -32,3 +32,23 @@ export function latestUnder(messages: Message[], rootId: string): Message {
   }
   return best;
 }
+
+/**
+ * The branch through `id` as the chat shows it: the path from the root to `id`, continued below it along the newest
+ * reply at each step, so a branch chosen before it grew still ends at its latest turn.
+ */
+export function branchThrough(messages: Message[], id: string): Message[] {
+  const children = new Map<string, Message>();
+  for (const m of messages) {
+    if (m.parentId === null) continue;
+    const best = children.get(m.parentId);
+    if (!best || m.createdAt > best.createdAt || (m.createdAt === best.createdAt && m.id > best.id)) children.set(m.parentId, m);
+  }
+  let leaf = id;
+  const seen = new Set<string>();
+  for (let next = children.get(leaf); next && !seen.has(next.id); next = children.get(leaf)) {
+    seen.add(next.id);
+    leaf = next.id;
+  }
+  return pathTo(messages, leaf);
+}

@@ -231,7 +231,8 @@ describe('top-up', () => {
     assert.equal(replay.json.code, 'PAYMENT_ALREADY_CREDITED');
     const account = await call(catalogue.account, '/account', { browser: b });
     assert.equal(account.json.balances.usd, 12.5);
-    assert.match(account.json.topUp.howTo, /^Top up with USDC on Base from this page/);
+    assert.match(account.json.topUp.howTo, /Top up with USDC on Base from this page/);
+    assert.equal(account.json.topUp.wallet, true);
   });
 
   test('amounts under 5 USD or over the maximum, email users, and no session are refused', async () => {
@@ -288,7 +289,7 @@ describe('top-up', () => {
     assert.equal(await solana.usdcBalance(SOL_PAY_TO), 6_000_000n);
     assert.equal((await postTopUp(b, payment)).status, 409);
     const account = await call(catalogue.account, '/account', { browser: b });
-    assert.match(account.json.topUp.howTo, /^Top up with USDC on Solana from this page/);
+    assert.match(account.json.topUp.howTo, /Top up with USDC on Solana from this page/);
   });
 
   test('Solana in the browser: the server builds the transaction for the session wallet, the wallet only signs it', async () => {

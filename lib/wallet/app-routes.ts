@@ -6,7 +6,8 @@ import type { PaymentPayload } from '@x402/core/types';
 import { getAddress } from 'viem';
 import { ApiError } from '../api/errors.ts';
 import { fromMicros } from '../billing/money.ts';
-import { ensureWalletUser } from '../users/wallet-users.ts';
+import { ensureWalletUser, findWalletUser } from '../users/wallet-users.ts';
+import { applyStartingCredit } from '../users/starting-credit.ts';
 import { readPayment } from './payment.ts';
 import { formatSignInMessage } from './siwx-message.ts';
 import { unsignedSolanaPayment } from './solana-transaction.ts';
@@ -77,7 +78,11 @@ export function walletRoutes(deps: AppDeps) {
       for (const k of FIELD_NAMES) if ((p as Record<string, unknown>)[k] !== undefined) picked[k] = (p as Record<string, unknown>)[k];
       const header = Buffer.from(JSON.stringify(picked)).toString('base64');
       const signed = await wallets.signIn(header);
-      const user = await ensureWalletUser(svc.store, signed.wallet);
+      // A wallet newcomer gets the same free daily DIEM as an email sign-up, so their first message can go through.
+      // Not the one-off USD grant: a wallet costs nothing to make, and it tops up in USDC on its own.
+      const known = await findWalletUser(svc.store, signed.wallet.id);
+      const user = known ?? (await ensureWalletUser(svc.store, signed.wallet));
+      if (!known) await applyStartingCredit(svc.store, user.accountId, { usd: 0, diemDaily: deps.app.startingCredit.diemDaily });
       return startSession(deps, req, user, 200);
     }),
 

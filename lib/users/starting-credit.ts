@@ -1,5 +1,6 @@
 // What a new browser-app user starts with, so a fresh install can chat with the demo model at once:
-// LAGOON_NEW_USER_USD (a one-off USD grant, default 0) and LAGOON_NEW_USER_DIEM (a daily DIEM allowance, default 1),
+// LAGOON_NEW_USER_USD (a one-off USD grant, default 0, for email sign-ups) and LAGOON_NEW_USER_DIEM (a daily DIEM
+// allowance, default 1, for every newcomer: email sign-ups and a wallet's first sign-in to the app alike),
 // read at start by lib/config.ts (Config.app.startingCredit), so a bad value stops the server instead of failing
 // each sign-up.
 import { grantUsd, setDiemDaily } from '../billing/ledger.ts';
