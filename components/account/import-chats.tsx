@@ -49,7 +49,6 @@ export function ImportChats() {
           {r.skipped.length > 0 && (
             <ul data-testid="import-skipped" className="mt-1 list-disc pl-5 text-muted-foreground">
               {r.skipped.map((s, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: titles repeat; the list never reorders
                 <li key={i}>
                   {s.title}: {s.reason}
                 </li>
