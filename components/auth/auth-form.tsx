@@ -105,6 +105,13 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
           signUp ? (remaining > 0 && password ? `At least ${PASSWORD_MIN} characters (${remaining} more).` : `At least ${PASSWORD_MIN} characters.`) : undefined
         }
       />
+      {!signUp && (
+        <p className="-mt-2 text-right text-sm">
+          <Link href="/forgot-password" className="text-primary underline-offset-4 hover:underline" data-testid="forgot-link">
+            Forgot your password?
+          </Link>
+        </p>
+      )}
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
         {signUp ? 'Create account' : 'Sign in'}
       </Button>

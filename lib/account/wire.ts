@@ -27,3 +27,8 @@ export interface AccountSummary {
   /** How this deployment adds credit (operator CLI, or wallet top-up once wallets exist). */
   topUp: { howTo: string; url: string | null };
 }
+
+/** GET /api/app/auth/recovery: whether this server can mail a password-reset link (LAGOON_SMTP_URL is set). */
+export interface RecoveryInfo {
+  mail: boolean;
+}

@@ -690,4 +690,19 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
       )`,
     ],
   },
+  {
+    version: 31,
+    name: 'password resets by mail',
+    sql: [
+      // Only the SHA-256 of a reset token is kept (like sessions): a leaked table cannot reset anyone's password.
+      `CREATE TABLE password_resets (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      )`,
+      `CREATE INDEX password_resets_user ON password_resets(user_id)`,
+    ],
+  },
 ];

@@ -3,6 +3,7 @@
 import type { AppConfig } from '../config.ts';
 import type { Service } from '../service.ts';
 import { authRoutes } from '../account/app-auth.ts';
+import { recoveryRoutes } from '../account/app-recovery.ts';
 import { chatRoutes } from '../chat/app-routes.ts';
 import { previewRoutes } from '../chat/app/character-preview.ts';
 import { privateChatRoutes } from '../chat/app/private-routes.ts';
@@ -34,6 +35,7 @@ export interface AppBackend {
 }
 
 export type AppRoutes = ReturnType<typeof authRoutes> &
+  ReturnType<typeof recoveryRoutes> &
   ReturnType<typeof conversationRoutes> &
   ReturnType<typeof catalogueRoutes> &
   ReturnType<typeof walletRoutes> &
@@ -65,6 +67,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
   return {
     routes: {
       ...authRoutes(deps),
+      ...recoveryRoutes(deps),
       ...conversationRoutes(deps),
       ...previewRoutes(deps),
       ...privateChatRoutes(deps),
