@@ -10,6 +10,7 @@ import { PasswordField } from '@/components/auth/password-field.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
+import { TwoFactorSettings } from '@/components/account/two-factor-settings.tsx';
 import type { AppUser } from '@/lib/wire.ts';
 
 const PASSWORD_MIN = 10;
@@ -151,6 +152,7 @@ export function AccountSettings({ user }: { user: AppUser }) {
       </h2>
       <ProfileForm user={user} />
       {!user.wallet && <PasswordForm />}
+      {!user.wallet && <TwoFactorSettings />}
     </section>
   );
 }

@@ -11,6 +11,7 @@ import { describeAuthError, PASSWORD_MIN, validateAuth, type AuthErrorView } fro
 import { PasswordField } from '@/components/auth/password-field.tsx';
 import { TextField } from '@/components/auth/text-field.tsx';
 import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
+import { SecondFactorForm } from '@/components/auth/second-factor-form.tsx';
 import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
 import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
@@ -22,7 +23,8 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
   const [errors, setErrors] = useState<AuthErrorView>({ fields: {} });
   const [attempt, setAttempt] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
-  const submit = useAuthSubmit(mode, next);
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const submit = useAuthSubmit(mode, next, setChallenge);
   const wait = useCountdown(errors.retryAt ?? null);
   useRedirectIfSignedIn(next);
 
@@ -54,6 +56,18 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
   const remaining = PASSWORD_MIN - [...password].length;
   const otherHref = `${signUp ? '/sign-in' : '/sign-up'}${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`;
   const blocked = wait > 0;
+
+  if (challenge)
+    return (
+      <SecondFactorForm
+        challenge={challenge}
+        next={next}
+        onRestart={() => {
+          setChallenge(null);
+          submit.reset();
+        }}
+      />
+    );
 
   return (
     <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="auth-form">

@@ -32,3 +32,30 @@ export interface AccountSummary {
 export interface RecoveryInfo {
   mail: boolean;
 }
+
+/** POST /api/app/auth/sign-in when the password was right and the account has two-step sign-in: no session yet. */
+export interface SecondFactorRequired {
+  secondFactor: 'totp';
+  /** Send back with the code to POST /api/app/auth/sign-in/second-factor (valid for 5 minutes, a few tries). */
+  challenge: string;
+}
+
+/** GET /api/app/account/two-factor. */
+export interface TwoFactorInfo {
+  totp: boolean;
+  /** False when this server has no secrets key to hold TOTP secrets with (enrolment is refused). */
+  available: boolean;
+  recoveryCodesLeft: number;
+}
+
+/** POST /api/app/account/two-factor/totp: the new secret, to enter in an authenticator app. */
+export interface TotpEnrolment {
+  secret: string;
+  /** otpauth:// URI (what a QR code would hold). */
+  uri: string;
+}
+
+/** POST /api/app/account/two-factor/totp/confirm: the recovery codes, shown this once. */
+export interface RecoveryCodes {
+  recoveryCodes: string[];
+}

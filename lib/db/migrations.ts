@@ -692,7 +692,7 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
   },
   {
     version: 31,
-    name: 'password resets by mail',
+    name: 'password resets by mail, TOTP second factor and recovery codes',
     sql: [
       // Only the SHA-256 of a reset token is kept (like sessions): a leaked table cannot reset anyone's password.
       `CREATE TABLE password_resets (
@@ -703,6 +703,25 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
         used_at BIGINT
       )`,
       `CREATE INDEX password_resets_user ON password_resets(user_id)`,
+      // TOTP second factor: the secret sealed under the secrets key (lib/db/secret-box.ts), the one being enrolled
+      // until its first code is confirmed, and the last time step used (a code works once).
+      `ALTER TABLE users ADD COLUMN totp_secret TEXT`,
+      `ALTER TABLE users ADD COLUMN totp_pending TEXT`,
+      `ALTER TABLE users ADD COLUMN totp_last_step BIGINT`,
+      // One-time recovery codes, stored as SHA-256.
+      `CREATE TABLE recovery_codes (
+        user_id TEXT NOT NULL REFERENCES users(id),
+        code_hash TEXT NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (user_id, code_hash)
+      )`,
+      // A password accepted, a second factor still owed: the sign-in's second step presents this token's secret.
+      `CREATE TABLE sign_in_challenges (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        expires_at BIGINT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0
+      )`,
     ],
   },
 ];
