@@ -7,6 +7,15 @@
 //   POST   /api/app/auth/sign-up   {email,password,displayName?} → MeResponse + Set-Cookie
 //   POST   /api/app/auth/sign-in   {email,password}      → MeResponse + Set-Cookie
 //   POST   /api/app/auth/sign-out                        → 204, cookie cleared
+//          sign-in answers SecondFactorRequired ({secondFactor:'totp',challenge}, no cookie) when the user has TOTP:
+//   POST   /api/app/auth/sign-in/second-factor {challenge,code} → MeResponse + Set-Cookie (code: TOTP or recovery code)
+//   GET    /api/app/auth/recovery                        → RecoveryInfo ({mail}: whether reset by mail is on)
+//   POST   /api/app/auth/password-reset {email}          → 202 {sent:true} whether or not the account exists (404 when off)
+//   POST   /api/app/auth/password-reset/confirm {token,password} → 204 (every session of the user ended)
+//   GET    /api/app/account/two-factor                   → TwoFactorInfo
+//   POST   /api/app/account/two-factor/totp              → TotpEnrolment (409 without a secrets key)
+//   POST   /api/app/account/two-factor/totp/confirm {code} → RecoveryCodes (shown once)
+//   POST   /api/app/account/two-factor/totp/disable {code} → 204
 //   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary
