@@ -11,6 +11,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
 import { TwoFactorSettings } from '@/components/account/two-factor-settings.tsx';
+import { PasskeySettings } from '@/components/account/passkey-settings.tsx';
 import type { AppUser } from '@/lib/wire.ts';
 
 const PASSWORD_MIN = 10;
@@ -153,6 +154,7 @@ export function AccountSettings({ user }: { user: AppUser }) {
       <ProfileForm user={user} />
       {!user.wallet && <PasswordForm />}
       {!user.wallet && <TwoFactorSettings />}
+      {!user.wallet && <PasskeySettings />}
     </section>
   );
 }

@@ -12,6 +12,7 @@ import { PasswordField } from '@/components/auth/password-field.tsx';
 import { TextField } from '@/components/auth/text-field.tsx';
 import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
 import { SecondFactorForm } from '@/components/auth/second-factor-form.tsx';
+import { PasskeySignIn } from '@/components/auth/passkey-sign-in.tsx';
 import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
 import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
@@ -129,6 +130,7 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
         {signUp ? 'Create account' : 'Sign in'}
       </Button>
+      {!signUp && <PasskeySignIn next={next} />}
       {!signUp && <WalletEntry next={next} />}
       <p className="text-center text-sm text-muted-foreground">
         {signUp ? 'Already have an account? ' : 'New to Lagoon? '}

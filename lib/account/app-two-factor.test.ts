@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { type Browser, caller, cookieFrom } from '../../e2e/support/app-requests.ts';
-import { type Harness, startHarness } from '../../e2e/support/harness.ts';
+import { startHarness } from '../../e2e/support/harness.ts';
 import { createTestDatabase } from '../../e2e/support/pg.ts';
 import { BACKENDS } from '../../e2e/support/stores.ts';
 

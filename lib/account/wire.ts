@@ -59,3 +59,17 @@ export interface TotpEnrolment {
 export interface RecoveryCodes {
   recoveryCodes: string[];
 }
+
+/** A registered passkey, as GET /api/app/account/passkeys lists it. */
+export interface PasskeySummary {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface PasskeyList {
+  passkeys: PasskeySummary[];
+  /** The relying party (this server's public host) passkeys are made for. */
+  rpId: string;
+}

@@ -692,7 +692,7 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
   },
   {
     version: 31,
-    name: 'password resets by mail, TOTP second factor and recovery codes',
+    name: 'password resets by mail, TOTP and recovery codes, passkeys',
     sql: [
       // Only the SHA-256 of a reset token is kept (like sessions): a leaked table cannot reset anyone's password.
       `CREATE TABLE password_resets (
@@ -721,6 +721,25 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
         user_id TEXT NOT NULL REFERENCES users(id),
         expires_at BIGINT NOT NULL,
         attempts INTEGER NOT NULL DEFAULT 0
+      )`,
+      // Passkeys (WebAuthn): the credential id and COSE public key (base64url), the signature counter.
+      `CREATE TABLE passkeys (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        public_key TEXT NOT NULL,
+        counter BIGINT NOT NULL DEFAULT 0,
+        transports TEXT NOT NULL DEFAULT '',
+        name TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT
+      )`,
+      `CREATE INDEX passkeys_user ON passkeys(user_id)`,
+      // WebAuthn challenges handed out and not yet answered (single use, short-lived); user_id only for enrolment.
+      `CREATE TABLE webauthn_challenges (
+        challenge TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        user_id TEXT,
+        expires_at BIGINT NOT NULL
       )`,
     ],
   },
