@@ -73,6 +73,7 @@ describe('loadConfig', () => {
       operatorToken: undefined,
       memoryTokens: 600,
       mail: undefined,
+      operatorSecondFactor: false,
     });
     assert.equal(c.wallet.publicOrigin, 'http://localhost:3000');
     assert.match(c.revision, /^\d{8}\.\d{6}$/);

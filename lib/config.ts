@@ -102,6 +102,8 @@ export interface AppConfig {
   operatorToken: string | undefined;
   /** The most a chat's prompt spends on the user's memories, in (estimated) tokens; 0 turns memories off in prompts. */
   memoryTokens: number;
+  /** The operator's pages and routes need a session begun with a second factor (TOTP or passkey). */
+  operatorSecondFactor: boolean;
   /** Account mail (password reset) through SMTP; undefined: recovery by mail is off (the operator can still reset). */
   mail: MailConfig | undefined;
 }
@@ -521,6 +523,11 @@ export const SETTINGS = {
     parse: text,
     doc: 'the secret a sign-up must carry to become the operator (`/sign-up?setup=<this>`); unset: the server makes one and logs its link while no operator exists',
   },
+  LAGOON_OPERATOR_REQUIRE_2FA: {
+    default: '0',
+    parse: flag,
+    doc: "`1`: the operator's pages and routes need a sign-in with a second factor (two-step code or passkey), not a password alone",
+  },
   LAGOON_SMTP_URL: {
     parse: smtpUrl,
     doc: 'the SMTP server of account mail (password reset), e.g. `smtps://user:pass@mail.example.com:465`; unset: recovery by mail is off',
@@ -810,6 +817,7 @@ export function loadConfig(env: Env = process.env): Config {
       startingCredit: { usd: v.LAGOON_NEW_USER_USD, diemDaily: v.LAGOON_NEW_USER_DIEM },
       operatorToken: v.LAGOON_OPERATOR_TOKEN,
       memoryTokens: v.LAGOON_MEMORY_TOKENS,
+      operatorSecondFactor: v.LAGOON_OPERATOR_REQUIRE_2FA,
       mail: v.LAGOON_SMTP_URL
         ? {
             smtpUrl: v.LAGOON_SMTP_URL,

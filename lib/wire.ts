@@ -16,6 +16,12 @@
 //   POST   /api/app/account/two-factor/totp              → TotpEnrolment (409 without a secrets key)
 //   POST   /api/app/account/two-factor/totp/confirm {code} → RecoveryCodes (shown once)
 //   POST   /api/app/account/two-factor/totp/disable {code} → 204
+//   GET    /api/app/account/passkeys                     → PasskeyList
+//   POST   /api/app/account/passkeys/options             → WebAuthn registration options (JSON)
+//   POST   /api/app/account/passkeys {response,name?}    → PasskeySummary (201)
+//   DELETE /api/app/account/passkeys/:id                 → 204
+//   POST   /api/app/auth/passkey/options                 → WebAuthn sign-in options (discoverable credentials)
+//   POST   /api/app/auth/passkey {response}              → MeResponse + Set-Cookie (a passkey alone signs in)
 //   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary

@@ -79,7 +79,7 @@ export function authRoutes(deps: AppDeps) {
       await limits.succeeded(ip, `second-factor:${ip}`);
       const user = await getUser(store, userId);
       if (!user) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
-      return startSession(deps, req, user, 200);
+      return startSession(deps, req, user, 200, { secondFactor: true });
     }),
 
     // Declared 'origin': signing out without a (valid) session has nothing to protect, so the cookie is cleared all

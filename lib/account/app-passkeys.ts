@@ -42,7 +42,7 @@ export function passkeyRoutes(deps: AppDeps) {
       await limits.succeeded(ip, `passkey:${ip}`);
       const user = await getUser(store, userId);
       if (!user) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
-      return startSession(deps, req, user, 200);
+      return startSession(deps, req, user, 200, { secondFactor: true });
     }),
   };
 }

@@ -153,3 +153,42 @@ describe('PostgreSQL without LAGOON_SECRETS_KEY', () => {
     assert.match(begin.json.error, /LAGOON_SECRETS_KEY/);
   });
 });
+
+describe('LAGOON_OPERATOR_REQUIRE_2FA', () => {
+  let h: Awaited<ReturnType<typeof startHarness>>;
+  before(async () => {
+    h = await startHarness({ app: true, env: { LAGOON_OPERATOR_REQUIRE_2FA: '1' } });
+  });
+  after(() => h.close());
+
+  test('the operator signed in by password alone is refused operator routes; after the TOTP step they are served', async () => {
+    const routes = h.app!.routes;
+    const call = caller(h.svc.store);
+    const email = `operator-${Date.now()}@example.com`;
+    const { operatorSetupToken } = await import('../users/operator-setup.ts');
+    const setupToken = await operatorSetupToken(h.svc.store, undefined);
+    const up = await call(routes.signUp, '/auth/sign-up', { method: 'POST', body: { email, password, setupToken } });
+    assert.equal(up.json.user.isAdmin, true);
+    const b = { ip: '192.0.2.40', cookie: cookieFrom(up), csrf: up.json.csrfToken };
+    const refused = await call(routes.operatorAccounts, '/operator/accounts', { browser: b });
+    assert.deepEqual([refused.status, refused.json.code], [403, 'FORBIDDEN']);
+    assert.match(refused.json.error, /second factor/);
+    // The account page stays open, so the operator can set one up.
+    const begin = await call(routes.beginTotp, '/account/two-factor/totp', { method: 'POST', browser: b });
+    const done = await call(routes.confirmTotp, '/account/two-factor/totp/confirm', {
+      method: 'POST',
+      body: { code: codeAt(begin.json.secret, Date.now()) },
+      browser: b,
+    });
+    assert.equal(done.status, 200);
+    assert.equal((await call(routes.operatorAccounts, '/operator/accounts', { browser: b })).status, 403, 'this session began with a password alone');
+    const step = await call(routes.signIn, '/auth/sign-in', { method: 'POST', body: { email, password } });
+    const signedIn = await call(routes.signInSecondFactor, '/auth/sign-in/second-factor', {
+      method: 'POST',
+      body: { challenge: step.json.challenge, code: codeAt(begin.json.secret, Date.now() + 30_000) },
+    });
+    assert.equal(signedIn.status, 200, signedIn.text);
+    const ok = await call(routes.operatorAccounts, '/operator/accounts', { browser: { ip: '192.0.2.41', cookie: cookieFrom(signedIn) } });
+    assert.equal(ok.status, 200, ok.text);
+  });
+});

@@ -741,6 +741,8 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
         user_id TEXT,
         expires_at BIGINT NOT NULL
       )`,
+      // Whether the session began with a second factor (TOTP step or passkey): LAGOON_OPERATOR_REQUIRE_2FA needs it.
+      `ALTER TABLE sessions ADD COLUMN second_factor BOOLEAN NOT NULL DEFAULT FALSE`,
     ],
   },
 ];

@@ -12,7 +12,6 @@ import { setLogMixin } from '../log.ts';
 let provider: TracerProvider | undefined;
 const TRACER = 'lagoon';
 
-
 /** Starts exporting (once per process); a second call while on is a no-op. */
 export async function startTracing(cfg: TracingConfig, version: string): Promise<void> {
   if (!cfg.endpoint || provider) return;
