@@ -12,6 +12,9 @@
 //   GET    /api/app/auth/recovery                        → RecoveryInfo ({mail}: whether reset by mail is on)
 //   POST   /api/app/auth/password-reset {email}          → 202 {sent:true} whether or not the account exists (404 when off)
 //   POST   /api/app/auth/password-reset/confirm {token,password} → 204 (every session of the user ended)
+//   GET    /api/app/account/email                        → EmailStatus ({email, verified, mail})
+//   POST   /api/app/account/email/verify                 → 202 {sent:true}: a verification link is mailed (404 when off)
+//   POST   /api/app/auth/verify-email {token}            → 204 (the address is verified)
 //   GET    /api/app/account/two-factor                   → TwoFactorInfo
 //   POST   /api/app/account/two-factor/totp              → TotpEnrolment (409 without a secrets key)
 //   POST   /api/app/account/two-factor/totp/confirm {code} → RecoveryCodes (shown once)

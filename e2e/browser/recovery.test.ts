@@ -1,7 +1,8 @@
 // Recovery by mail in Chromium, against a real SMTP server on loopback: from the sign-in page's "Forgot your
 // password?" a user asks for a link, the test reads the mail the server sent, opens its link, sets a new password and
 // signs in with it through the form; the session another browser held ends with the reset, and the used link is
-// refused. Ends with the key-material scan.
+// refused; the signed-in user verifies their address from the account page by a mailed link. Ends with the
+// key-material scan.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -9,7 +10,7 @@ import { screenshot } from '../support/browser.ts';
 import { resetLinkIn, startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type AppRun, browserSkip, PASSWORD, startApp, type TestUser } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
-import { until, waitForText } from './support/wait.ts';
+import { until, waitForAttribute, waitForText } from './support/wait.ts';
 
 const skip = browserSkip();
 const NEW_PASSWORD = 'a fresh tidal passphrase';
@@ -76,6 +77,21 @@ else
       await page.getByTestId('auth-submit').click();
       await until(() => new URL(page.url()).pathname === '/', 'signed in with the new password');
       await page.getByTestId('composer-input').waitFor();
+    });
+
+    test('verify the email from the account page: the mailed link proves the address', async () => {
+      await page.goto('/account');
+      await waitForAttribute(page.getByTestId('email-status'), 'data-verified', 'false');
+      await page.getByTestId('email-verify-send').click();
+      await page.getByTestId('email-verify-sent').waitFor();
+      const mail = await smtp.next(user.email);
+      const verifyLink = /https?:\/\/\S+\/verify-email#token=[A-Za-z0-9_-]{43}/.exec(mail.text)?.[0] ?? '';
+      assert.ok(verifyLink.startsWith(`${run.h.origin}/verify-email#token=`), mail.text);
+      await page.goto(verifyLink);
+      await waitForText(page.getByTestId('verify-done'), /verified/);
+      await page.goto('/account');
+      await waitForAttribute(page.getByTestId('email-status'), 'data-verified', 'true');
+      assert.equal(await page.getByTestId('email-verify-send').count(), 0);
     });
 
     test('the used link is refused with a way to ask for a new one', async () => {

@@ -126,6 +126,34 @@ for (const backend of BACKENDS)
       assert.ok((await purgeResetTokens(h.svc.store)) >= 1);
     });
 
+    test('email verification: a mailed link proves the address once; a changed address is not proved by an old link', async () => {
+      const u = await signUp();
+      const before = await call(routes.emailStatus, '/account/email', { browser: u });
+      assert.deepEqual(before.json, { email: u.email, verified: false, mail: true });
+      const r = await call(routes.requestEmailVerification, '/account/email/verify', { method: 'POST', browser: u });
+      assert.equal(r.status, 202, r.text);
+      const mail = await smtp.next(u.email);
+      assert.equal(mail.subject, 'Verify your Lagoon email address');
+      const m = /https?:\/\/\S+\/verify-email#token=([A-Za-z0-9_-]{43})/.exec(mail.text);
+      assert.ok(m, mail.text);
+      assert.ok(m[0].startsWith(`${h.origin}/verify-email#token=`));
+      const ok = await call(routes.confirmEmail, '/auth/verify-email', { method: 'POST', body: { token: m[1] }, browser: { ip: ip() } });
+      assert.equal(ok.status, 204, ok.text);
+      assert.equal((await call(routes.emailStatus, '/account/email', { browser: u })).json.verified, true);
+      const again = await call(routes.confirmEmail, '/auth/verify-email', { method: 'POST', body: { token: m[1] }, browser: { ip: ip() } });
+      assert.deepEqual([again.status, again.json.param], [400, 'token']);
+      const twice = await call(routes.requestEmailVerification, '/account/email/verify', { method: 'POST', browser: u });
+      assert.equal(twice.status, 409);
+
+      // A link for an address the user no longer has does not verify the new one.
+      const v = await signUp();
+      await call(routes.requestEmailVerification, '/account/email/verify', { method: 'POST', browser: v });
+      const token = /#token=([A-Za-z0-9_-]{43})/.exec((await smtp.next(v.email)).text)?.[1] ?? '';
+      await h.svc.store.run('UPDATE users SET email = $2 WHERE email = $1', [v.email, `changed-${v.email}`]);
+      const stale = await call(routes.confirmEmail, '/auth/verify-email', { method: 'POST', body: { token }, browser: { ip: ip() } });
+      assert.equal(stale.status, 400);
+    });
+
     test('reset mails are limited per address (known or not) and per IP', async () => {
       const u = await signUp();
       for (let i = 0; i < 3; i++) assert.equal((await ask(u.email)).status, 202);
@@ -160,5 +188,6 @@ describe('without LAGOON_SMTP_URL', () => {
     assert.match(r.json.error, /off on this server.*operator/);
     const c = await call(routes.confirmPasswordReset, '/auth/password-reset/confirm', { method: 'POST', body: { token: 'x', password } });
     assert.equal(c.status, 404);
+    assert.equal((await call(routes.requestEmailVerification, '/account/email/verify', { method: 'POST' })).status, 401);
   });
 });

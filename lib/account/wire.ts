@@ -73,3 +73,10 @@ export interface PasskeyList {
   /** The relying party (this server's public host) passkeys are made for. */
   rpId: string;
 }
+
+/** GET /api/app/account/email: the user's address, whether a mailed link has proved it, and whether mail is on. */
+export interface EmailStatus {
+  email: string | null;
+  verified: boolean;
+  mail: boolean;
+}

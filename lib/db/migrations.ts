@@ -743,6 +743,15 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[] }[
       )`,
       // Whether the session began with a second factor (TOTP step or passkey): LAGOON_OPERATOR_REQUIRE_2FA needs it.
       `ALTER TABLE sessions ADD COLUMN second_factor BOOLEAN NOT NULL DEFAULT FALSE`,
+      // Email verification: when the address was proved, and the mailed links (SHA-256 only; for the address they
+      // were sent to, so a link does not verify an address changed since).
+      `ALTER TABLE users ADD COLUMN email_verified_at BIGINT`,
+      `CREATE TABLE email_verifications (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        email TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
     ],
   },
 ];
