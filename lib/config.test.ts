@@ -72,6 +72,8 @@ describe('loadConfig', () => {
       authLimits: { failuresPerEmail: 10, failuresPerIp: 30, failureWindowSeconds: 900, signUpsPerIpPerHour: 20 },
       operatorToken: undefined,
       memoryTokens: 600,
+      mail: undefined,
+      operatorSecondFactor: false,
     });
     assert.equal(c.wallet.publicOrigin, 'http://localhost:3000');
     assert.match(c.revision, /^\d{8}\.\d{6}$/);

@@ -102,6 +102,22 @@ export interface AppConfig {
   operatorToken: string | undefined;
   /** The most a chat's prompt spends on the user's memories, in (estimated) tokens; 0 turns memories off in prompts. */
   memoryTokens: number;
+  /** The operator's pages and routes need a session begun with a second factor (TOTP or passkey). */
+  operatorSecondFactor: boolean;
+  /** Account mail (password reset) through SMTP; undefined: recovery by mail is off (the operator can still reset). */
+  mail: MailConfig | undefined;
+}
+
+export interface MailConfig {
+  /** smtp://user:pass@host:port (STARTTLS when offered) or smtps:// (TLS from the start). */
+  smtpUrl: string;
+  /** The From address of account mail. */
+  from: string;
+  /** How long a reset link works. */
+  resetTtlSeconds: number;
+  /** Reset mails per address and per client IP per hour. */
+  perEmailPerHour: number;
+  perIpPerHour: number;
 }
 
 export interface TracingConfig {
@@ -247,6 +263,18 @@ function httpUrl(raw: string): string {
     throw new Error(`is not a valid URL: "${raw}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`must be an http or https URL, got "${raw}"`);
+  return raw;
+}
+
+function smtpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('is not a valid URL');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('must be an smtp:// or smtps:// URL');
+  if (!url.hostname) throw new Error('must name a host');
   return raw;
 }
 
@@ -495,6 +523,19 @@ export const SETTINGS = {
     parse: text,
     doc: 'the secret a sign-up must carry to become the operator (`/sign-up?setup=<this>`); unset: the server makes one and logs its link while no operator exists',
   },
+  LAGOON_OPERATOR_REQUIRE_2FA: {
+    default: '0',
+    parse: flag,
+    doc: "`1`: the operator's pages and routes need a sign-in with a second factor (two-step code or passkey), not a password alone",
+  },
+  LAGOON_SMTP_URL: {
+    parse: smtpUrl,
+    doc: 'the SMTP server of account mail (password reset), e.g. `smtps://user:pass@mail.example.com:465`; unset: recovery by mail is off',
+  },
+  LAGOON_SMTP_FROM: { parse: text, doc: 'the From address of account mail (default `Lagoon <no-reply@` the public host `>`)' },
+  LAGOON_RESET_TTL_SECONDS: { default: '3600', parse: int(1), doc: 'how long a password-reset link works' },
+  LAGOON_RESET_MAILS_PER_EMAIL_PER_HOUR: { default: '3', parse: int(1), doc: 'password-reset mails per address per hour' },
+  LAGOON_RESET_MAILS_PER_IP_PER_HOUR: { default: '10', parse: int(1), doc: 'password-reset requests per client IP per hour' },
   LAGOON_MEMORY_TOKENS: {
     default: '600',
     parse: int(0),
@@ -776,6 +817,16 @@ export function loadConfig(env: Env = process.env): Config {
       startingCredit: { usd: v.LAGOON_NEW_USER_USD, diemDaily: v.LAGOON_NEW_USER_DIEM },
       operatorToken: v.LAGOON_OPERATOR_TOKEN,
       memoryTokens: v.LAGOON_MEMORY_TOKENS,
+      operatorSecondFactor: v.LAGOON_OPERATOR_REQUIRE_2FA,
+      mail: v.LAGOON_SMTP_URL
+        ? {
+            smtpUrl: v.LAGOON_SMTP_URL,
+            from: v.LAGOON_SMTP_FROM ?? `Lagoon <no-reply@${new URL(v.LAGOON_PUBLIC_URL ?? 'http://localhost').hostname}>`,
+            resetTtlSeconds: v.LAGOON_RESET_TTL_SECONDS,
+            perEmailPerHour: v.LAGOON_RESET_MAILS_PER_EMAIL_PER_HOUR,
+            perIpPerHour: v.LAGOON_RESET_MAILS_PER_IP_PER_HOUR,
+          }
+        : undefined,
       authLimits: {
         failuresPerEmail: v.LAGOON_SIGNIN_MAX_FAILURES,
         failuresPerIp: v.LAGOON_SIGNIN_MAX_FAILURES_PER_IP,

@@ -7,6 +7,24 @@
 //   POST   /api/app/auth/sign-up   {email,password,displayName?} → MeResponse + Set-Cookie
 //   POST   /api/app/auth/sign-in   {email,password}      → MeResponse + Set-Cookie
 //   POST   /api/app/auth/sign-out                        → 204, cookie cleared
+//          sign-in answers SecondFactorRequired ({secondFactor:'totp',challenge}, no cookie) when the user has TOTP:
+//   POST   /api/app/auth/sign-in/second-factor {challenge,code} → MeResponse + Set-Cookie (code: TOTP or recovery code)
+//   GET    /api/app/auth/recovery                        → RecoveryInfo ({mail}: whether reset by mail is on)
+//   POST   /api/app/auth/password-reset {email}          → 202 {sent:true} whether or not the account exists (404 when off)
+//   POST   /api/app/auth/password-reset/confirm {token,password} → 204 (every session of the user ended)
+//   GET    /api/app/account/email                        → EmailStatus ({email, verified, mail})
+//   POST   /api/app/account/email/verify                 → 202 {sent:true}: a verification link is mailed (404 when off)
+//   POST   /api/app/auth/verify-email {token}            → 204 (the address is verified)
+//   GET    /api/app/account/two-factor                   → TwoFactorInfo
+//   POST   /api/app/account/two-factor/totp              → TotpEnrolment (409 without a secrets key)
+//   POST   /api/app/account/two-factor/totp/confirm {code} → RecoveryCodes (shown once)
+//   POST   /api/app/account/two-factor/totp/disable {code} → 204
+//   GET    /api/app/account/passkeys                     → PasskeyList
+//   POST   /api/app/account/passkeys/options             → WebAuthn registration options (JSON)
+//   POST   /api/app/account/passkeys {response,name?}    → PasskeySummary (201)
+//   DELETE /api/app/account/passkeys/:id                 → 204
+//   POST   /api/app/auth/passkey/options                 → WebAuthn sign-in options (discoverable credentials)
+//   POST   /api/app/auth/passkey {response}              → MeResponse + Set-Cookie (a passkey alone signs in)
 //   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary

@@ -10,6 +10,9 @@ import { PasswordField } from '@/components/auth/password-field.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
+import { TwoFactorSettings } from '@/components/account/two-factor-settings.tsx';
+import { EmailVerification } from '@/components/account/email-verification.tsx';
+import { PasskeySettings } from '@/components/account/passkey-settings.tsx';
 import type { AppUser } from '@/lib/wire.ts';
 
 const PASSWORD_MIN = 10;
@@ -150,7 +153,10 @@ export function AccountSettings({ user }: { user: AppUser }) {
         Settings
       </h2>
       <ProfileForm user={user} />
+      {!user.wallet && <EmailVerification />}
       {!user.wallet && <PasswordForm />}
+      {!user.wallet && <TwoFactorSettings />}
+      {!user.wallet && <PasskeySettings />}
     </section>
   );
 }

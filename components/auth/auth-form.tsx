@@ -11,6 +11,8 @@ import { describeAuthError, PASSWORD_MIN, validateAuth, type AuthErrorView } fro
 import { PasswordField } from '@/components/auth/password-field.tsx';
 import { TextField } from '@/components/auth/text-field.tsx';
 import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
+import { SecondFactorForm } from '@/components/auth/second-factor-form.tsx';
+import { PasskeySignIn } from '@/components/auth/passkey-sign-in.tsx';
 import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
 import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
@@ -22,7 +24,8 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
   const [errors, setErrors] = useState<AuthErrorView>({ fields: {} });
   const [attempt, setAttempt] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
-  const submit = useAuthSubmit(mode, next);
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const submit = useAuthSubmit(mode, next, setChallenge);
   const wait = useCountdown(errors.retryAt ?? null);
   useRedirectIfSignedIn(next);
 
@@ -54,6 +57,18 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
   const remaining = PASSWORD_MIN - [...password].length;
   const otherHref = `${signUp ? '/sign-in' : '/sign-up'}${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`;
   const blocked = wait > 0;
+
+  if (challenge)
+    return (
+      <SecondFactorForm
+        challenge={challenge}
+        next={next}
+        onRestart={() => {
+          setChallenge(null);
+          submit.reset();
+        }}
+      />
+    );
 
   return (
     <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="auth-form">
@@ -110,9 +125,17 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
             : undefined
         }
       />
+      {!signUp && (
+        <p className="-mt-2 text-right text-sm">
+          <Link href="/forgot-password" className="text-primary underline-offset-4 hover:underline" data-testid="forgot-link">
+            Forgot your password?
+          </Link>
+        </p>
+      )}
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
         {signUp ? 'Create account' : 'Sign in'}
       </Button>
+      {!signUp && <PasskeySignIn next={next} />}
       {!signUp && <WalletEntry next={next} />}
       <p className="text-center text-sm text-muted-foreground">
         {signUp ? 'Already have an account? ' : 'New to Lagoon? '}

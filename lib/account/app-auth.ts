@@ -1,15 +1,17 @@
-// Account routes: who am I, sign up, sign in, sign out. Sign-up and sign-in run before any session (so before any
+// Account routes: who am I, sign up, sign in (with its second step when the user has TOTP), sign out. Sign-up and sign-in run before any session (so before any
 // CSRF token) exists: they take JSON only (a cross-site form cannot send it without a CORS preflight, which this
 // server never grants) and refuse a foreign Origin or a cross-site Sec-Fetch-Site.
 import { refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { clearSessionCookie, endSession, parseCookies, SESSION_COOKIE } from '../users/sessions.ts';
-import { signIn, signUp } from '../users/users.ts';
+import { createSignInChallenge, hasTotp, redeemSignInChallenge } from '../users/totp.ts';
+import { getUser, signIn, signUp } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { z } from 'zod';
 import { appRoute, checkSessionCsrf, isHttps, json, noContent } from '../http/app-route.ts';
 import type { MeResponse } from '../wire.ts';
 import { authLimits } from './auth-limits.ts';
+import type { SecondFactorRequired } from './wire.ts';
 import { toAppUser } from '../conversations/present.ts';
 import { startSession } from '../users/session-start.ts';
 import { applyStartingCredit } from '../users/starting-credit.ts';
@@ -22,6 +24,7 @@ const AUTH_BODY_LIMIT = 16 * 1024;
 const field = z.string().optional();
 const signUpBody = z.object({ email: field, password: field, displayName: field, setupToken: field });
 const signInBody = z.object({ email: field, password: field });
+const secondFactorBody = z.object({ challenge: field, code: field });
 
 const sessionToken = (req: Request): string | undefined => parseCookies(req.headers.get('cookie') ?? undefined)[SESSION_COOKIE];
 
@@ -63,7 +66,20 @@ export function authRoutes(deps: AppDeps) {
       await limits.attempt(ip, email);
       const user = await signIn(store, { email: body.email, password: body.password });
       await limits.succeeded(ip, email);
+      // Two-step sign-in: the password is right, but no session until the second factor (POST below).
+      if (await hasTotp(store, user.id)) return json<SecondFactorRequired>({ secondFactor: 'totp', challenge: await createSignInChallenge(store, user.id) });
       return startSession(deps, req, user, 200);
+    }),
+
+    // The sign-in's second step: the challenge from the password step and a TOTP or recovery code. Wrong codes count
+    // against the IP's sign-in failures as well as the challenge's own few tries.
+    signInSecondFactor: appRoute(deps, { auth: 'origin', body: secondFactorBody, bodyLimit: AUTH_BODY_LIMIT }, async ({ req, ip, body }) => {
+      await limits.attempt(ip, `second-factor:${ip}`);
+      const userId = await redeemSignInChallenge(store, deps.svc.secrets, body.challenge, body.code);
+      await limits.succeeded(ip, `second-factor:${ip}`);
+      const user = await getUser(store, userId);
+      if (!user) throw new ApiError('AUTHENTICATION_FAILED', 'Sign in to continue');
+      return startSession(deps, req, user, 200, { secondFactor: true });
     }),
 
     // Declared 'origin': signing out without a (valid) session has nothing to protect, so the cookie is cleared all

@@ -2,7 +2,9 @@
 // memory, or in Redis when the service has a Redis client, so every instance shares one budget).
 //   - failed sign-ins per email and per client IP within a window (an attempt is counted before the password is
 //     checked and given back when it succeeds, so concurrent guesses cannot slip past the limit);
-//   - sign-ups per client IP per hour (each new account gets a daily DIEM allowance worth farming).
+//   - sign-ups per client IP per hour (each new account gets a daily DIEM allowance worth farming);
+//   - password-reset requests per address and per client IP per hour (counted whether the account exists or not, so
+//     the limit tells nothing about it).
 import { createHash } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
 import type { AuthLimitConfig } from '../config.ts';
@@ -26,9 +28,15 @@ export interface AuthLimits {
   signUp(ip: string): Promise<void>;
   /** Gives back a counted sign-up that created no account. */
   signUpRefused(ip: string): Promise<void>;
+  /** Counts a password-reset request (429 past the hourly budget of this address or this IP). */
+  resetMail(ip: string, email: string): Promise<void>;
 }
 
-export function authLimits(deps: AppDeps, config: AuthLimitConfig = deps.app.authLimits): AuthLimits {
+export function authLimits(
+  deps: AppDeps,
+  config: AuthLimitConfig = deps.app.authLimits,
+  mail: { perEmailPerHour: number; perIpPerHour: number } = deps.app.mail ?? { perEmailPerHour: 3, perIpPerHour: 10 },
+): AuthLimits {
   // The service keeps its Redis client private to the rate limiter; use it when the service exposes one.
   const redis = deps.svc.redis;
   const prefix = `${deps.svc.config.redisPrefix}:app`;
@@ -37,6 +45,8 @@ export function authLimits(deps: AppDeps, config: AuthLimitConfig = deps.app.aut
   const byEmail = counter('signin-email', config.failuresPerEmail, config.failureWindowSeconds);
   const byIp = counter('signin-ip', config.failuresPerIp, config.failureWindowSeconds);
   const signUps = counter('signup-ip', config.signUpsPerIpPerHour, 3600);
+  const resetsByEmail = counter('reset-email', mail.perEmailPerHour, 3600);
+  const resetsByIp = counter('reset-ip', mail.perIpPerHour, 3600);
 
   const refused = (ms: number, what: string) => {
     const s = secondsUntil(ms);
@@ -61,6 +71,12 @@ export function authLimits(deps: AppDeps, config: AuthLimitConfig = deps.app.aut
     },
     async signUpRefused(ip) {
       await refund(signUps, ip, 1);
+    },
+    async resetMail(ip, email) {
+      const i = await consume(resetsByIp, ip, 1);
+      if (!i.ok) throw refused(i.res.msBeforeNext, 'Too many password resets were asked for from this network.');
+      const e = await consume(resetsByEmail, emailKey(email), 1);
+      if (!e.ok) throw refused(e.res.msBeforeNext, 'Too many reset mails were asked for this address.');
     },
   };
 }

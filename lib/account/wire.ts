@@ -28,3 +28,56 @@ export interface AccountSummary {
   /** howTo: how credit is added here, in words; wallet: this user's wallet can top up from the page (its chain's rail is on). */
   topUp: { howTo: string; url: string | null; wallet: boolean };
 }
+
+/** GET /api/app/auth/recovery: whether this server can mail a password-reset link (LAGOON_SMTP_URL is set). */
+export interface RecoveryInfo {
+  mail: boolean;
+}
+
+/** POST /api/app/auth/sign-in when the password was right and the account has two-step sign-in: no session yet. */
+export interface SecondFactorRequired {
+  secondFactor: 'totp';
+  /** Send back with the code to POST /api/app/auth/sign-in/second-factor (valid for 5 minutes, a few tries). */
+  challenge: string;
+}
+
+/** GET /api/app/account/two-factor. */
+export interface TwoFactorInfo {
+  totp: boolean;
+  /** False when this server has no secrets key to hold TOTP secrets with (enrolment is refused). */
+  available: boolean;
+  recoveryCodesLeft: number;
+}
+
+/** POST /api/app/account/two-factor/totp: the new secret, to enter in an authenticator app. */
+export interface TotpEnrolment {
+  secret: string;
+  /** otpauth:// URI (what a QR code would hold). */
+  uri: string;
+}
+
+/** POST /api/app/account/two-factor/totp/confirm: the recovery codes, shown this once. */
+export interface RecoveryCodes {
+  recoveryCodes: string[];
+}
+
+/** A registered passkey, as GET /api/app/account/passkeys lists it. */
+export interface PasskeySummary {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface PasskeyList {
+  passkeys: PasskeySummary[];
+  /** The relying party (this server's public host) passkeys are made for. */
+  rpId: string;
+}
+
+/** GET /api/app/account/email: the user's address, whether a mailed link has proved it, and whether mail is on. */
+export interface EmailStatus {
+  email: string | null;
+  verified: boolean;
+  mail: boolean;
+}

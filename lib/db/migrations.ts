@@ -767,6 +767,70 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
     ],
   },
   {
+    version: 31,
+    name: 'password resets by mail, TOTP and recovery codes, passkeys',
+    sql: [
+      // Only the SHA-256 of a reset token is kept (like sessions): a leaked table cannot reset anyone's password.
+      `CREATE TABLE password_resets (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      )`,
+      `CREATE INDEX password_resets_user ON password_resets(user_id)`,
+      // TOTP second factor: the secret sealed under the secrets key (lib/db/secret-box.ts), the one being enrolled
+      // until its first code is confirmed, and the last time step used (a code works once).
+      `ALTER TABLE users ADD COLUMN totp_secret TEXT`,
+      `ALTER TABLE users ADD COLUMN totp_pending TEXT`,
+      `ALTER TABLE users ADD COLUMN totp_last_step BIGINT`,
+      // One-time recovery codes, stored as SHA-256.
+      `CREATE TABLE recovery_codes (
+        user_id TEXT NOT NULL REFERENCES users(id),
+        code_hash TEXT NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (user_id, code_hash)
+      )`,
+      // A password accepted, a second factor still owed: the sign-in's second step presents this token's secret.
+      `CREATE TABLE sign_in_challenges (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        expires_at BIGINT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0
+      )`,
+      // Passkeys (WebAuthn): the credential id and COSE public key (base64url), the signature counter.
+      `CREATE TABLE passkeys (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        public_key TEXT NOT NULL,
+        counter BIGINT NOT NULL DEFAULT 0,
+        transports TEXT NOT NULL DEFAULT '',
+        name TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT
+      )`,
+      `CREATE INDEX passkeys_user ON passkeys(user_id)`,
+      // WebAuthn challenges handed out and not yet answered (single use, short-lived); user_id only for enrolment.
+      `CREATE TABLE webauthn_challenges (
+        challenge TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        user_id TEXT,
+        expires_at BIGINT NOT NULL
+      )`,
+      // Whether the session began with a second factor (TOTP step or passkey): LAGOON_OPERATOR_REQUIRE_2FA needs it.
+      `ALTER TABLE sessions ADD COLUMN second_factor BOOLEAN NOT NULL DEFAULT FALSE`,
+      // Email verification: when the address was proved, and the mailed links (SHA-256 only; for the address they
+      // were sent to, so a link does not verify an address changed since).
+      `ALTER TABLE users ADD COLUMN email_verified_at BIGINT`,
+      `CREATE TABLE email_verifications (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        email TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+    ],
+  },
+  {
     version: 32,
     name: "a key's model allow-list",
     sql: [

@@ -3,6 +3,9 @@
 import type { AppConfig } from '../config.ts';
 import type { Service } from '../service.ts';
 import { authRoutes } from '../account/app-auth.ts';
+import { recoveryRoutes } from '../account/app-recovery.ts';
+import { twoFactorRoutes } from '../account/app-two-factor.ts';
+import { passkeyRoutes } from '../account/app-passkeys.ts';
 import { chatRoutes } from '../chat/app-routes.ts';
 import { previewRoutes } from '../chat/app/character-preview.ts';
 import { privateChatRoutes } from '../chat/app/private-routes.ts';
@@ -36,6 +39,9 @@ export interface AppBackend {
 }
 
 export type AppRoutes = ReturnType<typeof authRoutes> &
+  ReturnType<typeof recoveryRoutes> &
+  ReturnType<typeof twoFactorRoutes> &
+  ReturnType<typeof passkeyRoutes> &
   ReturnType<typeof conversationRoutes> &
   ReturnType<typeof catalogueRoutes> &
   ReturnType<typeof walletRoutes> &
@@ -69,6 +75,9 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
   return {
     routes: {
       ...authRoutes(deps),
+      ...recoveryRoutes(deps),
+      ...twoFactorRoutes(deps),
+      ...passkeyRoutes(deps),
       ...conversationRoutes(deps),
       ...previewRoutes(deps),
       ...privateChatRoutes(deps),

@@ -100,6 +100,8 @@ export interface SessionCtx {
   csrfToken: string;
   /** Set while the operator has disabled the user's account: requireSession refuses such a session. */
   accountDisabledAt?: number | null;
+  /** The session began with a second factor (TOTP or passkey); LAGOON_OPERATOR_REQUIRE_2FA requires it of the operator. */
+  secondFactor?: boolean;
 }
 
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -149,6 +151,9 @@ export async function readBytes(req: Request, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+const OPERATOR_NEEDS_SECOND_FACTOR =
+  'This server requires its operator to sign in with a second factor: set up two-step sign-in or a passkey on your account page, then sign in again with it.';
+
 /** The signed-in user, or undefined. */
 export async function optionalSession(deps: AppDeps, req: Request): Promise<SessionCtx | undefined> {
   return sessionOfCookie(deps.svc.store, req.headers.get('cookie') ?? undefined);
@@ -159,7 +164,7 @@ export async function sessionOfCookie(store: Store, cookie: string | undefined):
   const token = parseCookies(cookie)[SESSION_COOKIE];
   if (!token) return undefined;
   const s = await readSession(store, token);
-  return s && { user: s.user, csrfToken: s.csrfToken, accountDisabledAt: s.accountDisabledAt };
+  return s && { user: s.user, csrfToken: s.csrfToken, accountDisabledAt: s.accountDisabledAt, secondFactor: s.secondFactor };
 }
 
 /**
@@ -235,7 +240,10 @@ export function appRoute<A extends AppAuth, R extends Response, B extends z.ZodT
       if (auth === 'origin') refuseForeignOrigin(req);
       else if (auth !== 'none') {
         call.session = await requireSession(deps, req, auth.endsWith('+csrf'), info.session);
-        if (auth.startsWith('operator')) requireOperator(call.session.user);
+        if (auth.startsWith('operator')) {
+          requireOperator(call.session.user);
+          if (deps.app.operatorSecondFactor && !call.session.secondFactor) throw new ApiError('FORBIDDEN', OPERATOR_NEEDS_SECOND_FACTOR);
+        }
       }
       if (d.body) call.body = parseInput(d.body, await bodyOf(req, d.bodyLimit ?? DEFAULT_BODY_LIMIT));
       if (d.query) call.query = parseInput(d.query, Object.fromEntries(new URL(req.url).searchParams));

@@ -50,7 +50,9 @@ for (const backend of BACKENDS) {
     test('read: the user and csrf token; unknown, malformed and missing tokens give undefined', async () => {
       const s = await createSession(store, bob.id, { ttlMs: 60_000 });
       const got = await readSession(store, s.token);
-      assert.deepEqual(got, { user: bob, csrfToken: s.csrfToken, expiresAt: s.expiresAt, accountDisabledAt: null });
+      assert.deepEqual(got, { user: bob, csrfToken: s.csrfToken, expiresAt: s.expiresAt, accountDisabledAt: null, secondFactor: false });
+      const strong = await createSession(store, bob.id, { secondFactor: true });
+      assert.equal((await readSession(store, strong.token))?.secondFactor, true);
       assert.equal(await readSession(store, undefined), undefined);
       assert.equal(await readSession(store, ''), undefined);
       assert.equal(await readSession(store, 'x'.repeat(43)), undefined);

@@ -16,20 +16,16 @@ export const hashSessionToken = (token: string): string => createHash('sha256').
 export async function createSession(
   store: Store,
   userId: string,
-  opts: { ttlMs?: number; now?: number } = {},
+  opts: { ttlMs?: number; now?: number; secondFactor?: boolean } = {},
 ): Promise<{ token: string; csrfToken: string; expiresAt: number }> {
   const now = opts.now ?? Date.now();
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = now + (opts.ttlMs ?? SESSION_TTL_MS);
-  await store.run('INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-    hashSessionToken(token),
-    userId,
-    csrfToken,
-    now,
-    expiresAt,
-    now,
-  ]);
+  await store.run(
+    'INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at, last_seen_at, second_factor) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [hashSessionToken(token), userId, csrfToken, now, expiresAt, now, opts.secondFactor === true],
+  );
   return { token, csrfToken, expiresAt };
 }
 
@@ -37,6 +33,7 @@ interface SessionRow extends UserRow {
   s_csrf_token: string;
   s_expires_at: number;
   s_last_seen_at: number;
+  s_second_factor: boolean | number;
   a_disabled_at: number | string | null;
 }
 
@@ -45,11 +42,11 @@ export async function readSession(
   store: Store,
   token: string | undefined,
   now = Date.now(),
-): Promise<{ user: User; csrfToken: string; expiresAt: number; accountDisabledAt: number | null } | undefined> {
+): Promise<{ user: User; csrfToken: string; expiresAt: number; accountDisabledAt: number | null; secondFactor: boolean } | undefined> {
   if (!token || !TOKEN_SHAPE.test(token)) return undefined;
   const idHash = hashSessionToken(token);
   const row = await store.get<SessionRow>(
-    `SELECT ${USER_COLUMNS}, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, s.last_seen_at AS s_last_seen_at,
+    `SELECT ${USER_COLUMNS}, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, s.last_seen_at AS s_last_seen_at, s.second_factor AS s_second_factor,
        (SELECT a.disabled_at FROM accounts a WHERE a.id = u.account_id) AS a_disabled_at
      FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1`,
     [idHash],
@@ -65,7 +62,7 @@ export async function readSession(
   }
   // The account's disabled mark travels with the session, so the app refuses it where sessions are checked.
   const accountDisabledAt = row.a_disabled_at === null || row.a_disabled_at === undefined ? null : Number(row.a_disabled_at);
-  return { user: toUser(row), csrfToken: row.s_csrf_token, expiresAt, accountDisabledAt };
+  return { user: toUser(row), csrfToken: row.s_csrf_token, expiresAt, accountDisabledAt, secondFactor: Boolean(row.s_second_factor) };
 }
 
 /** Signs one session out (idempotent). */
