@@ -25,6 +25,9 @@ let started = false;
 const compose = (...args: string[]) => sh('podman-compose', ['-p', project, ...files.flatMap((f) => ['-f', f]), ...args], { env: composeEnv });
 const container = (service: string) => `${project}_${service}_1`;
 
+// A cold build (base image, npm ci, next build) takes minutes, longer than one test may (npm test's 3 min).
+const BUILD_TIMEOUT = { timeout: 25 * 60_000 };
+
 before(async () => {
   if (skip) return;
   const base = await baseImage();
@@ -65,7 +68,7 @@ before(async () => {
     cli: async (...args) => (await podman(['exec', container('lagoon-1'), 'node', 'scripts/lagoon.ts', ...args])).stdout,
     reconciles: async () => (await podman(['exec', container('lagoon-2'), 'node', 'scripts/lagoon.ts', 'ledger', 'reconcile'], { ok: true })).code === 0,
   };
-});
+}, BUILD_TIMEOUT);
 
 after(async () => {
   if (skip) return;

@@ -24,6 +24,9 @@ let db: { url: string; drop(): Promise<void> } | undefined;
 let env: string[] = [];
 let deployment: Deployment;
 
+// A cold build (base image, npm ci, next build) takes minutes, longer than one test may (npm test's 3 min).
+const BUILD_TIMEOUT = { timeout: 25 * 60_000 };
+
 before(async () => {
   if (skip) return;
   const base = await baseImage();
@@ -55,7 +58,7 @@ before(async () => {
     cli: async (...args) => (await podman(['exec', names[0], 'node', 'scripts/lagoon.ts', ...args])).stdout,
     reconciles: async () => (await podman(['exec', names[1], 'node', 'scripts/lagoon.ts', 'ledger', 'reconcile'], { ok: true })).code === 0,
   };
-});
+}, BUILD_TIMEOUT);
 
 after(async () => {
   if (skip) return;

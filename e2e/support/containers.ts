@@ -3,6 +3,7 @@
 // (scripts/deploy/containers.conf, through CONTAINERS_CONF, so nothing system-wide changes).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -62,7 +63,9 @@ export async function baseImage(): Promise<string> {
 export async function buildImage(tag: string, containerfile: string, context: string, base: string): Promise<number> {
   const t = performance.now();
   const secret = fs.existsSync(CA) ? ['--secret', `id=build_ca,src=${CA}`] : [];
-  await podman(['build', '--format', 'docker', '--network', 'host', ...secret, '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, '-f', containerfile, context]);
+  // One build at a time (flock): the test files run at once and build the same layers; the second then finds them cached.
+  const build = ['build', '--format', 'docker', '--network', 'host', ...secret, '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, '-f', containerfile, context];
+  await sh('flock', [path.join(os.tmpdir(), 'lagoon-image-build.lock'), 'podman', ...build]);
   return Math.round((performance.now() - t) / 100) / 10;
 }
 

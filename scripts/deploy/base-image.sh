@@ -12,6 +12,9 @@ packages=ca-certificates
 key=$(printf '%s\n' "$suite" "$packages" minbase | sha256sum | cut -c1-12)
 image="localhost/lagoon-debian-base:$suite-$key"
 
+# One maker at a time (two test files may ask at once); the second then finds the image.
+exec 9>"${TMPDIR:-/tmp}/lagoon-base-image.lock"
+flock 9
 if [ "${1:-}" != "--refresh" ] && podman image exists "$image"; then
   echo "$image"
   exit 0
