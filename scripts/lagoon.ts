@@ -24,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   'diem set': async (a) => (await import('../lib/cli/accounts.ts')).diemSet(a),
   'tier set': async (a) => (await import('../lib/cli/accounts.ts')).tierSet(a),
   'models list': async (a) => (await import('../lib/cli/catalogue.ts')).modelsList(a),
+  'db migrate': async (a) => (await import('../lib/cli/db.ts')).dbMigrate(a),
 };
 
 const HELP = new Set(['help', '--help', '-h']);

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { after, test } from 'node:test';
 import { authenticate } from '../../lib/auth/keys.ts';
 import { getBalances } from '../../lib/billing/ledger.ts';
+import { MIGRATIONS } from '../../lib/db/migrations.ts';
 import { openStore } from '../../lib/db/open.ts';
 
 const run = promisify(execFile);
@@ -54,8 +55,32 @@ test('account list and key list show what exists, never a secret', async () => {
 test('--help, -h and help print the usage of every command and exit 0', async () => {
   for (const flag of [['--help'], ['-h'], ['help'], ['account', '--help']]) {
     const { stdout } = await cli(...flag);
-    for (const command of ['account create', 'account list', 'key create', 'key list', 'credit grant', 'diem set', 'tier set', 'models list', 'model add'])
+    for (const command of [
+      'account create',
+      'account list',
+      'key create',
+      'key list',
+      'credit grant',
+      'diem set',
+      'tier set',
+      'models list',
+      'model add',
+      'db migrate',
+    ])
       assert.match(stdout, new RegExp(`^  ${command}`, 'm'), `${flag.join(' ')} lacks ${command}`);
+  }
+});
+
+test('db migrate brings a new store to the latest schema, and again changes nothing', async () => {
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-cli-migrate-'));
+  try {
+    const migrate = () => run(process.execPath, ['scripts/lagoon.ts', 'db', 'migrate'], { env: { ...process.env, LAGOON_DATA_DIR: fresh } });
+    const latest = String(Math.max(...MIGRATIONS.map((m) => m.version)));
+    assert.equal(lastLine((await migrate()).stdout), latest);
+    assert.equal(lastLine((await migrate()).stdout), latest);
+    await assert.rejects(cli('db', 'migrate', '--force'), (e: any) => e.code === 2);
+  } finally {
+    fs.rmSync(fresh, { recursive: true, force: true });
   }
 });
 

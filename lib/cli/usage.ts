@@ -16,6 +16,7 @@ export const USAGE = `usage: lagoon <command> [options]
   diem set --account ID --daily AMOUNT       set the daily DIEM allowance
   tier set --account ID --tier default|partner
   models list                                list the model catalogue
+  db migrate                                 apply the store's pending migrations; prints the schema version
   model add (--upstream URL | --gguf PATH) …  connect a real model (\`lagoon model add --help\` for its options)
   help, --help, -h                           this text
 

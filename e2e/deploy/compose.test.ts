@@ -1,0 +1,95 @@
+// The compose file (scripts/deploy/compose.yaml) brought up with podman-compose: two Lagoon instances on its own
+// PostgreSQL and Redis, built from Debian's packages through the documented override (compose.debian.yaml), since no
+// registry can be pulled from here. A third file, written by the test, mounts the test's model catalogue (a scripted
+// engine on the host, reached at host.containers.internal). The same checks as the container test.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { baseImage, buildImage, containersMissing, podman, podmanEnv, sh, waitFor200 } from '../support/containers.ts';
+import { checkChat, checkHealth, checkOneLedger, checkSharedRateLimit, type Deployment, writeDeployConfig } from '../support/deploy-checks.ts';
+import { freePort } from '../support/processes.ts';
+import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
+
+const skip = containersMissing('podman-compose');
+const project = `lagoontest${randomBytes(4).toString('hex')}`;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-compose-'));
+const files = ['scripts/deploy/compose.yaml', 'scripts/deploy/compose.debian.yaml', path.join(dir, 'compose.test.yaml')];
+let engine: ScriptedEngine | undefined;
+let composeEnv: NodeJS.ProcessEnv;
+let deployment: Deployment;
+let started = false;
+
+const compose = (...args: string[]) => sh('podman-compose', ['-p', project, ...files.flatMap((f) => ['-f', f]), ...args], { env: composeEnv });
+const container = (service: string) => `${project}_${service}_1`;
+
+// A cold build (base image, npm ci, next build) takes minutes, longer than one test may (npm test's 3 min).
+const BUILD_TIMEOUT = { timeout: 25 * 60_000 };
+
+before(async () => {
+  if (skip) return;
+  const base = await baseImage();
+  // The images compose would build, built first the way the other tests build them (the host's network, its CA as a
+  // build secret, one layer cache); `up` then finds them and builds nothing.
+  const images = {
+    LAGOON_IMAGE: 'localhost/lagoon:test',
+    LAGOON_POSTGRES_IMAGE: 'localhost/lagoon-postgres:15',
+    LAGOON_REDIS_IMAGE: 'localhost/lagoon-redis:7',
+  };
+  await buildImage(images.LAGOON_IMAGE, 'Containerfile', '.', base);
+  await buildImage(images.LAGOON_POSTGRES_IMAGE, 'scripts/deploy/images/postgres.Containerfile', 'scripts/deploy/images', base);
+  await buildImage(images.LAGOON_REDIS_IMAGE, 'scripts/deploy/images/redis.Containerfile', 'scripts/deploy/images', base);
+
+  engine = await startScriptedEngine({ host: '0.0.0.0' });
+  writeDeployConfig(dir, `http://host.containers.internal:${new URL(engine.url).port}/v1`);
+  const mount = { volumes: [`${dir}:/config:ro`], environment: { LAGOON_MODELS: '/config/models.json', LAGOON_RATE_LIMITS: '/config/limits.json' } };
+  fs.writeFileSync(files[2], JSON.stringify({ services: { 'lagoon-1': mount, 'lagoon-2': mount } }));
+  const ports = [await freePort(), await freePort()];
+  composeEnv = {
+    ...podmanEnv,
+    ...images,
+    LAGOON_BASE_IMAGE: base,
+    POSTGRES_PASSWORD: randomBytes(12).toString('hex'),
+    LAGOON_SECRETS_KEY: randomBytes(32).toString('hex'),
+    LAGOON_PORT_1: String(ports[0]),
+    LAGOON_PORT_2: String(ports[1]),
+  };
+  started = true;
+  await compose('up', '-d');
+  const origins = ports.map((p) => `http://127.0.0.1:${p}`);
+  // Lagoon may start before PostgreSQL accepts connections; it exits and its restart policy starts it again.
+  for (const [i, origin] of origins.entries()) {
+    await waitFor200(`${origin}/readyz`, 180_000, async () => (await podman(['logs', '--tail', '40', container(`lagoon-${i + 1}`)], { ok: true })).stdout);
+  }
+  deployment = {
+    origins,
+    cli: async (...args) => (await podman(['exec', container('lagoon-1'), 'node', 'scripts/lagoon.ts', ...args])).stdout,
+    reconciles: async () => (await podman(['exec', container('lagoon-2'), 'node', 'scripts/lagoon.ts', 'ledger', 'reconcile'], { ok: true })).code === 0,
+  };
+}, BUILD_TIMEOUT);
+
+after(async () => {
+  if (skip) return;
+  if (started) {
+    await compose('down', '-v', '-t', '5').catch((e) => console.error(e));
+    // podman-compose 1.0.3 leaves the project's network behind.
+    await podman(['network', 'rm', '--force', `${project}_default`], { ok: true });
+  }
+  await engine?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('compose: both instances and their PostgreSQL and Redis are healthy', { skip }, async () => {
+  for (const service of ['lagoon-1', 'lagoon-2', 'postgres', 'redis']) {
+    assert.equal((await podman(['healthcheck', 'run', container(service)], { ok: true })).code, 0, `${service} is healthy`);
+  }
+  await checkHealth(deployment);
+});
+
+test('compose: a chat through each instance', { skip }, () => checkChat(deployment));
+
+test('compose: one rate limit across both instances', { skip }, () => checkSharedRateLimit(deployment));
+
+test('compose: one ledger across both instances', { skip }, () => checkOneLedger(deployment));

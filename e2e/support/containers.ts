@@ -1,0 +1,84 @@
+// Podman for the container tests: the images built the way docs/OPERATING.md builds them (the Debian base made by
+// scripts/deploy/base-image.sh, builds on the host's network), and containers run with the project's Podman settings
+// (scripts/deploy/containers.conf, through CONTAINERS_CONF, so nothing system-wide changes).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+const CA = '/etc/ssl/certs/ca-certificates.crt';
+
+/** The environment podman and podman-compose run with. */
+export const podmanEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? path.join(ROOT, 'scripts/deploy/containers.conf'),
+};
+
+const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+
+/** Why the container tests cannot run here (a skip reason), or false. */
+export function containersMissing(...tools: string[]): string | false {
+  const missing = ['podman', ...(process.env.LAGOON_TEST_BASE_IMAGE ? [] : ['mmdebstrap']), ...tools].filter((t) => !have(t));
+  return missing.length ? `${missing.join(', ')} not installed (scripts/setup.sh installs them)` : false;
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end without blocking the event loop; throws with its output when it fails, unless `ok`. */
+export function sh(cmd: string, args: string[], opts: { ok?: boolean; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { env: opts.env ?? podmanEnv, cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (b) => (stdout += b));
+    p.stderr.on('data', (b) => (stderr += b));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      const r = { code: code ?? 1, stdout, stderr };
+      if (r.code !== 0 && !opts.ok) reject(new Error(`${cmd} ${args.join(' ')} exited ${r.code}:\n${(stdout + stderr).slice(-4000)}`));
+      else resolve(r);
+    });
+  });
+}
+
+export const podman = (args: string[], opts: { ok?: boolean } = {}) => sh('podman', args, opts);
+const lastLine = (s: string) => s.trim().split('\n').at(-1) ?? '';
+
+/** The Debian base image: LAGOON_TEST_BASE_IMAGE, or the one base-image.sh makes (once per package list). */
+export async function baseImage(): Promise<string> {
+  if (process.env.LAGOON_TEST_BASE_IMAGE) return process.env.LAGOON_TEST_BASE_IMAGE;
+  return lastLine((await sh('bash', ['scripts/deploy/base-image.sh'])).stdout);
+}
+
+/**
+ * Builds `containerfile` as `tag` FROM `base`, on the host's network and with the host's CA bundle as the build's
+ * `build_ca` secret (the npm registry may sit behind a TLS-inspecting proxy). Podman's layer cache makes a rebuild
+ * of unchanged inputs take seconds. Returns the seconds it took.
+ */
+export async function buildImage(tag: string, containerfile: string, context: string, base: string): Promise<number> {
+  const t = performance.now();
+  const secret = fs.existsSync(CA) ? ['--secret', `id=build_ca,src=${CA}`] : [];
+  // One build at a time (flock): the test files run at once and build the same layers; the second then finds them cached.
+  const build = ['build', '--format', 'docker', '--network', 'host', ...secret, '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, '-f', containerfile, context];
+  await sh('flock', [path.join(os.tmpdir(), 'lagoon-image-build.lock'), 'podman', ...build]);
+  return Math.round((performance.now() - t) / 100) / 10;
+}
+
+/** Polls `url` until it answers 200 (or throws after `ms`, with `why()` for the message). */
+export async function waitFor200(url: string, ms: number, why: () => Promise<string>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} did not answer 200 in ${ms} ms:\n${await why()}`);
+}
