@@ -253,7 +253,7 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
                     <a
                       href={`${APP_API}${routePath('/billing/receipts/:id', { id: e.id }, {})}`}
                       download={`receipt-${e.id}.json`}
-                      className="block text-xs font-medium text-primary underline-offset-4 hover:underline"
+                      className="relative block text-xs font-medium text-primary underline-offset-4 hover:underline"
                       data-testid="statement-receipt"
                     >
                       Receipt<span className="sr-only"> for this charge (signed JSON)</span>

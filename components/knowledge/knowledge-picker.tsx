@@ -14,7 +14,7 @@ export function KnowledgePicker({ value, onChange }: { value: string[]; onChange
       {!list.isPending && collections.length === 0 && (
         <p className="text-xs text-muted-foreground">
           No collections yet:{' '}
-          <Link href="/knowledge" className="text-primary underline-offset-4 hover:underline">
+          <Link href="/knowledge" className="font-medium text-primary underline underline-offset-4">
             add your files
           </Link>{' '}
           for chats to search them.

@@ -65,53 +65,56 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
         <Link href="/" className={buttonClasses('secondary', 'md', 'justify-start')} data-testid="new-chat">
           <PlusIcon className="size-4" /> New chat
         </Link>
-        <Link
-          href="/characters"
-          aria-current={pathname === '/characters' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
-        >
-          <UsersIcon className="size-4" /> Characters
-        </Link>
-        <Link
-          href="/knowledge"
-          aria-current={pathname === '/knowledge' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/knowledge' && 'bg-accent font-medium')}
-          data-testid="knowledge-link"
-        >
-          <BookIcon className="size-4" /> Knowledge
-        </Link>
-        <Link
-          href="/private"
-          aria-current={pathname === '/private' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/private' && 'bg-accent font-medium')}
-          data-testid="private-link"
-        >
-          <LockIcon className="size-4" /> Private chats
-        </Link>
-        <Link
-          href="/memory"
-          aria-current={pathname === '/memory' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/memory' && 'bg-accent font-medium')}
-          data-testid="memory-link"
-        >
-          <MemoryIcon className="size-4" /> Memory
-        </Link>
-        <Link
-          href="/video"
-          aria-current={pathname === '/video' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/video' && 'bg-accent font-medium')}
-          data-testid="video-link"
-        >
-          <VideoIcon className="size-4" /> Video
-        </Link>
-        <Link
-          href="/images"
-          aria-current={pathname === '/images' ? 'page' : undefined}
-          className={cn(buttonClasses('ghost', 'md', 'justify-start font-normal'), pathname === '/images' && 'bg-accent font-medium')}
-          data-testid="images-link"
-        >
-          <ImageIcon className="size-4" /> Images
-        </Link>
+        {/* Two to a row: the places of the app take three rows, and the history keeps the height (issue 32). */}
+        <div className="grid grid-cols-2 gap-1">
+          <Link
+            href="/characters"
+            aria-current={pathname === '/characters' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
+          >
+            <UsersIcon className="size-4" /> Characters
+          </Link>
+          <Link
+            href="/knowledge"
+            aria-current={pathname === '/knowledge' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/knowledge' && 'bg-accent font-medium')}
+            data-testid="knowledge-link"
+          >
+            <BookIcon className="size-4" /> Knowledge
+          </Link>
+          <Link
+            href="/private"
+            aria-current={pathname === '/private' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/private' && 'bg-accent font-medium')}
+            data-testid="private-link"
+          >
+            <LockIcon className="size-4" /> Private chats
+          </Link>
+          <Link
+            href="/memory"
+            aria-current={pathname === '/memory' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/memory' && 'bg-accent font-medium')}
+            data-testid="memory-link"
+          >
+            <MemoryIcon className="size-4" /> Memory
+          </Link>
+          <Link
+            href="/video"
+            aria-current={pathname === '/video' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/video' && 'bg-accent font-medium')}
+            data-testid="video-link"
+          >
+            <VideoIcon className="size-4" /> Video
+          </Link>
+          <Link
+            href="/images"
+            aria-current={pathname === '/images' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/images' && 'bg-accent font-medium')}
+            data-testid="images-link"
+          >
+            <ImageIcon className="size-4" /> Images
+          </Link>
+        </div>
       </div>
       <SidebarSearch value={search} onChange={setSearch} />
       <nav aria-label="Chat history" className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">

@@ -112,7 +112,8 @@ else
       await until(async () => (await textOf(teal.getByTestId('memory-text'))) === 'My favourite colour is deep teal', 'the edit saved');
 
       const oslo = memoryItems().nth(0);
-      await oslo.getByTestId('memory-enabled').uncheck();
+      // A click, not uncheck(): the box follows the saved state, which arrives a moment later.
+      await oslo.getByTestId('memory-enabled').click();
       await waitForAttribute(oslo, 'data-enabled', 'false');
       await page.reload();
       await waitForCount(memoryItems(), 2);

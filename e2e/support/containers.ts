@@ -17,8 +17,13 @@ export const podmanEnv: NodeJS.ProcessEnv = {
 
 const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
-/** Why the container tests cannot run here (a skip reason), or false. */
+/**
+ * Why the container tests do not run here (a skip reason), or false. They build the image (about 8.5 minutes cold
+ * on the 2-core VM, and npm inside the build once ran out of file handles under load), so the default suite leaves
+ * them out: `LAGOON_CONTAINER_TESTS=1 npm test -- e2e/deploy/*.test.ts` runs them.
+ */
 export function containersMissing(...tools: string[]): string | false {
+  if (process.env.LAGOON_CONTAINER_TESTS !== '1') return 'the image build and run tests are opt-in: set LAGOON_CONTAINER_TESTS=1';
   const missing = ['podman', ...(process.env.LAGOON_TEST_BASE_IMAGE ? [] : ['mmdebstrap']), ...tools].filter((t) => !have(t));
   return missing.length ? `${missing.join(', ')} not installed (scripts/setup.sh installs them)` : false;
 }

@@ -260,6 +260,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
             'id',
             'lastSevenDays',
             'lastUsedAt',
+            'models',
             'revokedAt',
             'type',
           ]);
