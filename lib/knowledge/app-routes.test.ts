@@ -42,7 +42,8 @@ for (const backend of BACKENDS)
     const indexed = async (who: DashUser, id: string) => {
       for (let i = 0; i < 200; i++) {
         const got = await detail(who, id);
-        if (got.files.every((f) => f.status === 'ready' || f.status === 'failed')) return got;
+        // The collection's counts are read in a statement of their own: wait until it too has seen the files end.
+        if (got.files.every((f) => f.status === 'ready' || f.status === 'failed') && got.collection.pending === 0) return got;
         await new Promise((res) => setTimeout(res, 50));
       }
       throw new Error('indexing did not finish');
