@@ -59,6 +59,12 @@ else
 
       await item(mainList(), 'Lisbon plans').dragTo(folder('Trips').getByTestId('folder-toggle'));
       await waitForCount(item(mainList(), 'Lisbon plans'), 0);
+      // The list drops the chat at once; the folder's own list is read from the server, so wait for the move to be
+      // saved before opening it (under load the folder could be fetched first).
+      const chats = userConversations(run.h.svc.store, user.user.id);
+      await until(async () => (await chats.conversation(ids['Lisbon plans']))?.folderId != null, 'the move to be saved');
+      await page.reload();
+      await folder('Trips').waitFor();
       await item(await openFolder('Trips'), 'Lisbon plans').waitFor();
       await screenshot(page, 'organise-folder');
 
