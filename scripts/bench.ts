@@ -15,7 +15,12 @@
 // Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
 import { CONNECTIONS, rps } from './bench/client.ts';
 import { latencyRounds } from './bench/latency.ts';
-import { rssMiB } from './bench/procs.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type AppWho, appVsApi } from './bench/app-chat.ts';
+import { cpuMs, freePort, readyOutput, rssMiB } from './bench/procs.ts';
+import { rpcPhase } from './bench/rpc.ts';
 import { soak } from './bench/soak.ts';
 import { concurrentStreams, describeStreams, median, ttftRounds } from './bench/streams.ts';
 import { SLOW_MOCK_MS, startWorld } from './bench/world.ts';
@@ -27,13 +32,15 @@ const SECONDS = Number(env.BENCH_SECONDS ?? 10);
 const THROUGHPUT_ROUNDS = Number(env.BENCH_THROUGHPUT_ROUNDS ?? 5);
 const STREAMS = Number(env.BENCH_STREAMS ?? 1000);
 const SOAK_S = Number(env.BENCH_SOAK_S ?? 20);
-const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,soak').split(','));
+const APP_CHATS = Number(env.BENCH_APP_CHATS ?? 200);
+const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,rpc,app,soak').split(','));
 
 const world = await startWorld({
   portkey: env.BENCH_PORTKEY !== '0',
   bare: env.BENCH_BARE !== '0',
   profileDir: env.BENCH_PROFILE,
   baseline: env.BENCH_BASELINE,
+  rpc: only.has('rpc'),
 });
 const f = (n: number | undefined, d = 2) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
@@ -68,20 +75,37 @@ try {
   if (only.has('throughput')) {
     // Interleaved windows, one per target in turn, as the latency rounds: the machine's load drifts over a minute,
     // and one long window per target measured that drift (±15 % between identical servers) more than the servers.
-    const windows = Array.from({ length: world.slow.length }, () => [] as Awaited<ReturnType<typeof rps>>[]);
+    const windows = Array.from({ length: world.slow.length }, () => [] as (Awaited<ReturnType<typeof rps>> & { cpuMs?: number })[]);
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-      for (const [i, t] of world.slow.entries()) windows[i].push(await rps(t.url, t.headers, t.body('Say hello.'), SECONDS / THROUGHPUT_ROUNDS));
+      for (const [i, t] of world.slow.entries()) {
+        // CPU of the relaying process over its own window only (user + system from /proc): independent of whatever
+        // else the machine runs, unlike requests/s.
+        const c0 = t.pid ? cpuMs(t.pid) : undefined;
+        const w = await rps(t.url, t.headers, t.body('Say hello.'), SECONDS / THROUGHPUT_ROUNDS);
+        const c1 = t.pid ? cpuMs(t.pid) : undefined;
+        windows[i].push({ ...w, cpuMs: c0 && c1 ? c1.user + c1.system - c0.user - c0.system : undefined });
+      }
     }
     const got = new Map(
       world.slow.map((t, i) => {
         const w = windows[i];
-        return [t.name, { rps: w.reduce((n, r) => n + r.rps, 0) / w.length, p99: median(w.map((r) => r.p99)), errors: w.reduce((n, r) => n + r.errors, 0) }];
+        const requests = w.reduce((n, r) => n + r.requests, 0);
+        const cpu = t.pid ? w.reduce((n, r) => n + (r.cpuMs ?? 0), 0) : undefined;
+        return [
+          t.name,
+          {
+            rps: w.reduce((n, r) => n + r.rps, 0) / w.length,
+            p99: median(w.map((r) => r.p99)),
+            errors: w.reduce((n, r) => n + r.errors, 0),
+            cpuUsPerRequest: cpu !== undefined && requests ? (cpu * 1000) / requests : undefined,
+          },
+        ];
       }),
     );
     for (const [name, r] of got) {
       const spread = windows[world.slow.findIndex((t) => t.name === name)].map((x) => x.rps.toFixed(0)).join(' ');
       console.log(
-        `throughput c=64, 20 ms mock, ${SECONDS} s in ${THROUGHPUT_ROUNDS} windows, ${name}: ${r.rps.toFixed(0)} req/s (windows ${spread}; p99 ${r.p99} ms, ${r.errors} errors)`,
+        `throughput c=64, 20 ms mock, ${SECONDS} s in ${THROUGHPUT_ROUNDS} windows, ${name}: ${r.rps.toFixed(0)} req/s (windows ${spread}; p99 ${r.p99} ms, ${r.errors} errors)${r.cpuUsPerRequest === undefined ? '' : `; ${f(r.cpuUsPerRequest, 0)} µs CPU per request`}`,
       );
       if (r.errors > 0) console.log(`warning: some requests through ${name} failed during the throughput run`);
     }
@@ -101,6 +125,12 @@ try {
       before_rps_c64: o ? o.rps.toFixed(0) : 'n/a',
       rps_vs_portkey: f(ratio(l.rps, p?.rps)),
       rps_vs_direct: f(ratio(l.rps, d.rps)),
+      cpu_us_per_req: f(l.cpuUsPerRequest, 0),
+      portkey_cpu_us_per_req: f(p?.cpuUsPerRequest, 0),
+      bare_cpu_us_per_req: f(b?.cpuUsPerRequest, 0),
+      before_cpu_us_per_req: f(o?.cpuUsPerRequest, 0),
+      cpu_req_vs_portkey: f(ratio(l.cpuUsPerRequest, p?.cpuUsPerRequest)),
+      cpu_req_vs_bare: f(ratio(l.cpuUsPerRequest, b?.cpuUsPerRequest)),
     });
   }
 
@@ -112,6 +142,7 @@ try {
     summary.ttft_added_ms = f(median(ttft.get('lagoon')!) - direct, 3);
     if (ttft.has('portkey')) summary.portkey_ttft_added_ms = f(median(ttft.get('portkey')!) - direct, 3);
     if (ttft.has('bare')) summary.bare_ttft_added_ms = f(median(ttft.get('bare')!) - direct, 3);
+    if (ttft.has('before')) summary.before_ttft_added_ms = f(median(ttft.get('before')!) - direct, 3);
 
     const runs = new Map<string, Awaited<ReturnType<typeof concurrentStreams>>>();
     for (const t of world.slow) {
@@ -119,7 +150,7 @@ try {
       runs.set(t.name, r);
       console.log(`streams x${STREAMS} (64 deltas, 20 ms apart) ${describeStreams(t.name, r)}`);
     }
-    const [d, l, p] = [runs.get('direct')!, runs.get('lagoon')!, runs.get('portkey')];
+    const [d, l, p, b, o] = [runs.get('direct')!, runs.get('lagoon')!, runs.get('portkey'), runs.get('bare'), runs.get('before')];
     Object.assign(summary, {
       streams_completed: `${l.completed}/${STREAMS}`,
       stream_gap_over_direct_ms: f(l.maxGapMs - d.maxGapMs, 0),
@@ -127,8 +158,58 @@ try {
       portkey_stream_gap_over_direct_ms: p ? f(p.maxGapMs - d.maxGapMs, 0) : 'n/a',
       cpu_us_per_chunk: f(l.cpuUsPerEvent, 1),
       portkey_cpu_us_per_chunk: f(p?.cpuUsPerEvent, 1),
+      bare_cpu_us_per_chunk: f(b?.cpuUsPerEvent, 1),
+      before_cpu_us_per_chunk: f(o?.cpuUsPerEvent, 1),
+      chunk_cpu_vs_portkey: f(ratio(l.cpuUsPerEvent, p?.cpuUsPerEvent)),
+      chunk_cpu_vs_bare: f(ratio(l.cpuUsPerEvent, b?.cpuUsPerEvent)),
       rss_streams_mb: f(l.peakRssMiB, 0),
     });
+  }
+
+  if (only.has('rpc') && world.rpc) {
+    const r = await rpcPhase(world.rpc, ROUNDS, PER_ROUND, SECONDS, THROUGHPUT_ROUNDS);
+    console.log(
+      `rpc eth_blockNumber c=1: direct p50 ${f(r.directP50Ms, 3)} ms; through the proxy added p50 ${f(r.addedP50Ms, 3)} ms, added p99 ${f(r.addedP99Ms, 3)} ms`,
+    );
+    for (const [name, x] of r.rps)
+      console.log(
+        `rpc c=${CONNECTIONS}, ${SECONDS} s in ${THROUGHPUT_ROUNDS} windows, ${name}: ${x.rps.toFixed(0)} calls/s (p99 ${x.p99} ms, ${x.errors} errors)${x.cpuUsPerCall === undefined ? '' : `; ${f(x.cpuUsPerCall, 0)} µs CPU per call`}`,
+      );
+    const [d, l, o] = [r.rps.get('direct')!, r.rps.get('lagoon')!, r.rps.get('before')];
+    Object.assign(summary, {
+      rpc_added_p50_ms: f(r.addedP50Ms, 3),
+      rpc_rps_c64: l.rps.toFixed(0),
+      rpc_direct_rps_c64: d.rps.toFixed(0),
+      rpc_rps_vs_direct: f(ratio(l.rps, d.rps)),
+      rpc_cpu_us_per_call: f(l.cpuUsPerCall, 0),
+      before_rpc_cpu_us_per_call: f(o?.cpuUsPerCall, 0),
+    });
+  }
+
+  if (only.has('app')) {
+    // Its own Lagoon with the app's API on (scripts/bench/app-server.ts): the same catalogue, limits and mock.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-app-'));
+    try {
+      const port = await freePort();
+      const ready = /bench app on (\S+) (\{.*\})\n/;
+      const child = await world.spawn(
+        ['scripts/bench/app-server.ts'],
+        { ...world.lagoonEnv, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dir, LAGOON_NO_APP: '0' },
+        ready,
+      );
+      const m = ready.exec(readyOutput.get(child) ?? '')!;
+      const a = await appVsApi(m[1], child.pid!, JSON.parse(m[2]) as AppWho, 'bench-fast', APP_CHATS);
+      console.log(
+        `app chat vs API, ${a.chats} sequential streamed answers each: /api/app ${f(a.appCpuUs, 0)} µs CPU per chat (${f(a.appWallMs, 2)} ms), /api/v1 ${f(a.apiCpuUs, 0)} µs (${f(a.apiWallMs, 2)} ms)`,
+      );
+      Object.assign(summary, {
+        app_cpu_us_per_chat: f(a.appCpuUs, 0),
+        api_cpu_us_per_chat: f(a.apiCpuUs, 0),
+        app_vs_api_cpu: f(ratio(a.appCpuUs, a.apiCpuUs)),
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   if (only.has('soak') && SOAK_S > 0) {

@@ -102,7 +102,12 @@ export async function streamOnce(url: string, headers: Record<string, string>, b
 /** The throughput run's connections, each with one request in flight (no pipelining). */
 export const CONNECTIONS = 64;
 
-export async function rps(url: string, headers: Record<string, string>, body: string, seconds: number): Promise<{ rps: number; errors: number; p99: number }> {
+export async function rps(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  seconds: number,
+): Promise<{ rps: number; requests: number; errors: number; p99: number }> {
   const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: seconds, pipelining: 1 });
-  return { rps: r.requests.average, errors: r.errors + r.non2xx + r.timeouts, p99: r.latency.p99 };
+  return { rps: r.requests.average, requests: r.requests.total, errors: r.errors + r.non2xx + r.timeouts, p99: r.latency.p99 };
 }

@@ -11,6 +11,9 @@ export const freePort = () =>
     });
   });
 
+/** What each started child had printed when it was ready (its address, what it made). */
+export const readyOutput = new WeakMap<ChildProcess, string>();
+
 /** Starts `node …args` (in `cwd`, default this checkout); resolves once its stdout matches `ready`. */
 export function start(args: string[], env: Record<string, string>, ready: RegExp, cwd?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
@@ -22,6 +25,7 @@ export function start(args: string[], env: Record<string, string>, ready: RegExp
       // From here its output (a log line per request) is only drained: the load generator spends no time on it.
       child.stdout!.off('data', onData);
       child.stdout!.resume();
+      readyOutput.set(child, out);
       resolve(child);
     };
     child.stdout!.on('data', onData);

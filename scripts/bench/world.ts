@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Target } from './client.ts';
+import { spawnAnvil, stopSpawnedAnvil } from '../../e2e/support/chains/anvil.ts';
+import { rpcBody } from './rpc.ts';
 import { cli, freePort, start, stop } from './procs.ts';
 
 export interface World {
@@ -18,6 +20,12 @@ export interface World {
   portkey?: ChildProcess;
   /** The Portkey instance the streaming runs use (scripts/bench/portkey-native-response.ts). */
   portkeyStreams?: ChildProcess;
+  /** With `rpc`: anvil called directly, and through Lagoon's JSON-RPC proxy (and `before`'s, with a baseline). */
+  rpc?: Target[];
+  /** The catalogue and rate-limit files Lagoon was started with, for another Lagoon of the same setup. */
+  lagoonEnv: Record<string, string>;
+  /** Starts a child process that is stopped (and its data removed) with the world. */
+  spawn(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess>;
   close(): Promise<void>;
 }
 
@@ -30,12 +38,14 @@ const PORTKEY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
  * `baseline`: the directory of another checkout (a git worktree of an earlier revision, with node_modules) whose
  * Lagoon runs beside this one as the target `before`, on its own data dir: a change measured in one run.
  */
-export async function startWorld(opts: { portkey: boolean; bare: boolean; profileDir?: string; baseline?: string }): Promise<World> {
+export async function startWorld(opts: { portkey: boolean; bare: boolean; profileDir?: string; baseline?: string; rpc?: boolean }): Promise<World> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-'));
   const baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-before-'));
   const children: ChildProcess[] = [];
+  let anvil: Awaited<ReturnType<typeof spawnAnvil>> | undefined;
   const close = async () => {
     await Promise.all(children.map((c) => stop(c)));
+    await stopSpawnedAnvil(anvil);
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(baselineDir, { recursive: true, force: true });
   };
@@ -69,6 +79,12 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
     // Rate limiting stays on (its counting is part of the measured path) with figures the load cannot reach.
     const limits = path.join(dataDir, 'limits.json');
     fs.writeFileSync(limits, JSON.stringify({ text: { default: { XS: { rpm: 100_000_000, tpm: 1_000_000_000_000 } } } }));
+    // The JSON-RPC proxy's upstream: a bare anvil, its per-caller caps out of the load's reach.
+    if (opts.rpc) anvil = await spawnAnvil();
+    const rpcEnv: Record<string, string> = anvil
+      ? { LAGOON_RPC_UPSTREAMS: `base-mainnet=${anvil.rpcUrl}`, LAGOON_RPC_REQUESTS_PER_MINUTE: '100000000', LAGOON_RPC_CREDITS_PER_DAY: '1000000000000' }
+      : {};
+    const lagoonEnv = { LAGOON_MODELS: catalogue, LAGOON_RATE_LIMITS: limits, LAGOON_MAX_CONNECTIONS_PER_IP: '4096', ...rpcEnv };
     /** A Lagoon server of the checkout in `cwd` on its own data dir, with an account, credit and a key. */
     const startLagoon = async (cwd: string | undefined, dir: string, port: number, profile: string[]) => {
       const accountId = await cli(cwd, dir, 'account', 'create', '--name', 'bench');
@@ -80,11 +96,9 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
           PORT: String(port),
           HOST: '127.0.0.1',
           LAGOON_DATA_DIR: dir,
-          LAGOON_MODELS: catalogue,
-          LAGOON_RATE_LIMITS: limits,
           LAGOON_NO_APP: process.env.BENCH_WITH_APP ? '0' : '1',
-          // One load generator opens the 1,000 streams from one address.
-          LAGOON_MAX_CONNECTIONS_PER_IP: '4096',
+          // One load generator opens the 1,000 streams from one address (LAGOON_MAX_CONNECTIONS_PER_IP).
+          ...lagoonEnv,
         },
         /listening/,
         cwd,
@@ -163,7 +177,34 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
       };
       return [direct, ...(opts.bare ? [viaBare] : []), ...(portkey ? [viaPortkey] : []), ...(viaBefore ? [viaBefore] : []), viaLagoon];
     };
-    return { fast: targets(fastPort, 'bench-fast'), slow: targets(slowPort, 'bench-slow'), lagoon, portkey, portkeyStreams, close };
+    const rpcTarget = (name: string, pid: number | undefined, port: number, key: string): Target => ({
+      name,
+      pid,
+      url: `http://127.0.0.1:${port}/api/v1/crypto/rpc/base-mainnet`,
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: rpcBody,
+    });
+    const rpc = anvil && [
+      { name: 'direct', url: anvil.rpcUrl, headers: json, body: rpcBody },
+      ...(before ? [rpcTarget('before', before.child.pid, beforePort, before.key)] : []),
+      rpcTarget('lagoon', lagoon.pid, lagoonPort, key),
+    ];
+    const spawnChild = async (args: string[], env: Record<string, string>, ready: RegExp) => {
+      const child = await start(args, env, ready);
+      children.push(child);
+      return child;
+    };
+    return {
+      fast: targets(fastPort, 'bench-fast'),
+      slow: targets(slowPort, 'bench-slow'),
+      lagoon,
+      portkey,
+      portkeyStreams,
+      rpc,
+      lagoonEnv,
+      spawn: spawnChild,
+      close,
+    };
   } catch (e) {
     await close();
     throw e;
