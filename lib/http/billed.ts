@@ -185,15 +185,21 @@ function record(r: Reply, headers: HeaderMap, keepBytes: number): Recording {
         Promise.resolve({ kept: keep && kept(r.err) ? { ...(errorKept(r.err) as Extract<Kept, { kind: 'error' }>), body: r.body } : null, sha256: null }),
       );
     case 'chunks': {
-      const t = tap(r.chunks, (c) => c, keep);
+      const t = tap(r.chunks, same, same, keep);
       return { reply: { ...r, chunks: t.items }, done: streamed(t, keepBytes, { ...snapshot(), ...r.headers }, false), writerDone: t.writerDone };
     }
     case 'events': {
-      const t = tap(r.steps, (s) => Buffer.from(r.toText(s)), keep);
-      return { reply: { ...r, steps: t.items }, done: streamed(t, keepBytes, snapshot(), true), writerDone: t.writerDone };
+      // Each step is made into its SSE text once, here: the hash takes that text and the writer sends it.
+      const t = tap(r.steps, (step): Written => ({ step, text: r.toText(step) }), textOf, keep);
+      const isOutput = (w: unknown) => r.isOutput((w as Written).step);
+      return {
+        reply: { ...r, steps: t.items, toText: textOf as (w: unknown) => string, isOutput },
+        done: streamed(t, keepBytes, snapshot(), true),
+        writerDone: t.writerDone,
+      };
     }
     case 'relay': {
-      const t = tap(r.events, (e) => Buffer.from(e), keep);
+      const t = tap(r.events, same, same, keep);
       return { reply: { ...r, events: t.items }, done: streamed(t, keepBytes, snapshot(), true), writerDone: t.writerDone };
     }
     case 'file':
@@ -201,6 +207,14 @@ function record(r: Reply, headers: HeaderMap, keepBytes: number): Recording {
       return whole(r, Promise.resolve({ kept: null, sha256: null }));
   }
 }
+
+/** A stream step with its SSE text, made once for both the hash and the writer. */
+interface Written {
+  step: unknown;
+  text: string;
+}
+const textOf = (w: Written) => w.text;
+const same = <T>(x: T) => x;
 
 async function streamed(t: Tapped<unknown>, keepBytes: number, headers: HeaderMap, sse: boolean): Promise<{ kept: Kept | null; sha256: string | null }> {
   const out = await t.done;
@@ -219,16 +233,17 @@ interface Tapped<T> {
 }
 
 /**
- * The items of `source` for the writer, each hashed (and kept, with `drain`) as it passes. Without `drain` it is a
- * plain pass-through: a writer that stops early stops the source, as before. With `drain` (an Idempotency-Key) the
- * source is read to its end even when the writer stops (its client went away), so the work finishes, is billed once,
- * and is kept whole.
+ * The items of `source` for the writer (each made by `make`), each hashed (and kept, with `drain`) as it passes:
+ * `body` is what the client receives of it, text (hashed as its UTF-8 bytes, without a Buffer of its own) or bytes.
+ * Without `drain` it is a plain pass-through: a writer that stops early stops the source, as before. With `drain` (an
+ * Idempotency-Key) the source is read to its end even when the writer stops (its client went away), so the work
+ * finishes, is billed once, and is kept whole.
  */
-function tap<T>(source: AsyncIterable<T>, bytesOf: (item: T) => Uint8Array, drain: boolean): Tapped<T> {
+function tap<S, T>(source: AsyncIterable<S>, make: (item: S) => T, body: (item: T) => string | Uint8Array, drain: boolean): Tapped<T> {
   const hash: Hash = createHash('sha256');
   const parts: Buffer[] = [];
   const note = (item: T) => {
-    const b = bytesOf(item);
+    const b = body(item);
     hash.update(b);
     if (drain) parts.push(Buffer.from(b));
   };
@@ -238,7 +253,8 @@ function tap<T>(source: AsyncIterable<T>, bytesOf: (item: T) => Uint8Array, drai
     async function* items() {
       let whole = false;
       try {
-        for await (const item of source) {
+        for await (const raw of source) {
+          const item = make(raw);
           note(item);
           yield item;
         }
@@ -249,7 +265,7 @@ function tap<T>(source: AsyncIterable<T>, bytesOf: (item: T) => Uint8Array, drai
     }
     return { items: items(), done, writerDone: () => resolve(null) };
   }
-  const t = drainingTee(source, note);
+  const t = drainingTee(source, make, note);
   return { items: t.items, done: t.done.then((ok) => (ok ? { sha256: hash.digest('hex'), parts } : null)), writerDone: () => undefined };
 }
 
@@ -257,7 +273,11 @@ function tap<T>(source: AsyncIterable<T>, bytesOf: (item: T) => Uint8Array, drai
  * The items of `source` for the writer, each noted; the source is read to its end even when the writer stops (its
  * client went away). `done` is true once it ended, false when it failed.
  */
-export function drainingTee<T>(source: AsyncIterable<T>, note: (item: T) => void): { items: AsyncIterable<T>; done: Promise<boolean> } {
+export function drainingTee<S, T>(
+  source: AsyncIterable<S>,
+  make: (item: S) => T,
+  note: (item: T) => void,
+): { items: AsyncIterable<T>; done: Promise<boolean> } {
   const queue: T[] = [];
   let ended = false;
   let failure: unknown;
@@ -266,7 +286,8 @@ export function drainingTee<T>(source: AsyncIterable<T>, note: (item: T) => void
   let reading = true;
   const done = (async () => {
     try {
-      for await (const item of source) {
+      for await (const raw of source) {
+        const item = make(raw);
         note(item);
         if (reading) queue.push(item);
         wake?.();
