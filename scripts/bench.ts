@@ -8,8 +8,11 @@
 //      (all must complete; the worst gap beyond direct's worst), CPU per relayed event, RSS idle and streaming;
 //   4. a bounded soak (BENCH_SOAK_S seconds, 20 by default; 300 for docs/BENCHMARKS.md's figures) reporting RSS growth.
 // A bare node:http + undici pass-through (bench/bare-proxy.ts) runs beside them as the floor: what the extra hop
-// alone costs. BENCH_ONLY=latency,throughput,streams,soak picks phases; BENCH_PORTKEY=0 leaves the peer out,
-// BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
+// alone costs. Each relay's CPU (user + system from /proc) is divided by the requests and events it relayed: CPU per
+// request and per event, steadier than rates on a shared machine. Two more phases: `rpc`, the JSON-RPC proxy against
+// anvil directly (bench/rpc.ts), and `app`, the browser app's chat path against /api/v1's for the same answer
+// (bench/app-chat.ts; BENCH_APP_CHATS of each). BENCH_ONLY=latency,throughput,streams,rpc,app,soak picks phases;
+// BENCH_PORTKEY=0 leaves the peer out, BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
 // revision) beside this one as `before`; BENCH_PROFILE=DIR
 // writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
 // Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
