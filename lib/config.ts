@@ -18,6 +18,7 @@ import {
   parseSolanaSecretKey,
   type WalletConfig,
   walletConfigOf,
+  parsePerRequestMaxUsd,
 } from './wallet/config.ts';
 
 /** The levels of the structured log (pino's). */
@@ -602,6 +603,16 @@ export const SETTINGS = {
   },
   LAGOON_X402_FACILITATOR_URL: { parse: httpUrl, doc: 'a remote x402 facilitator (verify/settle over HTTP) instead of the in-process one' },
   LAGOON_X402_MAX_TOPUP_USD: { default: '10000', parse: parseMaxTopUpUsd, doc: 'the largest single top-up, in USD (at least 5)' },
+  LAGOON_X402_PER_REQUEST: {
+    default: '0',
+    parse: flag,
+    doc: '`1`: a chat or image request without credentials may be paid on the spot with x402 (`exact` for images, `upto` a cap for chat)',
+  },
+  LAGOON_X402_PER_REQUEST_MAX_USD: {
+    default: '5',
+    parse: parsePerRequestMaxUsd,
+    doc: 'the most one request paid on the spot may cost (its price, or the cap of an `upto` payment), in USD',
+  },
   LAGOON_RPC_UPSTREAMS: {
     parse: parseUpstreams,
     doc: 'the nodes of the crypto JSON-RPC proxy: `network=url,url;network=url` or a JSON object of URLs per network, in order of preference; only these networks are served. URLs may carry provider keys: they are never logged or returned',
@@ -740,6 +751,8 @@ export function loadConfig(env: Env = process.env): Config {
         solanaFeePayerKey: v.LAGOON_X402_SOLANA_FEE_PAYER_KEY,
         facilitatorUrl: v.LAGOON_X402_FACILITATOR_URL,
         maxTopUpUsd: v.LAGOON_X402_MAX_TOPUP_USD,
+        perRequest: v.LAGOON_X402_PER_REQUEST,
+        perRequestMaxUsd: v.LAGOON_X402_PER_REQUEST_MAX_USD,
         siwxMaxAgeSeconds: v.LAGOON_SIWX_MAX_AGE_SECONDS,
         siwxStatement: v.LAGOON_SIWX_STATEMENT,
       },

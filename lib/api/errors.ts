@@ -16,7 +16,10 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REUSED: [422, 'This Idempotency-Key was already used with a different request'],
   // Wallets (x402 payments and Sign-In-With-X).
   X402_SIGN_IN_MALFORMED: [400, 'The SIGN-IN-WITH-X header must be base64-encoded JSON'],
-  PAYMENT_HEADER_NOT_ACCEPTED: [400, 'Payment headers are only accepted by POST /api/v1/x402/top-up'],
+  PAYMENT_HEADER_NOT_ACCEPTED: [
+    400,
+    'Payment headers are only accepted by POST /api/v1/x402/top-up and, where x402 per request is on, by chat and image requests sent without other credentials',
+  ],
   INVALID_PAYMENT_FORMAT: [400, 'The payment header must be base64-encoded x402 payment JSON'],
   UNSUPPORTED_SCHEME: [400, 'Only the x402 "exact" scheme is accepted'],
   UNSUPPORTED_NETWORK: [400, 'The payment is for a network this server does not accept'],
@@ -49,6 +52,7 @@ export const ERROR_CODES = {
   AUTHENTICATION_REQUIRED: [402, 'Authentication required: send an API key (Authorization: Bearer) or a SIGN-IN-WITH-X header'],
   PAYMENT_REQUIRED: [402, 'Payment required'],
   PAYMENT_VERIFICATION_FAILED: [402, 'The payment could not be verified'],
+  PAYMENT_AMOUNT_MISMATCH: [402, 'The payment is not for the price of this request'],
   SETTLEMENT_FAILED: [402, 'The payment could not be settled; nothing was charged or credited'],
   FORBIDDEN: [403, 'Forbidden'],
   X402_WALLET_MISMATCH: [403, 'You can only access your own wallet'],

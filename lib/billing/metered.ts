@@ -22,6 +22,7 @@ import { log, noteModel } from '../log.ts';
 import { holdClosed, holdOpened, recordUsage } from '../metrics/registry.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { refuseByModelPrivacy } from '../auth/model-privacy.ts';
+import { awaitsPayment, passGate } from './payment-gate.ts';
 
 export interface MeterDeps {
   ledger: Ledger;
@@ -196,6 +197,8 @@ async function openMeterNow(deps: MeterDeps, ctx: MeterContext, call: MeteredCal
   const prices = call.prices ?? unitPrices(call.model!);
   // Priced before admission: a unit the price list leaves out is refused before it takes any budget.
   const estimate = quote(prices, call.estimate, call.fees);
+  // Work paid on the spot is paid here, for its worst case, before anything is admitted or held.
+  await passGate(ctx.principal, estimate, { modelId: call.model?.id ?? call.modelId ?? call.endpoint, endpoint: call.endpoint });
   let admission: Admission | undefined;
   if (call.model) {
     admission = await admit(deps, ctx, call.model, tokensOf(call.estimate));
@@ -241,7 +244,8 @@ export async function metered<T>(deps: MeterDeps, ctx: MeterContext, call: Meter
 export async function refuseUnaffordable(deps: Pick<MeterDeps, 'ledger'>, ctx: Pick<MeterContext, 'principal'>, call: MeteredCall): Promise<void> {
   const p = ctx.principal;
   if (call.model) refuseByModelPrivacy(p, call.model);
-  if (keyLimitOf(p.key)?.diem != null) return;
+  // Work paid on the spot has no credit yet: its payment is taken at openMeter, for the full hold.
+  if (awaitsPayment(p) || keyLimitOf(p.key)?.diem != null) return;
   const least = quote(call.prices ?? unitPrices(call.model!), call.estimate, call.fees);
   const b = await deps.ledger.balances(p.accountId);
   if (splitCharge(least, b.diem - b.diemHeld).usd > b.usd - b.usdHeld) throw shortOfCredit(least, b);

@@ -839,4 +839,14 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       `ALTER TABLE api_keys ADD COLUMN allowed_models TEXT`,
     ],
   },
+  {
+    version: 38,
+    name: 'x402 payments made for one request',
+    sql: [
+      // x402 per request (lib/wallet/per-request.ts): the request a payment was made for, and the scheme it was
+      // offered under (`exact` or `upto`); NULL request_id: a top-up.
+      `ALTER TABLE x402_topups ADD COLUMN request_id TEXT`,
+      `ALTER TABLE x402_topups ADD COLUMN scheme TEXT`,
+    ],
+  },
 ];

@@ -17,6 +17,7 @@ import { ApiError, type ErrorCode, isApiError, toApiError } from '../api/errors.
 import type { HeaderMap } from '../api/headers.ts';
 import { type Claim, IDEMPOTENCY_KEY } from '../billing/idempotency.ts';
 import { log } from '../log.ts';
+import { isQuote } from '../billing/payment-gate.ts';
 import { readBody, setPrereadBody } from './body.ts';
 import type { RequestCtx } from './context.ts';
 import { type Reply, sendReply } from './reply.ts';
@@ -60,7 +61,8 @@ const prereadLimit = (ctx: RequestCtx) => Math.max(ctx.svc.config.maxBodyBytes, 
 /** Runs a billed route: `produce` runs the handler. */
 export async function runBilled(ctx: RequestCtx, produce: () => Promise<Reply>): Promise<void> {
   const key = ctx.req.headers['idempotency-key'];
-  const accountId = ctx.principal?.accountId;
+  // A request not yet paid for (x402 per request, quoted with a 402) belongs to no account: nothing is kept for it.
+  const accountId = ctx.principal && !isQuote(ctx.principal) ? ctx.principal.accountId : undefined;
   if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
     throw new ApiError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, _ and -', { param: 'Idempotency-Key' });
   }

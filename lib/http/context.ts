@@ -155,13 +155,28 @@ export async function requireWallet(
 
 /**
  * The caller of an inference endpoint: a wallet when SIGN-IN-WITH-X is sent (it wins over a bearer key), else the
- * bearer key. With neither, the answer is the x402 discovery 402 (how to pay, and a sign-in challenge), not a 401.
+ * bearer key. With neither, the answer is the x402 discovery 402 (how to pay, and a sign-in challenge), not a 401;
+ * where x402 per request is on, a priced 402 for this very request instead, and a payment header pays for it.
  */
 export async function requireCaller(ctx: RequestCtx): Promise<Principal> {
-  if (PAYMENT_HEADERS.some((h) => ctx.req.headers[h] !== undefined)) throw new ApiError('PAYMENT_HEADER_NOT_ACCEPTED');
   const siwx = signInHeader(ctx);
+  const credentials = siwx !== undefined || ctx.req.headers.authorization !== undefined;
+  // x402 per request (lib/wallet/per-request.ts): a request with no other credentials may pay for itself.
+  const scheme = credentials ? undefined : ctx.svc.wallet.requestScheme(ctx.url.pathname);
+  const payment = PAYMENT_HEADERS.map((name) => ({ name, value: ctx.req.headers[name] })).find((h) => h.value !== undefined);
+  if (payment) {
+    if (!scheme || typeof payment.value !== 'string') throw new ApiError('PAYMENT_HEADER_NOT_ACCEPTED');
+    const header = { name: payment.name, value: payment.value };
+    const paid = await ctx.svc.wallet.paidCaller({ path: ctx.url.pathname, scheme, header, requestId: ctx.requestId, headers: ctx.extraHeaders });
+    ctx.principal = paid.principal;
+    ctx.wallet = paid.wallet;
+    return paid.principal;
+  }
   if (siwx !== undefined) return (await requireWallet(ctx, { header: siwx, limit: 'none' })).principal;
-  if (!ctx.req.headers.authorization) throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
+  if (!ctx.req.headers.authorization) {
+    if (scheme) return (ctx.principal = await ctx.svc.wallet.quoteCaller(ctx.url.pathname, scheme, ctx.requestId));
+    throw await ctx.svc.wallet.authenticationRequired(ctx.url.pathname);
+  }
   return requireKey(ctx, { limit: 'none' });
 }
 

@@ -46,6 +46,11 @@ export interface WalletConfig {
   suggestedTopUp: number;
   /** How long a signed payment authorization should stay valid. */
   maxTimeoutSeconds: number;
+  /**
+   * x402 per request (lib/wallet/per-request.ts): a chat or image request without credentials is paid on the spot.
+   * maxAmount: the most one such payment may be (micro-USD).
+   */
+  perRequest: { enabled: boolean; maxAmount: number };
   /** Rails that are fully configured, in the order they are offered. */
   rails: { evm: boolean; solana: boolean };
 }
@@ -112,6 +117,13 @@ export function parseMaxTopUpUsd(raw: string): number {
   return usd;
 }
 
+/** The most one request paid on the spot may cost, in USD. */
+export function parsePerRequestMaxUsd(raw: string): number {
+  const usd = Number(raw);
+  if (!Number.isFinite(usd) || usd < 0.000001 || usd > 1e6) throw new Error(`must be a number of USD from 0.000001 to 1e6, got "${raw}"`);
+  return usd;
+}
+
 /** The wallet settings, each parsed on its own (lib/config.ts). */
 export interface WalletSettings {
   /** An http(s) URL; undefined: http://localhost:<port>. */
@@ -126,6 +138,8 @@ export interface WalletSettings {
   solanaFeePayerKey: Uint8Array | undefined;
   facilitatorUrl: string | undefined;
   maxTopUpUsd: number;
+  perRequest: boolean;
+  perRequestMaxUsd: number;
   siwxMaxAgeSeconds: number;
   siwxStatement: string;
 }
@@ -167,6 +181,7 @@ export function walletConfigOf(s: WalletSettings, port: number): WalletConfig {
     maxTopUp: Math.round(s.maxTopUpUsd * 1_000_000),
     suggestedTopUp: Math.min(10_000_000, Math.round(s.maxTopUpUsd * 1_000_000)),
     maxTimeoutSeconds: 300,
+    perRequest: { enabled: s.perRequest, maxAmount: Math.round(s.perRequestMaxUsd * 1_000_000) },
     rails: { evm: Boolean(s.evmPayTo), solana: Boolean(s.solanaPayTo) },
   };
 }

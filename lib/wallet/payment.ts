@@ -28,11 +28,27 @@ export interface Payment {
   paymentKey: string;
   /** EVM: the authorization's signer; Solana: known only once the facilitator has read the transaction. */
   payer: string | undefined;
+  /** The scheme the client chose from our offer: `upto` is authorised and settled as its cap (per-request.ts). */
+  scheme: 'exact' | 'upto';
   /** EVM: the authorization (for finding a settlement on chain). */
   authorization?: { from: string; to: string; value: string; nonce: string };
 }
 
 export const MAX_PAYMENT_HEADER = 64 * 1024;
+
+/**
+ * What a payment may be: the schemes taken and the amount's bounds (micro-USD). A top-up takes `exact` from the
+ * minimum to the maximum top-up; a request paid on the spot takes its own bounds and, for metered work, `upto`.
+ */
+export interface PaymentTerms {
+  schemes: readonly ('exact' | 'upto')[];
+  min: number;
+  max: number;
+  /** What the amount is, in refusals ("top-up", "payment"). */
+  what: string;
+}
+
+export const topUpTerms = (cfg: WalletConfig): PaymentTerms => ({ schemes: ['exact'], min: cfg.minTopUp, max: cfg.maxTopUp, what: 'top-up' });
 
 const bad = (why: string) => new ApiError('INVALID_PAYMENT_FORMAT', `The payment header is invalid: ${why}`);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -45,14 +61,12 @@ function sameJson(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameJson(a[k], b[k]));
 }
 
-function amountOf(raw: unknown, cfg: WalletConfig): number {
+function amountOf(raw: unknown, t: PaymentTerms): number {
   if (typeof raw !== 'string' || !/^[0-9]{1,30}$/.test(raw))
     throw new ApiError('INVALID_AMOUNT', 'The payment amount must be a whole number of token units, as a decimal string');
   const units = BigInt(raw);
-  if (units < BigInt(cfg.minTopUp))
-    throw new ApiError('AMOUNT_TOO_LOW', `The top-up amount must be at least ${cfg.minTopUp / 1e6} USD (${cfg.minTopUp} units)`);
-  if (units > BigInt(cfg.maxTopUp))
-    throw new ApiError('AMOUNT_TOO_HIGH', `The top-up amount must be at most ${cfg.maxTopUp / 1e6} USD (${cfg.maxTopUp} units)`);
+  if (units < BigInt(t.min)) throw new ApiError('AMOUNT_TOO_LOW', `The ${t.what} amount must be at least ${t.min / 1e6} USD (${t.min} units)`);
+  if (units > BigInt(t.max)) throw new ApiError('AMOUNT_TOO_HIGH', `The ${t.what} amount must be at most ${t.max / 1e6} USD (${t.max} units)`);
   return Number(units);
 }
 
@@ -72,7 +86,7 @@ function checkAccepted(rail: Rail, accepted: Record<string, unknown>, offer: Pay
   if (!sameJson(accepted.extra ?? {}, offer.extra)) throw new ApiError('INVALID_PAYMENT', `extra must be ${JSON.stringify(offer.extra)}`);
 }
 
-function evmPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: Record<string, unknown> | undefined): Payment {
+function evmPayment(cfg: WalletConfig, t: PaymentTerms, env: Record<string, unknown>, accepted: Record<string, unknown> | undefined): Payment {
   const scheme = isObject(env.payload) ? env.payload : undefined;
   const auth = scheme && isObject(scheme.authorization) ? scheme.authorization : undefined;
   // Only EIP-3009 authorizations (USDC's transferWithAuthorization): what makes a payment unique is their nonce.
@@ -82,7 +96,7 @@ function evmPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: R
   if (typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw bad('authorization.nonce must be 32 bytes in hex');
   if (![validAfter, validBefore].every((v) => typeof v === 'string' && /^[0-9]{1,30}$/.test(v)))
     throw bad('authorization.validAfter and validBefore must be decimal strings');
-  const amount = amountOf(value, cfg);
+  const amount = amountOf(value, t);
   const offer = evmOffer(cfg, amount);
   if (accepted) {
     checkAccepted('evm', accepted, offer);
@@ -94,6 +108,7 @@ function evmPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: R
     payload: { x402Version: 2, accepted: offer, payload: { signature: scheme.signature, authorization: { ...auth } } },
     requirements: offer,
     amount,
+    scheme: 'exact',
     paymentKey: `${offer.network}:${offer.asset.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
     payer: from,
     authorization: { from, to: String(to), value: String(value), nonce },
@@ -102,6 +117,7 @@ function evmPayment(cfg: WalletConfig, env: Record<string, unknown>, accepted: R
 
 async function solanaPayment(
   cfg: WalletConfig,
+  t: PaymentTerms,
   env: Record<string, unknown>,
   accepted: Record<string, unknown> | undefined,
   feePayer: string | undefined,
@@ -119,7 +135,7 @@ async function solanaPayment(
   } catch {
     throw bad('the Solana transaction could not be decoded');
   }
-  const amount = amountOf(accepted.amount, cfg);
+  const amount = amountOf(accepted.amount, t);
   const offer = solanaOffer(cfg, amount, feePayer);
   checkAccepted('solana', accepted, offer);
   return {
@@ -127,20 +143,32 @@ async function solanaPayment(
     payload: { x402Version: 2, accepted: offer, payload: { transaction: scheme.transaction } },
     requirements: offer,
     amount,
+    scheme: 'exact',
     paymentKey: `${offer.network}:${createHash('sha256').update(messageBytes).digest('hex')}`,
     payer: undefined,
   };
 }
 
 /** Normalises and checks a payment header; throws a 4xx ApiError naming the first field that is not acceptable. */
-export async function readPayment(header: string, cfg: WalletConfig, solanaFeePayer: () => Promise<string | undefined>): Promise<Payment> {
+export async function readPayment(
+  header: string,
+  cfg: WalletConfig,
+  solanaFeePayer: () => Promise<string | undefined>,
+  terms: PaymentTerms = topUpTerms(cfg),
+): Promise<Payment> {
   const env = decodeBase64Json(header, 'INVALID_PAYMENT_FORMAT', MAX_PAYMENT_HEADER);
   if (env.x402Version !== 1 && env.x402Version !== 2) throw bad('x402Version must be 1 or 2');
   const accepted = isObject(env.accepted) ? env.accepted : undefined;
   if (env.x402Version === 2 && env.accepted !== undefined && !accepted) throw bad('accepted must be an object');
   const scheme = accepted ? accepted.scheme : env.scheme;
   const network = accepted ? accepted.network : env.network;
-  if (scheme !== 'exact') throw new ApiError('UNSUPPORTED_SCHEME', `The "${String(scheme)}" scheme is not accepted; use "exact"`);
+  if (!terms.schemes.includes(scheme as 'exact'))
+    throw new ApiError('UNSUPPORTED_SCHEME', `The "${String(scheme)}" scheme is not accepted here; use ${terms.schemes.map((x) => `"${x}"`).join(' or ')}`);
   const rail = railOf(network, cfg);
-  return rail === 'evm' ? evmPayment(cfg, env, accepted) : solanaPayment(cfg, env, accepted, await solanaFeePayer());
+  // Our `upto` is authorised with the exact scheme's payload for the cap (an EIP-3009 authorization, a Solana
+  // transfer): the packages' Permit2 and payment-channel forms are not taken, and the checks below say so.
+  const envelope = accepted && scheme === 'upto' ? { ...env, accepted: { ...accepted, scheme: 'exact' } } : env;
+  const inner = accepted && scheme === 'upto' ? { ...accepted, scheme: 'exact' } : accepted;
+  const p = rail === 'evm' ? evmPayment(cfg, terms, envelope, inner) : await solanaPayment(cfg, terms, envelope, inner, await solanaFeePayer());
+  return { ...p, scheme: scheme as 'exact' | 'upto' };
 }

@@ -47,3 +47,11 @@ export function railNames(cfg: WalletConfig): string[] {
   if (cfg.rails.solana) names.push(cfg.solana.network.endsWith('5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp') ? 'solana' : 'solana-devnet');
   return names;
 }
+
+/**
+ * The offers for a request paid on the spot: `exact` at its price, or `upto` with its cap (metered work). Our `upto`
+ * is signed as the exact scheme's payload for the cap (lib/wallet/per-request.ts says why).
+ */
+export function requestOffers(cfg: WalletConfig, scheme: 'exact' | 'upto', amount: number, solanaFeePayer: string | undefined): PaymentRequirements[] {
+  return offers(cfg, amount, solanaFeePayer).map((o) => ({ ...o, scheme }));
+}

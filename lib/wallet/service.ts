@@ -15,6 +15,8 @@ import { offers, railNames } from './requirements.ts';
 import { type SignedIn, signIn } from './sign-in.ts';
 import { walletStatement } from './statement.ts';
 import { topUp, type TopUpResult } from './topup.ts';
+import type { Principal } from '../auth/keys.ts';
+import { paidCaller, quoteCaller, type RequestScheme, requestSchemeOf } from './per-request.ts';
 import type { Wallet } from './wallets.ts';
 import { log } from '../log.ts';
 
@@ -182,6 +184,27 @@ export class WalletService {
     const facilitator = await this.facilitator();
     if (!facilitator) throw new ApiError('X402_NOT_CONFIGURED');
     return topUp({ store: this.store, cfg: this.settings, facilitator }, header);
+  }
+
+  /** The scheme a request to `path` without credentials may be paid under on the spot; undefined: not offered. */
+  requestScheme(path: string): RequestScheme | undefined {
+    return requestSchemeOf(this.settings, path);
+  }
+
+  private async perRequestDeps() {
+    const facilitator = await this.facilitator();
+    if (!facilitator) throw new ApiError('X402_NOT_CONFIGURED');
+    return { store: this.store, cfg: this.settings, facilitator, url: (path: string) => this.url(path) };
+  }
+
+  /** The caller of an unpaid request to `path`: its metered call answers 402 with the price (per-request.ts). */
+  async quoteCaller(path: string, scheme: RequestScheme, requestId: string): Promise<Principal> {
+    return quoteCaller(await this.perRequestDeps(), path, scheme, requestId);
+  }
+
+  /** The caller of a request paid with `header`: the payer's wallet, paying when its metered call is priced. */
+  async paidCaller(args: Parameters<typeof paidCaller>[1]): Promise<{ principal: Principal; wallet: Wallet }> {
+    return paidCaller(await this.perRequestDeps(), args);
   }
 
   /** Spendable USD (micro): the balance less what in-flight requests hold. */

@@ -1,4 +1,4 @@
-// A wallet's statement: top-ups, operator grants and charges, newest first, each with the balance it left. Balances
+// A wallet's statement: top-ups (and payments made for one request, with its id), operator grants and charges, newest first, each with the balance it left. Balances
 // are worked back from the current one, so they need no column of their own: every change to an account's USD is a
 // settled top-up, a grant or a usage row.
 import type { Store } from '../db/store.ts';
@@ -30,7 +30,7 @@ interface EntryRow {
 }
 
 const ENTRIES = `
-  SELECT 'TOP_UP' AS type, id, amount, updated_at AS created_at, NULL AS request_id, NULL AS model_id, tx_hash, network
+  SELECT 'TOP_UP' AS type, id, amount, updated_at AS created_at, request_id, NULL AS model_id, tx_hash, network
     FROM x402_topups WHERE wallet_id = $1 AND status = 'settled'
   UNION ALL
   SELECT 'CHARGE', request_id, -usd, created_at, request_id, model_id, NULL, NULL FROM usage WHERE account_id = $2

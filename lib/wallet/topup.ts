@@ -10,7 +10,7 @@ import type { Store } from '../db/store.ts';
 import type { WalletConfig } from './config.ts';
 import { findSettledTransfer } from './evm-settlement.ts';
 import type { Facilitator } from './facilitator.ts';
-import { type Payment, readPayment } from './payment.ts';
+import { type Payment, type PaymentTerms, readPayment } from './payment.ts';
 import { ensureWallet, type Wallet } from './wallets.ts';
 import { log } from '../log.ts';
 import { addEntry } from '../billing/entries.ts';
@@ -42,13 +42,13 @@ async function refuseIfDone(store: Store, paymentKey: string, now: number): Prom
   if (row?.status === 'pending' && now - Number(row.updated_at) < STALE_CLAIM_MS) throw new ApiError('PAYMENT_IN_PROGRESS');
 }
 
-async function claim(store: Store, p: Payment, payer: string, now: number): Promise<Claim> {
+async function claim(store: Store, p: Payment, payer: string, now: number, requestId: string | undefined): Promise<Claim> {
   const id = randomUUID();
   const claimId = randomUUID();
   const inserted = await store.run(
-    `INSERT INTO x402_topups (id, payment_key, network, asset, payer, amount, status, claim_id, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8) ON CONFLICT (payment_key) DO NOTHING`,
-    [id, p.paymentKey, p.requirements.network, p.requirements.asset, payer, p.amount, claimId, now],
+    `INSERT INTO x402_topups (id, payment_key, network, asset, payer, amount, status, claim_id, created_at, updated_at, request_id, scheme)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8, $9, $10) ON CONFLICT (payment_key) DO NOTHING`,
+    [id, p.paymentKey, p.requirements.network, p.requirements.asset, payer, p.amount, claimId, now, requestId ?? null, p.scheme],
   );
   if (inserted === 1) return { id, claimId };
   const retaken = await store.run(
@@ -112,9 +112,19 @@ export interface TopUpDeps {
   facilitator: Facilitator;
 }
 
-export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResult> {
+/** A payment read, checked against our offer and verified by the facilitator, not yet claimed or settled. */
+export interface VerifiedPayment {
+  payment: Payment;
+  payer: string;
+  verified: VerifyResponse;
+  /** An EVM authorization already used on chain (perhaps this very payment, settled by an earlier attempt). */
+  onChainAlready: boolean;
+}
+
+/** Reads and verifies a payment header; nothing is claimed or moved. Throws a 4xx naming what is wrong. */
+export async function verifyPayment(deps: TopUpDeps, header: string, terms?: PaymentTerms): Promise<VerifiedPayment> {
   const { store, cfg, facilitator } = deps;
-  const payment = await readPayment(header, cfg, () => facilitator.solanaFeePayer());
+  const payment = await readPayment(header, cfg, () => facilitator.solanaFeePayer(), terms);
   await refuseIfDone(store, payment.paymentKey, Date.now());
 
   let verified: VerifyResponse;
@@ -126,13 +136,25 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
       details: { reason: 'facilitator_unavailable' },
     });
   }
-  // An authorization already used on chain may be this very payment, settled by an earlier attempt or a front-runner.
   const onChainAlready = !verified.isValid && payment.rail === 'evm' && nonceUsed(verified.invalidReason);
   if (!verified.isValid && !onChainAlready) throw verificationFailed(verified);
   const payer = payment.payer ?? verified.payer;
   if (!payer) throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'The facilitator did not name the payer', { details: { reason: 'unknown_payer' } });
+  return { payment, payer, verified, onChainAlready };
+}
 
-  const c = await claim(store, payment, payer, Date.now());
+export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResult> {
+  return settlePayment(deps, await verifyPayment(deps, header));
+}
+
+/**
+ * Claims a verified payment, settles it and credits the payer's wallet, exactly once. `requestId`: the request it
+ * was paid for (x402 per request), kept with the payment for the wallet's statement.
+ */
+export async function settlePayment(deps: TopUpDeps, v: VerifiedPayment, requestId?: string): Promise<TopUpResult> {
+  const { store, cfg, facilitator } = deps;
+  const { payment, payer, verified, onChainAlready } = v;
+  const c = await claim(store, payment, payer, Date.now(), requestId);
   let settlement: SettleResponse;
   if (onChainAlready) {
     const tx = await settledElsewhere(cfg, payment);

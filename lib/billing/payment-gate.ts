@@ -1,0 +1,35 @@
+// A payment gate on a principal: work paid on the spot (x402 per request, lib/wallet/per-request.ts) is priced by the
+// same code that prices its hold. The metered call hands its worst case to the gate when it knows it, before it
+// admits or holds anything and before any engine runs: the gate either refuses with the price (the unpaid request's
+// 402) or takes the payment for that price and credits it to the principal's account, and the call then holds and
+// settles as any other. The gate is opened once per request; later meters of the same request pass through.
+import type { Principal } from '../auth/keys.ts';
+import type { Amount } from './money.ts';
+
+export type PaymentGate = (price: Amount, meta: { modelId: string; endpoint: string }) => Promise<void>;
+
+const gates = new WeakMap<Principal, { gate: PaymentGate; opened: boolean; quote: boolean }>();
+
+/**
+ * A copy of `principal` for one request, whose first metered call passes `gate`. `quote`: the principal is a
+ * placeholder whose gate only refuses with the price (it owns no account).
+ */
+export function gatedPrincipal(principal: Principal, gate: PaymentGate, opts: { quote?: boolean } = {}): Principal {
+  const copy = { ...principal };
+  gates.set(copy, { gate, opened: false, quote: opts.quote ?? false });
+  return copy;
+}
+
+/** Whether the principal is a placeholder that only asks for payment. */
+export const isQuote = (p: Principal): boolean => gates.get(p)?.quote === true;
+
+/** Whether the principal's work is still waiting on its payment (its account may hold nothing yet). */
+export const awaitsPayment = (p: Principal): boolean => gates.get(p)?.opened === false;
+
+/** Runs the principal's gate, once, with the price of its first metered call. */
+export async function passGate(p: Principal, price: Amount, meta: { modelId: string; endpoint: string }): Promise<void> {
+  const g = gates.get(p);
+  if (!g || g.opened) return;
+  g.opened = true;
+  await g.gate(price, meta);
+}

@@ -1,0 +1,158 @@
+// x402 per request: a chat or image request sent without credentials is paid on the spot (LAGOON_X402_PER_REQUEST).
+//
+// Unpaid, the request runs as a placeholder caller up to the point where its metered call prices its worst case (the
+// same code that prices every hold, so the price cannot drift from what is held), and is answered 402 there: `accepts`
+// lists `exact` at the price for images, and `upto` with the price as the cap for chat (prompt + max_tokens at the
+// model's prices, plus any planned web search). Nothing is admitted, held or run.
+//
+// Paid (PAYMENT-SIGNATURE, or X-PAYMENT), the payment is read and verified before the work starts, and the request
+// runs as the payer's wallet (created on first use: its own account, as for Sign-In-With-X). When its metered call
+// knows the price, the payment must be for exactly that price (or cap); it is then claimed, settled and credited to
+// the wallet once (lib/wallet/topup.ts: a replay, concurrent or on another instance, finds the claim), the work holds
+// and runs against that credit and is charged what it used, and the answer carries PAYMENT-RESPONSE (and
+// X-PAYMENT-RESPONSE for the legacy headers). Anything refused before that point moves no money.
+//
+// `upto`. The x402 upto scheme authorises a maximum and settles only what was used. The packages in use implement it
+// with Permit2 and a proxy contract on EVM, and with a payment channel program on Solana; neither contract exists on
+// the chains this server is tested on (and Permit2's on-chain flow needs a prior token approval by the payer). USDC's
+// own authorization (EIP-3009) moves exactly the signed value, as does a signed Solana transfer. So our `upto` is
+// authorised with the exact scheme's payload for the cap, the cap is settled before the work starts, the work is
+// charged what it used, and the unused part is returned to the wallet's balance (its statement shows the payment and
+// the charge; the wallet spends the rest by signing in with Sign-In-With-X, or tops up no more until it is used).
+// Work that fails before its answer is delivered releases its hold the same way: its whole payment stays the wallet's.
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ApiError } from '../api/errors.ts';
+import type { Principal } from '../auth/keys.ts';
+import { gatedPrincipal } from '../billing/payment-gate.ts';
+import { fromMicros } from '../billing/money.ts';
+import type { Store } from '../db/store.ts';
+import type { WalletConfig } from './config.ts';
+import type { Facilitator } from './facilitator.ts';
+import type { PaymentTerms } from './payment.ts';
+import { requestOffers } from './requirements.ts';
+import { settlePayment, verifyPayment } from './topup.ts';
+import { ensureWallet, type Wallet, walletPrincipal } from './wallets.ts';
+
+export type RequestScheme = 'exact' | 'upto';
+
+/** The routes that take a payment per request (paths under /api/v1), and the scheme they are offered under. */
+const ROUTES: Record<string, RequestScheme> = {
+  '/api/v1/chat/completions': 'upto',
+  '/api/v1/images/generations': 'exact',
+  '/api/v1/image/generate': 'exact',
+};
+
+export function requestSchemeOf(cfg: WalletConfig, path: string): RequestScheme | undefined {
+  if (!cfg.perRequest.enabled || !(cfg.rails.evm || cfg.rails.solana)) return undefined;
+  return Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+}
+
+export interface PerRequestDeps {
+  store: Store;
+  cfg: WalletConfig;
+  facilitator: Facilitator;
+  /** The origin resources are named under. */
+  url: (path: string) => string;
+}
+
+/** A request's 402: what to sign for it. */
+async function priced(deps: PerRequestDeps, path: string, scheme: RequestScheme, amount: number, meta: { modelId: string }): Promise<PaymentRequired> {
+  const feePayer = deps.cfg.rails.solana ? await deps.facilitator.solanaFeePayer() : undefined;
+  const accepts: PaymentRequirements[] = requestOffers(deps.cfg, scheme, amount, feePayer);
+  const description =
+    scheme === 'upto'
+      ? `${meta.modelId}: at most ${fromMicros(amount)} USD; what the request does not use stays the wallet's credit`
+      : `${meta.modelId}: ${fromMicros(amount)} USD`;
+  return {
+    x402Version: 2,
+    error: 'Payment required',
+    resource: { url: deps.url(path), description, mimeType: 'application/json' },
+    accepts,
+  };
+}
+
+function paymentRequiredError(pr: PaymentRequired, code: 'PAYMENT_REQUIRED' | 'PAYMENT_AMOUNT_MISMATCH', message?: string, extra = {}): ApiError {
+  const { error: _, ...body } = pr;
+  return new ApiError(code, message, { ...body, ...extra }, { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr) });
+}
+
+function refuseTooDear(cfg: WalletConfig, amount: number): void {
+  if (amount > cfg.perRequest.maxAmount)
+    throw new ApiError(
+      'PAYMENT_REQUIRED',
+      `This request may cost ${fromMicros(amount)} USD, more than the ${fromMicros(cfg.perRequest.maxAmount)} USD a request paid on the spot may cost: lower max_tokens, or sign in with a wallet that has credit`,
+    );
+}
+
+/**
+ * The caller of an unpaid request: a placeholder whose first metered call answers 402 with the price. It owns
+ * nothing, and never gets as far as admission or a hold.
+ */
+export function quoteCaller(deps: PerRequestDeps, path: string, scheme: RequestScheme, requestId: string): Principal {
+  const placeholder: Principal = {
+    accountId: `x402-quote:${requestId}`,
+    accountTier: 'default',
+    keyId: `x402-quote:${requestId}`,
+    keyType: 'INFERENCE',
+    key: {
+      id: `x402-quote:${requestId}`,
+      accountId: `x402-quote:${requestId}`,
+      type: 'INFERENCE',
+      description: 'x402 per-request quote',
+      last6: '',
+      createdAt: Date.now(),
+      expiresAt: null,
+      revokedAt: null,
+      lastUsedAt: null,
+      limitUsd: null,
+      limitDiem: null,
+      limitPeriod: 'EPOCH',
+      modelPrivacy: 'ALL',
+      allowedModels: null,
+      browserApp: false,
+    },
+  };
+  return gatedPrincipal(
+    placeholder,
+    async (price, meta) => {
+      refuseTooDear(deps.cfg, price.usd);
+      throw paymentRequiredError(await priced(deps, path, scheme, price.usd, meta), 'PAYMENT_REQUIRED');
+    },
+    { quote: true },
+  );
+}
+
+/**
+ * The caller of a paid request: the payer's wallet, whose first metered call settles the payment (for exactly its
+ * price or cap) and credits it before holding. `headers`: the response's, which receive PAYMENT-RESPONSE.
+ */
+export async function paidCaller(
+  deps: PerRequestDeps,
+  args: { path: string; scheme: RequestScheme; header: { name: string; value: string }; requestId: string; headers: Record<string, string> },
+): Promise<{ principal: Principal; wallet: Wallet }> {
+  const { cfg, store } = deps;
+  const terms: PaymentTerms = { schemes: [args.scheme], min: 1, max: cfg.perRequest.maxAmount, what: 'payment' };
+  const deps402 = { store, cfg, facilitator: deps.facilitator };
+  const verified = await verifyPayment(deps402, args.header.value, terms);
+  const wallet = await ensureWallet(store, verified.payment.rail === 'evm' ? 'eip155' : 'solana', verified.payer);
+  const principal = await walletPrincipal(store, wallet);
+  const gated = gatedPrincipal(principal, async (price, meta) => {
+    const paid = verified.payment.amount;
+    if (paid !== price.usd) {
+      refuseTooDear(cfg, price.usd);
+      const pr = await priced(deps, args.path, args.scheme, price.usd, meta);
+      const what = args.scheme === 'upto' ? 'the cap of' : 'the price of';
+      throw paymentRequiredError(
+        pr,
+        'PAYMENT_AMOUNT_MISMATCH',
+        `The payment is for ${fromMicros(paid)} USD, but ${what} this request is ${fromMicros(price.usd)} USD: sign the requirement in this answer`,
+        { details: { paid: String(paid), required: String(price.usd) } },
+      );
+    }
+    const result = await settlePayment(deps402, verified, args.requestId);
+    args.headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(result.settlement);
+    if (args.header.name !== 'payment-signature') args.headers['X-PAYMENT-RESPONSE'] = args.headers['PAYMENT-RESPONSE'];
+  });
+  return { principal: gated, wallet };
+}
