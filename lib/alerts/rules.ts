@@ -46,8 +46,9 @@ export type AlertEvent =
 /** What happens to a subject: whether it fires, and the state to store (undefined: unchanged). */
 export function step(prev: Stored | undefined, now: Stored): { fire: boolean; next: Stored | undefined } {
   const prevLevel = prev && prev.period === now.period ? prev.level : 0;
-  if (now.level > prevLevel) return { fire: true, next: now };
-  if (!prev || prev.level !== now.level || prev.period !== now.period) return { fire: false, next: now };
+  const next = { level: now.level, period: now.period };
+  if (now.level > prevLevel) return { fire: true, next };
+  if (!prev || prev.level !== now.level || prev.period !== now.period) return { fire: false, next };
   return { fire: false, next: undefined };
 }
 

@@ -59,6 +59,8 @@ export class AlertService {
   private delivering: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Attempts this instance has made (for tests and logs). */
+  attempts = 0;
 
   constructor(opts: AlertServiceOptions) {
     this.opts = opts;
@@ -178,6 +180,7 @@ export class AlertService {
         const row = await this.alerts.claim(this.owner, this.leaseMs);
         if (!row) return;
         count++;
+        this.attempts++;
         await this.attempt(row);
       }
     };
