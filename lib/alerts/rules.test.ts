@@ -27,7 +27,10 @@ test('a low balance fires once per crossing and re-arms above the threshold', ()
 });
 
 test('budgets step at 50, 80 and 100 %; one alert per step; a new period re-arms', () => {
-  assert.deepEqual([0, 499, 500, 799, 800, 999, 1000, 1500].map((s) => budgetLevel(s, 1000)), [0, 0, 50, 50, 80, 80, 100, 100]);
+  assert.deepEqual(
+    [0, 499, 500, 799, 800, 999, 1000, 1500].map((s) => budgetLevel(s, 1000)),
+    [0, 0, 50, 50, 80, 80, 100, 100],
+  );
   assert.equal(budgetLevel(10, 0), 0);
   const key = { id: 'k1', name: 'ci', limitPeriod: 'MONTH' };
   const r = (spent: number, period = '2030-01') => budgetReading(key, 'USD', spent, 1_000_000, period);
@@ -54,9 +57,18 @@ test('budgets step at 50, 80 and 100 %; one alert per step; a new period re-arms
 });
 
 test('backoff doubles from the base, is capped, and is jittered between half and all of it', () => {
-  assert.deepEqual([1, 2, 3, 4].map((a) => backoffMs(a, 1000, () => 1)), [1000, 2000, 4000, 8000]);
-  assert.deepEqual([1, 2, 3].map((a) => backoffMs(a, 1000, () => 0)), [500, 1000, 2000]);
-  assert.equal(backoffMs(40, 1000, () => 1), 6 * 3600_000);
+  assert.deepEqual(
+    [1, 2, 3, 4].map((a) => backoffMs(a, 1000, () => 1)),
+    [1000, 2000, 4000, 8000],
+  );
+  assert.deepEqual(
+    [1, 2, 3].map((a) => backoffMs(a, 1000, () => 0)),
+    [500, 1000, 2000],
+  );
+  assert.equal(
+    backoffMs(40, 1000, () => 1),
+    6 * 3600_000,
+  );
   for (let i = 0; i < 100; i++) {
     const d = backoffMs(3, 1000);
     assert.ok(d >= 2000 && d <= 4000, String(d));

@@ -66,7 +66,13 @@ for (const backend of BACKENDS) {
       try {
         const account = await createAccount(store, 'alerts');
         await grantUsd(store, account.id, toMicros(1));
-        const s = await alerts.alerts.save(account.id, { email: 'owner@example.test', webhookUrl: hooks.url, lowUsd: toMicros(0.5), lowDiem: null, keyBudgets: true });
+        const s = await alerts.alerts.save(account.id, {
+          email: 'owner@example.test',
+          webhookUrl: hooks.url,
+          lowUsd: toMicros(0.5),
+          lowDiem: null,
+          keyBudgets: true,
+        });
         assert.deepEqual(await alerts.evaluate(account.id), [], 'above the threshold: nothing');
         await spend(ledger, account.id, 0.3);
         await spend(ledger, account.id, 0.3); // 0.40 left: below 0.50
@@ -95,7 +101,10 @@ for (const backend of BACKENDS) {
         assert.equal(log.total, 4);
         assert.deepEqual(log.items.map((r) => r.channel).sort(), ['email', 'email', 'webhook', 'webhook']);
         assert.ok(log.items.every((r) => r.attempts === 1));
-        assert.deepEqual(log.items.filter((r) => r.channel === 'webhook').map((r) => r.response_code), [200, 200]);
+        assert.deepEqual(
+          log.items.filter((r) => r.channel === 'webhook').map((r) => r.response_code),
+          [200, 200],
+        );
       } finally {
         await ledger.drain();
         await alerts.stop();
@@ -158,7 +167,10 @@ for (const backend of BACKENDS) {
           hooks.hooks.filter((h) => h.id === sent!.id).map((h) => h.answered),
           [500, 0, 200],
         );
-        assert.ok(hooks.hooks.every((h) => h.id === sent!.id && h.body === hooks.hooks[0].body), 'the same event each time');
+        assert.ok(
+          hooks.hooks.every((h) => h.id === sent!.id && h.body === hooks.hooks[0].body),
+          'the same event each time',
+        );
         // Backoff: 100 ms after the first failure, 200 ms after the second (which itself took the 400 ms timeout).
         const gaps = [hooks.hooks[1].at - hooks.hooks[0].at, hooks.hooks[2].at - hooks.hooks[1].at];
         assert.ok(gaps[0] >= 95, `first retry after ${gaps[0]} ms`);

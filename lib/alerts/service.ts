@@ -198,7 +198,8 @@ export class AlertService {
         : { status: 'pending' as const, responseCode: result.code, error: result.error, retryInMs: backoffMs(row.attempts, retryBaseMs, this.opts.random) };
     const mine = await this.alerts.finish(row.id, this.owner, outcome);
     if (!mine) log.warn({ delivery: row.id }, 'alerts: a delivery outlived its lease; another worker owns it now');
-    else if (!result.ok) log.warn({ delivery: row.id, attempt: row.attempts, status: outcome.status, error: result.error }, 'alerts: a delivery attempt failed');
+    else if (!result.ok)
+      log.warn({ delivery: row.id, attempt: row.attempts, status: outcome.status, error: result.error }, 'alerts: a delivery attempt failed');
   }
 
   private async send(row: DeliveryRow): Promise<{ ok: boolean; code: number | null; error: string | null }> {
@@ -238,7 +239,8 @@ export class AlertService {
 function mailText(e: EventBody): string {
   const lines = [summary(e), '', `Event: ${e.type} (${e.id})`, `Time: ${e.created_at}`];
   if (e.type === 'balance.low') lines.push('', 'Add credit from your account page to keep your keys working.');
-  if (e.type === 'budget.crossed') lines.push('', `Period: ${e.data.limitPeriod} (${e.data.period}); spent ${e.data.spent} of ${e.data.limit} ${e.data.currency}.`);
+  if (e.type === 'budget.crossed')
+    lines.push('', `Period: ${e.data.limitPeriod} (${e.data.period}); spent ${e.data.spent} of ${e.data.limit} ${e.data.currency}.`);
   lines.push('', 'You get this mail because you set up alerts in Lagoon (Account → Alerts).');
   return lines.join('\n');
 }

@@ -188,7 +188,12 @@ export class AlertStore {
 
   private async enqueueIn(q: Queryable, accountId: string, event: AlertEvent, targets: { channel: Channel; target: string }[]): Promise<EventBody> {
     const clock = await q.get<{ now: number }>(`SELECT ${this.now} AS now`);
-    const body: EventBody = { id: `evt_${randomUUID().replaceAll('-', '')}`, created_at: new Date(Number(clock!.now)).toISOString(), account_id: accountId, ...event };
+    const body: EventBody = {
+      id: `evt_${randomUUID().replaceAll('-', '')}`,
+      created_at: new Date(Number(clock!.now)).toISOString(),
+      account_id: accountId,
+      ...event,
+    };
     for (const t of targets) {
       await q.run(
         `INSERT INTO alert_deliveries (id, account_id, event_id, event, channel, target, payload, next_attempt_at, created_at, updated_at)
@@ -240,10 +245,11 @@ export class AlertStore {
   /** The account's delivery log, newest first. */
   async log(accountId: string, page: number, limit: number): Promise<{ items: DeliveryRow[]; total: number }> {
     const [rows, count] = await Promise.all([
-      this.store.all<Record<string, unknown>>(
-        `SELECT * FROM alert_deliveries WHERE account_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
-        [accountId, limit, (page - 1) * limit],
-      ),
+      this.store.all<Record<string, unknown>>(`SELECT * FROM alert_deliveries WHERE account_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`, [
+        accountId,
+        limit,
+        (page - 1) * limit,
+      ]),
       this.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM alert_deliveries WHERE account_id = $1', [accountId]),
     ]);
     return { items: rows.map(toDelivery), total: Number(count?.n ?? 0) };

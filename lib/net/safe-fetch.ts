@@ -100,7 +100,7 @@ export async function vetUrl(url: string, opts: Pick<SafeFetchOptions, 'allowHos
     await vet(parseTarget(url), new Set(parseAllowHosts(opts.allowHosts ?? [])), opts.lookup ?? systemLookup, signal);
   } catch (e) {
     if (e instanceof ApiError) throw e;
-    throw refuse('timed out resolving the URL\'s host');
+    throw refuse("timed out resolving the URL's host");
   }
 }
 
