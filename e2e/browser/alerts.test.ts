@@ -50,7 +50,7 @@ else
       // A URL that may not be reached is refused under its field.
       await page.getByTestId('alert-webhook').fill('http://169.254.169.254/latest');
       await page.getByTestId('alerts-save').click();
-      await page.locator('#' + (await page.getByTestId('alert-webhook').getAttribute('id')) + '-error').waitFor();
+      await page.locator(`#${await page.getByTestId('alert-webhook').getAttribute('id')}-error`).waitFor();
       await page.getByTestId('alert-webhook').fill(hooks.url);
       await page.getByTestId('alerts-save').click();
       await page.getByTestId('alerts-saved').waitFor();

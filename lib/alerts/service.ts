@@ -14,7 +14,7 @@ import type { SecretBox } from '../db/secret-box.ts';
 import type { Store } from '../db/store.ts';
 import { log } from '../log.ts';
 import { type ResolvedAddress, safeFetch } from '../net/safe-fetch.ts';
-import { type AlertEvent, summary } from './rules.ts';
+import { type AlertEvent, step, summary } from './rules.ts';
 import { webhookHeaders } from './signature.ts';
 import { type AlertSettings, AlertStore, type Channel, type DeliveryRow, type EventBody } from './store.ts';
 
@@ -111,7 +111,10 @@ export class AlertService {
     const settings = await this.alerts.settings(accountId);
     if (!settings) return [];
     const fired: EventBody[] = [];
-    for (const reading of await this.alerts.readings(accountId, settings, now)) {
+    const [readings, states] = await Promise.all([this.alerts.readings(accountId, settings, now), this.alerts.states(accountId)]);
+    for (const reading of readings) {
+      // Nothing changed since the last look: no transaction (the common case, after most settlements).
+      if (!step(states.get(reading.subject), reading).next) continue;
       const e = await this.alerts.apply(accountId, reading, (s) => this.targets(s));
       if (e) fired.push(e);
     }

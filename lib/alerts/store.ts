@@ -151,6 +151,15 @@ export class AlertStore {
     return out;
   }
 
+  /** Each subject's stored state (a read without locks: `apply` decides again under the row's lock). */
+  async states(accountId: string): Promise<Map<string, Stored>> {
+    const rows = await this.store.all<{ subject: string; level: number; period: string }>(
+      'SELECT subject, level, period FROM alert_state WHERE account_id = $1',
+      [accountId],
+    );
+    return new Map(rows.map((r) => [r.subject, { level: Number(r.level), period: r.period }]));
+  }
+
   /**
    * Applies one reading: under the state row's lock, the step is decided again (another instance may have got
    * there first) and, on a crossing, the event's deliveries are written in the same transaction. Returns the event
