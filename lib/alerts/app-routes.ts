@@ -77,7 +77,13 @@ export function alertRoutes(deps: AppDeps) {
       const sent = await alerts().sendTest(user.accountId);
       if (!sent) throw new ApiError('CONFLICT', 'Set an email address or a webhook URL, and save, before sending a test.');
       const rows = await alerts().alerts.log(user.accountId, 1, 10);
-      const out: AlertTestSent = { eventId: sent.id, channels: rows.items.filter((r) => r.event_id === sent.id).map((r) => r.channel) };
+      const out: AlertTestSent = {
+        eventId: sent.id,
+        channels: rows.items
+          .filter((r) => r.event_id === sent.id)
+          .map((r) => r.channel)
+          .sort(),
+      };
       return json(out, 202);
     }),
 
