@@ -75,6 +75,20 @@ export interface JobsConfig {
   pollMs: number;
 }
 
+/** Account alerts (lib/alerts): how often they are evaluated and how webhooks are retried. */
+export interface AlertsConfig {
+  /** Every account with alerts is evaluated this often (settlements here evaluate theirs at once). */
+  sweepMs: number;
+  /** How often an instance looks for due deliveries (its own alerts are sent at once). */
+  pollMs: number;
+  /** The first retry's wait; each later one doubles it (at most 6 h), jittered. */
+  retryBaseMs: number;
+  /** Attempts per delivery before it is marked failed. */
+  maxAttempts: number;
+  /** One webhook attempt's time limit. */
+  timeoutMs: number;
+}
+
 /** The audio engines' programs (lib/engines/audio/registry.ts). */
 export interface AudioConfig {
   /** ffmpeg (a name on PATH or a path): decoding uploads, encoding speech. */
@@ -200,6 +214,8 @@ export interface Config {
   metrics: { enabled: boolean; token: string | undefined };
   /** Durable jobs (video, long audio; lib/jobs): where their media live and for how long, and how they are run. */
   jobs: JobsConfig;
+  /** Account alerts (lib/alerts). */
+  alerts: AlertsConfig;
   /** Wallet users: SIWX binding (LAGOON_PUBLIC_URL) and the x402 top-up rails (LAGOON_X402_*). */
   wallet: WalletConfig;
   /** The crypto JSON-RPC proxy (LAGOON_RPC_*): upstream nodes, prices, method tables, per-caller caps. */
@@ -511,6 +527,19 @@ export const SETTINGS = {
     doc: "a running job's lease, renewed while it works; a job whose instance died is taken over once it expires",
   },
   LAGOON_JOB_POLL_MS: { default: '1000', parse: int(1), doc: 'how often an idle instance looks for queued jobs (jobs queued on itself start at once)' },
+  LAGOON_ALERT_SWEEP_MS: {
+    default: '60000',
+    parse: int(1),
+    doc: 'how often every account with alerts is checked (low balance, key budgets); settlements on this instance check theirs at once',
+  },
+  LAGOON_ALERT_POLL_MS: { default: '2000', parse: int(1), doc: 'how often an instance looks for alert deliveries due (a retry, or an alert raised elsewhere)' },
+  LAGOON_ALERT_RETRY_BASE_MS: {
+    default: '30000',
+    parse: int(1),
+    doc: "a failed alert delivery's first retry waits this long; each next one twice as long (at most 6 h), with jitter",
+  },
+  LAGOON_ALERT_ATTEMPTS: { default: '8', parse: int(1), doc: 'attempts per alert delivery (webhook or mail) before it is marked failed' },
+  LAGOON_ALERT_TIMEOUT_MS: { default: '10000', parse: int(1), doc: "one webhook attempt's time limit (a timeout is retried like a non-2xx answer)" },
   LAGOON_TIMESTAMP_HEADER: { default: '1', parse: flag, doc: '`0` turns off `x-service-timestamp`' },
   LAGOON_LOG_LEVEL: {
     shown: '`info` (`error` when `NODE_ENV=test`)',
@@ -818,6 +847,13 @@ export function loadConfig(env: Env = process.env): Config {
       perAccount: v.LAGOON_MAX_JOBS_PER_ACCOUNT,
       leaseMs: v.LAGOON_JOB_LEASE_MS,
       pollMs: v.LAGOON_JOB_POLL_MS,
+    },
+    alerts: {
+      sweepMs: v.LAGOON_ALERT_SWEEP_MS,
+      pollMs: v.LAGOON_ALERT_POLL_MS,
+      retryBaseMs: v.LAGOON_ALERT_RETRY_BASE_MS,
+      maxAttempts: v.LAGOON_ALERT_ATTEMPTS,
+      timeoutMs: v.LAGOON_ALERT_TIMEOUT_MS,
     },
     connections: { headersTimeoutMs: v.LAGOON_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.LAGOON_REQUEST_TIMEOUT_MS, maxPerIp: v.LAGOON_MAX_CONNECTIONS_PER_IP },
     wallet,

@@ -37,6 +37,8 @@ import { log, setLogLevel } from './log.ts';
 import { E2eeWorkerLink } from './e2ee/worker-link.ts';
 import { KnowledgeService } from './knowledge/service.ts';
 import { knowledgeEmbedder } from './embeddings/knowledge.ts';
+import { AlertService } from './alerts/service.ts';
+import { smtpMailer } from './account/mailer.ts';
 
 export interface Service {
   config: Config;
@@ -83,6 +85,8 @@ export interface Service {
   e2ee: E2eeWorkerLink;
   /** Knowledge collections: uploads indexed in the background, full-text and vector search (lib/knowledge). */
   knowledge: KnowledgeService;
+  /** Account alerts (low balance, key budgets) by email and signed webhook: evaluation after settlement, the outbox. */
+  alerts: AlertService;
   close(): Promise<void>;
 }
 
@@ -168,6 +172,11 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     pollMs: config.jobs.pollMs,
   });
   knowledge.start();
+  // Alerts are evaluated after a settlement commits, never on its path: the ledger only names the account.
+  const mailer = config.app.mail && smtpMailer(config.app.mail);
+  const alerts = new AlertService({ store, config: config.alerts, mailer, secrets, fetchAllowHosts: config.fetchAllowHosts });
+  ledger.onSettled((accountId) => alerts.nudge(accountId));
+  alerts.start();
   return {
     config,
     store,
@@ -211,6 +220,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     jobs,
     e2ee,
     knowledge,
+    alerts,
     async close() {
       // Running jobs go back to the queue (another instance, or this one after its restart, takes them up).
       await jobs.stop().catch((e) => log.error({ err: e }, 'stopping the job workers failed'));
@@ -222,6 +232,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await imageEngines.close();
       await videoEngines.close();
       await ledger.drain();
+      await alerts.stop().catch((e) => log.error({ err: e }, 'stopping the alerts failed'));
+      mailer?.close();
       await receiptHashes.flush();
       journal?.close();
       // Drained: whatever this instance still holds is orphaned, and the next sweep anywhere releases it.

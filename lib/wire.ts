@@ -67,6 +67,11 @@
 //   DELETE /api/app/api-keys/:id                         → { key: AppApiKey } (revoked)
 //   GET    /api/app/rate-limits/models?keyId=            → LimitsReport (every model, for one of the account's keys)
 //   GET    /api/app/rate-limits/log?keyId=&modelId=&type=&from=&to=&page=&limit= → BreachPage
+//   GET    /api/app/alerts                               → AlertSettingsView (thresholds, channels, webhook secret)
+//   PUT    /api/app/alerts  AlertSettingsInput           → AlertSettingsView (400 for a webhook URL that may not be reached)
+//   POST   /api/app/alerts/secret                        → AlertSettingsView (a new webhook signing secret)
+//   POST   /api/app/alerts/test                          → 202 AlertTestSent (409 when no channel is set)
+//   GET    /api/app/alerts/deliveries?page=&limit=       → AlertDeliveryPage (the delivery log, newest first)
 //   GET    /api/app/operator/accounts?q=&page=&limit=    → OperatorAccountsPage (the operator only)
 //   POST   /api/app/operator/accounts/:id/grant  OperatorGrantRequest → { account: OperatorAccount }
 //   PATCH  /api/app/operator/accounts/:id  OperatorAccountPatch → { account: OperatorAccount }
@@ -99,5 +104,6 @@ export type * from './billing/wire-usage.ts';
 export type * from './wallet/wire.ts';
 export type * from './memory/wire.ts';
 export type * from './tools/wire.ts';
+export type * from './alerts/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
 export { USAGE_PERIODS } from './billing/wire-usage.ts';

@@ -8,6 +8,7 @@ const SIBLINGS = [
   { href: '/keys', label: 'API keys' },
   { href: '/limits', label: 'Rate limits' },
   { href: '/usage', label: 'Usage' },
+  { href: '/alerts', label: 'Alerts' },
 ] as const;
 
 export function DashPage({

@@ -24,3 +24,9 @@ export const ShieldIcon = ({ className }: { className?: string }) => (
     <path d="M12 3 5 6v6c0 4.5 3 7.5 7 9 4-1.5 7-4.5 7-9V6z" />
   </Icon>
 );
+export const BellIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="M6 16V11a6 6 0 0 1 12 0v5l2 2H4z" />
+    <path d="M10 20a2 2 0 0 0 4 0" />
+  </Icon>
+);

@@ -1,11 +1,11 @@
 'use client';
 // The account pages, one Account area in the same words everywhere: in the account menu at the foot of the sidebar
-// (so the chat history comes first) and as icons in the collapsed rail: Usage, Billing, API keys, Rate limits, and
+// (so the chat history comes first) and as icons in the collapsed rail: Usage, Billing, API keys, Rate limits, Alerts, and
 // Operator for the operator only.
-// data-testid: usage-link, billing-link, keys-link, limits-link, operator-link.
+// data-testid: usage-link, billing-link, keys-link, limits-link, alerts-link, operator-link.
 import Link from 'next/link';
 import type { ComponentType } from 'react';
-import { BillingIcon, GaugeIcon, KeyIcon, ShieldIcon } from '@/components/billing/icons.tsx';
+import { BellIcon, BillingIcon, GaugeIcon, KeyIcon, ShieldIcon } from '@/components/billing/icons.tsx';
 import { MenuLink } from '@/components/ui/menu.tsx';
 import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { useMe } from '@/components/session/use-me.ts';
@@ -22,6 +22,7 @@ const LINKS: NavLink[] = [
   { href: '/billing', label: 'Billing', Icon: BillingIcon, testId: 'billing-link' },
   { href: '/keys', label: 'API keys', Icon: KeyIcon, testId: 'keys-link' },
   { href: '/limits', label: 'Rate limits', Icon: GaugeIcon, testId: 'limits-link' },
+  { href: '/alerts', label: 'Alerts', Icon: BellIcon, testId: 'alerts-link' },
 ];
 const OPERATOR: NavLink = { href: '/operator', label: 'Operator', Icon: ShieldIcon, testId: 'operator-link' };
 

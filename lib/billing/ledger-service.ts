@@ -33,6 +33,8 @@ export class Ledger {
   private readonly journal: SettlementJournal | undefined;
   /** Requests whose delivery the HTTP layer watches: their settlement's commit, once there is one. */
   private readonly watched = new Map<string, Promise<Amount> | null>();
+  /** Told each settled account once its settlement committed (the alerts' nudge: it must stay cheap). */
+  private settledListener: ((accountId: string) => void) | undefined;
 
   /**
    * `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory.
@@ -76,6 +78,11 @@ export class Ledger {
       done.then((charged) => {
         this.holds.committed(hold);
         if (journaled) this.journal!.committed();
+        try {
+          this.settledListener?.(hold.accountId);
+        } catch (e) {
+          log.error({ err: e }, 'ledger: the settlement listener failed');
+        }
         return charged;
       }),
     );
@@ -88,6 +95,11 @@ export class Ledger {
       ? releaseIn(this.store, this.store, hold, this.holds)
       : this.group.run(hold.accountId, (q) => releaseIn(this.store, q, hold, this.holds), true);
     return this.track(done.then(() => this.holds.committed(hold)));
+  }
+
+  /** `fn(accountId)` after each settlement commits (one listener; lib/alerts evaluates the account later, elsewhere). */
+  onSettled(fn: (accountId: string) => void): void {
+    this.settledListener = fn;
   }
 
   /** The HTTP layer answers this request: its settlement is kept at hand until `delivered` says how it went. */

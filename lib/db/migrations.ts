@@ -849,4 +849,55 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       `ALTER TABLE x402_topups ADD COLUMN scheme TEXT`,
     ],
   },
+  {
+    version: 37,
+    name: 'alerts: thresholds, channels, crossings and deliveries',
+    sql: [
+      // An account owner's alerts: the low-balance thresholds (micro-units; NULL: off), whether the keys' budgets
+      // (their consumption limits) alert at 50/80/100 %, and the channels: an email address and a webhook URL with
+      // its signing secret (sealed under the secrets key when there is one).
+      `CREATE TABLE alert_settings (
+        account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+        email TEXT,
+        webhook_url TEXT,
+        webhook_secret TEXT NOT NULL,
+        low_usd BIGINT,
+        low_diem BIGINT,
+        key_budgets BOOLEAN NOT NULL DEFAULT TRUE,
+        updated_at BIGINT NOT NULL
+      )`,
+      // What each subject (a balance, a key's budget in a currency) last alerted: the level reached (0: armed) in
+      // its period. A crossing is one compare-and-set on this row, so it fires once across instances.
+      `CREATE TABLE alert_state (
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        subject TEXT NOT NULL,
+        level INTEGER NOT NULL DEFAULT 0,
+        period TEXT NOT NULL DEFAULT '',
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, subject)
+      )`,
+      // One row per event and channel: the outbox the delivery workers lease from (times: the database's clock).
+      `CREATE TABLE alert_deliveries (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        event_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        target TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        response_code INTEGER,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (event_id, channel)
+      )`,
+      `CREATE INDEX alert_deliveries_due ON alert_deliveries(status, next_attempt_at)`,
+      `CREATE INDEX alert_deliveries_account ON alert_deliveries(account_id, created_at)`,
+    ],
+  },
 ];

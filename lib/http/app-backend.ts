@@ -30,6 +30,7 @@ import { memoryRoutes } from '../memory/app-routes.ts';
 import { folderRoutes } from '../conversations/app-folders.ts';
 import { importRoutes } from '../conversations/app-import.ts';
 import { knowledgeRoutes } from '../knowledge/app-routes.ts';
+import { alertRoutes } from '../alerts/app-routes.ts';
 import type { AppDeps } from './app-deps.ts';
 
 export interface AppBackend {
@@ -64,6 +65,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof memoryRoutes> &
   ReturnType<typeof folderRoutes> &
   ReturnType<typeof importRoutes> &
+  ReturnType<typeof alertRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -99,6 +101,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...memoryRoutes(deps),
       ...folderRoutes(deps),
       ...importRoutes(deps),
+      ...alertRoutes(deps),
       ...knowledgeRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,

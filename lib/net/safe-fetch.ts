@@ -34,6 +34,10 @@ export interface SafeFetchOptions {
   signal?: AbortSignal;
   /** Resolver to use instead of the system one (tests). */
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** POST sends `body` with `headers` and follows no redirect (a 3xx is the answer); default GET. */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
+  headers?: Record<string, string>;
 }
 
 export interface SafeFetchResult {
@@ -67,9 +71,9 @@ export async function safeFetch(url: string, opts: SafeFetchOptions = {}): Promi
     let target = parseTarget(url);
     for (let redirects = 0; ; redirects++) {
       const pinned = await vet(target, allowHosts, resolve, signal);
-      const res = await get(target, pinned, opts.accept ?? '*/*', signal);
+      const res = await get(target, pinned, opts.accept ?? '*/*', signal, opts);
       const location = res.headers.location;
-      if (res.statusCode !== undefined && REDIRECT_STATUSES.has(res.statusCode) && location) {
+      if (opts.method !== 'POST' && res.statusCode !== undefined && REDIRECT_STATUSES.has(res.statusCode) && location) {
         res.destroy();
         if (redirects >= maxRedirects) throw refuse(`too many redirects (more than ${maxRedirects})`);
         target = parseTarget(location, target);
@@ -83,6 +87,20 @@ export async function safeFetch(url: string, opts: SafeFetchOptions = {}): Promi
     if (timeout.aborted) throw refuse(`timed out fetching URL (limit ${timeoutMs / 1000} s)`);
     if (opts.signal?.aborted) throw refuse('fetching URL was cancelled');
     throw refuse(`could not fetch URL: ${describeNetworkError(e)}`);
+  }
+}
+
+/**
+ * Checks, without fetching, that safeFetch would reach the URL: http(s), no credentials, and a host that resolves
+ * to public addresses only (or is allowed). Throws the same 400 safeFetch would; for checking a URL when it is saved.
+ */
+export async function vetUrl(url: string, opts: Pick<SafeFetchOptions, 'allowHosts' | 'lookup' | 'timeoutMs'> = {}): Promise<void> {
+  const signal = AbortSignal.timeout(opts.timeoutMs ?? SAFE_FETCH_DEFAULTS.timeoutMs);
+  try {
+    await vet(parseTarget(url), new Set(parseAllowHosts(opts.allowHosts ?? [])), opts.lookup ?? systemLookup, signal);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw refuse("timed out resolving the URL's host");
   }
 }
 
@@ -155,20 +173,26 @@ function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
   };
 }
 
-function get(url: URL, pinned: ResolvedAddress, accept: string, signal: AbortSignal): Promise<IncomingMessage> {
+function get(
+  url: URL,
+  pinned: ResolvedAddress,
+  accept: string,
+  signal: AbortSignal,
+  send: Pick<SafeFetchOptions, 'method' | 'body' | 'headers'> = {},
+): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     // The URL keeps its hostname, so Host and TLS SNI/certificate checks use the name; only the lookup is pinned.
     const req = client.request(url, {
-      method: 'GET',
-      headers: { accept, 'accept-encoding': 'gzip, deflate, br', 'user-agent': USER_AGENT },
+      method: send.method ?? 'GET',
+      headers: { ...send.headers, accept, 'accept-encoding': 'gzip, deflate, br', 'user-agent': USER_AGENT },
       agent: false,
       lookup: pinnedLookup(pinned),
       signal,
     });
     req.on('response', resolve);
     req.on('error', reject);
-    req.end();
+    req.end(send.method === 'POST' ? (send.body ?? '') : undefined);
   });
 }
 
