@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The whole test suite: unit and API tests (node:test) over lib/ and e2e/, against real PostgreSQL and Redis.
 // `--unit`: the fast tier only (scripts/unit-tests.ts picks the files): no services started, no app build.
-// Other arguments: the test files or globs to run instead of all of them.
+// Other arguments: the test files or globs to run instead of all of them. A run that includes e2e/deploy builds its
+// container images in the background from the start.
 // Ends with the line `N passed, N failed`.
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildIsStale } from './build-inputs.ts';
@@ -22,6 +24,18 @@ if (!unit) {
     const b = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
     if (b.status !== 0) process.exit(b.status ?? 1);
   }
+}
+
+// The deploy tests build container images: a cold build takes minutes, so it starts now, in the background at the
+// lowest CPU priority, and overlaps the rest of the suite (e2e/support/image-prebuild.ts; its log in the temp folder).
+let prebuild: ReturnType<typeof spawn> | undefined;
+if (!unit && (args.length === 0 || args.some((a) => a.includes('deploy')))) {
+  const log = fs.openSync(path.join(os.tmpdir(), 'lagoon-image-prebuild.log'), 'w');
+  prebuild = spawn('nice', ['-n', '19', process.execPath, path.resolve(import.meta.dirname, '../e2e/support/image-prebuild.ts')], {
+    stdio: ['ignore', log, log],
+    detached: true, // its own process group: podman's build goes with it if the tests end first
+  });
+  prebuild.on('error', () => undefined);
 }
 
 const patterns = args.length
@@ -52,6 +66,11 @@ child.stdout.on('data', (buf: Buffer) => {
 });
 const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
 countLine(partial);
+if (prebuild?.pid && prebuild.exitCode === null) {
+  try {
+    process.kill(-prebuild.pid);
+  } catch {}
+}
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { baseImage, buildImage, containersMissing, podman, podmanEnv, sh, waitFor200 } from '../support/containers.ts';
+import { baseImage, buildImage, containersMissing, podman, podmanEnv, sh, TEST_IMAGES, waitFor200 } from '../support/containers.ts';
 import { checkChat, checkHealth, checkOneLedger, checkSharedRateLimit, type Deployment, writeDeployConfig } from '../support/deploy-checks.ts';
 import { freePort } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
@@ -34,13 +34,11 @@ before(async () => {
   // The images compose would build, built first the way the other tests build them (the host's network, its CA as a
   // build secret, one layer cache); `up` then finds them and builds nothing.
   const images = {
-    LAGOON_IMAGE: 'localhost/lagoon:test',
-    LAGOON_POSTGRES_IMAGE: 'localhost/lagoon-postgres:15',
-    LAGOON_REDIS_IMAGE: 'localhost/lagoon-redis:7',
+    LAGOON_IMAGE: TEST_IMAGES.lagoon.tag,
+    LAGOON_POSTGRES_IMAGE: TEST_IMAGES.postgres.tag,
+    LAGOON_REDIS_IMAGE: TEST_IMAGES.redis.tag,
   };
-  await buildImage(images.LAGOON_IMAGE, 'Containerfile', '.', base);
-  await buildImage(images.LAGOON_POSTGRES_IMAGE, 'scripts/deploy/images/postgres.Containerfile', 'scripts/deploy/images', base);
-  await buildImage(images.LAGOON_REDIS_IMAGE, 'scripts/deploy/images/redis.Containerfile', 'scripts/deploy/images', base);
+  for (const i of [TEST_IMAGES.lagoon, TEST_IMAGES.postgres, TEST_IMAGES.redis]) await buildImage(i.tag, i.file, i.context, base);
 
   engine = await startScriptedEngine({ host: '0.0.0.0' });
   writeDeployConfig(dir, `http://host.containers.internal:${new URL(engine.url).port}/v1`);

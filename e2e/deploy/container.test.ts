@@ -1,6 +1,6 @@
 // The container image (Containerfile) built from the Debian base and run as two instances on one PostgreSQL and one
 // Redis (the host's, through --network host: a database and a Redis key prefix of this test's own, ports of its own),
-// with the model a scripted engine on loopback. Skipped only where Podman is missing.
+// with the model a scripted engine on loopback. Skipped where Podman is missing or LAGOON_CONTAINER_TESTS=0.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { MIGRATIONS } from '../../lib/db/migrations.ts';
-import { baseImage, buildImage, containersMissing, podman, waitFor200 } from '../support/containers.ts';
+import { baseImage, buildImage, containersMissing, podman, TEST_IMAGES, waitFor200 } from '../support/containers.ts';
 import { checkChat, checkHealth, checkOneLedger, checkSharedRateLimit, type Deployment, writeDeployConfig } from '../support/deploy-checks.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { freePort } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
 const skip = containersMissing();
-const IMAGE = 'localhost/lagoon:test';
+const IMAGE = TEST_IMAGES.lagoon.tag;
 const id = randomBytes(4).toString('hex');
 const names = [`lagoon-test-${id}-1`, `lagoon-test-${id}-2`];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-container-'));
@@ -30,7 +30,7 @@ const BUILD_TIMEOUT = { timeout: 25 * 60_000 };
 before(async () => {
   if (skip) return;
   const base = await baseImage();
-  const seconds = await buildImage(IMAGE, 'Containerfile', '.', base);
+  const seconds = await buildImage(IMAGE, TEST_IMAGES.lagoon.file, TEST_IMAGES.lagoon.context, base);
   const size = (await podman(['image', 'inspect', '--format', '{{.Size}}', IMAGE])).stdout.trim();
   console.log(`# image ${IMAGE} built in ${seconds} s (base ${base}); ${(Number(size) / 1e6).toFixed(0)} MB`);
 
