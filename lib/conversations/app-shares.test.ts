@@ -129,7 +129,21 @@ describe('share links', () => {
     assert.deepEqual(chat.messages[1].citations, [{ url: 'https://tides.example/today', title: 'Tides today' }]);
     assert.deepEqual(chat.messages[1].tools, [{ name: 'lookup', server: 'tides', status: 'done' }]);
     // No other branch, usage, cost, memory, tool arguments or results, ids, document bytes or owner.
-    for (const leak of [other.content, 'OTHER BRANCH', '0.0456', 'costUsd', 'usage', 'MEMORY', 'TOOL-SECRET', 'TOOL RESULT', 'c2VjcmV0', c.id, a.id, alice.user.id, alice.user.email]) {
+    for (const leak of [
+      other.content,
+      'OTHER BRANCH',
+      '0.0456',
+      'costUsd',
+      'usage',
+      'MEMORY',
+      'TOOL-SECRET',
+      'TOOL RESULT',
+      'c2VjcmV0',
+      c.id,
+      a.id,
+      alice.user.id,
+      alice.user.email,
+    ]) {
       assert.ok(!text.includes(leak), `the snapshot leaks ${leak}`);
     }
     // Files: the uploaded image and the made picture through the share's route; the document by name only.
@@ -177,7 +191,11 @@ describe('share links', () => {
     assert.equal((await create(undefined, c.id, a.id)).status, 401);
     assert.equal((await create(alice, c.id, 'not-a-message')).status, 404);
     // CSRF: a share made without the token is refused.
-    const noCsrf = await call(shares.createShare, 'POST', `/conversations/${c.id}/shares`, alice, { body: { leafId: a.id }, params: { id: c.id }, noCsrf: true });
+    const noCsrf = await call(shares.createShare, 'POST', `/conversations/${c.id}/shares`, alice, {
+      body: { leafId: a.id },
+      params: { id: c.id },
+      noCsrf: true,
+    });
     assert.equal(noCsrf.status, 403);
   });
 
@@ -223,7 +241,10 @@ describe('share links', () => {
     );
     // One branch, a chain: each message answers the one before.
     full.messages.forEach((m, i) => assert.equal(m.parentId, i === 0 ? null : full.messages[i - 1].id));
-    assert.ok(full.messages.every((m) => m.usage === null || m.usage.costUsd === 0), 'no cost is copied');
+    assert.ok(
+      full.messages.every((m) => m.usage === null || m.usage.costUsd === 0),
+      'no cost is copied',
+    );
     // The user's image keeps its thumbnail; the made picture became bob's own image.
     assert.match(full.messages[0].attachments[0].previewUrl ?? '', /^data:image\/png;base64,/);
     const bobs = await userImages(h.svc.store, bob.user.id).list({ conversationId: copy.id });

@@ -112,7 +112,9 @@ test('1,000 chats: the archive streams without holding the event loop', async ()
   gaps.sort((x, y) => x - y);
   const maxMs = gaps.at(-1) ?? 0;
   const p99 = gaps[Math.floor(gaps.length * 0.99)] ?? 0;
-  console.log(`archive of 1,000 chats (4,000 messages): ${Math.round(ms)} ms, ${(bytes / 1024 / 1024).toFixed(2)} MB, event loop stall max ${maxMs.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
+  console.log(
+    `archive of 1,000 chats (4,000 messages): ${Math.round(ms)} ms, ${(bytes / 1024 / 1024).toFixed(2)} MB, event loop stall max ${maxMs.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+  );
   assert.ok(bytes > 100_000);
   // One pull reads four chats and hands their compression to zlib's threads: a few ms of the loop's time. The bound is
   // loose because the test machine is shared (its stalls are mostly other processes' turn on the cores).
