@@ -66,7 +66,7 @@ else
       assert.match(shown, /BRANCH-ONE/);
       assert.doesNotMatch(shown, /BRANCH-TWO/);
       // The answer went through the chat's markdown renderer.
-      assert.equal(await anon.locator('[data-testid="shared-message"][data-role="assistant"] strong').innerText(), 'six');
+      assert.equal(await anon.locator('[data-testid="shared-message"][data-role="assistant"] [data-streamdown="strong"]').innerText(), 'six');
       assert.equal(await anon.locator('meta[name="robots"]').getAttribute('content'), 'noindex, nofollow');
       // Signed out: no composer, no way to continue but to sign in.
       assert.equal(await anon.getByTestId('composer-input').count(), 0);
