@@ -36,6 +36,14 @@
 //   DELETE /api/app/conversations/:id                    → 204
 //   GET    /api/app/conversations/:id/export?format=md|json&leaf=&branches=all → a download (Content-Disposition): the
 //          branch through leaf (continued to its newest turn) or the newest; branches=all (JSON only): every version
+//   GET    /api/app/conversations/archive                → a zip download: every chat as JSON (all branches) and Markdown
+//   POST   /api/app/conversations/:id/shares {leafId}    → AppShare (201): a snapshot of the branch through leafId
+//   GET    /api/app/shares?conversation=                 → AppShareList (the user's share links, newest first)
+//   DELETE /api/app/shares/:token                        → 204 (the link and its snapshot are gone)
+//   GET    /api/app/shares/:token                        → AppSharedChat (no session needed; 404 once revoked)
+//   GET    /api/app/shares/:token/files/:n               → an image of the snapshot (no session needed)
+//   POST   /api/app/shares/:token/continue               → AppConversation (201): the snapshot copied into a new chat
+//   POST   /api/app/chat/temporary  TemporaryTurnRequest  → SendMessageResponse-like (201); nothing is stored
 //   GET    /api/app/search?q=&folder=                    → { hits: AppSearchHit[] } (archived chats too)
 //   GET    /api/app/folders                              → AppFolderList;  POST /api/app/folders {name} → AppFolder (201)
 //   PATCH  /api/app/folders/:id {name} → AppFolder;  DELETE /api/app/folders/:id → 204 (its chats move out, kept)
@@ -97,6 +105,7 @@ export type * from './characters/wire.ts';
 export type * from './chat/wire.ts';
 export type * from './chat/wire-private.ts';
 export type * from './conversations/wire.ts';
+export type * from './conversations/wire-shares.ts';
 export type * from './knowledge/wire.ts';
 export type * from './keys/wire-list.ts';
 export type * from './limits/wire-rate-limits.ts';

@@ -12,6 +12,7 @@ import type { AccountSummary } from '@/lib/wire.ts';
 import { AddCredit } from '@/components/account/add-credit.tsx';
 import { AccountSettings } from '@/components/account/account-settings.tsx';
 import { ImportChats } from '@/components/account/import-chats.tsx';
+import { SharedLinks } from '@/components/share/shared-links.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';
 import { DiemInfo } from '@/components/account/diem-info.tsx';
 import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
@@ -109,6 +110,15 @@ export function AccountPage() {
           <p className="text-sm text-muted-foreground">
             Each chat downloads from its menu in the sidebar (Markdown or JSON).{' '}
             <a
+              href="/api/app/conversations/archive"
+              download
+              data-testid="account-chats-archive"
+              className="font-medium text-primary underline-offset-4 hover:underline"
+            >
+              Download all your chats (zip: each as JSON with every branch, and as Markdown)
+            </a>
+            .{' '}
+            <a
               href="/api/app/memories/export"
               download
               data-testid="account-memories-export"
@@ -124,6 +134,7 @@ export function AccountPage() {
           </p>
           <ImportChats />
         </section>
+        <SharedLinks />
       </div>
     </div>
   );

@@ -1,6 +1,6 @@
 'use client';
 // Import chat history from another app: a ChatGPT export (conversations.json), or an Open WebUI or LibreChat JSON
-// export. The file goes to the server as it is; the answer lists what was taken and what was left out, and why.
+// export, or this app's own (a chat's JSON, or the zip of all chats). The file goes to the server as it is; the answer lists what was taken and what was left out, and why.
 // data-testid: import-file, import-result, import-skipped.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
@@ -9,7 +9,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import type { AppImportResult } from '@/lib/wire.ts';
 
-const SOURCE: Record<AppImportResult['source'], string> = { chatgpt: 'ChatGPT', 'open-webui': 'Open WebUI', librechat: 'LibreChat' };
+const SOURCE: Record<AppImportResult['source'], string> = { chatgpt: 'ChatGPT', 'open-webui': 'Open WebUI', librechat: 'LibreChat', lagoon: 'Lagoon' };
 
 export function ImportChats() {
   const id = useId();
@@ -22,12 +22,12 @@ export function ImportChats() {
   return (
     <div className="flex flex-col gap-2">
       <label htmlFor={id} className="text-sm font-medium">
-        Import chats (ChatGPT <code>conversations.json</code>, Open WebUI or LibreChat JSON)
+        Import chats (ChatGPT <code>conversations.json</code>, Open WebUI or LibreChat JSON, or this app's own JSON or zip of all chats)
       </label>
       <input
         id={id}
         type="file"
-        accept=".json,application/json"
+        accept=".json,.zip,application/json,application/zip"
         data-testid="import-file"
         disabled={run.isPending}
         className="text-sm"

@@ -1,8 +1,10 @@
-// The chat's top bar: model picker, the character (when the chat has one), the title, and the settings popover.
+// The chat's top bar: model picker, the character (when the chat has one), the title, a new chat's Temporary switch,
+// Share (a stored chat's branch on screen) and the settings popover.
 import type { AppCharacter, AppModel, AppModelsResponse, ChatSettings } from '@/lib/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
 import { ChatSettingsButton } from './chat-settings.tsx';
 import { ModelPicker } from './model-picker.tsx';
+import { ShareButton } from '@/components/share/share-dialog.tsx';
 
 interface Props {
   title: string | null;
@@ -13,9 +15,26 @@ interface Props {
   settings: ChatSettings;
   onSettingsSave: (s: ChatSettings) => void;
   webSearch?: AppModelsResponse['webSearch'];
+  /** A stored chat and the last message on screen: the branch a share link would show. */
+  conversationId?: string | null;
+  leafId?: string | null;
+  /** A new chat's "Temporary" switch (absent once the chat exists). */
+  temporary?: { on: boolean; toggle: () => void };
 }
 
-export function ChatHeader({ title, models, modelId, onModelChange, character, settings, onSettingsSave, webSearch }: Props) {
+export function ChatHeader({
+  title,
+  models,
+  modelId,
+  onModelChange,
+  character,
+  settings,
+  onSettingsSave,
+  webSearch,
+  conversationId,
+  leafId,
+  temporary,
+}: Props) {
   return (
     <div className="flex h-12 shrink-0 items-center gap-2 border-b border-border px-2 sm:px-4">
       <ModelPicker models={models} value={modelId} onChange={onModelChange} />
@@ -27,6 +46,19 @@ export function ChatHeader({ title, models, modelId, onModelChange, character, s
       )}
       <h1 className="min-w-0 flex-1 truncate text-center text-sm text-muted-foreground max-sm:sr-only">{title ?? 'New chat'}</h1>
       <span className="flex-1 sm:hidden" />
+      {temporary && (
+        <button
+          type="button"
+          aria-pressed={temporary.on}
+          data-testid="temporary-toggle"
+          onClick={temporary.toggle}
+          title="A temporary chat is not saved: not in your history, search or memory, and gone when you reload or leave"
+          className={`rounded-md border px-2 py-1 text-xs font-medium ${temporary.on ? 'border-primary bg-primary text-primary-foreground' : 'border-border text-muted-foreground hover:bg-accent'}`}
+        >
+          Temporary{temporary.on ? ': on' : ''}
+        </button>
+      )}
+      <ShareButton conversationId={conversationId ?? null} leafId={leafId ?? null} />
       <ChatSettingsButton
         settings={settings}
         onSave={onSettingsSave}

@@ -3,11 +3,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { call, qk } from '@/components/api/client';
 
+/** The browser's id of a temporary chat (never a stored conversation's). */
+export const isTemporaryChat = (id: string | null): boolean => !!id?.startsWith('temporary-');
+
 export function useConversation(id: string | null) {
   return useQuery({
     queryKey: qk.conversation(id ?? ''),
     queryFn: ({ signal }) => call('GET /conversations/:id', { params: { id: id! }, signal }),
-    enabled: id !== null,
+    // A temporary chat lives in this cache only (use-chat-controller.ts): there is nothing to fetch.
+    enabled: id !== null && !isTemporaryChat(id),
     // Sends, streams and stops write into this cache themselves; a background refetch mid-stream would only
     // bring back a stale partial row.
     staleTime: 60_000,

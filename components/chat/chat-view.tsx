@@ -6,7 +6,8 @@
 // chat-character.
 import { useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import type { ChatSettings } from '@/lib/wire.ts';
+import type { AppConversationWithMessages, ChatSettings } from '@/lib/wire.ts';
+import { qk } from '@/components/api/client';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { ArchivedNotice } from './archived-notice.tsx';
 import { ChatActionsContext, ModelNamesContext, type ChatActions } from './chat-context.ts';
@@ -50,7 +51,16 @@ const asPatch = (s: ChatSettings) =>
 
 export function ChatView({ conversationId, characterSlug = null }: Props) {
   const qc = useQueryClient();
-  const query = useConversation(conversationId);
+  // A temporary chat (a new chat with its switch on): its id is the browser's, its messages live in the query cache
+  // only, and it is dropped when this view goes (a reload or leaving the page).
+  const [temporaryId, setTemporaryId] = useState<string | null>(null);
+  const temporary = conversationId === null && temporaryId !== null;
+  const activeId = conversationId ?? temporaryId;
+  useEffect(() => {
+    if (!temporaryId) return;
+    return () => qc.removeQueries({ queryKey: qk.conversation(temporaryId) });
+  }, [qc, temporaryId]);
+  const query = useConversation(activeId);
   const conv = query.data;
   const models = useModels().data;
   const webSearch = useWebSearchAvailability().data;
@@ -58,9 +68,32 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   const slug = conv ? conv.characterSlug : conversationId ? null : characterSlug;
   const character = useChatCharacter(slug).data ?? null;
 
-  const { modelList, modelId, model, modelNames, settings, setDraftModel, setDraftSettings } = useChatOptions(conv, models, character);
+  const { modelList, modelId, model, modelNames, settings, setDraftModel, setDraftSettings } = useChatOptions(temporary ? undefined : conv, models, character);
 
   const branch = useBranch(conversationId, conv?.messages);
+  const toggleTemporary = () => {
+    if (temporaryId) {
+      setTemporaryId(null);
+      branch.setLeafId(null);
+      return;
+    }
+    const id = `temporary-${crypto.randomUUID()}`;
+    const at = Date.now();
+    qc.setQueryData<AppConversationWithMessages>(qk.conversation(id), {
+      id,
+      title: 'Temporary chat',
+      modelId: null,
+      characterSlug: null,
+      settings: {},
+      createdAt: at,
+      updatedAt: at,
+      folderId: null,
+      pinned: false,
+      archived: false,
+      messages: [],
+    });
+    setTemporaryId(id);
+  };
   const last = branch.rows.at(-1)?.message ?? null;
   const lastAnswer = last?.role === 'assistant' ? last : null;
   const live = useLiveStatus(lastAnswer?.id);
@@ -74,7 +107,8 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
 
   const [followToken, setFollowToken] = useState(0);
   const controller = useChatController({
-    conversationId,
+    conversationId: activeId,
+    temporary,
     modelId,
     characterSlug: slug,
     settings,
@@ -94,12 +128,16 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
   // The image mode makes pictures from words: it takes no files (and no model is asked to read them).
-  const attachBlocked = image.enabled ? 'the image mode makes pictures from a description and takes no files; switch it off to attach' : undefined;
+  const attachBlocked = temporary
+    ? 'a temporary chat takes no files'
+    : image.enabled
+      ? 'the image mode makes pictures from a description and takes no files; switch it off to attach'
+      : undefined;
   const drop = useFileDrop(attachBlocked ? () => {} : attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
   const sendMessage = (text: string) => {
-    if (image.enabled) return image.generate(text);
+    if (image.enabled && !temporary) return image.generate(text);
     const files = attachments.items;
     attachments.clear();
     return controller.send(text, files, last?.id ?? null);
@@ -135,8 +173,8 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   const loading = (conversationId !== null && query.isPending) || (shownRows.length === 0 && rows.length > 0);
 
   useEffect(() => {
-    document.title = conv?.title ? `${conv.title} · Lagoon` : 'New chat · Lagoon';
-  }, [conv?.title]);
+    document.title = temporary ? 'Temporary chat · Lagoon' : conv?.title ? `${conv.title} · Lagoon` : 'New chat · Lagoon';
+  }, [conv?.title, temporary]);
 
   const hasImages = attachments.items.some((a) => a.kind === 'image');
   // A chat whose model the operator has since disabled or removed: said before anything is sent (the send could only
@@ -174,7 +212,16 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         settings={settings}
         onSettingsSave={(s) => (conversationId ? void controller.update({ settings: asPatch(s) }) : setDraftSettings(s))}
         webSearch={webSearch}
+        conversationId={conversationId}
+        leafId={last?.id ?? null}
+        temporary={conversationId === null && (temporary || branch.rows.length === 0) ? { on: temporary, toggle: toggleTemporary } : undefined}
       />
+      {temporary && (
+        <p data-testid="temporary-notice" role="status" className="shrink-0 border-b border-border bg-muted px-4 py-2 text-center text-sm">
+          <strong>Temporary chat: not saved.</strong> It is not kept in your history, search or memories, and it is gone when you reload or leave this page.
+          Answers are billed as usual.
+        </p>
+      )}
       <div className="relative min-h-0 flex-1">
         {loading ? (
           <div className="flex h-full items-center justify-center text-muted-foreground">
@@ -207,8 +254,8 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         attachBlocked={attachBlocked}
         onSend={sendMessage}
         onStop={stop}
-        tools={<ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}
-        placeholder={image.enabled ? 'Describe an image…' : undefined}
+        tools={temporary ? undefined : <ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}
+        placeholder={temporary ? 'Message (temporary: not saved)…' : image.enabled ? 'Describe an image…' : undefined}
       />
       <GenerationStatus generating={generating} outcome={lastAnswer?.status} />
       {drop.dragging && <DropOverlay limits={limits} />}

@@ -4,8 +4,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useRef, useState } from 'react';
-import { AppApiError, call } from '@/components/api/client';
-import type { AppMessage, ChatSettings } from '@/lib/wire.ts';
+import { AppApiError, call, qk } from '@/components/api/client';
+import type { AppConversationWithMessages, AppMessage, ChatSettings } from '@/lib/wire.ts';
 import { mergeConversation, seedConversation, upsertMessages } from './chat-cache.ts';
 import { getLive, updateLive } from './live-store.ts';
 import { finishAnswer, followStream } from './stream-manager.ts';
@@ -17,6 +17,8 @@ type Pending = Extract<TranscriptRow, { kind: 'pending' }>;
 
 export interface ControllerOptions {
   conversationId: string | null;
+  /** A temporary chat (conversationId is its browser-side id): turns go to POST /chat/temporary, nothing is stored. */
+  temporary?: boolean;
   /** What a new chat is created with. */
   modelId: string | null;
   characterSlug: string | null;
@@ -37,6 +39,25 @@ function asFailure(e: unknown, retry?: () => void): Failure {
   };
 }
 
+/** A temporary chat's branch up to `leafId` (oldest first), as the server is sent it: it holds the chat alone. */
+function temporaryHistory(qc: ReturnType<typeof useQueryClient>, chatId: string, leafId: string | null) {
+  const all = qc.getQueryData<AppConversationWithMessages>(qk.conversation(chatId))?.messages ?? [];
+  const byId = new Map(all.map((m) => [m.id, m]));
+  const out: { id: string; role: 'user' | 'assistant'; content: string }[] = [];
+  for (let m = leafId ? byId.get(leafId) : undefined; m; m = m.parentId ? byId.get(m.parentId) : undefined)
+    if (m.role !== 'system') out.unshift({ id: m.id, role: m.role, content: m.content });
+  return out;
+}
+
+/** Settings a temporary turn takes (no tools, knowledge or memory: nothing of the account's is read). */
+const temporarySettings = ({ systemPrompt, temperature, webSearch, citations, includeServiceSystemPrompt }: ChatSettings) => ({
+  ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+  ...(temperature !== undefined ? { temperature } : {}),
+  ...(webSearch !== undefined ? { webSearch } : {}),
+  ...(citations !== undefined ? { citations } : {}),
+  ...(includeServiceSystemPrompt !== undefined ? { includeServiceSystemPrompt } : {}),
+});
+
 export function useChatController(options: ControllerOptions) {
   const qc = useQueryClient();
   const router = useRouter();
@@ -56,6 +77,18 @@ export function useChatController(options: ControllerOptions) {
         o.onFollow();
       }
       try {
+        if (o.temporary && o.conversationId) {
+          const id = o.conversationId;
+          const history = temporaryHistory(qc, id, parentId);
+          const res = await call('POST /chat/temporary', {
+            body: { chatId: id, history, content, ...(o.modelId ? { modelId: o.modelId } : {}), settings: temporarySettings(o.settings) },
+          });
+          upsertMessages(qc, id, res.user ? [res.user, res.assistant] : [res.assistant]);
+          opts.current.setLeaf(res.assistant.id);
+          followStream(qc, id, res.assistant.id);
+          setPending(null);
+          return true;
+        }
         const uploads = await toUploads(files);
         let id = o.conversationId ?? created.current;
         if (!id) {
@@ -90,6 +123,23 @@ export function useChatController(options: ControllerOptions) {
       if (!o.conversationId) return;
       setFailure(null);
       try {
+        if (o.temporary) {
+          const id = o.conversationId;
+          const parent = qc.getQueryData<AppConversationWithMessages>(qk.conversation(id))?.messages.find((m) => m.id === assistantId)?.parentId ?? null;
+          const res = await call('POST /chat/temporary', {
+            body: {
+              chatId: id,
+              history: temporaryHistory(qc, id, parent),
+              ...(o.modelId ? { modelId: o.modelId } : {}),
+              settings: temporarySettings(o.settings),
+            },
+          });
+          upsertMessages(qc, id, [res.assistant]);
+          o.setLeaf(res.assistant.id);
+          followStream(qc, id, res.assistant.id);
+          o.onFollow();
+          return;
+        }
         const body = o.modelId ? { modelId: o.modelId } : {};
         const { assistant } = await call('POST /messages/:id/regenerate', { params: { id: assistantId }, body });
         upsertMessages(qc, o.conversationId, [assistant]);

@@ -30,7 +30,11 @@ function AttestationNote({ a }: { a: PrivateAttestation | undefined }) {
     <p className="text-xs text-muted-foreground" data-testid="private-attestation" data-verified={String(a.verified)}>
       {a.verified
         ? `Encrypted to a worker whose hardware (${a.teeProvider}) attested its key ${a.signingAddress}.`
-        : `Encrypted in this page to this server's E2EE worker (key ${a.signingAddress.slice(0, 10)}…). No hardware attestation: the worker's operator could read it; the rest of the server cannot.`}
+        : `Encrypted in this page to this server's E2EE worker (key ${a.signingAddress.slice(0, 10)}…). No hardware attestation: the worker's operator could read it; the rest of the server cannot.`}{' '}
+      <span data-testid="private-no-share">
+        Private chats cannot be shared by link: a share link is a copy the server keeps in plain text, and this chat's words never reach it unencrypted. Export
+        it instead.
+      </span>
     </p>
   );
 }

@@ -2,14 +2,14 @@
 // attachment limits. Every lookup goes through the session user's own conversations, so another user's id is 404.
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
-import { autoTitle, type Conversation, type ConversationOps, type Message, userConversations } from '../conversations/conversations.ts';
+import { autoTitle, chatSettingsSchema, type Conversation, type ConversationOps, type Message, userConversations } from '../conversations/conversations.ts';
 import { DEFAULT_TITLE } from '../conversations/text.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json, type SessionCall } from '../http/app-route.ts';
-import { catalogueSource } from '../catalogue/sources.ts';
+import { catalogueSource, webSearchUnavailable } from '../catalogue/sources.ts';
 import { toAppConversation } from '../conversations/present.ts';
 import type { User } from '../users/users.ts';
-import type { SendMessageResponse } from '../wire.ts';
+import type { SendMessageResponse, TemporaryTurnResponse } from '../wire.ts';
 import { attachmentLimits, checkAttachments, recheckKept, SEND_BODY_LIMIT, storedAttachment, type StoredAttachment } from './app/attachments.ts';
 import { canTranscribe, MAX_AUDIO_SECONDS, transcribeAudioAttachments } from './app/audio-attachments.ts';
 import { Generations } from './app/generations.ts';
@@ -32,6 +32,8 @@ import type { Tool } from '../tools/tool.ts';
 import { WEB_TOOLS_ID, webTools } from '../tools/web-tools.ts';
 import type { AnswerTools } from './app/generations.ts';
 import type { TurnModel } from './app/models.ts';
+import { memoryMessage, TemporaryAnswers } from './app/temporary.ts';
+import { randomUUID } from 'node:crypto';
 
 const MAX_TEXT = 200_000;
 const idSchema = z.string().min(1).max(200);
@@ -49,11 +51,25 @@ const sendSchema = z.strictObject({
 
 const regenerateSchema = z.strictObject({ modelId: idSchema.optional() });
 
+/** A temporary chat's turn: the branch so far (from the browser, which alone holds it) and the new words, if any. */
+const temporarySchema = z.strictObject({
+  chatId: z.string().regex(/^temporary-[A-Za-z0-9-]{1,80}$/, 'chatId must be temporary-<id>'),
+  history: z.array(z.strictObject({ id: idSchema, role: z.enum(['user', 'assistant']), content: z.string().max(MAX_TEXT * 5) })).max(1000),
+  /** Absent: the last message of history (a user's) is answered again. */
+  content: z
+    .string()
+    .max(MAX_TEXT, `A message can be at most ${MAX_TEXT.toLocaleString('en')} characters`)
+    .optional(),
+  modelId: idSchema.optional(),
+  settings: chatSettingsSchema.pick({ systemPrompt: true, temperature: true, webSearch: true, citations: true, includeServiceSystemPrompt: true }).optional(),
+});
+
 export function chatRoutes(deps: AppDeps) {
   const { svc } = deps;
   const { remote } = deps.app;
   const client: InferenceClient = remote ? remoteClient(remote) : localClient(svc);
   const generations = new Generations(client);
+  const temporary = new TemporaryAnswers();
   // Server-side tools: the operator's MCP servers, one connection pool for every answer of this process.
   const toolCfg = svc.config.tools;
   const mcpServers = new McpServers(svc.store, svc.secrets);
@@ -201,6 +217,41 @@ export function chatRoutes(deps: AppDeps) {
     return json({ assistant: toAppMessage(assistant) }, 201);
   };
 
+  /**
+   * A temporary chat's turn (temporary.ts): the same model choice, prompt and metered generation as a stored chat's,
+   * without the chat's memories, tools or knowledge, and with nothing written to the store.
+   */
+  const temporaryTurn = async ({ requestId, session: { user }, body: input }: SessionCall & { body: z.output<typeof temporarySchema> }) => {
+    const settings = input.settings ?? {};
+    const why = settings.webSearch === 'on' ? webSearchUnavailable(deps) : null;
+    if (why) throw new ApiError('INVALID_REQUEST', `${why} Set the chat's web search to off or auto.`, { param: 'settings.webSearch' });
+    client.checkSettings(settings);
+    const chatId = input.chatId;
+    const history: Message[] = [];
+    for (const h of input.history) history.push(memoryMessage(chatId, { id: h.id, parentId: history.at(-1)?.id ?? null, role: h.role, content: h.content }));
+    let userMsg: Message | null = null;
+    if (input.content !== undefined) {
+      if (!input.content.trim()) throw new ApiError('INVALID_REQUEST', 'Write a message', { param: 'content' });
+      userMsg = memoryMessage(chatId, { id: randomUUID(), parentId: history.at(-1)?.id ?? null, role: 'user', content: input.content });
+      history.push(userMsg);
+    } else if (history.at(-1)?.role !== 'user') {
+      throw new ApiError('INVALID_REQUEST', 'Send content, or a history that ends with a question to answer again', { param: 'content' });
+    }
+    const model = await modelFor(input.modelId ?? null, null, history);
+    const assistant = memoryMessage(chatId, {
+      id: randomUUID(),
+      parentId: history.at(-1)?.id ?? null,
+      role: 'assistant',
+      content: '',
+      status: 'streaming',
+      modelId: model.id,
+    });
+    const body = chatRequestBody({ model: model.id, conversation: { characterSlug: null, settings, userName: user.displayName }, history, wire: client.wire });
+    generations.start({ user, ops: temporary.store(user.id, assistant), message: assistant, body, requestId });
+    const out: TemporaryTurnResponse = { user: userMsg && toAppMessage(userMsg), assistant: toAppMessage(assistant) };
+    return json(out, 201);
+  };
+
   const stopMessage = async ({ params, session: { user } }: SessionCall) => {
     const ops = userConversations(svc.store, user.id);
     const id = params.id ?? '';
@@ -209,6 +260,8 @@ export function chatRoutes(deps: AppDeps) {
       live.stop('user');
       return json({ message: toAppMessage(await live.finished) });
     }
+    const ended = temporary.finished(id, user.id);
+    if (ended) return json({ message: toAppMessage(ended) });
     const m = await ownedAssistant(ops, id);
     if (m.status !== 'streaming') return json({ message: toAppMessage(m) }); // already ended: stopping is a no-op
     if (isStale(m, Date.now(), aliveSince)) return json({ message: toAppMessage(await interrupt(ops, m)) });
@@ -223,6 +276,8 @@ export function chatRoutes(deps: AppDeps) {
     const respond = (body: ReadableStream<Uint8Array>) => new Response(body, { status: 200, headers: SSE_HEADERS });
     const live = generations.get(id, user.id);
     if (live) return respond(liveStream(live, heartbeatMs));
+    const ended = temporary.finished(id, user.id);
+    if (ended) return respond(finishedStream(ended, heartbeatMs));
     const ops = userConversations(svc.store, user.id);
     let m = await ownedAssistant(ops, id);
     // It may have ended between the registry check and the read; the row then holds its final state.
@@ -242,6 +297,7 @@ export function chatRoutes(deps: AppDeps) {
   return {
     sendMessage: appRoute(deps, { auth: 'session+csrf', body: sendSchema, bodyLimit: SEND_BODY_LIMIT }, sendMessage),
     regenerate: appRoute(deps, { auth: 'session+csrf', body: regenerateSchema }, regenerate),
+    temporaryTurn: appRoute(deps, { auth: 'session+csrf', body: temporarySchema, bodyLimit: SEND_BODY_LIMIT }, temporaryTurn),
     stopMessage: appRoute(deps, 'session+csrf', stopMessage),
     streamMessage: appRoute(deps, 'session', streamMessage),
     limits: appRoute(deps, 'session', limits),

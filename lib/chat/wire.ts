@@ -1,5 +1,5 @@
 // Sending a message, uploading its attachments, and the event stream of the answer being generated.
-import type { AppCitation, AppConversation, AppMessage, AppMessageStatus, AppToolStep } from '../conversations/wire.ts';
+import type { AppCitation, AppConversation, AppMessage, AppMessageStatus, AppToolStep, ChatSettings } from '../conversations/wire.ts';
 
 /** An attachment as the browser uploads it. */
 export interface UploadAttachment {
@@ -24,6 +24,25 @@ export interface SendMessageResponse {
   user: AppMessage;
   assistant: AppMessage;
   conversation: AppConversation;
+}
+
+/** A temporary chat's turn (POST /api/app/chat/temporary): nothing of it is stored. */
+export interface TemporaryTurnRequest {
+  /** The browser's id for the chat (`temporary-<uuid>`), echoed as the messages' conversationId. */
+  chatId: string;
+  /** The branch so far, oldest first. */
+  history: { id: string; role: 'user' | 'assistant'; content: string }[];
+  /** The new message; absent to answer the history's last (user) message again. */
+  content?: string;
+  modelId?: string;
+  settings?: Pick<ChatSettings, 'systemPrompt' | 'temperature' | 'webSearch' | 'citations' | 'includeServiceSystemPrompt'>;
+}
+
+export interface TemporaryTurnResponse {
+  /** The new user message (null when answering again). */
+  user: AppMessage | null;
+  /** The answer, streaming: follow GET /api/app/messages/:id/stream as any answer. */
+  assistant: AppMessage;
 }
 
 export interface AttachmentLimits {

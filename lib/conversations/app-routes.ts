@@ -13,6 +13,7 @@ import { catalogueSource, webSearchUnavailable } from '../catalogue/sources.ts';
 import { characterToApp } from '../catalogue/source.ts';
 import { beginWithCharacter } from '../characters/app-chat.ts';
 import { contentDisposition, fileStem } from './app-download.ts';
+import { archiveStream } from './archive.ts';
 import { toAppConversation } from './present.ts';
 import { notFound } from './input.ts';
 import { branchThrough, pathTo } from './tree.ts';
@@ -177,6 +178,18 @@ export function conversationRoutes(deps: AppDeps) {
         headers: {
           'content-type': format === 'md' ? 'text/markdown; charset=utf-8' : 'application/json; charset=utf-8',
           'content-disposition': contentDisposition(fileStem(c.title), format, { suffix: ` ${isoDay(c.createdAt)}`, fallback: 'conversation' }),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        },
+      });
+    }),
+
+    // Every chat in one zip (archive.ts), streamed while it is made.
+    exportAllConversations: appRoute(deps, 'session', async ({ session }) => {
+      return new Response(archiveStream(store, session.user.id), {
+        headers: {
+          'content-type': 'application/zip',
+          'content-disposition': contentDisposition('lagoon-chats', 'zip', { suffix: ` ${isoDay(Date.now())}` }),
           'cache-control': 'no-store',
           'x-content-type-options': 'nosniff',
         },

@@ -132,6 +132,8 @@ export function userConversations(store: Store, userId: string): ConversationOps
       await store.tx(async (q) => {
         await getConversation(q, id, true);
         await q.run(`DELETE FROM messages WHERE conversation_id = $1 AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $2)`, [id, userId]);
+        // Its share links go with it, snapshots and all (shares.ts).
+        await q.run('DELETE FROM shares WHERE conversation_id = $1 AND user_id = $2', [id, userId]);
         const n = await q.run('DELETE FROM conversations WHERE id = $1 AND user_id = $2', [id, userId]);
         if (n === 0) throw notFound('Conversation');
       });

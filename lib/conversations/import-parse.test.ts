@@ -81,7 +81,7 @@ test('Open WebUI and LibreChat exports', () => {
 
 test('a file that is not an export says so; limits are kept', () => {
   assert.throws(() => parseImport('not json', LIMITS), /not JSON/);
-  assert.throws(() => parseImport('{"hello": 1}', LIMITS), /not a ChatGPT, Open WebUI or LibreChat export/);
+  assert.throws(() => parseImport('{"hello": 1}', LIMITS), /not a ChatGPT, Open WebUI, LibreChat or Lagoon export/);
   const many = Array.from({ length: 3 }, () => chatgptExport()[0]);
   const r = parseImport(JSON.stringify(many), { maxChats: 2, maxMessages: 1000 });
   assert.equal(r.chats.length, 2);

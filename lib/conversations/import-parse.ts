@@ -1,9 +1,12 @@
-// Chat history exports from elsewhere, read into one shape: a ChatGPT export (`conversations.json`: each chat's
-// `mapping` tree, every branch), an Open WebUI export (its `history` tree) and a LibreChat export (a flat `messages`
-// list or its `messagesTree`). Pure: it runs in a worker thread (import-worker.ts), as an export can be large.
+// Chat history exports, read into one shape: a ChatGPT export (`conversations.json`: each chat's `mapping` tree,
+// every branch), an Open WebUI export (its `history` tree), a LibreChat export (a flat `messages` list or its
+// `messagesTree`), and Lagoon's own: a chat's JSON export (every branch: `parentId`), a list of them, or the zip of
+// all chats (archive.ts). Pure: it runs in a worker thread (import-worker.ts), as an export can be large.
 // What has no place here is counted, not guessed at: system and tool messages, hidden context, images and files.
 
-export type ImportSource = 'chatgpt' | 'open-webui' | 'librechat';
+import { unzipSync } from 'fflate';
+
+export type ImportSource = 'chatgpt' | 'open-webui' | 'librechat' | 'lagoon';
 
 export interface ImportedMessage {
   key: string;
@@ -148,6 +151,34 @@ function libreChat(c: Record<string, any>, count: { dropped: number }): Imported
   return { title: titleOf(c.title), createdAt: isoMs(c.createdAt), updatedAt: isoMs(c.updatedAt), messages: cut(nodes) };
 }
 
+/** Lagoon's own export (export.ts#exportObject): every message with its id and parentId, in creation order. */
+function lagoonChat(c: Record<string, any>, count: { dropped: number }): ImportedChat {
+  const list: any[] = Array.isArray(c.messages) ? c.messages : [];
+  const nodes: RawNode[] = list.map((m, i) => {
+    const role = m?.role;
+    const content = text(m?.content).trim();
+    const keep = (role === 'user' || role === 'assistant') && content;
+    if (!keep) count.dropped++;
+    // Files went out by name only: they cannot come back.
+    if (Array.isArray(m?.attachments)) count.dropped += m.attachments.length;
+    return {
+      key: String(m?.id ?? i),
+      parent: m?.parentId == null ? null : String(m.parentId),
+      message: keep ? { role, content } : null,
+      order: isoMs(m?.createdAt) ?? i,
+    };
+  });
+  const created = isoMs(c.createdAt);
+  const last = list.length ? isoMs(list[list.length - 1]?.createdAt) : null;
+  return { title: titleOf(c.title), createdAt: created, updatedAt: last ?? created, messages: cut(nodes) };
+}
+
+const isLagoonChat = (f: Record<string, unknown>): boolean => {
+  if (!Array.isArray(f.messages) || typeof f.id !== 'string' || typeof f.createdAt !== 'string' || !('model' in f)) return false;
+  const m0 = f.messages[0] as Record<string, unknown> | undefined;
+  return !m0 || (typeof m0.role === 'string' && 'parentId' in m0);
+};
+
 /** Which export this is, from its shape; null: none we know. */
 export function detectSource(data: unknown): ImportSource | null {
   const first = Array.isArray(data) ? data[0] : data;
@@ -155,8 +186,48 @@ export function detectSource(data: unknown): ImportSource | null {
   const f = first as Record<string, unknown>;
   if (f.mapping && typeof f.mapping === 'object') return 'chatgpt';
   if (f.chat && typeof f.chat === 'object') return 'open-webui';
+  if (isLagoonChat(f)) return 'lagoon';
   if (Array.isArray(f.messages) || Array.isArray(f.messagesTree) || typeof f.conversationId === 'string') return 'librechat';
   return null;
+}
+
+/** A zip's first bytes. */
+const isZip = (b: Uint8Array) => b.length > 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+/** What a zip may unpack to at most (a small file can inflate to gigabytes). */
+export const MAX_UNZIPPED = 1024 * 1024 * 1024;
+
+/**
+ * Reads an export file's bytes: JSON, or a zip of Lagoon's chat files (every `.json` in it, each one chat or a list).
+ * Throws an Error whose message says what is wrong with it.
+ */
+export function parseImportBytes(bytes: Uint8Array, limits: { maxChats: number; maxMessages: number }): ParsedImport {
+  if (!isZip(bytes)) return parseImport(Buffer.from(bytes).toString('utf8'), limits);
+  let total = 0;
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, {
+      filter: (f) => {
+        if (!f.name.toLowerCase().endsWith('.json')) return false;
+        total += f.originalSize;
+        if (total > MAX_UNZIPPED) throw new Error('too large');
+        return true;
+      },
+    });
+  } catch (e) {
+    throw new Error((e as Error).message === 'too large' ? 'The zip unpacks to more than 1 GB' : 'The zip could not be read');
+  }
+  const chats: unknown[] = [];
+  for (const name of Object.keys(files).sort()) {
+    let data: unknown;
+    try {
+      data = JSON.parse(Buffer.from(files[name]).toString('utf8'));
+    } catch {
+      throw new Error(`${name} in the zip is not JSON`);
+    }
+    chats.push(...(Array.isArray(data) ? data : [data]));
+  }
+  if (!chats.length) throw new Error('The zip holds no chats (.json files): import the zip of all chats this app exports');
+  return parseData(chats, limits);
 }
 
 /** Reads an export's JSON text; throws an Error whose message says what is wrong with it. */
@@ -167,19 +238,24 @@ export function parseImport(json: string, limits: { maxChats: number; maxMessage
   } catch {
     throw new Error('The file is not JSON: export your chats as JSON (ChatGPT: conversations.json)');
   }
+  return parseData(data, limits);
+}
+
+function parseData(data: unknown, limits: { maxChats: number; maxMessages: number }): ParsedImport {
   const source = detectSource(data);
-  if (!source) throw new Error('This is not a ChatGPT, Open WebUI or LibreChat export');
+  if (!source) throw new Error('This is not a ChatGPT, Open WebUI, LibreChat or Lagoon export');
   const list = (Array.isArray(data) ? data : [data]) as Record<string, any>[];
   const count = { dropped: 0 };
   const chats: ImportedChat[] = [];
   const skipped: ParsedImport['skipped'] = [];
+  const read = { chatgpt: chatgptChat, 'open-webui': openWebUiChat, librechat: libreChat, lagoon: lagoonChat }[source];
   for (const c of list) {
     const title = titleOf(c?.title ?? c?.chat?.title);
     if (chats.length >= limits.maxChats) {
       skipped.push({ title, reason: `only ${limits.maxChats} chats are taken from one file` });
       continue;
     }
-    const chat = source === 'chatgpt' ? chatgptChat(c, count) : source === 'open-webui' ? openWebUiChat(c, count) : libreChat(c, count);
+    const chat = read(c, count);
     if (!chat.messages.length) skipped.push({ title, reason: 'no messages with text' });
     else if (chat.messages.length > limits.maxMessages) skipped.push({ title, reason: `more than ${limits.maxMessages} messages` });
     else chats.push(chat);

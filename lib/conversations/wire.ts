@@ -144,7 +144,7 @@ export interface AppSearchHit {
 
 /** What an import of another app's chat export took and left out (POST /api/app/conversations/import). */
 export interface AppImportResult {
-  source: 'chatgpt' | 'open-webui' | 'librechat';
+  source: 'chatgpt' | 'open-webui' | 'librechat' | 'lagoon';
   imported: { id: string; title: string; messages: number }[];
   skipped: { title: string; reason: string }[];
   /** Messages left out: system, tool and hidden ones, and images or files inside messages. */

@@ -900,4 +900,25 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       `CREATE INDEX alert_deliveries_account ON alert_deliveries(account_id, created_at)`,
     ],
   },
+  {
+    version: 33,
+    name: 'read-only share links of a chat',
+    sql: [
+      // A snapshot of one branch, public under its token (lib/conversations/shares.ts): the title, the model and the
+      // messages as they read when it was shared (JSON, images' bytes included), nothing of the account. The token is
+      // kept as is (the owner copies the link again from the list); revoking deletes the row and its snapshot.
+      `CREATE TABLE shares (
+        token TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        conversation_id TEXT NOT NULL,
+        leaf_id TEXT NOT NULL,
+        title TEXT NOT NULL,
+        model_id TEXT,
+        messages TEXT NOT NULL,
+        message_count INTEGER NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX shares_user ON shares(user_id, created_at)`,
+    ],
+  },
 ];

@@ -29,6 +29,7 @@ import { characterRoutes } from '../characters/app-routes.ts';
 import { memoryRoutes } from '../memory/app-routes.ts';
 import { folderRoutes } from '../conversations/app-folders.ts';
 import { importRoutes } from '../conversations/app-import.ts';
+import { shareRoutes } from '../conversations/app-shares.ts';
 import { knowledgeRoutes } from '../knowledge/app-routes.ts';
 import { alertRoutes } from '../alerts/app-routes.ts';
 import type { AppDeps } from './app-deps.ts';
@@ -66,6 +67,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof folderRoutes> &
   ReturnType<typeof importRoutes> &
   ReturnType<typeof alertRoutes> &
+  ReturnType<typeof shareRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
 
@@ -102,6 +104,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...folderRoutes(deps),
       ...importRoutes(deps),
       ...alertRoutes(deps),
+      ...shareRoutes(deps),
       ...knowledgeRoutes(deps),
       ...imageHandlers,
       ...chatHandlers,

@@ -24,6 +24,8 @@ import { serveReadyz } from './readyz.ts';
 import { inRequestSpan, tracing } from '../metrics/tracing.ts';
 import { RECEIPT_KEYS_PATH, serveReceiptKeys } from '../billing/api-receipts.ts';
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
+import { SHARE_HEADER, shareExists } from '../conversations/shares.ts';
+import type { Store } from '../db/store.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -194,10 +196,13 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       });
     else if (opts.pages) {
       securePageRequest(req, res, path, pageSecurityOptions(svc.config, opts.trustProxy === true));
-      Promise.resolve(opts.pages(req, res)).catch((e) => {
-        log.error({ err: e, path }, 'page handler failed');
-        if (!res.headersSent) res.writeHead(500).end();
-      });
+      const pages = opts.pages;
+      markSharePage(svc.store, req, res, path)
+        .then(() => pages(req, res))
+        .catch((e) => {
+          log.error({ err: e, path }, 'page handler failed');
+          if (!res.headersSent) res.writeHead(500).end();
+        });
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(new ApiError('NOT_FOUND').toBody()));
     }
@@ -205,6 +210,18 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
   server.keepAliveTimeout = 65_000;
   guardConnections(server, svc.config.connections);
   return { server, inFlight: () => inFlight };
+}
+
+/**
+ * A shared chat's page (`/s/<token>`): never indexed, and told whether its link is live (the `x-lagoon-share` request
+ * header, which only the server sets), so a revoked link renders the not-found page with a 404 status.
+ */
+async function markSharePage(store: Store, req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+  delete req.headers[SHARE_HEADER];
+  const token = /^\/s\/([^/]+)\/?$/.exec(path)?.[1];
+  if (token === undefined) return;
+  res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+  req.headers[SHARE_HEADER] = (await shareExists(store, token).catch(() => true)) ? 'live' : 'gone';
 }
 
 /** An error in our body for a request no route owns (a malformed target); the connection closes after it. */

@@ -27,7 +27,8 @@ type StopReason = 'user' | 'shutdown' | 'elsewhere' | 'deleted';
 
 export interface GenerationSpec {
   user: User;
-  ops: ConversationOps;
+  /** Where the answer is written: the chat's operations, or memory for a temporary chat (temporary.ts). */
+  ops: Pick<ConversationOps, 'message' | 'updateMessage'>;
   /** The assistant row, created with status 'streaming'. */
   message: Message;
   /** The chat completion request (see prompt.ts). */
