@@ -37,7 +37,7 @@ function redirect(location: string, cookies: string[]): Response {
 export function ssoRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   const settings = deps.app.oidc;
-  const client = settings ? new OidcClient(settings, deps.svc.config.wallet.publicOrigin) : undefined;
+  const client = settings ? new OidcClient(settings, () => deps.svc.config.wallet.publicOrigin) : undefined;
   // Discovery at start, so the first sign-in does not wait for it; a failure is logged and retried on first use.
   client?.configuration().catch((e) => log.warn({ err: e, issuer: settings?.issuer }, 'single sign-on: discovery failed at start'));
 

@@ -46,12 +46,18 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export class OidcClient {
   private discovered: Promise<oidc.Configuration> | undefined;
-  readonly redirectUri: string;
   readonly settings: OidcConfig;
+  private readonly publicOrigin: () => string;
 
-  constructor(settings: OidcConfig, publicOrigin: string) {
+  /** `publicOrigin`: read at each use (the configuration's, which a test harness learns after start). */
+  constructor(settings: OidcConfig, publicOrigin: () => string) {
     this.settings = settings;
-    this.redirectUri = new URL(SSO_CALLBACK_PATH, publicOrigin).toString();
+    this.publicOrigin = publicOrigin;
+  }
+
+  /** Where the provider sends the browser back: registered with the provider as this client's redirect URI. */
+  get redirectUri(): string {
+    return new URL(SSO_CALLBACK_PATH, this.publicOrigin()).toString();
   }
 
   /** The provider's configuration, discovered once; a failed discovery is forgotten, so the next use tries again. */
