@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { caller, type Result } from '../../e2e/support/app-requests.ts';
 import { startHarness } from '../../e2e/support/harness.ts';
-import { loginAt, startOidcProvider, type TestProvider } from '../../e2e/support/oidc.ts';
+import { loginAt, startOidcProvider } from '../../e2e/support/oidc.ts';
 import { createTestDatabase } from '../../e2e/support/pg.ts';
 import { BACKENDS } from '../../e2e/support/stores.ts';
 import { signUp } from '../users/users.ts';
