@@ -73,10 +73,31 @@ describe('loadConfig', () => {
       operatorToken: undefined,
       memoryTokens: 600,
       mail: undefined,
+      oidc: undefined,
       operatorSecondFactor: false,
     });
     assert.equal(c.wallet.publicOrigin, 'http://localhost:3000');
     assert.match(c.revision, /^\d{8}\.\d{6}$/);
+  });
+
+  test('single sign-on: issuer and client id together, https unless on loopback, domains lowercased', () => {
+    const c = loadConfig({
+      LAGOON_OIDC_ISSUER: 'https://id.example.com/realms/x',
+      LAGOON_OIDC_CLIENT_ID: 'lagoon',
+      LAGOON_OIDC_EMAIL_DOMAINS: 'Example.COM, @corp.example',
+    });
+    assert.deepEqual(c.app.oidc, {
+      issuer: 'https://id.example.com/realms/x',
+      clientId: 'lagoon',
+      clientSecret: undefined,
+      name: 'SSO',
+      allowSignUp: false,
+      emailDomains: ['example.com', 'corp.example'],
+    });
+    assert.equal(loadConfig({ LAGOON_OIDC_ISSUER: 'http://127.0.0.1:9000', LAGOON_OIDC_CLIENT_ID: 'x' }).app.oidc?.issuer, 'http://127.0.0.1:9000');
+    assert.throws(() => loadConfig({ LAGOON_OIDC_ISSUER: 'http://id.example.com', LAGOON_OIDC_CLIENT_ID: 'x' }), /LAGOON_OIDC_ISSUER must be an https URL/);
+    assert.throws(() => loadConfig({ LAGOON_OIDC_ISSUER: 'https://id.example.com' }), /LAGOON_OIDC_CLIENT_ID is not/);
+    assert.throws(() => loadConfig({ LAGOON_OIDC_CLIENT_ID: 'x' }), /LAGOON_OIDC_ISSUER is not/);
   });
 
   test('values are parsed and passed on, an empty value counting as unset', () => {

@@ -121,6 +121,22 @@ export interface AppConfig {
   operatorSecondFactor: boolean;
   /** Account mail (password reset) through SMTP; undefined: recovery by mail is off (the operator can still reset). */
   mail: MailConfig | undefined;
+  /** Single sign-on through an OpenID Connect provider; undefined: off. */
+  oidc: OidcConfig | undefined;
+}
+
+/** One OpenID Connect provider (lib/users/oidc.ts): the authorization code flow with PKCE, state and nonce. */
+export interface OidcConfig {
+  /** The issuer URL; its discovery document is read at start and cached. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string | undefined;
+  /** What the sign-in page's button says: "Sign in with <name>". */
+  name: string;
+  /** A person the provider knows but Lagoon does not gets an account (otherwise only existing users may link). */
+  allowSignUp: boolean;
+  /** Lowercased email domains allowed to sign in this way; empty: any. */
+  emailDomains: string[];
 }
 
 export interface MailConfig {
@@ -563,6 +579,25 @@ export const SETTINGS = {
     doc: 'the SMTP server of account mail (password reset), e.g. `smtps://user:pass@mail.example.com:465`; unset: recovery by mail is off',
   },
   LAGOON_SMTP_FROM: { parse: text, doc: 'the From address of account mail (default `Lagoon <no-reply@` the public host `>`)' },
+  LAGOON_OIDC_ISSUER: {
+    parse: httpUrl,
+    doc: 'single sign-on: the OpenID Connect issuer URL (its `/.well-known/openid-configuration` is read at start); unset: no single sign-on. `https` unless on loopback',
+  },
+  LAGOON_OIDC_CLIENT_ID: { parse: text, doc: "single sign-on: this server's client id at the provider (required with `LAGOON_OIDC_ISSUER`)" },
+  LAGOON_OIDC_CLIENT_SECRET: {
+    parse: text,
+    doc: "single sign-on: the client's secret (`client_secret_basic`); unset: a public client (PKCE only). Redirect URI: `<LAGOON_PUBLIC_URL>/api/app/auth/sso/callback`",
+  },
+  LAGOON_OIDC_NAME: { default: 'SSO', parse: text, doc: 'single sign-on: the provider\'s name on the sign-in page ("Sign in with <name>")' },
+  LAGOON_OIDC_ALLOW_SIGNUP: {
+    default: '0',
+    parse: flag,
+    doc: '`1`: a person the provider signs in who has no Lagoon account gets one (with the starting credit); `0`: only existing users, linked by verified email',
+  },
+  LAGOON_OIDC_EMAIL_DOMAINS: {
+    parse: commaList,
+    doc: 'single sign-on: comma-separated email domains allowed to sign in this way (e.g. `example.com`); unset: any',
+  },
   LAGOON_RESET_TTL_SECONDS: { default: '3600', parse: int(1), doc: 'how long a password-reset link works' },
   LAGOON_RESET_MAILS_PER_EMAIL_PER_HOUR: { default: '3', parse: int(1), doc: 'password-reset mails per address per hour' },
   LAGOON_RESET_MAILS_PER_IP_PER_HOUR: { default: '10', parse: int(1), doc: 'password-reset requests per client IP per hour' },
@@ -726,6 +761,28 @@ function remoteOf(v: Settings): RemoteConfig | undefined {
   return { baseUrl: v.INFERENCE_BASE_URL.replace(/\/+$/, ''), apiKey: v.INFERENCE_API_KEY, wire: v.INFERENCE_WIRE_NAME ?? v.LAGOON_WIRE_NAME };
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function oidcOf(v: Settings): OidcConfig | undefined {
+  if (!v.LAGOON_OIDC_ISSUER) {
+    if (v.LAGOON_OIDC_CLIENT_ID) throw new Error('LAGOON_OIDC_CLIENT_ID is set but LAGOON_OIDC_ISSUER is not: single sign-on needs its provider');
+    return undefined;
+  }
+  if (!v.LAGOON_OIDC_CLIENT_ID) throw new Error('LAGOON_OIDC_ISSUER is set but LAGOON_OIDC_CLIENT_ID is not: single sign-on needs its client id');
+  const issuer = new URL(v.LAGOON_OIDC_ISSUER);
+  // Tokens and the client secret travel to the provider: plain HTTP only to a provider on this machine (tests, dev).
+  if (issuer.protocol !== 'https:' && !LOOPBACK_HOSTS.has(issuer.hostname)) throw new Error('LAGOON_OIDC_ISSUER must be an https URL (http only on loopback)');
+  const emailDomains = (v.LAGOON_OIDC_EMAIL_DOMAINS ?? []).map((d) => d.toLowerCase().replace(/^@/, ''));
+  return {
+    issuer: v.LAGOON_OIDC_ISSUER,
+    clientId: v.LAGOON_OIDC_CLIENT_ID,
+    clientSecret: v.LAGOON_OIDC_CLIENT_SECRET,
+    name: v.LAGOON_OIDC_NAME,
+    allowSignUp: v.LAGOON_OIDC_ALLOW_SIGNUP,
+    emailDomains,
+  };
+}
+
 /** The configuration from an environment (process.env by default); throws one error listing every bad setting. */
 export function loadConfig(env: Env = process.env): Config {
   const v = parseSettings(env);
@@ -753,6 +810,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('LAGOON_E2EE_WORKER_TOKEN must be set (at least 32 characters) with LAGOON_E2EE_WORKER_URL: the worker answers only its gateway');
   }
   const remote = check(() => remoteOf(v));
+  const oidc = check(() => oidcOf(v));
   const cryptoRpc = check(() =>
     rpcConfigOf({
       upstreams: v.LAGOON_RPC_UPSTREAMS,
@@ -876,6 +934,7 @@ export function loadConfig(env: Env = process.env): Config {
             perIpPerHour: v.LAGOON_RESET_MAILS_PER_IP_PER_HOUR,
           }
         : undefined,
+      oidc,
       authLimits: {
         failuresPerEmail: v.LAGOON_SIGNIN_MAX_FAILURES,
         failuresPerIp: v.LAGOON_SIGNIN_MAX_FAILURES_PER_IP,

@@ -25,6 +25,14 @@
 //   DELETE /api/app/account/passkeys/:id                 → 204
 //   POST   /api/app/auth/passkey/options                 → WebAuthn sign-in options (discoverable credentials)
 //   POST   /api/app/auth/passkey {response}              → MeResponse + Set-Cookie (a passkey alone signs in)
+//   GET    /api/app/auth/sso                             → SsoInfo ({enabled, name}: single sign-on's button)
+//   GET    /api/app/auth/sso/start?next=                 → 303 to the OpenID provider (state cookie set)
+//   GET    /api/app/auth/sso/callback?code=&state=       → 303 to next + Set-Cookie, or to /sign-in?sso_error=<reason>
+//   GET    /api/app/account/sso                          → SsoIdentities (the provider identities linked to the user)
+//   POST   /api/app/account/sso/link                     → SsoLinkStart ({url}: go there to link the provider)
+//   POST   /api/app/account/email {email,password}       → EmailLoginAdded (a wallet user adds an email sign-in)
+//   POST   /api/app/account/wallet WalletSignInRequest   → MeResponse (an email user links the signing wallet)
+//   DELETE /api/app/account/wallet                       → MeResponse (the wallet gets an empty account of its own)
 //   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary
@@ -85,6 +93,7 @@
 //   PATCH  /api/app/operator/accounts/:id  OperatorAccountPatch → { account: OperatorAccount }
 //   GET    /api/app/operator/audit?accountId=&page=&limit= → OperatorAuditPage
 //   POST   /api/app/operator/accounts/:id/reset-password → PasswordReset (a temporary password, shown once)
+//   POST   /api/app/operator/accounts/:id/clear-second-factor → SecondFactorCleared (TOTP and passkeys removed)
 //   GET    /api/app/operator/models                      → OperatorModelsPage (POST, PATCH /:id, DELETE /:id,
 //          POST /:id/test, POST /operator/engines/test: see lib/operator/wire-models.ts)
 //   PATCH  /api/app/account/profile {displayName}        → ProfileResponse

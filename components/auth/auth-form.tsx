@@ -13,10 +13,11 @@ import { TextField } from '@/components/auth/text-field.tsx';
 import { useAuthSubmit } from '@/components/auth/use-auth-submit.ts';
 import { SecondFactorForm } from '@/components/auth/second-factor-form.tsx';
 import { PasskeySignIn } from '@/components/auth/passkey-sign-in.tsx';
+import { SsoSignIn } from '@/components/auth/sso-sign-in.tsx';
 import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-in.ts';
 import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
-export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-up'; next: string; setupToken?: string }) {
+export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in' | 'sign-up'; next: string; setupToken?: string; ssoError?: string }) {
   const signUp = mode === 'sign-up';
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -135,6 +136,7 @@ export function AuthForm({ mode, next, setupToken }: { mode: 'sign-in' | 'sign-u
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
         {signUp ? 'Create account' : 'Sign in'}
       </Button>
+      {!signUp && <SsoSignIn next={next} error={ssoError} />}
       {!signUp && <PasskeySignIn next={next} />}
       {!signUp && <WalletEntry next={next} />}
       <p className="text-center text-sm text-muted-foreground">

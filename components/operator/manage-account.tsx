@@ -6,6 +6,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { useGrant, usePatchAccount } from '@/components/operator/queries.ts';
 import { ResetPassword } from '@/components/operator/reset-password.tsx';
+import { ClearSecondFactor } from '@/components/operator/clear-second-factor.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
@@ -149,6 +150,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
         </form>
       </div>
       <ResetPassword account={a} />
+      <ClearSecondFactor account={a} />
       <div className="flex flex-wrap items-center justify-between gap-2">
         {a.operator ? (
           <p className="text-sm text-muted-foreground">This is your own account: it cannot be disabled.</p>

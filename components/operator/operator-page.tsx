@@ -31,6 +31,7 @@ const ACTION: Record<OperatorAuditEntry['action'], string> = {
   disable: 'Disabled the account',
   enable: 'Enabled the account',
   password_reset: 'Reset the password',
+  second_factor_clear: 'Cleared the second factor',
   model_add: 'Added a model',
   model_update: 'Changed a model',
   model_remove: 'Removed a model',
@@ -47,6 +48,8 @@ function detail(e: OperatorAuditEntry): string {
   if (e.action === 'diem_daily') return `${formatDiem(Number(d.diemDaily ?? 0))} DIEM a day`;
   if (e.action === 'tier') return `${String(d.from)} → ${String(d.to)}`;
   if (e.action === 'password_reset') return `${String(d.email)} · a temporary password was issued`;
+  if (e.action === 'second_factor_clear')
+    return `${String(d.email)} · ${d.totp ? 'two-step code' : 'no two-step code'}, ${Number(d.passkeys ?? 0)} passkeys removed`;
   if (e.action === 'model_add') return `${String(d.model)} at ${String(d.baseUrl)}`;
   if (e.action === 'model_update') {
     const what = [d.disabled === true && 'disabled', d.disabled === false && 'enabled', d.pricing !== undefined && (d.pricing ? 'prices set' : 'prices reset')];

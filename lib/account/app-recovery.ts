@@ -11,16 +11,18 @@ import { appRoute, json, noContent } from '../http/app-route.ts';
 import { log } from '../log.ts';
 import { createVerificationToken, emailVerifiedAt, verifyEmail } from '../users/email-verification.ts';
 import { createResetToken, resetWithToken, resettableUser } from '../users/password-reset.ts';
-import { normaliseEmail } from '../users/users.ts';
+import { addEmailLogin, normaliseEmail } from '../users/users.ts';
+import { toAppUser } from '../conversations/present.ts';
 import { authLimits } from './auth-limits.ts';
 import { type Mailer, smtpMailer } from './mailer.ts';
-import type { EmailStatus, RecoveryInfo } from './wire.ts';
+import type { EmailLoginAdded, EmailStatus, RecoveryInfo } from './wire.ts';
 
 const BODY_LIMIT = 16 * 1024;
 const field = z.string().optional();
 const requestBody = z.object({ email: field });
 const confirmBody = z.object({ token: field, password: field });
 const verifyBody = z.object({ token: field });
+const addEmailBody = z.object({ email: field, password: field });
 
 const OFF = 'Password reset by email is off on this server. Ask its operator to reset your password.';
 
@@ -101,6 +103,26 @@ export function recoveryRoutes(deps: AppDeps, mailer: Mailer | undefined = deps.
         throw new ApiError('CONFLICT', 'The mail server did not take the message. Try again later.');
       }
       return json({ sent: true as const }, 202);
+    }),
+
+    // A wallet user adds an email and password (lib/users/users.ts addEmailLogin): one account, two ways in. The
+    // verification link is mailed when mail is on; a mail failure does not undo the change (Settings can resend).
+    addEmailLogin: appRoute(deps, { auth: 'session+csrf', body: addEmailBody, bodyLimit: BODY_LIMIT }, async ({ ip, session: { user }, body }) => {
+      await limits.attempt(ip, `add-email:${user.id}`);
+      const updated = await addEmailLogin(store, user, body);
+      await limits.succeeded(ip, `add-email:${user.id}`);
+      let verificationSent = false;
+      if (mail && mailer) {
+        try {
+          const token = await createVerificationToken(store, updated.id, updated.email);
+          const link = `${deps.svc.config.wallet.publicOrigin}/verify-email#token=${token}`;
+          await mailer.send({ to: updated.email, subject: 'Verify your Lagoon email address', text: verifyMailText(link) });
+          verificationSent = true;
+        } catch (e) {
+          log.error({ err: e }, 'verification mail failed');
+        }
+      }
+      return json<EmailLoginAdded>({ user: toAppUser(updated), verificationSent });
     }),
 
     confirmEmail: appRoute(deps, { auth: 'origin', body: verifyBody, bodyLimit: BODY_LIMIT }, async ({ body }) => {

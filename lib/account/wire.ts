@@ -9,6 +9,14 @@ export interface AppUser {
   createdAt: number;
   /** Set for a user who signed in with a wallet (email is then null). */
   wallet?: { address: string; chain: WalletChain };
+  /** An email user's linked wallet: signing in with it reaches this same account and balance. */
+  linkedWallet?: { address: string; chain: WalletChain };
+}
+
+/** POST /api/app/account/email: a wallet user added an email and password (a verification link mailed when mail is on). */
+export interface EmailLoginAdded {
+  user: AppUser;
+  verificationSent: boolean;
 }
 
 export interface MeResponse {
@@ -80,4 +88,22 @@ export interface EmailStatus {
   email: string | null;
   verified: boolean;
   mail: boolean;
+}
+
+/** GET /api/app/auth/sso: whether the sign-in page offers single sign-on, and the provider's name for its button. */
+export interface SsoInfo {
+  enabled: boolean;
+  name: string | null;
+}
+
+/** POST /api/app/account/sso/link: where the browser goes to link the provider (a cookie for its state comes along). */
+export interface SsoLinkStart {
+  url: string;
+}
+
+/** GET /api/app/account/sso: the provider identities linked to the signed-in user. */
+export interface SsoIdentities {
+  enabled: boolean;
+  name: string | null;
+  identities: { issuer: string; email: string; createdAt: number }[];
 }

@@ -121,6 +121,7 @@ export type AuditAction =
   | 'disable'
   | 'enable'
   | 'password_reset'
+  | 'second_factor_clear'
   | 'model_add'
   | 'model_update'
   | 'model_remove'

@@ -11,8 +11,11 @@ export const toAppUser = (u: User): AppUser => ({
   displayName: u.displayName || null,
   isAdmin: u.isAdmin,
   createdAt: u.createdAt,
-  ...(u.wallet ? { wallet: { address: u.wallet.address, chain: u.wallet.namespace === 'solana' ? ('solana' as const) : ('evm' as const) } } : {}),
+  ...(u.wallet ? { wallet: chainOf(u.wallet) } : {}),
+  ...(u.linkedWallet ? { linkedWallet: chainOf(u.linkedWallet) } : {}),
 });
+
+const chainOf = (w: NonNullable<User['wallet']>) => ({ address: w.address, chain: w.namespace === 'solana' ? ('solana' as const) : ('evm' as const) });
 
 export function toAppSettings(s: Conversation['settings']): ChatSettings {
   const out: ChatSettings = {};

@@ -921,4 +921,36 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       `CREATE INDEX shares_user ON shares(user_id, created_at)`,
     ],
   },
+  {
+    version: 36,
+    name: 'single sign-on identities, wallets linked to email users',
+    sql: [
+      // An OpenID Connect identity (the issuer's iss and sub) and the user it signs in as. The email is the one the
+      // provider verified when the identity was linked (shown, never used to find the user again).
+      `CREATE TABLE user_identities (
+        issuer TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        email TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (issuer, subject)
+      )`,
+      `CREATE INDEX user_identities_user ON user_identities(user_id)`,
+      // A single sign-on started and not yet finished: the SHA-256 of its state (the browser holds the state in a
+      // cookie), the nonce the ID token must carry, the PKCE verifier and where to go after; link_user_id when a
+      // signed-in user links the provider from Settings. Single use, short-lived.
+      `CREATE TABLE sso_logins (
+        state_hash TEXT PRIMARY KEY,
+        nonce TEXT NOT NULL,
+        code_verifier TEXT NOT NULL,
+        next_path TEXT NOT NULL,
+        link_user_id TEXT,
+        expires_at BIGINT NOT NULL
+      )`,
+      // A wallet an email user linked (lib/users/wallet-link.ts): signing in with it reaches this user, and the wallet
+      // row's account is this user's, so both ways share one balance. wallet_id stays the mark of a wallet-only user.
+      `ALTER TABLE users ADD COLUMN linked_wallet_id TEXT REFERENCES wallets(id)`,
+      `CREATE UNIQUE INDEX users_linked_wallet ON users(linked_wallet_id)`,
+    ],
+  },
 ];

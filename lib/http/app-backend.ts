@@ -6,6 +6,7 @@ import { authRoutes } from '../account/app-auth.ts';
 import { recoveryRoutes } from '../account/app-recovery.ts';
 import { twoFactorRoutes } from '../account/app-two-factor.ts';
 import { passkeyRoutes } from '../account/app-passkeys.ts';
+import { ssoRoutes } from '../account/app-sso.ts';
 import { chatRoutes } from '../chat/app-routes.ts';
 import { previewRoutes } from '../chat/app/character-preview.ts';
 import { privateChatRoutes } from '../chat/app/private-routes.ts';
@@ -44,6 +45,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof recoveryRoutes> &
   ReturnType<typeof twoFactorRoutes> &
   ReturnType<typeof passkeyRoutes> &
+  ReturnType<typeof ssoRoutes> &
   ReturnType<typeof conversationRoutes> &
   ReturnType<typeof catalogueRoutes> &
   ReturnType<typeof walletRoutes> &
@@ -82,6 +84,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...recoveryRoutes(deps),
       ...twoFactorRoutes(deps),
       ...passkeyRoutes(deps),
+      ...ssoRoutes(deps),
       ...conversationRoutes(deps),
       ...previewRoutes(deps),
       ...privateChatRoutes(deps),

@@ -11,11 +11,12 @@ import { forgetPrincipals } from '../auth/keys.ts';
 import { grantUsd, setDiemDaily } from '../billing/ledger.ts';
 import { fromMicros, toMicros } from '../billing/money.ts';
 import { resetPassword } from '../users/passwords.ts';
+import { clearSecondFactors } from '../users/totp.ts';
 import { toUser, type User, USER_COLUMNS, type UserRow } from '../users/users.ts';
 import { forgetWalletPrincipals } from '../wallet/wallets.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json } from '../http/app-route.ts';
-import type { OperatorAccount, OperatorAccountsPage, OperatorAuditPage, PasswordReset } from '../wire.ts';
+import type { OperatorAccount, OperatorAccountsPage, OperatorAuditPage, PasswordReset, SecondFactorCleared } from '../wire.ts';
 import { idParam, intParam, queryOf, totalPages } from '../api/dash-query.ts';
 
 const BODY_LIMIT = 16 * 1024;
@@ -120,6 +121,20 @@ export function operatorRoutes(deps: AppDeps) {
       const { password, sessionsEnded } = await resetPassword(store, target);
       await audit(user, 'password_reset', params.id, { email: target.email, sessionsEnded });
       const body: PasswordReset = { email: target.email, temporaryPassword: password, sessionsEnded };
+      return json(body);
+    }),
+
+    // Clears the second factors (TOTP with its recovery codes, every passkey) of the account's email user, who lost
+    // them: the browser asks the operator to confirm first. The password stays. Recorded with what was cleared.
+    operatorClearSecondFactor: appRoute(deps, 'operator+csrf', async ({ params, session: { user } }) => {
+      if (!(await getAccount(store, params.id))) throw new ApiError('NOT_FOUND', 'Account not found');
+      const row = await store.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.account_id = $1 AND u.wallet_id IS NULL`, [params.id]);
+      if (!row) throw new ApiError('INVALID_REQUEST', 'This account has no app user with a second factor (a wallet or API-only account)', { param: 'id' });
+      const target = toUser(row);
+      if (target.id === user.id) throw new ApiError('INVALID_REQUEST', 'Manage your own two-step sign-in and passkeys in Settings', { param: 'id' });
+      const cleared = await clearSecondFactors(store, target.id);
+      await audit(user, 'second_factor_clear', params.id, { email: target.email, ...cleared });
+      const body: SecondFactorCleared = { email: target.email, ...cleared };
       return json(body);
     }),
 

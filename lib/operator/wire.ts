@@ -61,3 +61,12 @@ export interface OperatorAuditPage {
   limit: number;
   totalPages: number;
 }
+
+/** POST /api/app/operator/accounts/:id/clear-second-factor: what was cleared of the account's user. */
+export interface SecondFactorCleared {
+  email: string;
+  /** The user had a TOTP second step (its recovery codes went with it). */
+  totp: boolean;
+  /** Passkeys removed. */
+  passkeys: number;
+}

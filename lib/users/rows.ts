@@ -11,6 +11,8 @@ export interface User {
   createdAt: number;
   /** Set for a user who signs in with a wallet (lib/users/wallet-users.ts): its account and key are the wallet's. */
   wallet: UserWallet | null;
+  /** An email user's linked wallet (lib/users/wallet-link.ts): signing in with it reaches this user and account. */
+  linkedWallet: UserWallet | null;
 }
 
 export interface UserWallet {
@@ -39,6 +41,9 @@ export interface UserRow {
   wallet_id: string | null;
   wallet_namespace: string | null;
   wallet_address: string | null;
+  linked_wallet_id: string | null;
+  linked_wallet_namespace: string | null;
+  linked_wallet_address: string | null;
 }
 
 // The wallet columns come from correlated lookups by primary key, so every query selecting users (sessions too)
@@ -46,7 +51,12 @@ export interface UserRow {
 export const USER_COLUMNS =
   'u.id, u.email, u.display_name, u.is_admin, u.account_id, u.created_at, u.wallet_id, ' +
   '(SELECT w.namespace FROM wallets w WHERE w.id = u.wallet_id) AS wallet_namespace, ' +
-  '(SELECT w.address FROM wallets w WHERE w.id = u.wallet_id) AS wallet_address';
+  '(SELECT w.address FROM wallets w WHERE w.id = u.wallet_id) AS wallet_address, u.linked_wallet_id, ' +
+  '(SELECT w.namespace FROM wallets w WHERE w.id = u.linked_wallet_id) AS linked_wallet_namespace, ' +
+  '(SELECT w.address FROM wallets w WHERE w.id = u.linked_wallet_id) AS linked_wallet_address';
+
+const walletOf = (id: string | null, namespace: string | null, address: string | null): UserWallet | null =>
+  id && address ? { id, namespace: namespace === 'solana' ? 'solana' : 'eip155', address } : null;
 
 export const toUser = (r: UserRow): User => ({
   id: r.id,
@@ -55,8 +65,8 @@ export const toUser = (r: UserRow): User => ({
   isAdmin: Boolean(r.is_admin),
   accountId: r.account_id,
   createdAt: Number(r.created_at),
-  wallet:
-    r.wallet_id && r.wallet_address ? { id: r.wallet_id, namespace: r.wallet_namespace === 'solana' ? 'solana' : 'eip155', address: r.wallet_address } : null,
+  wallet: walletOf(r.wallet_id, r.wallet_namespace, r.wallet_address),
+  linkedWallet: walletOf(r.linked_wallet_id, r.linked_wallet_namespace, r.linked_wallet_address),
 });
 
 export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, displayName: u.displayName, isAdmin: u.isAdmin, createdAt: u.createdAt });

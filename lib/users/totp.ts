@@ -158,3 +158,18 @@ export async function redeemSignInChallenge(store: Store, secrets: SecretBox | u
   if ((await store.run('DELETE FROM sign_in_challenges WHERE token_hash = $1', [hash])) !== 1) throw expired;
   return row.user_id;
 }
+
+/**
+ * The operator clears a user's second factors (a lost phone, lost passkeys): the TOTP secret with its recovery codes
+ * and pending sign-in challenges, and every passkey. The password stays; the user can enrol again in Settings.
+ */
+export async function clearSecondFactors(store: Store, userId: string): Promise<{ totp: boolean; passkeys: number }> {
+  return store.tx(async (q) => {
+    const had = await q.get<{ totp_secret: string | null }>('SELECT totp_secret FROM users WHERE id = $1', [userId]);
+    await q.run('UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL WHERE id = $1', [userId]);
+    await q.run('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
+    await q.run('DELETE FROM sign_in_challenges WHERE user_id = $1', [userId]);
+    const passkeys = await q.run('DELETE FROM passkeys WHERE user_id = $1', [userId]);
+    return { totp: Boolean(had?.totp_secret), passkeys };
+  });
+}

@@ -92,7 +92,24 @@ export async function signUp(store: Store, input: SignUpInput, opts: { operator?
   const email = normaliseEmail(input.email);
   const password = checkPassword(input.password);
   const displayName = normaliseDisplayName(input.displayName);
-  const passwordHash = await hash(password);
+  return createUser(store, { email, passwordHash: await hash(password), displayName }, opts);
+}
+
+/**
+ * A user whose email a single sign-on provider verified (lib/users/oidc.ts): no password (the empty hash matches
+ * none), the address already verified, never the operator.
+ */
+export async function signUpVerified(store: Store, input: { email: unknown; displayName?: unknown }, now = Date.now()) {
+  const email = normaliseEmail(input.email);
+  return createUser(store, { email, passwordHash: '', displayName: normaliseDisplayName(input.displayName), emailVerifiedAt: now }, { operator: false });
+}
+
+async function createUser(
+  store: Store,
+  input: { email: string; passwordHash: string; displayName: string; emailVerifiedAt?: number },
+  opts: { operator?: boolean },
+): Promise<{ user: User; accountId: string }> {
+  const { email, passwordHash, displayName } = input;
   try {
     const user = await store.tx(async (q) => {
       if (store.kind === 'postgres') await q.run('LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
@@ -105,16 +122,11 @@ export async function signUp(store: Store, input: SignUpInput, opts: { operator?
       const txStore = inTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
-      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now(), wallet: null };
-      await q.run('INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-        u.id,
-        u.email,
-        passwordHash,
-        u.displayName,
-        u.isAdmin,
-        u.accountId,
-        u.createdAt,
-      ]);
+      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now(), wallet: null, linkedWallet: null };
+      await q.run(
+        'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at, email_verified_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [u.id, u.email, passwordHash, u.displayName, u.isAdmin, u.accountId, u.createdAt, input.emailVerifiedAt ?? null],
+      );
       return u;
     });
     return { user, accountId: user.accountId };
@@ -162,4 +174,35 @@ export async function principalForUser(store: Store, user: User, now = Date.now(
   const key = await accountKeys(store, user.accountId).browserKey(now);
   if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");
   return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
+}
+
+/**
+ * A wallet-only user adds an email and password: the same user and account, now an email user whose linked wallet
+ * is the one it signed up with (lib/users/wallet-link.ts), so both ways in reach one balance. Its chats get a
+ * server-held browser key in the same account. The address is unverified until its mailed link is followed.
+ */
+export async function addEmailLogin(store: Store, user: User, input: { email?: unknown; password?: unknown }): Promise<User> {
+  if (!user.wallet) throw new ApiError('INVALID_REQUEST', 'This account already has an email address');
+  const wallet = user.wallet;
+  const email = normaliseEmail(input.email);
+  const passwordHash = await hash(checkPassword(input.password));
+  try {
+    await store.tx(async (q) => {
+      if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
+      const txStore = inTx(store, q);
+      if (!(await accountKeys(txStore, user.accountId).browserKey(Date.now())))
+        await accountKeys(txStore, user.accountId).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
+      const changed = await q.run(
+        'UPDATE users SET email = $1, password_hash = $2, email_verified_at = NULL, linked_wallet_id = wallet_id, wallet_id = NULL WHERE id = $3 AND wallet_id = $4',
+        [email, passwordHash, user.id, wallet.id],
+      );
+      if (changed !== 1) throw new ApiError('CONFLICT', 'This account changed meanwhile: reload and try again');
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
+    throw e;
+  }
+  const updated = await getUser(store, user.id);
+  if (!updated) throw new Error(`user ${user.id} vanished`);
+  return updated;
 }

@@ -20,8 +20,9 @@ export function shortAddress(address: string): string {
   return address.length <= head + 6 ? address : `${address.slice(0, head)}…${address.slice(-4)}`;
 }
 
+/** The user a wallet signs in as: its wallet-only user, or the email user it is linked to (lib/users/wallet-link.ts). */
 export async function findWalletUser(store: Store, walletId: string): Promise<User | undefined> {
-  const row = await store.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.wallet_id = $1`, [walletId]);
+  const row = await store.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.wallet_id = $1 OR u.linked_wallet_id = $1`, [walletId]);
   return row && toUser(row);
 }
 

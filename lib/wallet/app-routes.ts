@@ -8,6 +8,9 @@ import { ApiError } from '../api/errors.ts';
 import { fromMicros } from '../billing/money.ts';
 import { ensureWalletUser, findWalletUser } from '../users/wallet-users.ts';
 import { applyStartingCredit } from '../users/starting-credit.ts';
+import { linkWallet, unlinkWallet } from '../users/wallet-link.ts';
+import { getUser } from '../users/users.ts';
+import { toAppUser } from '../conversations/present.ts';
 import { readPayment } from './payment.ts';
 import { formatSignInMessage } from './siwx-message.ts';
 import { unsignedSolanaPayment } from './solana-transaction.ts';
@@ -15,7 +18,7 @@ import { EVM_ADDRESS, SOLANA_ADDRESS } from './networks.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { z } from 'zod';
 import { appRoute, json, type SessionCtx } from '../http/app-route.ts';
-import type { WalletChain, WalletChallenge, WalletSignInFields, WalletTopUpRequirements, WalletTopUpResponse } from '../wire.ts';
+import type { MeResponse, WalletChain, WalletChallenge, WalletSignInFields, WalletTopUpRequirements, WalletTopUpResponse } from '../wire.ts';
 import { startSession } from '../users/session-start.ts';
 import { requestedAmount, solanaSigners } from './app-payment.ts';
 
@@ -41,10 +44,18 @@ export function walletRoutes(deps: AppDeps) {
   const { svc } = deps;
   const wallets = svc.wallet;
 
-  /** The session's wallet (403 for an email user). */
+  /** The session's wallet: its own, or the email user's linked one (403 for an email user without a wallet). */
   function walletUser(s: SessionCtx) {
-    if (!s.user.wallet) throw new ApiError('FORBIDDEN', 'Top-ups are for users signed in with a wallet');
-    return { ...s, wallet: s.user.wallet };
+    const wallet = s.user.wallet ?? s.user.linkedWallet;
+    if (!wallet) throw new ApiError('FORBIDDEN', 'Top-ups are for users with a wallet: link one in Settings');
+    return { ...s, wallet };
+  }
+
+  /** The SIGN-IN-WITH-X header an API client would send for this signed challenge (only the known fields travel on). */
+  function headerOf(p: object): string {
+    const picked: Record<string, unknown> = {};
+    for (const k of FIELD_NAMES) if ((p as Record<string, unknown>)[k] !== undefined) picked[k] = (p as Record<string, unknown>)[k];
+    return Buffer.from(JSON.stringify(picked)).toString('base64');
   }
 
   return {
@@ -72,18 +83,28 @@ export function walletRoutes(deps: AppDeps) {
     }),
 
     walletSignIn: appRoute(deps, { auth: 'origin', body: signInBody, bodyLimit: BODY_LIMIT }, async ({ req, body }) => {
-      const p = body.payload;
-      // Only the known fields travel on, so the header is exactly what an API client would send for this challenge.
-      const picked: Record<string, unknown> = {};
-      for (const k of FIELD_NAMES) if ((p as Record<string, unknown>)[k] !== undefined) picked[k] = (p as Record<string, unknown>)[k];
-      const header = Buffer.from(JSON.stringify(picked)).toString('base64');
-      const signed = await wallets.signIn(header);
+      const signed = await wallets.signIn(headerOf(body.payload));
       // A wallet newcomer gets the same free daily DIEM as an email sign-up, so their first message can go through.
       // Not the one-off USD grant: a wallet costs nothing to make, and it tops up in USDC on its own.
       const known = await findWalletUser(svc.store, signed.wallet.id);
       const user = known ?? (await ensureWalletUser(svc.store, signed.wallet));
       if (!known) await applyStartingCredit(svc.store, user.accountId, { usd: 0, diemDaily: deps.app.startingCredit.diemDaily });
       return startSession(deps, req, user, 200);
+    }),
+
+    // Settings: a signed-in email user links a wallet by signing the same challenge as a wallet sign-in
+    // (lib/users/wallet-link.ts has the rules: a wallet with an account of its own links only when that is empty).
+    walletLink: appRoute(deps, { auth: 'session+csrf', body: signInBody, bodyLimit: BODY_LIMIT }, async ({ session: { user, csrfToken }, body }) => {
+      const claim = await wallets.verifySignIn(headerOf(body.payload));
+      await linkWallet(svc.store, user, { namespace: claim.namespace, address: claim.address });
+      const updated = await getUser(svc.store, user.id);
+      return json<MeResponse>({ user: toAppUser(updated ?? user), csrfToken });
+    }),
+
+    walletUnlink: appRoute(deps, 'session+csrf', async ({ session: { user, csrfToken } }) => {
+      await unlinkWallet(svc.store, user);
+      const updated = await getUser(svc.store, user.id);
+      return json<MeResponse>({ user: toAppUser(updated ?? user), csrfToken });
     }),
 
     walletTopUpRequirements: appRoute(deps, 'session', async ({ req, session }) => {

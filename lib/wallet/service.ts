@@ -12,7 +12,8 @@ import { issueChallenge, type SiwxChallenge } from './challenge.ts';
 import type { WalletConfig } from './config.ts';
 import type { Facilitator } from './facilitator.ts';
 import { offers, railNames } from './requirements.ts';
-import { type SignedIn, signIn } from './sign-in.ts';
+import { type SignedIn, signIn, verifySignIn } from './sign-in.ts';
+import type { SignInClaim } from './siwx-payload.ts';
 import { walletStatement } from './statement.ts';
 import { topUp, type TopUpResult } from './topup.ts';
 import type { Principal } from '../auth/keys.ts';
@@ -61,6 +62,11 @@ export class WalletService {
 
   signIn(header: string): Promise<SignedIn> {
     return signIn(this.store, this.settings, header);
+  }
+
+  /** The wallet's proof alone (nonce consumed, nothing created): for linking a wallet to a signed-in user. */
+  verifySignIn(header: string): Promise<SignInClaim> {
+    return verifySignIn(this.store, this.settings, header);
   }
 
   challenge(path: string): Promise<SiwxChallenge> {

@@ -6,7 +6,7 @@ import { ApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
 import type { Store } from '../db/store.ts';
 import type { WalletConfig } from './config.ts';
-import { EVM_ADDRESS } from './networks.ts';
+import { EVM_ADDRESS, normaliseAddress } from './networks.ts';
 import { consumeNonce, NONCE_PATTERN } from './nonces.ts';
 import { readSignInHeader, type SignInClaim } from './siwx-payload.ts';
 import { solanaPublicKey, verifyEvmSignature, verifySolanaSignature } from './signatures.ts';
@@ -69,17 +69,26 @@ export async function verifyClaimSignature(claim: SignInClaim, cfg: WalletConfig
   return verifySolanaSignature(claim.address, claim.message, claim.signature, claim.form === 'legacy' ? ['base58', 'base64'] : ['base58']);
 }
 
-/** Verifies a SIGN-IN-WITH-X header and consumes its nonce; the wallet and the principal it acts as. */
-export async function signIn(store: Store, cfg: WalletConfig, header: string, now = Date.now()): Promise<SignedIn> {
+/**
+ * Verifies a SIGN-IN-WITH-X header and consumes its nonce: the proof that the signer holds the wallet, creating
+ * nothing (linking a wallet to a signed-in user, lib/users/wallet-link.ts, starts here).
+ */
+export async function verifySignIn(store: Store, cfg: WalletConfig, header: string, now = Date.now()): Promise<SignInClaim> {
   const claim = readSignInHeader(header);
   checkClaim(claim, cfg, now);
   if (!(await verifyClaimSignature(claim, cfg))) throw new ApiError('X402_SIGN_IN_INVALID_SIGNATURE');
-  const wallet = await ensureWallet(store, claim.namespace, claim.address, now);
   // Legacy clients choose their nonce; it is remembered for as long as a message carrying it could still pass.
   const clientChosenUntil = claim.form === 'legacy' ? now + cfg.siwx.maxAgeMs + 2 * SKEW_MS : undefined;
-  const outcome = await consumeNonce(store, claim.fields.nonce, wallet.address, { clientChosenUntil }, now);
+  const outcome = await consumeNonce(store, claim.fields.nonce, normaliseAddress(claim.namespace, claim.address), { clientChosenUntil }, now);
   if (outcome === 'reused') throw new ApiError('X402_SIGN_IN_NONCE_REUSED');
   if (outcome === 'expired') throw new ApiError('X402_SIGN_IN_EXPIRED', 'The challenge nonce has expired: sign a fresh challenge');
   if (outcome === 'unknown') throw new ApiError('X402_SIGN_IN_INVALID_NONCE');
+  return claim;
+}
+
+/** Verifies a SIGN-IN-WITH-X header and consumes its nonce; the wallet (made on first use) and the principal it acts as. */
+export async function signIn(store: Store, cfg: WalletConfig, header: string, now = Date.now()): Promise<SignedIn> {
+  const claim = await verifySignIn(store, cfg, header, now);
+  const wallet = await ensureWallet(store, claim.namespace, claim.address, now);
   return { wallet, principal: await walletPrincipal(store, wallet, now), claim };
 }

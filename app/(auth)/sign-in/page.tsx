@@ -5,6 +5,6 @@ import { safeNext } from '@/components/session/safe-next.ts';
 export const metadata: Metadata = { title: 'Sign in' };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { next } = await searchParams;
-  return <AuthForm mode="sign-in" next={safeNext(typeof next === 'string' ? next : null)} />;
+  const { next, sso_error } = await searchParams;
+  return <AuthForm mode="sign-in" next={safeNext(typeof next === 'string' ? next : null)} ssoError={typeof sso_error === 'string' ? sso_error : undefined} />;
 }
