@@ -78,6 +78,8 @@ else
     });
 
     test('the period switcher and the day table', async () => {
+      await page.getByTestId('account-tabs').getByTestId('usage-link').click();
+      await page.getByTestId('usage-chart').waitFor();
       await page.getByText('7 days', { exact: true }).click();
       await until(async () => (await page.getByTestId('usage-day-table').locator('tbody tr').count()) === 7, 'seven days in the table');
       await waitForText(page.getByTestId('usage-total-requests'), /^2$/);
