@@ -1,9 +1,14 @@
 'use client';
-// Client-side context for every page: TanStack Query (server state), the theme and toasts. A 401 from any request
+// Client-side context for every page: the language (use-intl), TanStack Query (server state), the theme, toasts and
+// the service worker's registration. A 401 from any request
 // means the session ended: refetching /auth/me lets the session gate send the user to sign in.
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { AppApiError, qk } from '@/components/api/client.ts';
+import type { Catalogue } from '@/components/i18n/catalogue.ts';
+import { I18nProvider } from '@/components/i18n/i18n-provider.tsx';
+import type { AppLocale } from '@/components/i18n/locales.ts';
+import { ServiceWorker } from '@/components/pwa/service-worker.tsx';
 import { ThemeProvider } from '@/components/theme/theme-provider.tsx';
 import { ToastProvider } from '@/components/ui/toast.tsx';
 
@@ -33,13 +38,18 @@ function makeClient(): QueryClient {
   return client;
 }
 
-export function Providers({ children }: { children: ReactNode }) {
+export function Providers({ locale, messages, children }: { locale: AppLocale; messages: Catalogue; children: ReactNode }) {
   const [client] = useState(makeClient);
   return (
-    <QueryClientProvider client={client}>
-      <ThemeProvider>
-        <ToastProvider>{children}</ToastProvider>
-      </ThemeProvider>
-    </QueryClientProvider>
+    <I18nProvider locale={locale} messages={messages}>
+      <QueryClientProvider client={client}>
+        <ThemeProvider>
+          <ToastProvider>
+            <ServiceWorker />
+            {children}
+          </ToastProvider>
+        </ThemeProvider>
+      </QueryClientProvider>
+    </I18nProvider>
   );
 }

@@ -2,6 +2,7 @@
 // Sign-in and sign-up form. Field errors appear under their field (from the browser's checks or the server's 400);
 // wrong credentials get one generic message; a 429 disables the button until its retry time has passed.
 // data-testid: auth-form, auth-submit, auth-error, email-error / password-error / displayName-error (TextField).
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -18,6 +19,7 @@ import { useRedirectIfSignedIn } from '@/components/auth/use-redirect-if-signed-
 import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
 export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in' | 'sign-up'; next: string; setupToken?: string; ssoError?: string }) {
+  const t = useTranslations('auth');
   const signUp = mode === 'sign-up';
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -73,22 +75,22 @@ export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in'
 
   return (
     <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="auth-form">
-      <h1 className="text-xl font-semibold">{signUp ? 'Create your account' : 'Sign in to Lagoon'}</h1>
+      <h1 className="text-xl font-semibold">{signUp ? t('signUpTitle') : t('signInTitle')}</h1>
       {signUp && setupToken && (
         <p className="-mt-2 text-sm text-muted-foreground" data-testid="operator-setup-note">
-          This link makes the account you create this server’s operator.
+          {t('operatorSetup')}
         </p>
       )}
       {errors.form && (
         <Alert className="-mt-1" data-testid="auth-error">
           {errors.form}
-          {errors.retryAt && (blocked ? ` Try again in ${formatWait(wait)}.` : ' You can try again now.')}
+          {errors.retryAt && ` ${blocked ? t('tryAgainIn', { wait: formatWait(wait) }) : t('tryAgainNow')}`}
         </Alert>
       )}
       {signUp && (
         <TextField
           id="displayName"
-          label="Display name (optional)"
+          label={t('displayName')}
           autoComplete="nickname"
           maxLength={120}
           value={displayName}
@@ -98,7 +100,7 @@ export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in'
       )}
       <TextField
         id="email"
-        label="Email"
+        label={t('email')}
         type="email"
         autoComplete={signUp ? 'email' : 'username'}
         inputMode="email"
@@ -111,7 +113,7 @@ export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in'
       />
       <PasswordField
         id="password"
-        label="Password"
+        label={t('password')}
         autoComplete={signUp ? 'new-password' : 'current-password'}
         required
         value={password}
@@ -121,28 +123,28 @@ export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in'
         hint={
           signUp && !errors.fields.password
             ? remaining > 0 && password
-              ? `At least ${PASSWORD_MIN} characters (${remaining} more).`
-              : `At least ${PASSWORD_MIN} characters.`
+              ? t('passwordMinMore', { min: PASSWORD_MIN, remaining })
+              : t('passwordMin', { min: PASSWORD_MIN })
             : undefined
         }
       />
       {!signUp && (
         <p className="-mt-2 text-right text-sm">
           <Link href="/forgot-password" className="text-primary underline-offset-4 hover:underline" data-testid="forgot-link">
-            Forgot your password?
+            {t('forgot')}
           </Link>
         </p>
       )}
       <Button type="submit" size="lg" className="mt-1 w-full" pending={submit.isPending || submit.isSuccess} disabled={blocked} data-testid="auth-submit">
-        {signUp ? 'Create account' : 'Sign in'}
+        {signUp ? t('signUpSubmit') : t('signInSubmit')}
       </Button>
       {!signUp && <SsoSignIn next={next} error={ssoError} />}
       {!signUp && <PasskeySignIn next={next} />}
       {!signUp && <WalletEntry next={next} />}
       <p className="text-center text-sm text-muted-foreground">
-        {signUp ? 'Already have an account? ' : 'New to Lagoon? '}
+        {signUp ? t('haveAccount') : t('newToLagoon')}{' '}
         <Link href={otherHref} className="font-medium text-primary underline-offset-4 hover:underline">
-          {signUp ? 'Sign in' : 'Create an account'}
+          {signUp ? t('signInSubmit') : t('createAccount')}
         </Link>
       </p>
     </form>

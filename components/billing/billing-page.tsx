@@ -4,6 +4,7 @@
 // top-up; the operator's grant otherwise), the charts, and the statement with its exports.
 // data-testid: billing-page, balance-usd, balance-held, balance-diem, spend-today, spend-7d, spend-30d, projection,
 // billing-add-credit (plus chart-* and the statement's, see billing-charts.tsx and statement.tsx).
+import { useTranslations } from 'use-intl';
 import { DIEM_EXPLAINED } from '@/components/account/diem-info.tsx';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
@@ -135,6 +136,7 @@ function Body({ s }: { s: BillingSummary }) {
 }
 
 export function BillingPage() {
+  const t = useTranslations('billing');
   const summary = useBillingSummary();
   // No waterfall: the statement's first page and the charts' code load alongside the summary.
   useStatement(NO_FILTERS, 1);
@@ -150,13 +152,8 @@ export function BillingPage() {
     wasMutating.current = mutating;
   }, [mutating, qc]);
   return (
-    <DashPage
-      title="Billing"
-      description="Your balances, what you spend, and every charge and credit of your account."
-      current="/billing"
-      testId="billing-page"
-    >
-      <QueryContent query={summary} loading="Loading billing" failed="Could not load billing">
+    <DashPage title={t('title')} description={t('description')} current="/billing" testId="billing-page">
+      <QueryContent query={summary} loading={t('loading')} failed={t('failed')}>
         {(data) => <Body s={data} />}
       </QueryContent>
     </DashPage>

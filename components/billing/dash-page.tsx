@@ -1,42 +1,39 @@
-// The frame of the account pages (billing, API keys, rate limits, operator): a scrolling column with a heading, a
-// one-line description and links to the sibling pages, as the usage page is laid out.
-import Link from 'next/link';
+// The frame of the Account area's pages (account, usage, billing, API keys, rate limits, operator): a scrolling
+// column with the area's tabs, a heading and a one-line description.
 import type { ReactNode } from 'react';
-
-const SIBLINGS = [
-  { href: '/billing', label: 'Billing' },
-  { href: '/keys', label: 'API keys' },
-  { href: '/limits', label: 'Rate limits' },
-  { href: '/usage', label: 'Usage' },
-  { href: '/alerts', label: 'Alerts' },
-] as const;
+import { AccountNav } from '@/components/billing/nav-links.tsx';
+import { cn } from '@/components/ui/cn.ts';
 
 export function DashPage({
   title,
   description,
   current,
   testId,
+  actions,
+  narrow,
   children,
 }: {
   title: string;
-  description: string;
+  description?: ReactNode;
+  /** The tab to mark current: the page's address ('/operator' for the operator's subpages). */
   current: string;
   testId: string;
+  /** Controls beside the heading (the usage page's period). */
+  actions?: ReactNode;
+  /** The account page's narrower column. */
+  narrow?: boolean;
   children: ReactNode;
 }) {
   return (
     <div className="flex-1 overflow-y-auto" data-testid={testId}>
-      <div className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
-        <header className="flex flex-col gap-2">
-          <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-          <p className="text-sm text-muted-foreground">{description}</p>
-          <nav aria-label="Account pages" className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-            {SIBLINGS.filter((s) => s.href !== current).map((s) => (
-              <Link key={s.href} href={s.href} className="font-medium text-primary underline-offset-4 hover:underline">
-                {s.label}
-              </Link>
-            ))}
-          </nav>
+      <div className={cn('mx-auto flex flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8', narrow ? 'max-w-3xl' : 'max-w-5xl')}>
+        <AccountNav current={current} />
+        <header className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+          <div className="flex flex-col gap-2">
+            <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+            {description && <p className="text-sm text-muted-foreground">{description}</p>}
+          </div>
+          {actions}
         </header>
         {children}
       </div>

@@ -3,6 +3,7 @@
 // model's figures with what is left now, refreshed every few seconds; then the log of refused requests.
 // data-testid: limits-page, limits-tier, limits-key, limit-model (data-model), rate-requests / rate-tokens (the
 // usage page's meters: data-remaining, data-limit), rate-day (the daily budget) or limit-rpd (plus breach-log.tsx's).
+import { useTranslations } from 'use-intl';
 import { tierName } from '@/components/limits/tier-name.ts';
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
@@ -53,19 +54,15 @@ function Models({ report }: { report: LimitsReport }) {
 }
 
 export function LimitsPage() {
+  const t = useTranslations('limits');
   const id = useId();
   const [keyId, setKeyId] = useState<string | null>(null);
   const report = useLimitsReport(keyId);
   // No waterfall: the log's first page loads alongside the meters.
   useBreaches(ANY_BREACH, 1);
   return (
-    <DashPage
-      title="Rate limits"
-      description="How many requests and tokens each key may send per model, what is left right now, and the requests the limits refused."
-      current="/limits"
-      testId="limits-page"
-    >
-      <QueryContent query={report} loading="Loading your rate limits" failed="Could not load your rate limits">
+    <DashPage title={t('title')} description={t('description')} current="/limits" testId="limits-page">
+      <QueryContent query={report} loading={t('loading')} failed={t('failed')}>
         {(data) => (
           <>
             <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4 sm:flex-row sm:items-end sm:justify-between">

@@ -245,7 +245,7 @@ export function OperatorToolsPage() {
     <DashPage
       title="Tools"
       description="MCP servers whose tools users can switch on per chat, for models that call tools. Tool output reaches the model as untrusted text, cut to a size limit."
-      current="/operator/tools"
+      current="/operator"
       testId="operator-tools-page"
     >
       {!operator ? (

@@ -175,7 +175,7 @@ export function OperatorModelsPage() {
     <DashPage
       title="Models"
       description="The models this server serves: their engines and health, prices, and new OpenAI-compatible upstreams. Changes apply at once."
-      current="/operator/models"
+      current="/operator"
       testId="operator-models-page"
     >
       {!operator ? (

@@ -4,6 +4,7 @@
 // who did what. Anyone else is told the page is the operator's (the server refuses them too).
 // data-testid: operator-page, operator-search, account-row (data-id, data-disabled), account-usd, manage-account,
 // audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
+import { useTranslations } from 'use-intl';
 import { tierName } from '@/components/limits/tier-name.ts';
 import Link from 'next/link';
 import { useId, useState } from 'react';
@@ -174,36 +175,32 @@ function Audit() {
 }
 
 export function OperatorPage() {
+  const t = useTranslations('operator');
   const me = useMe();
   const user = me.data?.user;
   const operator = Boolean(user?.isAdmin && !user.wallet);
   return (
-    <DashPage
-      title="Operator"
-      description="Every account on this server: credit, allowances, tiers, and who did what."
-      current="/operator"
-      testId="operator-page"
-    >
+    <DashPage title={t('title')} description={t('description')} current="/operator" testId="operator-page">
       {!operator ? (
         <Alert tone="info" data-testid="operator-only">
-          This page is for the server’s operator (its first user).
+          {t('only')}
         </Alert>
       ) : (
         <>
           <p className="text-sm">
             <Link href="/operator/models" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="operator-models-link">
-              Models and engines: add an upstream, test, disable, set prices
+              {t('modelsLink')}
             </Link>
           </p>
           <p className="text-sm">
             <Link href="/operator/tools" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="operator-tools-link">
-              Tools: the MCP servers chats can switch on
+              {t('toolsLink')}
             </Link>
           </p>
-          <Section id="operator-accounts" title="Accounts">
+          <Section id="operator-accounts" title={t('accounts')}>
             <Accounts />
           </Section>
-          <Section id="operator-audit" title="Audit log" note="Every change made here, with who made it.">
+          <Section id="operator-audit" title={t('audit')} note={t('auditNote')}>
             <Audit />
           </Section>
         </>

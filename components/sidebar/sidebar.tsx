@@ -4,10 +4,11 @@
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, pin-conversation, move-conversation, archive-conversation,
 // restore-conversation (and folder-list.tsx's, archived-section.tsx's, move-dialog.tsx's), rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, knowledge-link, private-link, memory-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, characters-link, knowledge-link, private-link, memory-link, video-link, images-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { useState } from 'react';
+import { type ComponentType, useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { BrandMark } from '@/components/shell/brand.tsx';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
@@ -32,7 +33,23 @@ export interface SidebarProps {
   onCollapse: () => void;
 }
 
+/** The app's places above the history, in order (the Account area is in the user menu). */
+const PLACES: Array<{
+  href: string;
+  key: 'characters' | 'knowledge' | 'private' | 'memory' | 'video' | 'images';
+  Icon: ComponentType<{ className?: string }>;
+  testId: string;
+}> = [
+  { href: '/characters', key: 'characters', Icon: UsersIcon, testId: 'characters-link' },
+  { href: '/knowledge', key: 'knowledge', Icon: BookIcon, testId: 'knowledge-link' },
+  { href: '/private', key: 'private', Icon: LockIcon, testId: 'private-link' },
+  { href: '/memory', key: 'memory', Icon: MemoryIcon, testId: 'memory-link' },
+  { href: '/video', key: 'video', Icon: VideoIcon, testId: 'video-link' },
+  { href: '/images', key: 'images', Icon: ImageIcon, testId: 'images-link' },
+];
+
 export function Sidebar({ onClose, onCollapse }: SidebarProps) {
+  const t = useTranslations('nav');
   const pathname = usePathname();
   const [search, setSearch] = useState('');
   const debounced = useDebouncedValue(search.trim(), 250);
@@ -54,70 +71,34 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
           <BrandMark className="size-6" />
           Lagoon
         </Link>
-        <IconButton label="Close sidebar" className="md:hidden" onClick={onClose}>
+        <IconButton label={t('closeSidebar')} className="md:hidden" onClick={onClose}>
           <XIcon />
         </IconButton>
-        <IconButton label="Collapse sidebar" className="max-md:hidden" onClick={onCollapse}>
+        <IconButton label={t('collapseSidebar')} className="max-md:hidden" data-testid="collapse-sidebar" onClick={onCollapse}>
           <PanelLeftIcon />
         </IconButton>
       </div>
       <div className="flex flex-col gap-1">
         <Link href="/" className={buttonClasses('secondary', 'md', 'justify-start')} data-testid="new-chat">
-          <PlusIcon className="size-4" /> New chat
+          <PlusIcon className="size-4" /> {t('newChat')}
         </Link>
         {/* Two to a row: the places of the app take three rows, and the history keeps the height (issue 32). */}
         <div className="grid grid-cols-2 gap-1">
-          <Link
-            href="/characters"
-            aria-current={pathname === '/characters' ? 'page' : undefined}
-            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/characters' && 'bg-accent font-medium')}
-          >
-            <UsersIcon className="size-4" /> Characters
-          </Link>
-          <Link
-            href="/knowledge"
-            aria-current={pathname === '/knowledge' ? 'page' : undefined}
-            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/knowledge' && 'bg-accent font-medium')}
-            data-testid="knowledge-link"
-          >
-            <BookIcon className="size-4" /> Knowledge
-          </Link>
-          <Link
-            href="/private"
-            aria-current={pathname === '/private' ? 'page' : undefined}
-            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/private' && 'bg-accent font-medium')}
-            data-testid="private-link"
-          >
-            <LockIcon className="size-4" /> Private chats
-          </Link>
-          <Link
-            href="/memory"
-            aria-current={pathname === '/memory' ? 'page' : undefined}
-            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/memory' && 'bg-accent font-medium')}
-            data-testid="memory-link"
-          >
-            <MemoryIcon className="size-4" /> Memory
-          </Link>
-          <Link
-            href="/video"
-            aria-current={pathname === '/video' ? 'page' : undefined}
-            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/video' && 'bg-accent font-medium')}
-            data-testid="video-link"
-          >
-            <VideoIcon className="size-4" /> Video
-          </Link>
-          <Link
-            href="/images"
-            aria-current={pathname === '/images' ? 'page' : undefined}
-            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/images' && 'bg-accent font-medium')}
-            data-testid="images-link"
-          >
-            <ImageIcon className="size-4" /> Images
-          </Link>
+          {PLACES.map(({ href, key, Icon, testId }) => (
+            <Link
+              key={href}
+              href={href}
+              aria-current={pathname === href ? 'page' : undefined}
+              className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === href && 'bg-accent font-medium')}
+              data-testid={testId}
+            >
+              <Icon className="size-4" /> {t(key)}
+            </Link>
+          ))}
         </div>
       </div>
       <SidebarSearch value={search} onChange={setSearch} />
-      <nav aria-label="Chat history" className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">
+      <nav aria-label={t('chatHistory')} className="-mx-2 min-h-0 flex-1 overflow-y-auto overscroll-contain px-2">
         {query ? (
           <SearchResults query={query} activeId={activeId} />
         ) : (

@@ -1,30 +1,32 @@
 'use client';
 // The sidebar footer: who is signed in, and a menu with the theme choice, the Account area (the account page, usage,
-// billing, API keys, rate limits; operator) and sign-out.
+// billing, API keys and rate limits, reached through one entry; Operator for the operator) and sign-out.
+import { useTranslations } from 'use-intl';
 import { useMe } from '@/components/session/use-me.ts';
 import { useTheme, type ThemeChoice } from '@/components/theme/theme-provider.tsx';
-import { LogOutIcon, MonitorIcon, MoonIcon, SunIcon, WalletIcon } from '@/components/ui/icons.tsx';
+import { LogOutIcon, MonitorIcon, MoonIcon, SunIcon } from '@/components/ui/icons.tsx';
 import { initials } from '@/components/ui/initials.ts';
-import { Menu, MenuItem, MenuLink, MenuRadioItem, MenuSeparator } from '@/components/ui/menu.tsx';
+import { Menu, MenuItem, MenuRadioItem, MenuSeparator } from '@/components/ui/menu.tsx';
 import { useSignOut } from '@/components/sidebar/use-sign-out.ts';
 import { AccountMenuLinks } from '@/components/billing/nav-links.tsx';
 
-const THEMES: Array<{ value: ThemeChoice; label: string; Icon: typeof SunIcon }> = [
-  { value: 'light', label: 'Light', Icon: SunIcon },
-  { value: 'dark', label: 'Dark', Icon: MoonIcon },
-  { value: 'system', label: 'System', Icon: MonitorIcon },
+const THEMES: Array<{ value: ThemeChoice; Icon: typeof SunIcon }> = [
+  { value: 'light', Icon: SunIcon },
+  { value: 'dark', Icon: MoonIcon },
+  { value: 'system', Icon: MonitorIcon },
 ];
 
 export function UserMenu() {
+  const t = useTranslations('userMenu');
   const me = useMe();
   const { theme, setTheme } = useTheme();
   const signOut = useSignOut();
   const user = me.data?.user;
-  const name = user?.displayName || user?.email || 'Account';
+  const name = user?.displayName || user?.email || t('account');
 
   return (
     <Menu
-      label="Account menu"
+      label={t('menu')}
       labelledByContent
       align="start"
       testId="user-menu"
@@ -41,26 +43,23 @@ export function UserMenu() {
         </>
       }
     >
-      <div role="group" aria-label="Theme">
+      <div role="group" aria-label={t('theme')}>
         <p className="px-2.5 pb-1 pt-1.5 text-xs font-medium text-muted-foreground" aria-hidden="true">
-          Theme
+          {t('theme')}
         </p>
-        {THEMES.map(({ value, label, Icon }) => (
+        {THEMES.map(({ value, Icon }) => (
           <MenuRadioItem key={value} checked={theme === value} onSelect={() => setTheme(value)} testId={`theme-${value}`}>
-            <Icon className="size-4" /> {label}
+            <Icon className="size-4" /> {t(value)}
           </MenuRadioItem>
         ))}
       </div>
       <MenuSeparator />
-      <div role="group" aria-label="Account">
-        <MenuLink href="/account" testId="account-link">
-          <WalletIcon className="size-4" /> Account and credit
-        </MenuLink>
+      <div role="group" aria-label={t('account')}>
         <AccountMenuLinks />
       </div>
       <MenuSeparator />
       <MenuItem onSelect={() => signOut.mutate()} testId="sign-out">
-        <LogOutIcon className="size-4" /> Sign out
+        <LogOutIcon className="size-4" /> {t('signOut')}
       </MenuItem>
     </Menu>
   );

@@ -2,9 +2,11 @@
 // A chart's figures as a table: always in the accessibility tree, shown on demand to everyone else by a "Show as a
 // table" toggle. When shown, the table scrolls in its own box: keyboard-reachable and named, like the other tables.
 import { type ReactNode, useId, useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { cn } from '@/components/ui/cn.ts';
 
 export function TableToggle({ label, children }: { label: string; children: ReactNode }) {
+  const t = useTranslations('common');
   const [shown, setShown] = useState(false);
   const tableId = useId();
   return (
@@ -16,7 +18,7 @@ export function TableToggle({ label, children }: { label: string; children: Reac
         aria-controls={tableId}
         onClick={() => setShown((s) => !s)}
       >
-        {shown ? 'Hide the table' : 'Show as a table'}
+        {shown ? t('hideTable') : t('showTable')}
       </button>
       <div
         id={tableId}

@@ -1,25 +1,27 @@
 'use client';
-// Per-day bars, drawn by hand in SVG (no chart library). The picture is summarised for screen readers, and the same
+// Per-day bars of tokens or requests, drawn by hand in SVG (no chart library). Spend is charted on the billing page
+// only (in the units charged); the table here keeps each day's charge as charged (USD and DIEM apart).
+// The picture is summarised for screen readers, and the same
 // figures are always in a table: read by screen readers, shown on demand to everyone else.
 import { useState } from 'react';
+import { useTranslations } from 'use-intl';
 import type { UsageDay } from '@/lib/wire.ts';
 import { TableToggle } from '@/components/ui/table-toggle.tsx';
-import { formatCount, formatDay, formatSpend, formatUsd } from '@/components/usage/format.ts';
+import { formatCount, formatDay, formatSpend } from '@/components/usage/format.ts';
 import { Segmented } from '@/components/usage/segmented.tsx';
 
-type Metric = 'spend' | 'tokens' | 'requests';
-const METRICS = [
-  { value: 'tokens', label: 'Tokens' },
-  { value: 'spend', label: 'Spend' },
-  { value: 'requests', label: 'Requests' },
-] as const;
+type Metric = 'tokens' | 'requests';
 
-const metricValue = (d: UsageDay, m: Metric) => (m === 'spend' ? d.usd + d.diem : m === 'tokens' ? d.promptTokens + d.completionTokens : d.requests);
-const show = (v: number, m: Metric) => (m === 'spend' ? formatUsd(v) : formatCount(v));
-const UNIT: Record<Metric, string> = { spend: 'spend (USD + DIEM)', tokens: 'tokens', requests: 'requests' };
+const metricValue = (d: UsageDay, m: Metric) => (m === 'tokens' ? d.promptTokens + d.completionTokens : d.requests);
 
 export function DailyChart({ days }: { days: UsageDay[] }) {
+  const t = useTranslations('usage');
   const [metric, setMetric] = useState<Metric>('tokens');
+  const metrics = [
+    { value: 'tokens', label: t('tokens') },
+    { value: 'requests', label: t('requests') },
+  ] as const;
+  const unit = metric === 'tokens' ? t('unitTokens') : t('unitRequests');
   const values = days.map((d) => metricValue(d, metric));
   const max = Math.max(...values, 0);
   const peak = days[values.indexOf(max)];
@@ -27,14 +29,14 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
   const H = 100;
   const summary =
     max > 0
-      ? `Daily ${UNIT[metric]}, ${formatDay(days[0].date)} to ${formatDay(days.at(-1)!.date)}: highest ${show(max, metric)} on ${formatDay(peak.date)}.`
-      : `No ${UNIT[metric]} in this period.`;
+      ? t('chartSummary', { unit, from: formatDay(days[0].date), to: formatDay(days.at(-1)!.date), max: formatCount(max), peak: formatDay(peak.date) })
+      : t('chartEmpty', { unit });
 
   return (
     <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4" data-testid="usage-chart">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="text-sm text-muted-foreground">Per UTC day{max > 0 && ` · peak ${show(max, metric)}`}</p>
-        <Segmented legend="Chart shows" name="usage-metric" options={METRICS} value={metric} onChange={setMetric} />
+        <p className="text-sm text-muted-foreground">{max > 0 ? t('perUtcDayPeak', { max: formatCount(max) }) : t('perUtcDay')}</p>
+        <Segmented legend={t('chartShows')} name="usage-metric" options={metrics} value={metric} onChange={setMetric} />
       </div>
       <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-label={summary} className="h-40 w-full">
         {[0.25, 0.5, 0.75].map((f) => (
@@ -45,7 +47,7 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
           const h = max > 0 ? Math.max((v / max) * (H - 2), v > 0 ? 1.5 : 0) : 0;
           return (
             <rect key={d.date} x={i * 10 + 1.5} width={7} y={H - h} height={h} rx={1} className="fill-primary">
-              <title>{`${formatDay(d.date)}: ${show(v, metric)}`}</title>
+              <title>{`${formatDay(d.date)}: ${formatCount(v)}`}</title>
             </rect>
           );
         })}
@@ -55,22 +57,22 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
         <span>{formatDay(days[0].date)}</span>
         <span>{formatDay(days.at(-1)!.date)}</span>
       </div>
-      <TableToggle label="Usage per day">
+      <TableToggle label={t('tableLabel')}>
         <table className="w-full text-sm tabular-nums" data-testid="usage-day-table">
-          <caption className="sr-only">Usage per UTC day</caption>
+          <caption className="sr-only">{t('tableCaption')}</caption>
           <thead className="text-left text-muted-foreground">
             <tr>
               <th scope="col" className="py-1 pr-3 font-medium">
-                Day
+                {t('day')}
               </th>
               <th scope="col" className="py-1 pr-3 text-right font-medium">
-                Requests
+                {t('requests')}
               </th>
               <th scope="col" className="py-1 pr-3 text-right font-medium">
-                Tokens
+                {t('tokens')}
               </th>
               <th scope="col" className="py-1 text-right font-medium">
-                Spent
+                {t('spent')}
               </th>
             </tr>
           </thead>

@@ -2,6 +2,7 @@
 // Usage per model over the period, by spend; model names from the chat's model list when it has them. Usage billed in
 // another unit shows its count there instead of tokens (a JSON-RPC network: its RPC credits and main methods).
 import { useQuery } from '@tanstack/react-query';
+import { useTranslations } from 'use-intl';
 import { call, qk } from '@/components/api/client.ts';
 import type { UsageModel } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
@@ -15,18 +16,19 @@ export function useModelNames(): (id: string) => string {
 }
 
 export function ModelTable({ models }: { models: UsageModel[] }) {
+  const t = useTranslations('usage');
   const nameOf = useModelNames();
   return (
     <DataTable
-      label="Usage by model"
-      caption="Usage by model, highest spend first"
+      label={t('byModelLabel')}
+      caption={t('byModelCaption')}
       className="tabular-nums"
       columns={[
-        { label: 'Model' },
-        { label: 'Requests', numeric: true },
-        { label: 'Tokens in', numeric: true },
-        { label: 'Tokens out', numeric: true },
-        { label: 'Spent', numeric: true },
+        { label: t('model') },
+        { label: t('requests'), numeric: true },
+        { label: t('tokensIn'), numeric: true },
+        { label: t('tokensOut'), numeric: true },
+        { label: t('spent'), numeric: true },
       ]}
     >
       {models.map((m) => {

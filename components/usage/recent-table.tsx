@@ -1,25 +1,27 @@
 'use client';
 // The latest requests of the period (at most 50): when, which model, tokens (or, billed in another unit, how many:
 // a JSON-RPC call's credits, with its methods) and cost. Never what was asked.
+import { useTranslations } from 'use-intl';
 import type { UsageRequest } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { formatCount, formatRpcMethods, formatSpend, formatUnits, formatWhen } from '@/components/usage/format.ts';
 import { useModelNames } from '@/components/usage/model-table.tsx';
 
 export function RecentTable({ requests, showVia }: { requests: UsageRequest[]; showVia: boolean }) {
+  const t = useTranslations('usage');
   const nameOf = useModelNames();
   return (
     <DataTable
-      label="Recent requests"
-      caption="Recent requests, newest first"
+      label={t('recent')}
+      caption={t('recentCaption')}
       className="tabular-nums"
       columns={[
-        { label: 'Time' },
-        { label: 'Model' },
-        { label: 'Tokens in', numeric: true },
-        { label: 'Tokens out', numeric: true },
-        { label: 'Cost', numeric: true },
-        showVia && { label: 'Via' },
+        { label: t('time') },
+        { label: t('model') },
+        { label: t('tokensIn'), numeric: true },
+        { label: t('tokensOut'), numeric: true },
+        { label: t('cost'), numeric: true },
+        showVia && { label: t('via') },
       ]}
     >
       {requests.map((r, i) => {
@@ -44,7 +46,7 @@ export function RecentTable({ requests, showVia }: { requests: UsageRequest[]; s
               </>
             )}
             <td className={`${TD} text-right`}>{formatSpend(r.usd, r.diem)}</td>
-            {showVia && <td className={`${TD} text-muted-foreground`}>{r.via || 'Unnamed key'}</td>}
+            {showVia && <td className={`${TD} text-muted-foreground`}>{r.via || t('unnamedKey')}</td>}
           </tr>
         );
       })}

@@ -1,4 +1,6 @@
 // The period's totals: requests, tokens in and out, and spend (USD and DIEM).
+'use client';
+import { useTranslations } from 'use-intl';
 import type { UsageTotals } from '@/lib/wire.ts';
 import { formatCompact, formatCount, formatDiem, formatUsd } from '@/components/usage/format.ts';
 
@@ -16,18 +18,19 @@ function Card({ label, value, exact, note, testId }: { label: string; value: str
 }
 
 export function SummaryCards({ totals }: { totals: UsageTotals }) {
+  const t = useTranslations('usage');
   return (
     <dl className="grid grid-cols-2 gap-3 lg:grid-cols-4" data-testid="usage-summary">
-      <Card label="Requests" value={formatCount(totals.requests)} testId="usage-total-requests" />
+      <Card label={t('requests')} value={formatCount(totals.requests)} testId="usage-total-requests" />
       <Card
-        label="Tokens"
+        label={t('tokens')}
         value={formatCompact(totals.promptTokens + totals.completionTokens)}
         exact={formatCount(totals.promptTokens + totals.completionTokens)}
-        note={`${formatCount(totals.promptTokens)} in · ${formatCount(totals.completionTokens)} out`}
+        note={t('tokensInOut', { in: formatCount(totals.promptTokens), out: formatCount(totals.completionTokens) })}
         testId="usage-total-tokens"
       />
-      <Card label="Spent (USD)" value={formatUsd(totals.usd)} testId="usage-total-usd" />
-      <Card label="Spent (DIEM)" value={formatDiem(totals.diem)} note="Used before USD" testId="usage-total-diem" />
+      <Card label={t('spentUsd')} value={formatUsd(totals.usd)} testId="usage-total-usd" />
+      <Card label={t('spentDiem')} value={formatDiem(totals.diem)} note={t('diemFirst')} testId="usage-total-diem" />
     </dl>
   );
 }

@@ -60,9 +60,10 @@ else
       assert.match(text, /USDC top-up on Base/);
       assert.match(text, /\+\$10\.00/);
       assert.match(text, /Transaction 0x[0-9a-f]{6}/);
+      assert.equal(await page.getByTestId('account-tabs').getByTestId('operator-link').count(), 0);
       await page.getByTestId('user-menu').click();
-      await page.getByTestId('billing-link').waitFor();
-      assert.equal(await page.getByTestId('operator-link').count(), 0);
+      await page.getByTestId('account-link').waitFor();
+      assert.equal(await page.getByTestId('operator-menu-link').count(), 0);
       await page.keyboard.press('Escape');
       await screenshot(page, 'billing-wallet');
     });

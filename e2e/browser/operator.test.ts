@@ -59,9 +59,10 @@ else
       await bobPage.reload();
       await waitForText(bobPage.getByTestId('balance-usd'), '$7.50');
       await waitForText(bobPage.locator('[data-testid="statement-row"][data-kind="grant"]').first(), /welcome to the reef[\s\S]*\+\$7\.50/);
+      assert.equal(await bobPage.getByTestId('account-tabs').getByTestId('operator-link').count(), 0, 'no operator tab for other users');
       await bobPage.getByTestId('user-menu').click();
-      await bobPage.getByTestId('billing-link').waitFor();
-      assert.equal(await bobPage.getByTestId('operator-link').count(), 0, 'no operator link for other users');
+      await bobPage.getByTestId('account-link').waitFor();
+      assert.equal(await bobPage.getByTestId('operator-menu-link').count(), 0, 'no operator link for other users');
       await bobPage.keyboard.press('Escape');
       await bobPage.goto('/operator');
       await bobPage.getByTestId('operator-only').waitFor();

@@ -287,19 +287,36 @@ else
       assert.ok(visible >= 7, `${visible} chats in view`);
       const sidebar = p.getByTestId('sidebar');
       for (const id of ['usage-link', 'billing-link', 'keys-link', 'limits-link'])
-        assert.equal(await sidebar.getByTestId(id).count(), 0, `${id} is in the account menu, not above the history`);
+        assert.equal(await sidebar.getByTestId(id).count(), 0, `${id} is in the Account area, not above the history`);
 
+      // One entry for a plain chat user; the area's pages are its tabs, named the same on every page.
       await p.getByTestId('user-menu').click();
       const account = p.getByRole('group', { name: 'Account' });
       assert.deepEqual(
         (await account.getByRole('menuitem').allInnerTexts()).map((t) => t.trim()),
-        ['Account and credit', 'Usage', 'Billing', 'API keys', 'Rate limits'],
+        ['Account'],
       );
-      await account.getByRole('menuitem', { name: 'Rate limits' }).click();
+      await account.getByRole('menuitem', { name: 'Account' }).click();
+      const TABS = ['Account', 'Usage', 'Billing', 'API keys', 'Rate limits'];
+      for (const [testId, pagePath] of [
+        ['account-page', '/account'],
+        ['usage-page', '/usage'],
+        ['billing-page', '/billing'],
+        ['keys-page', '/keys'],
+        ['limits-page', '/limits'],
+      ]) {
+        if (new URL(p.url()).pathname !== pagePath) await p.getByTestId('account-tabs').locator(`[data-href="${pagePath}"]`).click();
+        await p.getByTestId(testId).waitFor();
+        const tabs = p.getByTestId('account-tabs').getByRole('link');
+        assert.deepEqual(
+          (await tabs.allInnerTexts()).map((t) => t.trim()),
+          TABS,
+          `the same tabs on ${pagePath}`,
+        );
+        assert.equal(await p.getByTestId('account-tabs').locator('[aria-current="page"]').getAttribute('data-href'), pagePath);
+      }
       await waitForText(p.getByTestId('limits-page'), /Standard/);
       assert.doesNotMatch(await textOf(p.getByTestId('limits-page')), /\bDefault\b/);
-      await p.goto('/usage');
-      await waitForText(p.locator('main'), /Your tier: Standard/);
     });
 
     test('accessibility: no serious axe finding on a chat with code, light and dark; the settings popover keeps focus', async () => {

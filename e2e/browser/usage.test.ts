@@ -1,7 +1,8 @@
-// The usage dashboard in Chromium: a user chats twice, follows the sidebar's Usage link, and finds the totals, the
-// model's row, the day table, the recent requests, a rate-limit meter below its limit and the keys list (metadata
-// only); the period switcher; the empty state for a new user; the /account link; 375 px without sideways scrolling;
-// axe in both themes. Ends with the key-material scan over everything the browser received.
+// The usage page in Chromium: a user chats twice, follows Account then its Usage tab, and finds the totals, the
+// model's row, the day table and the recent requests, with no spend chart (billing has the one) and no keys or
+// limits repeated; the Rate limits and API keys tabs beside it show a meter below its limit and the keys (metadata
+// only); the period switcher; the empty state for a new user; the /account link; 375 px without sideways
+// scrolling; axe in both themes. Ends with the key-material scan over everything the browser received.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -16,7 +17,7 @@ const skip = browserSkip();
 const path = (page: Page) => new URL(page.url()).pathname;
 const modelRow = (page: Page) => page.locator('[data-testid="usage-model-row"][data-model="scripted-model"]');
 const meter = (page: Page, kind: 'rate-requests' | 'rate-tokens') =>
-  page.locator(`[data-testid="rate-limit-model"][data-model="scripted-model"] [data-testid="${kind}"]`);
+  page.locator(`[data-testid="limit-model"][data-model="scripted-model"] [data-testid="${kind}"]`);
 
 if (skip) test('browser: usage dashboard', { skip }, () => {});
 else
@@ -51,24 +52,34 @@ else
       await waitForCount(page.getByTestId('usage-recent-row'), 2);
       assert.ok(!(await textOf(page.getByTestId('usage-page'))).includes('clownfish'), 'no request or answer text on the dashboard');
 
+      // One spend chart in the Account area: the usage page charts tokens and requests only.
+      const metrics = await page
+        .getByTestId('usage-chart')
+        .getByRole('radio')
+        .evaluateAll((r) => r.map((e) => e.closest('label')?.textContent?.trim()));
+      assert.deepEqual(metrics, ['Tokens', 'Requests']);
+      assert.equal(await page.getByTestId('key-row').count(), 0, 'the keys are on their own page');
+      assert.equal(await page.getByTestId('rate-requests').count(), 0, 'the limits are on their own page');
+
+      await page.getByTestId('account-tabs').getByTestId('limits-link').click();
       const requests = meter(page, 'rate-requests');
       await requests.waitFor();
-      const remaining = Number(await requests.getAttribute('data-remaining'));
-      const limit = Number(await requests.getAttribute('data-limit'));
-      assert.equal(remaining, limit - 2, `requests left: ${remaining} of ${limit}`);
-      assert.ok(Number(await meter(page, 'rate-tokens').getAttribute('data-remaining')) < Number(await meter(page, 'rate-tokens').getAttribute('data-limit')));
-      await waitForText(requests, /Refills in \d+ s/);
+      await until(
+        async () => Number(await requests.getAttribute('data-remaining')) < Number(await requests.getAttribute('data-limit')),
+        'the browser key’s request meter below its limit',
+      );
 
+      await page.getByTestId('account-tabs').getByTestId('keys-link').click();
       await until(async () => (await page.getByTestId('key-row').count()) === 2, 'the browser key and the personal key');
-      const keys = await textOf(page.locator('section[aria-labelledby="usage-keys"]'));
-      assert.match(keys, /browser app/);
-      assert.match(keys, /personal key/);
+      const keys = await textOf(page.getByTestId('keys-page'));
       const last6 = await run.h.svc.store.all<{ last6: string }>('SELECT last6 FROM api_keys WHERE account_id = $1', [user.user.accountId]);
       for (const { last6: l } of last6) if (l) assert.ok(!keys.includes(l), 'a key’s last characters are on the page');
       await screenshot(page, 'usage');
     });
 
     test('the period switcher and the day table', async () => {
+      await page.getByTestId('account-tabs').getByTestId('usage-link').click();
+      await page.getByTestId('usage-chart').waitFor();
       await page.getByText('7 days', { exact: true }).click();
       await until(async () => (await page.getByTestId('usage-day-table').locator('tbody tr').count()) === 7, 'seven days in the table');
       await waitForText(page.getByTestId('usage-total-requests'), /^2$/);
@@ -86,9 +97,6 @@ else
       await until(() => path(p) === '/usage', 'the usage page from /account');
       await p.getByTestId('usage-empty').waitFor();
       await waitForText(p.getByTestId('usage-total-requests'), /^0$/);
-      const full = meter(p, 'rate-requests');
-      await full.waitFor();
-      assert.equal(await full.getAttribute('data-remaining'), await full.getAttribute('data-limit'));
       await p.context().close();
     });
 
@@ -105,8 +113,6 @@ else
           await p.emulateMedia({ colorScheme: scheme });
           await p.goto('/usage');
           await ready();
-          await meter(p, 'rate-requests').waitFor();
-          await p.getByTestId('key-row').first().waitFor();
           assert.equal(await p.evaluate(() => document.documentElement.classList.contains('dark')), scheme === 'dark');
           for (const v of await seriousA11yViolations(p)) found.push(`${name} (${scheme}): ${v}`);
         }
@@ -121,7 +127,6 @@ else
       const { page: phone } = await run.newPage({ viewport: { width: 375, height: 740 } });
       await run.signIn(phone, user.email, '/usage');
       await modelRow(phone).waitFor();
-      await meter(phone, 'rate-requests').waitFor();
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
       await screenshot(phone, 'usage-mobile');

@@ -23,6 +23,12 @@ export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs], headless: true });
 }
 
+/** Chromium with a real (not incognito) profile in `dir`: what installing a web app needs (Chromium refuses to
+ * install from an incognito context, which every browser.newContext() is). */
+export function launchProfile(dir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
 /** What the browser received: each response's URL, headers and (for text bodies) body. */
 export interface Received {
   url: string;

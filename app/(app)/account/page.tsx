@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { AccountPage } from '@/components/account/account-page.tsx';
 
-export const metadata: Metadata = { title: 'Account' };
+export const generateMetadata = titleMetadata('account');
 
 export default function Page() {
   return <AccountPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { BillingPage } from '@/components/billing/billing-page.tsx';
 
-export const metadata: Metadata = { title: 'Billing' };
+export const generateMetadata = titleMetadata('billing');
 
 export default function Page() {
   return <BillingPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { CharactersPage } from '@/components/characters/characters-page.tsx';
 
-export const metadata: Metadata = { title: 'Characters' };
+export const generateMetadata = titleMetadata('characters');
 
 // ?q=, ?tag=, ?sort= and ?scope= pick where browsing starts (a character page's tags link here).
 export default async function Page({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {

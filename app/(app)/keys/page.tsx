@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { KeysPage } from '@/components/keys/keys-page.tsx';
 
-export const metadata: Metadata = { title: 'API keys' };
+export const generateMetadata = titleMetadata('keys');
 
 export default function Page() {
   return <KeysPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { KnowledgePage } from '@/components/knowledge/knowledge-page.tsx';
 
-export const metadata: Metadata = { title: 'Knowledge' };
+export const generateMetadata = titleMetadata('knowledge');
 
 export default function Page() {
   return <KnowledgePage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { LimitsPage } from '@/components/limits/limits-page.tsx';
 
-export const metadata: Metadata = { title: 'Rate limits' };
+export const generateMetadata = titleMetadata('limits');
 
 export default function Page() {
   return <LimitsPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { MemoryPage } from '@/components/memory/memory-page.tsx';
 
-export const metadata: Metadata = { title: 'Memory' };
+export const generateMetadata = titleMetadata('memory');
 
 export default function Page() {
   return <MemoryPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { OperatorPage } from '@/components/operator/operator-page.tsx';
 
-export const metadata: Metadata = { title: 'Operator' };
+export const generateMetadata = titleMetadata('operator');
 
 export default function Page() {
   return <OperatorPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { PrivatePage } from '@/components/private/private-page.tsx';
 
-export const metadata: Metadata = { title: 'Private chats' };
+export const generateMetadata = titleMetadata('private');
 
 export default function Page() {
   return <PrivatePage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { UsagePage } from '@/components/usage/usage-page.tsx';
 
-export const metadata: Metadata = { title: 'Usage' };
+export const generateMetadata = titleMetadata('usage');
 
 export default function Page() {
   return <UsagePage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { ForgotPasswordForm } from '@/components/auth/forgot-password-form.tsx';
 
-export const metadata: Metadata = { title: 'Reset your password' };
+export const generateMetadata = titleMetadata('forgotPassword');
 
 export default function ForgotPasswordPage() {
   return <ForgotPasswordForm />;

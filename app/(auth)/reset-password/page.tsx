@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { ResetPasswordForm } from '@/components/auth/reset-password-form.tsx';
 
-export const metadata: Metadata = { title: 'Choose a new password' };
+export const generateMetadata = titleMetadata('resetPassword');
 
 export default function ResetPasswordPage() {
   return <ResetPasswordForm />;

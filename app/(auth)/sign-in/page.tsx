@@ -1,8 +1,8 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { AuthForm } from '@/components/auth/auth-form.tsx';
 import { safeNext } from '@/components/session/safe-next.ts';
 
-export const metadata: Metadata = { title: 'Sign in' };
+export const generateMetadata = titleMetadata('signIn');
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { next, sso_error } = await searchParams;

@@ -1,8 +1,8 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { AuthForm } from '@/components/auth/auth-form.tsx';
 import { safeNext } from '@/components/session/safe-next.ts';
 
-export const metadata: Metadata = { title: 'Create account' };
+export const generateMetadata = titleMetadata('signUp');
 
 export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { next, setup } = await searchParams;

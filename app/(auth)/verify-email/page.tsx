@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { VerifyEmail } from '@/components/auth/verify-email.tsx';
 
-export const metadata: Metadata = { title: 'Verify your email' };
+export const generateMetadata = titleMetadata('verifyEmail');
 
 export default function VerifyEmailPage() {
   return <VerifyEmail />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { OperatorModelsPage } from '@/components/operator/models-page.tsx';
 
-export const metadata: Metadata = { title: 'Models · Operator' };
+export const generateMetadata = titleMetadata('operatorModels');
 
 export default function Page() {
   return <OperatorModelsPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { OperatorToolsPage } from '@/components/operator/mcp-page.tsx';
 
-export const metadata: Metadata = { title: 'Tools · Operator' };
+export const generateMetadata = titleMetadata('operatorTools');
 
 export default function Page() {
   return <OperatorToolsPage />;

@@ -1,0 +1,111 @@
+// The message catalogues (components/i18n/messages/*.json): every language has exactly the English keys, no value is
+// empty, each message keeps the English one's {placeholders}, and the components already converted to the catalogue
+// carry no English text of their own (a JSX text or a label-like attribute written out), so a new string in them
+// cannot skip translation.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+import de from './messages/de.json' with { type: 'json' };
+import en from './messages/en.json' with { type: 'json' };
+import { fromAcceptLanguage, pickLocale } from './locales.ts';
+
+type Tree = { [k: string]: string | Tree };
+
+function flatten(tree: Tree, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(tree)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'string') out.set(key, v);
+    else for (const [kk, vv] of flatten(v, key)) out.set(kk, vv);
+  }
+  return out;
+}
+
+const placeholders = (m: string) => [...m.matchAll(/\{(\w+)/g)].map((x) => x[1]).sort();
+
+test('every catalogue has the English keys, none empty, the same placeholders', () => {
+  const english = flatten(en);
+  assert.ok(english.size > 100, `${english.size} English messages`);
+  for (const [name, catalogue] of [['de', de]] as const) {
+    const other = flatten(catalogue);
+    assert.deepEqual([...other.keys()].sort(), [...english.keys()].sort(), `${name} has the English keys`);
+    for (const [key, value] of other) {
+      assert.ok(value.trim(), `${name}: ${key} is empty`);
+      assert.deepEqual(placeholders(value), placeholders(english.get(key) ?? ''), `${name}: ${key} keeps the placeholders`);
+    }
+  }
+  for (const [key, value] of english) assert.ok(value.trim(), `en: ${key} is empty`);
+});
+
+test('the language: the saved choice, else Accept-Language by weight, else English', () => {
+  assert.equal(pickLocale('de', 'en-US,en;q=0.9'), 'de');
+  assert.equal(pickLocale(undefined, 'de-CH,de;q=0.9,en;q=0.8'), 'de');
+  assert.equal(pickLocale(undefined, 'fr-FR,fr;q=0.9,de;q=0.5,en;q=0.7'), 'en');
+  assert.equal(pickLocale('xx', 'fr, de;q=0.1'), 'de');
+  assert.equal(pickLocale(null, null), 'en');
+  assert.equal(fromAcceptLanguage('de;q=0, fr'), undefined);
+});
+
+/** The components converted to the catalogue. A file joins this list once it has no English of its own. */
+const CONVERTED = [
+  'app/not-found.tsx',
+  'components/shell/app-shell.tsx',
+  'components/shell/collapsed-rail.tsx',
+  'components/shell/mobile-top-bar.tsx',
+  'components/shell/not-found-body.tsx',
+  'components/sidebar/sidebar.tsx',
+  'components/sidebar/sidebar-search.tsx',
+  'components/sidebar/user-menu.tsx',
+  'components/billing/nav-links.tsx',
+  'components/billing/dash-page.tsx',
+  'components/account/account-page.tsx',
+  'components/account/language-settings.tsx',
+  'components/auth/auth-form.tsx',
+  'components/auth/password-field.tsx',
+  'components/usage/usage-page.tsx',
+  'components/usage/daily-chart.tsx',
+  'components/usage/summary-cards.tsx',
+  'components/usage/model-table.tsx',
+  'components/usage/recent-table.tsx',
+  'components/keys/keys-page.tsx',
+  'components/ui/table-toggle.tsx',
+  'components/pwa/service-worker.tsx',
+];
+
+/** Attributes and object keys that hold words a person reads. */
+const WORDY = new Set(['label', 'title', 'aria-label', 'placeholder', 'description', 'note', 'alt', 'loading', 'failed', 'caption', 'legend', 'hint']);
+/** Words that are the same in every language: names. */
+const NAMES = new Set(['Lagoon']);
+const isEnglish = (text: string) => /[A-Za-z]{2,}/.test(text) && !NAMES.has(text.trim());
+
+function englishIn(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(process.cwd(), file), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  const found: string[] = [];
+  const at = (n: ts.Node) => `${file}:${source.getLineAndCharacterOfPosition(n.getStart()).line + 1}`;
+  const visit = (n: ts.Node) => {
+    if (ts.isJsxText(n) && isEnglish(n.text)) found.push(`${at(n)} text "${n.text.trim()}"`);
+    if (ts.isJsxAttribute(n) && WORDY.has(n.name.getText()) && n.initializer && ts.isStringLiteral(n.initializer) && isEnglish(n.initializer.text))
+      found.push(`${at(n)} ${n.name.getText()}="${n.initializer.text}"`);
+    if (ts.isPropertyAssignment(n) && WORDY.has(n.name.getText()) && ts.isStringLiteralLike(n.initializer) && isEnglish(n.initializer.text))
+      found.push(`${at(n)} ${n.name.getText()}: '${n.initializer.text}'`);
+    n.forEachChild(visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('the converted components write no English of their own', () => {
+  const found = CONVERTED.flatMap(englishIn);
+  assert.deepEqual(found, [], 'move these strings into components/i18n/messages/en.json (and every other catalogue)');
+});
+
+test('the guard sees what it guards against', () => {
+  // The rule above, on a sample: a text node, a label attribute and a label property are caught; a message key is not.
+  const sample = 'components/i18n/guard-sample.fixture.tsx';
+  assert.deepEqual(
+    englishIn(sample).map((f) => f.replace(/^.*?:\d+ /, '')),
+    ["label: 'And this'", 'text "Hard-coded words"', 'aria-label="Also hard-coded"'],
+  );
+});

@@ -1,0 +1,76 @@
+// The app's language in Chromium: a browser that prefers German gets the German app by default (Accept-Language):
+// the sidebar, the account menu and the account page's tabs; an English browser gets English, switches to Deutsch on
+// the account page (the page re-renders in German at once, <html lang> follows), keeps it after a reload and on
+// other pages (remembered), and "Automatic" goes back to the browser's English. The 404 page and sign-in follow too.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { seriousA11yViolations } from '../support/browser.ts';
+import { type AppRun, browserSkip, PASSWORD, startApp, type TestUser } from './support/app.ts';
+import { assertNoCspViolations } from './support/key-scan.ts';
+import { waitForText } from './support/wait.ts';
+
+const skip = browserSkip();
+
+if (skip) test('browser: language', { skip }, () => {});
+else
+  describe('browser: language', () => {
+    let run: AppRun;
+    let user: TestUser;
+
+    before(async () => {
+      run = await startApp();
+      user = await run.newUser({ usd: 1 });
+    });
+    after(() => run?.close());
+
+    const lang = (page: Page) => page.evaluate(() => document.documentElement.lang);
+
+    test('a German browser gets German by default', async () => {
+      const context = await run.browser.newContext({ baseURL: run.h.origin, locale: 'de-DE' });
+      const page = await context.newPage();
+      await page.goto('/sign-in');
+      await waitForText(page.getByTestId('auth-form').locator('h1'), 'Bei Lagoon anmelden');
+      assert.equal(await lang(page), 'de');
+      await page.locator('#email').fill(user.email);
+      await page.locator('#password').fill(PASSWORD);
+      await page.getByTestId('auth-submit').click();
+      await waitForText(page.getByTestId('new-chat'), 'Neuer Chat');
+      await waitForText(page.getByTestId('knowledge-link'), 'Wissen');
+      await page.getByTestId('user-menu').click();
+      await waitForText(page.getByTestId('account-link'), 'Konto');
+      await page.getByTestId('account-link').click();
+      await waitForText(page.getByTestId('account-tabs'), /Konto\s*Nutzung\s*Abrechnung\s*API-Schlüssel\s*Ratenlimits/);
+      await page.goto('/no-such-page');
+      await waitForText(page.getByTestId('not-found-page'), 'Seite nicht gefunden');
+      assert.equal(await page.title(), 'Seite nicht gefunden · Lagoon');
+      await context.close();
+    });
+
+    test('an English browser switches to Deutsch on the account page, remembered; Automatic goes back', async () => {
+      const { page } = await run.newPage();
+      await run.signIn(page, user.email, '/account');
+      await waitForText(page.getByTestId('account-page').locator('h1'), 'Account');
+      assert.equal(await lang(page), 'en');
+      await page.getByTestId('language-select').selectOption('de');
+      await waitForText(page.getByTestId('account-page').locator('h1'), 'Konto');
+      await waitForText(page.getByTestId('language-settings'), /Derzeit auf Deutsch/);
+      assert.equal(await lang(page), 'de');
+      assert.deepEqual(await seriousA11yViolations(page), []);
+
+      await page.reload();
+      await waitForText(page.getByTestId('account-page').locator('h1'), 'Konto');
+      assert.equal(await page.getByTestId('language-select').inputValue(), 'de');
+      await page.getByTestId('account-tabs').getByTestId('usage-link').click();
+      await waitForText(page.getByTestId('usage-page').locator('h1'), 'Nutzung');
+      assert.equal(await page.title(), 'Nutzung · Lagoon');
+
+      await page.getByTestId('account-tabs').getByTestId('account-tab-account').click();
+      await page.getByTestId('language-select').selectOption('auto');
+      await waitForText(page.getByTestId('account-page').locator('h1'), 'Account');
+      assert.equal(await lang(page), 'en');
+      await page.reload();
+      await waitForText(page.getByTestId('new-chat'), 'New chat');
+      assertNoCspViolations(run);
+    });
+  });
