@@ -15,7 +15,7 @@ import { MenuLink } from '@/components/ui/menu.tsx';
 import { UsageIcon } from '@/components/usage/usage-icon.tsx';
 import { useMe } from '@/components/session/use-me.ts';
 
-type PageKey = 'account' | 'usage' | 'billing' | 'keys' | 'limits' | 'operator';
+type PageKey = 'account' | 'usage' | 'billing' | 'keys' | 'limits' | 'alerts' | 'operator';
 
 interface AccountPage {
   href: string;
