@@ -27,6 +27,7 @@ const container = (service: string) => `${project}_${service}_1`;
 
 // A cold build (base image, npm ci, next build) takes minutes, longer than one test may (npm test's 3 min).
 const BUILD_TIMEOUT = { timeout: 25 * 60_000 };
+let ended = false;
 
 before(async () => {
   if (skip) return;
@@ -39,6 +40,8 @@ before(async () => {
     LAGOON_REDIS_IMAGE: TEST_IMAGES.redis.tag,
   };
   for (const i of [TEST_IMAGES.lagoon, TEST_IMAGES.postgres, TEST_IMAGES.redis]) await buildImage(i.tag, i.file, i.context, base);
+  // A build that outlasted the hook's timeout: `after` has run, so start nothing it would have had to stop.
+  if (ended) return;
 
   engine = await startScriptedEngine({ host: '0.0.0.0' });
   writeDeployConfig(dir, `http://host.containers.internal:${new URL(engine.url).port}/v1`);
@@ -69,6 +72,7 @@ before(async () => {
 }, BUILD_TIMEOUT);
 
 after(async () => {
+  ended = true;
   if (skip) return;
   if (started) {
     await compose('down', '-v', '-t', '5').catch((e) => console.error(e));
