@@ -1,7 +1,7 @@
 'use client';
-// Registers the service worker (public/sw.js: the installable app's offline shell) once the page has loaded, in
-// production builds only (`next dev` rebuilds files a worker would hold on to), and shows a notice while the browser
-// is offline. Renders nothing else.
+// Registers the service worker (public/sw.js: the installable app's offline shell) once the page has loaded, and
+// shows a notice while the browser is offline. Renders nothing else. The worker holds only public/'s offline page and
+// icons, never Next's build files, so `next dev` registers it too.
 // data-testid: offline-notice.
 import { useSyncExternalStore } from 'react';
 import { useEffect } from 'react';
@@ -24,7 +24,7 @@ export function ServiceWorker() {
     () => true,
   );
   useEffect(() => {
-    if (process.env.NODE_ENV !== 'production' || !('serviceWorker' in navigator)) return;
+    if (!('serviceWorker' in navigator)) return;
     navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {
       // No worker (a private window, a browser setting): the app works as before, without an offline frame.
     });
