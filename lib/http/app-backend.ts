@@ -27,6 +27,7 @@ import { audioRoutes } from '../audio/app-routes.ts';
 import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
 import { memoryRoutes } from '../memory/app-routes.ts';
+import { promptRoutes } from '../prompts/app-routes.ts';
 import { folderRoutes } from '../conversations/app-folders.ts';
 import { importRoutes } from '../conversations/app-import.ts';
 import { knowledgeRoutes } from '../knowledge/app-routes.ts';
@@ -62,6 +63,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof previewRoutes> &
   ReturnType<typeof privateChatRoutes> &
   ReturnType<typeof memoryRoutes> &
+  ReturnType<typeof promptRoutes> &
   ReturnType<typeof folderRoutes> &
   ReturnType<typeof importRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
@@ -97,6 +99,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...audioRoutes(deps),
       ...characterRoutes(deps),
       ...memoryRoutes(deps),
+      ...promptRoutes(deps),
       ...folderRoutes(deps),
       ...importRoutes(deps),
       ...knowledgeRoutes(deps),
