@@ -4,7 +4,7 @@
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, pin-conversation, move-conversation, archive-conversation,
 // restore-conversation (and folder-list.tsx's, archived-section.tsx's, move-dialog.tsx's), rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, knowledge-link, private-link, memory-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, knowledge-link, private-link, memory-link, prompts-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
@@ -24,6 +24,7 @@ import { UserMenu } from '@/components/sidebar/user-menu.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
 import { MemoryIcon } from '@/components/memory/icons.tsx';
+import { PromptIcon } from '@/components/prompts/icons.tsx';
 
 export interface SidebarProps {
   /** Closes the drawer (small screens). */
@@ -97,6 +98,14 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
             data-testid="memory-link"
           >
             <MemoryIcon className="size-4" /> Memory
+          </Link>
+          <Link
+            href="/prompts"
+            aria-current={pathname === '/prompts' ? 'page' : undefined}
+            className={cn(buttonClasses('ghost', 'sm', 'justify-start font-normal'), pathname === '/prompts' && 'bg-accent font-medium')}
+            data-testid="prompts-link"
+          >
+            <PromptIcon className="size-4" /> Prompts
           </Link>
           <Link
             href="/video"
