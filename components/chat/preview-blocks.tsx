@@ -2,7 +2,7 @@
 // Code blocks an answer can show as more than code (Streamdown custom renderers): a ```mermaid block is drawn as a
 // diagram, a ```html block gets a Preview. Both are drawn in a sandboxed frame (sandbox-frame.tsx), and only once the
 // fence is closed: while the block streams it is plain code, so nothing is drawn, again and again, on the main thread.
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { CodeBlock, CodeBlockCopyButton, type CustomRenderer, type CustomRendererProps } from 'streamdown';
 import { SandboxFrame } from './sandbox-frame.tsx';
 
@@ -10,10 +10,23 @@ const tab = (on: boolean) =>
   `rounded-md px-2 py-1 text-xs font-medium ${on ? 'bg-accent text-foreground' : 'text-muted-foreground hover:bg-accent hover:text-foreground'}`;
 
 function Code({ code, language, isIncomplete }: CustomRendererProps) {
+  const root = useRef<HTMLDivElement>(null);
+  // A long line scrolls the code sideways: the scrolling part takes the keyboard focus, so it can be scrolled without
+  // a mouse (Streamdown's block has no prop for it).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the block's scrolling part is re-rendered with its code
+  useEffect(() => {
+    for (const el of root.current?.querySelectorAll<HTMLElement>('.overflow-x-auto, .overflow-auto') ?? []) {
+      el.tabIndex = 0;
+      el.setAttribute('role', 'region');
+      el.setAttribute('aria-label', `${language} code`);
+    }
+  }, [code, language]);
   return (
-    <CodeBlock code={code} language={language} isIncomplete={isIncomplete}>
-      <CodeBlockCopyButton />
-    </CodeBlock>
+    <div ref={root}>
+      <CodeBlock code={code} language={language} isIncomplete={isIncomplete}>
+        <CodeBlockCopyButton />
+      </CodeBlock>
+    </div>
   );
 }
 
