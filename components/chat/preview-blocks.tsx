@@ -12,15 +12,23 @@ const tab = (on: boolean) =>
 function Code({ code, language, isIncomplete }: CustomRendererProps) {
   const root = useRef<HTMLDivElement>(null);
   // A long line scrolls the code sideways: the scrolling part takes the keyboard focus, so it can be scrolled without
-  // a mouse (Streamdown's block has no prop for it).
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the block's scrolling part is re-rendered with its code
+  // a mouse (Streamdown's block has no prop for it, and mounts that part late, once its highlighter has loaded).
   useEffect(() => {
-    for (const el of root.current?.querySelectorAll<HTMLElement>('.overflow-x-auto, .overflow-auto') ?? []) {
-      el.tabIndex = 0;
-      el.setAttribute('role', 'region');
-      el.setAttribute('aria-label', `${language} code`);
-    }
-  }, [code, language]);
+    const el = root.current;
+    if (!el) return;
+    const mark = () => {
+      for (const s of el.querySelectorAll<HTMLElement>('[data-streamdown="code-block-body"], .overflow-x-auto')) {
+        if (s.tabIndex === 0) continue;
+        s.tabIndex = 0;
+        s.setAttribute('role', 'region');
+        s.setAttribute('aria-label', `${language} code`);
+      }
+    };
+    mark();
+    const watch = new MutationObserver(mark);
+    watch.observe(el, { childList: true, subtree: true });
+    return () => watch.disconnect();
+  }, [language]);
   return (
     <div ref={root}>
       <CodeBlock code={code} language={language} isIncomplete={isIncomplete}>
