@@ -59,6 +59,10 @@
 //   POST   /api/app/memories  CreateMemoryRequest        → AppMemory (201; 200 when already saved from that message)
 //   PATCH  /api/app/memories/:id  UpdateMemoryRequest    → AppMemory;  DELETE /api/app/memories/:id → 204
 //   GET    /api/app/memories/export                      → a JSON download of every memory
+//   GET    /api/app/prompts                              → AppPromptList (the user's own prompts, then the shared ones)
+//   POST   /api/app/prompts  PromptInput                 → AppPrompt (201);  PATCH /api/app/prompts/:id  PromptPatch → AppPrompt
+//   DELETE /api/app/prompts/:id                          → 204 (the user's own only; a shared one is 404 here)
+//   POST|PATCH|DELETE /api/app/operator/prompts[/:id]    → the shared prompts (the operator only)
 //   POST   /api/app/conversations/:id/messages  SendMessageRequest → SendMessageResponse (201); generation starts
 //   POST   /api/app/messages/:id/regenerate  {modelId?}  → { assistant: AppMessage } (201): a new sibling answer
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
@@ -96,6 +100,7 @@
 //   POST   /api/app/operator/accounts/:id/clear-second-factor → SecondFactorCleared (TOTP and passkeys removed)
 //   GET    /api/app/operator/models                      → OperatorModelsPage (POST, PATCH /:id, DELETE /:id,
 //          POST /:id/test, POST /operator/engines/test: see lib/operator/wire-models.ts)
+//   PUT    /api/app/operator/default-model {modelId|null} → OperatorDefaultModel (the model new chats start on)
 //   PATCH  /api/app/account/profile {displayName}        → ProfileResponse
 //   POST   /api/app/account/password {currentPassword,newPassword} → PasswordChanged (other sessions ended)
 //
@@ -121,6 +126,7 @@ export type * from './limits/wire-rate-limits.ts';
 export type * from './billing/wire-usage.ts';
 export type * from './wallet/wire.ts';
 export type * from './memory/wire.ts';
+export type * from './prompts/wire.ts';
 export type * from './tools/wire.ts';
 export type * from './alerts/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.

@@ -1,6 +1,7 @@
 'use client';
 // The message box: autosizing textarea (16 px, so phones do not zoom), Enter sends, Shift+Enter breaks the line,
-// Esc stops a running answer; attachments by picker (or by dropping onto the chat), shown as removable chips,
+// Esc stops a running answer; `/` at the start opens the prompt library (components/prompts/slash-menu.ts) as a
+// listbox the box controls (arrows, Enter or Tab inserts, Esc closes); attachments by picker (or by dropping onto the chat), shown as removable chips,
 // with the limits stated up front. While an answer is generated the send button becomes Stop.
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
 import type { AttachmentLimits } from '@/lib/wire.ts';
@@ -11,6 +12,8 @@ import { ArrowUpIcon, PaperclipIcon, StopIcon, XIcon } from './icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import type { Attachments } from './use-attachments.ts';
 import { DictationButton } from '@/components/audio/dictation-button.tsx';
+import { usePrompts } from '@/components/prompts/queries.ts';
+import { filterPrompts, firstPlaceholder, slashQuery } from '@/components/prompts/slash-menu.ts';
 
 interface Props {
   attachments: Attachments;
@@ -34,7 +37,38 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const hintId = useId();
+  const menuId = useId();
+  const [active, setActive] = useState(0);
+  // The query the menu was closed at with Escape: it stays closed until the text stops asking for it.
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  const query = slashQuery(text);
+  const asking = query !== null && dismissed === null;
+  const prompts = usePrompts(query !== null);
+  const matches = asking && prompts.data ? filterPrompts(prompts.data.items, query) : [];
+  const menuOpen = asking && !!prompts.data;
+  const pendingSelection = useRef<{ start: number; end: number } | null>(null);
   const canSend = text.trim().length > 0 && !sending && !generating && !blocked;
+
+  useEffect(() => {
+    if (query === null) setDismissed(null);
+  }, [query]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the first match is active whenever the filter changes
+  useEffect(() => setActive(0), [query]);
+
+  const insert = (content: string) => {
+    const at = firstPlaceholder(content);
+    pendingSelection.current = at ?? { start: content.length, end: content.length };
+    setText(content);
+    setDismissed(null);
+    inputRef.current?.focus();
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: an inserted prompt's selection is set once its text is in the box
+  useEffect(() => {
+    const sel = pendingSelection.current;
+    if (!sel || !inputRef.current) return;
+    pendingSelection.current = null;
+    inputRef.current.setSelectionRange(sel.start, sel.end);
+  }, [text]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the textarea is resized whenever its text changes
   useEffect(() => {
@@ -62,6 +96,23 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (menuOpen && !e.nativeEvent.isComposing) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        if (matches.length) setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length);
+        return;
+      }
+      if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey && matches[active]) {
+        e.preventDefault();
+        insert(matches[active].content);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        setDismissed(query);
+        return;
+      }
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -87,7 +138,40 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
             </IconButton>
           </div>
         )}
-        <div className="rounded-2xl border border-border bg-background shadow-sm focus-within:border-ring">
+        <div className="relative rounded-2xl border border-border bg-background shadow-sm focus-within:border-ring">
+          {menuOpen && (
+            <div className="absolute right-0 bottom-full left-0 z-30 mb-2 overflow-hidden rounded-xl border border-border bg-background shadow-lg">
+              <ul id={menuId} role="listbox" aria-label="Saved prompts" data-testid="prompt-menu" className="max-h-72 overflow-y-auto p-1">
+                {matches.map((p, i) => (
+                  <li
+                    key={p.id}
+                    id={`${menuId}-${i}`}
+                    role="option"
+                    aria-selected={i === active}
+                    data-testid="prompt-option"
+                    // mousedown, not click: the box keeps its focus.
+                    onMouseDown={(e) => {
+                      e.preventDefault();
+                      insert(p.content);
+                    }}
+                    onMouseEnter={() => setActive(i)}
+                    className={`cursor-pointer rounded-lg px-3 py-2 text-sm ${i === active ? 'bg-accent text-foreground' : 'text-foreground'}`}
+                  >
+                    <span className="flex items-center gap-2 font-medium">
+                      {p.title}
+                      {p.shared && <span className="rounded bg-muted px-1 text-xs font-normal text-muted-foreground">shared</span>}
+                    </span>
+                    <span className="block truncate text-xs text-muted-foreground">{p.content}</span>
+                  </li>
+                ))}
+              </ul>
+              {matches.length === 0 && (
+                <p className="px-3 py-2 text-sm text-muted-foreground" data-testid="prompt-menu-empty">
+                  {prompts.data?.items.length ? 'No saved prompt matches.' : 'No saved prompts yet: add some on the Prompts page.'}
+                </p>
+              )}
+            </div>
+          )}
           {attachments.items.length > 0 && (
             <ul aria-label="Attached files" className="flex flex-wrap gap-2 px-2 pt-2">
               {attachments.items.map((a) => (
@@ -100,6 +184,9 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
             data-testid="composer-input"
             aria-label="Message"
             aria-describedby={hintId}
+            aria-autocomplete="list"
+            aria-controls={menuOpen ? menuId : undefined}
+            aria-activedescendant={menuOpen && matches[active] ? `${menuId}-${active}` : undefined}
             placeholder={placeholder ?? 'Message Lagoon…'}
             rows={1}
             value={text}
@@ -175,7 +262,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
         </div>
         <p id={hintId} className="mt-1.5 px-1 text-xs text-muted-foreground">
           {blocked ? <span className="text-error">{blocked}</span> : limitsText ? `${limitsText}.` : null}
-          <span className="hidden sm:inline"> Enter to send, Shift+Enter for a new line.</span>
+          <span className="hidden sm:inline"> Enter to send, Shift+Enter for a new line, / for a saved prompt.</span>
         </p>
       </div>
     </form>

@@ -1,7 +1,7 @@
 'use client';
 // Assistant answers as streamed markdown (Streamdown): GFM tables, Shiki-highlighted code with a copy button (Shiki
 // runs in a worker, so highlighting never blocks the page), KaTeX math ($…$, \(…\), \[…\] and $$…$$), caret
-// citations as superscript links. Streamdown splits the text into blocks and memoises the finished ones, so a token re-parses only the last block; its
+// citations as superscript links; ```mermaid diagrams and ```html previews in a sandboxed frame. Streamdown splits the text into blocks and memoises the finished ones, so a token re-parses only the last block; its
 // sanitiser and link hardening stay on (model text is untrusted; no HTML strings are injected here).
 import { memo, useMemo } from 'react';
 import { Streamdown, defaultRehypePlugins, type Components } from 'streamdown';
@@ -13,9 +13,11 @@ import { CitationsContext } from './citations-context.ts';
 import { rehypeCitations } from './citation-rehype.ts';
 import { normaliseMathDelimiters } from './math-delimiters.ts';
 import { createWorkerCodePlugin } from './worker-code-plugin.ts';
+import { previewRenderers } from './preview-blocks.tsx';
 
 // Module constants: Streamdown re-renders every block when these props change identity.
-const plugins = { code: createWorkerCodePlugin(), math };
+// Mermaid and HTML blocks are drawn in a sandboxed frame (preview-blocks.tsx), never on this page.
+const plugins = { code: createWorkerCodePlugin(), math, renderers: previewRenderers };
 const rehypePlugins = [...Object.values(defaultRehypePlugins), rehypeCitations];
 const components: Components = { sup: CitationSup };
 const controls = { code: true, table: true, mermaid: false } as const;

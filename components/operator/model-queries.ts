@@ -51,3 +51,9 @@ export function useTestModel() {
 export function useTestEngine() {
   return useMutation({ mutationFn: (body: OperatorEngineTest) => call('POST /operator/engines/test', { body }) });
 }
+
+/** The model new chats start on (null: the built-in choice). */
+export function useSetDefaultModel() {
+  const refresh = useRefresh();
+  return useMutation({ mutationFn: (modelId: string | null) => call('PUT /operator/default-model', { body: { modelId } }), onSuccess: refresh });
+}

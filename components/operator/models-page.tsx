@@ -3,12 +3,13 @@
 // testing an engine, disabling and enabling a model, editing token prices, removing an added model or undoing a file
 // model's changes, and adding an OpenAI-compatible upstream. Changes apply at once, with no restart, and are audited.
 // data-testid: operator-models-page, model-row (data-id, data-disabled, data-origin), model-status, model-test,
-// model-toggle, model-prices, model-remove, price-input, price-output, price-save, models-error (plus the add form's).
+// model-toggle, model-prices, model-remove, price-input, price-output, price-save, models-error, default-model-select,
+// default-model-effective (plus the add form's).
 import Link from 'next/link';
 import { type FormEvent, useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { AddModelForm } from '@/components/operator/add-model-form.tsx';
-import { useOperatorModels, usePatchModel, useRemoveModel, useTestModel } from '@/components/operator/model-queries.ts';
+import { useOperatorModels, usePatchModel, useRemoveModel, useSetDefaultModel, useTestModel } from '@/components/operator/model-queries.ts';
 import { useMe } from '@/components/session/use-me.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -168,6 +169,45 @@ function Models() {
   );
 }
 
+/** The model new chats start on: the operator's choice among the served chat models, or the built-in one. */
+function DefaultModel() {
+  const q = useOperatorModels();
+  const set = useSetDefaultModel();
+  const id = useId();
+  if (!q.data) return null;
+  const { models, defaultModelId, appDefaultModelId } = q.data;
+  const choices = models.filter((m) => m.type === 'text' && !m.disabled);
+  const effective = models.find((m) => m.id === appDefaultModelId);
+  return (
+    <div className="flex flex-col gap-2">
+      <label htmlFor={id} className="text-sm font-medium">
+        New chats start on
+      </label>
+      <select
+        id={id}
+        value={defaultModelId ?? ''}
+        disabled={set.isPending}
+        onChange={(e) => set.mutate(e.target.value || null)}
+        data-testid="default-model-select"
+        className="w-full max-w-md rounded-lg border border-input bg-background px-3 py-2 text-base"
+      >
+        <option value="">Automatic (the catalogue’s default; a real model before the demo one)</option>
+        {choices.map((m) => (
+          <option key={m.id} value={m.id}>
+            {m.name}
+          </option>
+        ))}
+        {defaultModelId && !choices.some((m) => m.id === defaultModelId) && <option value={defaultModelId}>{defaultModelId} (disabled or removed)</option>}
+      </select>
+      <p className="text-sm text-muted-foreground" data-testid="default-model-effective" data-id={appDefaultModelId ?? ''}>
+        {effective ? `New chats start on ${effective.name}.` : 'No chat model is served.'}
+        {defaultModelId && defaultModelId !== appDefaultModelId ? ' The chosen model is not served at the moment, so the automatic choice applies.' : ''}
+      </p>
+      {set.isError && <Alert>{set.error.message}</Alert>}
+    </div>
+  );
+}
+
 export function OperatorModelsPage() {
   const user = useMe().data?.user;
   const operator = Boolean(user?.isAdmin && !user.wallet);
@@ -189,6 +229,9 @@ export function OperatorModelsPage() {
               Accounts and the audit log
             </Link>
           </p>
+          <Section id="operator-default-model" title="Default model" note="The model a new chat starts on, unless its character names one.">
+            <DefaultModel />
+          </Section>
           <Section id="operator-models" title="Models">
             <Models />
           </Section>

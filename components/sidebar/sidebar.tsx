@@ -4,7 +4,7 @@
 // data-testid: sidebar, new-chat, sidebar-search, search-results, search-hit, conversation-list, conversation-item
 // (data-id), conversation-menu, rename-conversation, pin-conversation, move-conversation, archive-conversation,
 // restore-conversation (and folder-list.tsx's, archived-section.tsx's, move-dialog.tsx's), rename-input, export-md, export-json, delete-conversation,
-// confirm-dialog, confirm-button, characters-link, knowledge-link, private-link, memory-link, video-link, images-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
+// confirm-dialog, confirm-button, characters-link, knowledge-link, private-link, memory-link, prompts-link, video-link, images-link, usage-link, user-menu, theme-light/-dark/-system, account-link, sign-out.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { type ComponentType, useState } from 'react';
@@ -25,6 +25,7 @@ import { UserMenu } from '@/components/sidebar/user-menu.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
 import { MemoryIcon } from '@/components/memory/icons.tsx';
+import { PromptIcon } from '@/components/prompts/icons.tsx';
 
 export interface SidebarProps {
   /** Closes the drawer (small screens). */
@@ -36,7 +37,7 @@ export interface SidebarProps {
 /** The app's places above the history, in order (the Account area is in the user menu). */
 const PLACES: Array<{
   href: string;
-  key: 'characters' | 'knowledge' | 'private' | 'memory' | 'video' | 'images';
+  key: 'characters' | 'knowledge' | 'private' | 'memory' | 'prompts' | 'video' | 'images';
   Icon: ComponentType<{ className?: string }>;
   testId: string;
 }> = [
@@ -44,6 +45,7 @@ const PLACES: Array<{
   { href: '/knowledge', key: 'knowledge', Icon: BookIcon, testId: 'knowledge-link' },
   { href: '/private', key: 'private', Icon: LockIcon, testId: 'private-link' },
   { href: '/memory', key: 'memory', Icon: MemoryIcon, testId: 'memory-link' },
+  { href: '/prompts', key: 'prompts', Icon: PromptIcon, testId: 'prompts-link' },
   { href: '/video', key: 'video', Icon: VideoIcon, testId: 'video-link' },
   { href: '/images', key: 'images', Icon: ImageIcon, testId: 'images-link' },
 ];

@@ -5,6 +5,7 @@ import type { AppDeps } from '../http/app-deps.ts';
 import type { CatalogueSource } from './source.ts';
 import { localCatalogue } from './local.ts';
 import { remoteCatalogue } from './remote.ts';
+import { readDefaultModel, withDefault } from './default-model.ts';
 
 /** True when chats go to an external API (INFERENCE_BASE_URL) rather than this server's own engines. */
 export const isRemote = (deps: AppDeps): boolean => deps.app.remote !== undefined;
@@ -26,8 +27,26 @@ export function catalogueSource(deps: AppDeps): CatalogueSource {
   let s = sources.get(deps);
   if (!s) {
     const { remote } = deps.app;
-    s = remote ? remoteCatalogue(remote) : localCatalogue(deps);
+    s = withOperatorDefault(deps, remote ? remoteCatalogue(remote) : localCatalogue(deps));
     sources.set(deps, s);
   }
   return s;
+}
+
+/** The source with the operator's chosen default model flagged (lib/catalogue/default-model.ts), where it is served. */
+function withOperatorDefault(deps: AppDeps, base: CatalogueSource): CatalogueSource {
+  const { store } = deps.svc;
+  const models = async () => {
+    const [list, chosen] = await Promise.all([base.models(), readDefaultModel(store)]);
+    return withDefault(list, chosen);
+  };
+  return {
+    ...base,
+    models,
+    async model(name) {
+      const m = await base.model(name);
+      // Flagged against the whole list, so a chosen model no longer served leaves the built-in default flagged.
+      return (await models()).find((x) => x.id === m.id) ?? m;
+    },
+  };
 }

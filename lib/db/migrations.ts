@@ -953,4 +953,28 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       `CREATE UNIQUE INDEX users_linked_wallet ON users(linked_wallet_id)`,
     ],
   },
+  {
+    version: 34,
+    name: 'the prompt library, the operator default model',
+    sql: [
+      // Saved prompts (lib/prompts): a user's own (user_id set), or shared with everyone by the operator (user_id
+      // NULL, managed only through the operator's routes). Only what the user typed is kept: a title and the text.
+      `CREATE TABLE prompts (
+        id TEXT PRIMARY KEY,
+        user_id TEXT REFERENCES users(id),
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX prompts_user ON prompts(user_id, title)`,
+      // Server-wide choices the operator makes in the app, one row each (lib/catalogue/default-model.ts:
+      // 'default_model', the model new chats start on). Read per request, so every instance agrees at once.
+      `CREATE TABLE app_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ];

@@ -28,6 +28,7 @@ import { audioRoutes } from '../audio/app-routes.ts';
 import { imageRoutes } from '../images/app-routes.ts';
 import { characterRoutes } from '../characters/app-routes.ts';
 import { memoryRoutes } from '../memory/app-routes.ts';
+import { promptRoutes } from '../prompts/app-routes.ts';
 import { folderRoutes } from '../conversations/app-folders.ts';
 import { importRoutes } from '../conversations/app-import.ts';
 import { shareRoutes } from '../conversations/app-shares.ts';
@@ -66,6 +67,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof previewRoutes> &
   ReturnType<typeof privateChatRoutes> &
   ReturnType<typeof memoryRoutes> &
+  ReturnType<typeof promptRoutes> &
   ReturnType<typeof folderRoutes> &
   ReturnType<typeof importRoutes> &
   ReturnType<typeof alertRoutes> &
@@ -104,6 +106,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...audioRoutes(deps),
       ...characterRoutes(deps),
       ...memoryRoutes(deps),
+      ...promptRoutes(deps),
       ...folderRoutes(deps),
       ...importRoutes(deps),
       ...alertRoutes(deps),

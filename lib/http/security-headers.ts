@@ -50,7 +50,9 @@ export function contentSecurityPolicy(nonce: string, opts: PolicyOptions = {}): 
     "worker-src 'self' blob:",
     "manifest-src 'self'",
     "object-src 'none'",
-    "frame-src 'none'",
+    // Only this site's pages, and every one of them but the sandbox (lib/http/sandbox.ts) refuses to be framed: the
+    // sandboxed frames that draw diagrams and HTML previews.
+    "frame-src 'self'",
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",

@@ -26,6 +26,7 @@ import { RECEIPT_KEYS_PATH, serveReceiptKeys } from '../billing/api-receipts.ts'
 import { pageSecurityOptions, securePageRequest } from './security-headers.ts';
 import { SHARE_HEADER, shareExists } from '../conversations/shares.ts';
 import type { Store } from '../db/store.ts';
+import { SANDBOX_PREFIX, serveSandbox } from './sandbox.ts';
 
 export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -189,6 +190,7 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
         if (!res.headersSent) res.writeHead(500).end();
       });
     else if (path === METRICS_PATH) void serveMetrics(svc, req, res);
+    else if (underPrefix(path, SANDBOX_PREFIX)) serveSandbox(req, res, path);
     else if (path === RECEIPT_KEYS_PATH)
       serveReceiptKeys(svc, res).catch((e) => {
         log.error({ err: e }, 'could not publish the receipt keys');

@@ -11,8 +11,10 @@ import { type EngineSpec, type ModelEntry, modelEntrySchema } from '../models/sc
 import type { User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json, noContent } from '../http/app-route.ts';
-import type { EngineTestResult, OperatorModel, OperatorModelsPage } from '../wire.ts';
+import type { EngineTestResult, OperatorDefaultModel, OperatorModel, OperatorModelsPage } from '../wire.ts';
 import { refuseKeyVar } from './key-vars.ts';
+import { catalogueSource } from '../catalogue/sources.ts';
+import { readDefaultModel, writeDefaultModel } from '../catalogue/default-model.ts';
 
 const BODY_LIMIT = 64 * 1024;
 /** Prices per million tokens: a typo of a few zeros is refused rather than charged. */
@@ -66,6 +68,8 @@ const testBody = z.strictObject(upstream).refine(oneKey, KEY_MESSAGE);
 const patchBody = z
   .strictObject({ disabled: z.boolean().optional(), pricing: prices.nullable().optional() })
   .refine((b) => b.disabled !== undefined || b.pricing !== undefined, { message: 'Give disabled or pricing' });
+
+const defaultBody = z.strictObject({ modelId: z.string().min(1).max(300).nullable() });
 
 const tokenPrices = (p: z.infer<typeof prices>): TokenPrices => ({
   input_usd: p.inputUsd,
@@ -155,6 +159,12 @@ export function operatorModelRoutes(deps: AppDeps) {
     return m;
   }
 
+  /** The operator's choice and the model new chats start on now (the choice, or the built-in default without one). */
+  async function defaults(): Promise<OperatorDefaultModel> {
+    const [chosen, models] = await Promise.all([readDefaultModel(store), catalogueSource(deps).models()]);
+    return { defaultModelId: chosen, appDefaultModelId: models.find((m) => m.isDefault)?.id ?? models[0]?.id ?? null };
+  }
+
   async function test(id: string, spec: EngineSpec, lookup: (name: string) => string | undefined): Promise<EngineTestResult> {
     const r = await probeEngine(spec, { vars: lookup, modelId: id });
     const out: EngineTestResult = r.ok ? { ok: true, reason: r.note ?? null } : { ok: false, reason: r.reason };
@@ -163,8 +173,24 @@ export function operatorModelRoutes(deps: AppDeps) {
 
   return {
     operatorModels: appRoute(deps, 'operator', async () => {
-      const body: OperatorModelsPage = { models: list() };
+      const body: OperatorModelsPage = { models: list(), ...(await defaults()) };
       return json(body);
+    }),
+
+    // The model new chats start on (lib/catalogue/default-model.ts); null goes back to the built-in choice.
+    operatorSetDefaultModel: appRoute(deps, { auth: 'operator+csrf', body: defaultBody }, async ({ session: { user }, body: b }) => {
+      let id: string | null = null;
+      if (b.modelId !== null) {
+        const m = await catalogueSource(deps)
+          .model(b.modelId)
+          .catch(() => null);
+        if (!m || m.id !== b.modelId)
+          throw new ApiError('INVALID_REQUEST', `"${b.modelId}" is not a chat model this server serves: enable or add it first`, { param: 'modelId' });
+        id = m.id;
+      }
+      await writeDefaultModel(store, id);
+      await audit(user, 'model_update', { defaultModel: id });
+      return json(await defaults());
     }),
 
     operatorAddModel: appRoute(deps, { auth: 'operator+csrf', body: addBody, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body: b }) => {

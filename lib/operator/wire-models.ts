@@ -1,5 +1,6 @@
 // The operator's models page (the operator only):
 //   GET    /api/app/operator/models                   → OperatorModelsPage
+//   PUT    /api/app/operator/default-model  { modelId: string | null } → OperatorDefaultModel
 //   POST   /api/app/operator/models  OperatorModelInput → { model: OperatorModel } (201; an OpenAI-compatible upstream)
 //   PATCH  /api/app/operator/models/:id  OperatorModelPatch → { model: OperatorModel }
 //   POST   /api/app/operator/models/:id/test          → EngineTestResult
@@ -34,7 +35,15 @@ export interface OperatorModel {
   status: { ok: boolean; reason: string | null } | null;
 }
 
-export interface OperatorModelsPage {
+/** The model new chats start on. */
+export interface OperatorDefaultModel {
+  /** The operator's choice (null: none; the built-in default applies). Kept while disabled, but then not used. */
+  defaultModelId: string | null;
+  /** The model new chats start on now: the choice when it is served, else the catalogue's default (a real model before the demo one). */
+  appDefaultModelId: string | null;
+}
+
+export interface OperatorModelsPage extends OperatorDefaultModel {
   models: OperatorModel[];
 }
 
