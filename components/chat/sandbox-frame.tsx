@@ -31,7 +31,7 @@ export function SandboxFrame({ kind, source, title }: Props) {
       const win = frame.current?.contentWindow;
       if (!win || e.source !== win) return;
       const m = e.data as { [TAG]?: boolean; type?: string; height?: unknown; ok?: unknown } | null;
-      if (!m || m[TAG] !== true) return;
+      if (m?.[TAG] !== true) return;
       if (m.type === 'ready' && !sent) {
         sent = true;
         // '*': the frame's origin is opaque, so no origin can name it; it is the frame this component made.
