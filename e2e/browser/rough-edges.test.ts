@@ -297,13 +297,14 @@ else
         ['Account'],
       );
       await account.getByRole('menuitem', { name: 'Account' }).click();
-      const TABS = ['Account', 'Usage', 'Billing', 'API keys', 'Rate limits'];
+      const TABS = ['Account', 'Usage', 'Billing', 'API keys', 'Rate limits', 'Alerts'];
       for (const [testId, pagePath] of [
         ['account-page', '/account'],
         ['usage-page', '/usage'],
         ['billing-page', '/billing'],
         ['keys-page', '/keys'],
         ['limits-page', '/limits'],
+        ['alerts-page', '/alerts'],
       ]) {
         if (new URL(p.url()).pathname !== pagePath) await p.getByTestId('account-tabs').locator(`[data-href="${pagePath}"]`).click();
         await p.getByTestId(testId).waitFor();
@@ -315,6 +316,7 @@ else
         );
         assert.equal(await p.getByTestId('account-tabs').locator('[aria-current="page"]').getAttribute('data-href'), pagePath);
       }
+      await p.getByTestId('account-tabs').locator('[data-href="/limits"]').click();
       await waitForText(p.getByTestId('limits-page'), /Standard/);
       assert.doesNotMatch(await textOf(p.getByTestId('limits-page')), /\bDefault\b/);
     });
