@@ -211,6 +211,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const { body: att } = await attest();
       const client = new Client();
       const k = att.signing_key as string;
+      // An earlier test's answer may still be settling: let it land before the balance this test compares against.
+      await h.svc.ledger.drain();
       const before = await balance();
       const refused = async (body: string, headers: Record<string, string>, pattern: RegExp) => {
         const r = await post(body, headers);
