@@ -46,8 +46,22 @@ const patterns = args.length
     : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
 // The unit files share nothing, and many wait on timers or I/O: run at least two at once even on a 2-core machine, where
 // node:test's default (cores - 1) would run them one by one.
-const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', ...concurrency, ...patterns], {
+// LAGOON_TEST_CONCURRENCY sets how many files run at once in the full suite (default: node's, cores - 1).
+const fullConcurrency = Number(process.env.LAGOON_TEST_CONCURRENCY) || 0;
+const concurrency = unit
+  ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`]
+  : fullConcurrency > 0
+    ? [`--test-concurrency=${fullConcurrency}`]
+    : [];
+// Each file's wall time goes to a file beside the log (scripts/test-timings.ts); the slowest are printed at the end.
+const timingsFile = path.join(os.tmpdir(), `lagoon-test-timings-${process.pid}.txt`);
+const reporters = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${path.resolve(import.meta.dirname, 'test-timings.ts')}`,
+  `--test-reporter-destination=${timingsFile}`,
+];
+const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=180000', ...concurrency, ...patterns], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, NODE_ENV: 'test' },
 });
@@ -72,6 +86,11 @@ if (prebuild?.pid && prebuild.exitCode === null) {
     process.kill(-prebuild.pid);
   } catch {}
 }
+try {
+  const lines = fs.readFileSync(timingsFile, 'utf8').split('\n');
+  console.log(lines.slice(0, 13).join('\n'));
+  fs.rmSync(timingsFile);
+} catch {}
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
