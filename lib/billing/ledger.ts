@@ -54,13 +54,20 @@ async function refreshEpoch(q: Queryable, accountId: string, now: number, left: 
  * settlement costs one read here instead of an UPDATE and a read.
  */
 async function lockedBalances(store: Store, q: Queryable, accountId: string, now: number): Promise<Balances> {
-  const { balances, stale, rawDiem } = await readRow(store, q, accountId, now, true);
+  return (await lockedRow(store, q, accountId, now)).balances;
+}
+
+/** lockedBalances with the carried fractions, which a settlement reads in the same statement. */
+async function lockedRow(store: Store, q: Queryable, accountId: string, now: number): Promise<{ balances: Balances; frac: Amount }> {
+  const { balances, stale, rawDiem, frac } = await readRow(store, q, accountId, now, true);
   if (stale) await refreshEpoch(q, accountId, now, rawDiem, balances.diemDaily);
-  return balances;
+  return { balances, frac };
 }
 
 interface BalanceReadRow extends BalanceRow {
   diem_epoch: string;
+  usd_frac: number | string;
+  diem_frac: number | string;
 }
 
 /** Balances with today's DIEM refill applied in the result only (reservations write nothing; settlements refill). */
@@ -75,9 +82,10 @@ async function readRow(
   accountId: string,
   now: number,
   lock: boolean,
-): Promise<{ balances: Balances; stale: boolean; rawDiem: number }> {
+): Promise<{ balances: Balances; stale: boolean; rawDiem: number; frac: Amount }> {
+  // The carried fractions come along (two more columns of the row already read), so a settlement needs no second read.
   const row = await q.get<BalanceReadRow>(
-    `SELECT usd, usd_held, diem, diem_held, diem_daily, diem_epoch FROM accounts WHERE id = $1${lock ? store.forUpdate : ''}`,
+    `SELECT usd, usd_held, diem, diem_held, diem_daily, diem_epoch, usd_frac, diem_frac FROM accounts WHERE id = $1${lock ? store.forUpdate : ''}`,
     [accountId],
   );
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
@@ -85,7 +93,7 @@ async function readRow(
   const stale = row.diem_epoch !== diemEpoch(now);
   const rawDiem = Number(balances.diem);
   if (stale) balances.diem = balances.diemDaily;
-  return { balances, stale, rawDiem };
+  return { balances, stale, rawDiem, frac: { usd: Number(row.usd_frac ?? 0), diem: Number(row.diem_frac ?? 0) } };
 }
 
 /** Balances as of now (after today's DIEM refill). */
@@ -217,7 +225,7 @@ export async function settleIn(
   /** The usage row's time when it is not `now` (a settlement replayed from the journal, settlement-journal.ts). */
   createdAt = now,
 ): Promise<Amount> {
-  const b = await lockedBalances(store, q, hold.accountId, now);
+  const { balances: b, frac } = await lockedRow(store, q, hold.accountId, now);
   const held = await holds.take(q, hold.requestId);
   // What this request may spend: the balance not held by other requests (its own hold is claimed already).
   const others =
@@ -227,7 +235,7 @@ export async function settleIn(
   // A cost in whole micro-units splits as it always has; one with a fraction is split exactly, and the fraction of
   // each currency that is not charged is carried on the account (usd_frac, diem_frac) into its next settlement.
   const fractional = !Number.isInteger(cost.usd) || !Number.isInteger(cost.diem);
-  const carry = fractional ? await carried(q, hold.accountId, splitExact(cost, hold.diem)) : undefined;
+  const carry = fractional ? carried(frac, splitExact(cost, hold.diem)) : undefined;
   const split = carry?.whole ?? chargeFor(cost, hold);
   const charged = { diem: Math.max(0, Math.min(split.diem, diemFree)), usd: Math.max(0, Math.min(split.usd, usdFree)) };
   const recorded = await q.run(
@@ -256,8 +264,18 @@ export async function settleIn(
   );
   // Settled before: the row is there, nothing moves again.
   if (recorded === 0) return { usd: 0, diem: 0 };
-  await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
-  if (carry) await q.run('UPDATE accounts SET usd_frac = $2, diem_frac = $3 WHERE id = $1', [hold.accountId, carry.frac.usd, carry.frac.diem]);
+  // One statement per settlement moves the balance and, for a fractional cost, the carried fractions.
+  if (carry) {
+    await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3, usd_frac = $4, diem_frac = $5 WHERE id = $1', [
+      hold.accountId,
+      charged.usd,
+      charged.diem,
+      carry.frac.usd,
+      carry.frac.diem,
+    ]);
+  } else {
+    await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3 WHERE id = $1', [hold.accountId, charged.usd, charged.diem]);
+  }
   if (hold.keyId) await addKeySpend(q, hold.keyId, charged, now);
   return charged;
 }
@@ -273,16 +291,15 @@ function splitExact(cost: Amount, diemAvailable: number): Amount {
 }
 
 /** The whole micro-units of an exact charge once the account's carried fractions are added, and the fractions left. */
-async function carried(q: Queryable, accountId: string, exact: Amount): Promise<{ whole: Amount; frac: Amount }> {
-  const row = await q.get<{ usd_frac: number | string; diem_frac: number | string }>('SELECT usd_frac, diem_frac FROM accounts WHERE id = $1', [accountId]);
+function carried(frac: Amount, exact: Amount): { whole: Amount; frac: Amount } {
   const one = (amount: number, frac: number): [number, number] => {
     const total = amount + frac / FRAC_SCALE;
     // A hair under a whole unit from float error counts as the unit.
     const whole = Math.floor(total + 1e-9);
     return [whole, Math.min(FRAC_SCALE - 1, Math.max(0, Math.round((total - whole) * FRAC_SCALE)))];
   };
-  const [usd, usdFrac] = one(exact.usd, Number(row?.usd_frac ?? 0));
-  const [diem, diemFrac] = one(exact.diem, Number(row?.diem_frac ?? 0));
+  const [usd, usdFrac] = one(exact.usd, frac.usd);
+  const [diem, diemFrac] = one(exact.diem, frac.diem);
   return { whole: { usd, diem }, frac: { usd: usdFrac, diem: diemFrac } };
 }
 
