@@ -44,7 +44,11 @@ async function authorizations(h: Harness, account: LocalAccount, usd: number, n:
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < n; i++) {
     out.push(
-      (await client.createPaymentPayload({ x402Version: 2, resource: { url: 'x', description: 'auto top-up', mimeType: 'application/json' }, accepts: [toSign] })) as never,
+      (await client.createPaymentPayload({
+        x402Version: 2,
+        resource: { url: 'x', description: 'auto top-up', mimeType: 'application/json' },
+        accepts: [toSign],
+      })) as never,
     );
   }
   return out;
@@ -168,14 +172,17 @@ describe('one instance (SQLite)', () => {
       del.json.data.authorizations.map((a: { status: string }) => a.status),
       ['revoked', 'revoked'],
     );
-    const kept = await h.svc.store.all('SELECT 1 FROM auto_topup_authorizations WHERE payment IS NOT NULL AND nonce IN ($1, $2)', del.json.data.discarded.map((d: { nonce: string }) => d.nonce));
+    const kept = await h.svc.store.all(
+      'SELECT 1 FROM auto_topup_authorizations WHERE payment IS NOT NULL AND nonce IN ($1, $2)',
+      del.json.data.discarded.map((d: { nonce: string }) => d.nonce),
+    );
     assert.equal(kept.length, 0, 'the signatures are deleted');
     assert.equal((await walletChat(h, await signInHeader(h, account), { model: 'dear-model', max_tokens: 5 })).status, 200);
     await h.svc.wallet.autoTopUps.idle();
     assert.equal(await anvil.usdcBalance(account.address), 95_000_000n, 'only the manual top-up moved');
   });
 
-  test('refusals: another wallet\'s authorization, a short validity, a wrong amount, Solana-less checks', async () => {
+  test("refusals: another wallet's authorization, a short validity, a wrong amount, Solana-less checks", async () => {
     const account = await funded(10);
     const other = await funded(10);
     const theirs = await authorizations(h, other, 5, 1);
@@ -217,10 +224,11 @@ describe('two instances sharing PostgreSQL', () => {
     const payTo0 = await anvil.usdcBalance(BASE_PAY_TO);
     // Opt in with the balance at 0 and a threshold of 3: instance a is nudged by its PUT, while both also check.
     const payments = await authorizations(a, account, 5, 3);
-    const wallet = async () => (await a.svc.store.get<{ account_id: string }>('SELECT account_id FROM wallets WHERE address = $1', [account.address.toLowerCase()]))!;
+    const wallet = async () =>
+      (await a.svc.store.get<{ account_id: string }>('SELECT account_id FROM wallets WHERE address = $1', [account.address.toLowerCase()]))!;
     const put = api(a, account, 'PUT', '/x402/auto-top-up', { thresholdUsd: 3, amountUsd: 5, payments });
     const { account_id } = await wallet();
-    const racers = Array.from({ length: 6 }, (_, i) => ((i % 2 ? a : b).svc.wallet.autoTopUps.check(account_id)));
+    const racers = Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).svc.wallet.autoTopUps.check(account_id));
     assert.equal((await put).status, 200);
     const outcomes = [...(await Promise.all(racers)), ...(await Promise.all([a, b, a, b].map((h) => h.svc.wallet.autoTopUps.check(account_id))))];
     await Promise.all([a.svc.wallet.autoTopUps.idle(), b.svc.wallet.autoTopUps.idle()]);
@@ -229,7 +237,10 @@ describe('two instances sharing PostgreSQL', () => {
     assert.equal(await anvil.usdcBalance(account.address), 45_000_000n);
     const balance = await a.svc.store.get<{ usd: number }>('SELECT usd FROM accounts WHERE id = $1', [account_id]);
     assert.equal(Number(balance?.usd), 5_000_000);
-    const rows = await a.svc.store.all<{ status: string }>('SELECT status FROM auto_topup_authorizations WHERE wallet_id = (SELECT id FROM wallets WHERE account_id = $1) ORDER BY seq', [account_id]);
+    const rows = await a.svc.store.all<{ status: string }>(
+      'SELECT status FROM auto_topup_authorizations WHERE wallet_id = (SELECT id FROM wallets WHERE account_id = $1) ORDER BY seq',
+      [account_id],
+    );
     assert.deepEqual(
       rows.map((r) => r.status),
       ['settled', 'ready', 'ready'],

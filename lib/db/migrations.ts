@@ -979,7 +979,7 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
   },
   {
     version: 41,
-    name: 'x402 auto top-up: a wallet\'s mandate and its signed authorizations',
+    name: "x402 auto top-up: a wallet's mandate and its signed authorizations",
     sql: [
       // A wallet's standing order (lib/wallet/auto-topup.ts): when its account's USD falls below threshold, settle
       // the next authorization of amount. period_cap/period_ms: at most that much auto top-up per rolling period

@@ -232,10 +232,9 @@ export class AutoTopUpRunner {
       switch (e.code) {
         case 'PAYMENT_ALREADY_CREDITED': {
           // An earlier attempt settled and credited it, and died before saying so here.
-          const done = await store.get<{ id: string; tx_hash: string }>(
-            `SELECT id, tx_hash FROM x402_topups WHERE payment_key = $1 AND status = 'settled'`,
-            [paymentKeyOf(cfg, header)],
-          );
+          const done = await store.get<{ id: string; tx_hash: string }>(`SELECT id, tx_hash FROM x402_topups WHERE payment_key = $1 AND status = 'settled'`, [
+            paymentKeyOf(cfg, header),
+          ]);
           await this.finish(a.id, 'settled', { tx: done?.tx_hash, topupId: done?.id });
           return { kind: 'refused', authorizationId: a.id, reason: 'already settled' };
         }
@@ -247,7 +246,11 @@ export class AutoTopUpRunner {
           await this.finish(a.id, status, { error: reason });
           // A refusal that may pass later (no USDC yet, the facilitator away): wait before the next attempt.
           if (status === 'ready')
-            await store.run('UPDATE auto_topups SET retry_after = $2, last_error = $3 WHERE wallet_id = $1', [walletId, Date.now() + RETRY_MS, reason.slice(0, 200)]);
+            await store.run('UPDATE auto_topups SET retry_after = $2, last_error = $3 WHERE wallet_id = $1', [
+              walletId,
+              Date.now() + RETRY_MS,
+              reason.slice(0, 200),
+            ]);
           log.warn({ walletId, reason }, 'auto top-up refused');
           return { kind: 'refused', authorizationId: a.id, reason };
         }
@@ -264,7 +267,10 @@ export class AutoTopUpRunner {
 
 /** The x402_topups key of a stored payment header (payment.ts: network, token, payer and nonce). */
 function paymentKeyOf(cfg: WalletConfig, header: string): string {
-  const env = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { accepted: { asset: string }; payload: { authorization: { from: string; nonce: string } } };
+  const env = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as {
+    accepted: { asset: string };
+    payload: { authorization: { from: string; nonce: string } };
+  };
   const { from, nonce } = env.payload.authorization;
   return `${cfg.evm.network}:${env.accepted.asset.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`;
 }

@@ -86,7 +86,12 @@ async function checkOne(cfg: WalletConfig, wallet: Wallet, amount: number, raw: 
   if (validBefore < now / 1000 + MIN_VALIDITY_S)
     throw new ApiError('INVALID_PAYMENT', `An auto top-up authorization must stay valid at least ${MIN_VALIDITY_S / 3600} hours (validBefore)`);
   const typed = {
-    domain: { name: String(p.requirements.extra.name), version: String(p.requirements.extra.version), chainId: cfg.evm.chainId, verifyingContract: p.requirements.asset as `0x${string}` },
+    domain: {
+      name: String(p.requirements.extra.name),
+      version: String(p.requirements.extra.version),
+      chainId: cfg.evm.chainId,
+      verifyingContract: p.requirements.asset as `0x${string}`,
+    },
     types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization' as const,
     message: {
@@ -106,7 +111,8 @@ async function checkOne(cfg: WalletConfig, wallet: Wallet, amount: number, raw: 
         (r) => r.toLowerCase() === wallet.address,
         () => false,
       );
-  if (!valid) throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'An auto top-up authorization has an invalid signature', { details: { reason: 'invalid_signature' } });
+  if (!valid)
+    throw new ApiError('PAYMENT_VERIFICATION_FAILED', 'An auto top-up authorization has an invalid signature', { details: { reason: 'invalid_signature' } });
   return { id: randomUUID(), nonce: a.nonce.toLowerCase(), validBefore: validBefore * 1000, header };
 }
 
@@ -114,7 +120,10 @@ async function checkOne(cfg: WalletConfig, wallet: Wallet, amount: number, raw: 
 export async function setMandate(deps: MandateDeps, wallet: Wallet, body: AutoTopUpBody, now = Date.now()): Promise<AutoTopUpState> {
   const { cfg } = deps;
   if (wallet.namespace !== 'eip155')
-    throw new ApiError('INVALID_REQUEST', 'Auto top-up needs a Base (EVM) wallet: a Solana payment cannot be signed ahead of time (its blockhash expires within minutes)');
+    throw new ApiError(
+      'INVALID_REQUEST',
+      'Auto top-up needs a Base (EVM) wallet: a Solana payment cannot be signed ahead of time (its blockhash expires within minutes)',
+    );
   if (!cfg.rails.evm) throw new ApiError('X402_NOT_CONFIGURED', 'Top-ups with Base USDC are not enabled on this server');
   const amount = toMicros(body.amountUsd);
   if (amount < cfg.minTopUp) throw new ApiError('AMOUNT_TOO_LOW', `The top-up amount must be at least ${fromMicros(cfg.minTopUp)} USD`, { param: 'amountUsd' });
@@ -200,7 +209,17 @@ export async function usedInPeriod(q: Queryable, walletId: string, periodMs: num
 export async function mandateState(store: Store, wallet: Wallet, now = Date.now()): Promise<AutoTopUpState> {
   const [m, rows] = await Promise.all([
     store.get<MandateRow>('SELECT threshold, amount, period_cap, period_ms, last_error FROM auto_topups WHERE wallet_id = $1', [wallet.id]),
-    store.all<{ id: string; seq: number; nonce: string; amount: number; status: string; valid_before: number; tx_hash: string | null; error: string | null; updated_at: number }>(
+    store.all<{
+      id: string;
+      seq: number;
+      nonce: string;
+      amount: number;
+      status: string;
+      valid_before: number;
+      tx_hash: string | null;
+      error: string | null;
+      updated_at: number;
+    }>(
       `SELECT id, seq, nonce, amount, status, valid_before, tx_hash, error, updated_at FROM auto_topup_authorizations WHERE wallet_id = $1 ORDER BY seq DESC LIMIT 200`,
       [wallet.id],
     ),

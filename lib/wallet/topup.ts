@@ -80,7 +80,13 @@ async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, tx
     );
     if (marked !== 1) return undefined;
     await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [wallet.accountId, amount]);
-    await addEntry(q, { accountId: wallet.accountId, kind: 'topup', usd: amount, ref: c.id, note: `${origin === 'auto' ? 'auto top-up' : 'x402 payment'} ${txHash}` });
+    await addEntry(q, {
+      accountId: wallet.accountId,
+      kind: 'topup',
+      usd: amount,
+      ref: c.id,
+      note: `${origin === 'auto' ? 'auto top-up' : 'x402 payment'} ${txHash}`,
+    });
     const row = await q.get<{ usd: number }>('SELECT usd FROM accounts WHERE id = $1', [wallet.accountId]);
     return Number(row?.usd ?? 0);
   });
