@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { LocalAccount } from 'viem';
-import { type Anvil, startAnvil } from '../support/chains/anvil.ts';
+import { type Anvil, CONTRACTS, startAnvil, USDC } from '../support/chains/anvil.ts';
+import { cancelTypedData } from '../../lib/wallet/auto-topup-cancel.ts';
 import { type Harness, scriptedModel, startHarness } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { BASE_PAY_TO, evmPayer, evmWallet, postTopUp, signInHeader, signPayment, topUpRequirements, walletChat, walletEnv } from './clients.ts';
@@ -180,6 +181,45 @@ describe('one instance (SQLite)', () => {
     assert.equal((await walletChat(h, await signInHeader(h, account), { model: 'dear-model', max_tokens: 5 })).status, 200);
     await h.svc.wallet.autoTopUps.idle();
     assert.equal(await anvil.usdcBalance(account.address), 95_000_000n, 'only the manual top-up moved');
+
+    // The wallet signs cancelAuthorization for the discarded nonces; the server submits them and pays the gas.
+    const nonces: string[] = del.json.data.discarded.map((d: { nonce: string }) => d.nonce);
+    const sign = (nonce: string) => account.signTypedData(cancelTypedData(h.svc.wallet.settings, account.address, nonce));
+    const forged = await api(h, account, 'POST', '/x402/auto-top-up/cancel', {
+      cancellations: [{ nonce: nonces[0], signature: await evmWallet().signTypedData(cancelTypedData(h.svc.wallet.settings, account.address, nonces[0])) }],
+    });
+    assert.equal(forged.status, 400, forged.text);
+    const cancel = await api(h, account, 'POST', '/x402/auto-top-up/cancel', {
+      cancellations: await Promise.all(nonces.map(async (nonce) => ({ nonce, signature: await sign(nonce) }))),
+    });
+    assert.equal(cancel.status, 200, cancel.text);
+    assert.equal(cancel.json.data.cancelled.length, 2);
+    for (const nonce of nonces) {
+      const used = await anvil.publicClient.readContract({
+        address: USDC,
+        abi: CONTRACTS.TestUSDC.abi,
+        functionName: 'authorizationState',
+        args: [account.address, nonce],
+      });
+      assert.equal(used, true, 'retired on chain');
+    }
+    const listed = (await api(h, account, 'GET', '/x402/auto-top-up')).json.data.authorizations;
+    assert.deepEqual(
+      listed.map((a: { status: string }) => a.status),
+      ['cancelled', 'cancelled'],
+    );
+    assert.equal(await anvil.usdcBalance(account.address), 95_000_000n, 'cancelling moves no USDC');
+  });
+
+  test('a ready authorization cannot be cancelled before it is revoked', async () => {
+    const account = await funded(10);
+    const put = await api(h, account, 'PUT', '/x402/auto-top-up', { thresholdUsd: 0, amountUsd: 5, payments: await authorizations(h, account, 5, 1) });
+    assert.equal(put.status, 200, put.text);
+    const nonce = put.json.data.authorizations[0].nonce;
+    const r = await api(h, account, 'POST', '/x402/auto-top-up/cancel', {
+      cancellations: [{ nonce, signature: await account.signTypedData(cancelTypedData(h.svc.wallet.settings, account.address, nonce)) }],
+    });
+    assert.equal(r.status, 409, r.text);
   });
 
   test("refusals: another wallet's authorization, a short validity, a wrong amount, Solana-less checks", async () => {

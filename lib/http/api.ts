@@ -23,6 +23,7 @@ import { receiptRoute } from '../billing/api-receipts.ts';
 import { Router } from './router.ts';
 import {
   autoTopUpQuery,
+  cancelAutoTopUps,
   deleteAutoTopUp,
   getAutoTopUp,
   putAutoTopUp,
@@ -34,6 +35,7 @@ import {
   walletTransactions,
 } from '../wallet/api-routes.ts';
 import { autoTopUpBody } from '../wallet/auto-topup.ts';
+import { cancelBody } from '../wallet/auto-topup-cancel.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -111,6 +113,7 @@ export function apiRouter(): Router<ApiRoute> {
   on('GET', '/x402/auto-top-up', { auth: 'wallet', limit: 'api', query: autoTopUpQuery, handler: getAutoTopUp });
   on('PUT', '/x402/auto-top-up', { auth: 'wallet', limit: 'api', body: autoTopUpBody, handler: putAutoTopUp });
   on('DELETE', '/x402/auto-top-up', { auth: 'wallet', limit: 'api', body: 'none', handler: deleteAutoTopUp });
+  on('POST', '/x402/auto-top-up/cancel', { auth: 'wallet', limit: 'api', body: cancelBody, handler: cancelAutoTopUps });
   // The crypto JSON-RPC proxy: the network list is public; calls are paid in credits by a key or a wallet, and the
   // proxy admits them per caller (requests per minute, credits per 24 h).
   on('GET', '/crypto/rpc/networks', { auth: 'none', limit: 'none', handler: rpcNetworks });

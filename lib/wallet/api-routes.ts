@@ -14,6 +14,7 @@ import type { ApiInput } from '../http/route.ts';
 import { intParam } from '../api/dash-query.ts';
 import { z } from 'zod';
 import type { AutoTopUpBody } from './auto-topup.ts';
+import type { CancelBody } from './auto-topup-cancel.ts';
 
 function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
   for (const name of PAYMENT_HEADERS) {
@@ -169,4 +170,12 @@ export async function putAutoTopUp(ctx: RequestCtx, { body }: ApiInput<AutoTopUp
 /** DELETE /x402/auto-top-up: opt out; the unused authorizations are discarded and listed (to cancel on chain). */
 export async function deleteAutoTopUp(ctx: RequestCtx): Promise<Reply> {
   return json({ success: true, data: await ctx.svc.wallet.revokeAutoTopUp(walletOf(ctx)) });
+}
+
+/**
+ * POST /x402/auto-top-up/cancel: `{ cancellations: [{ nonce, signature }] }`, the wallet's EIP-712
+ * CancelAuthorization signatures for discarded authorizations, submitted on chain (the server pays the gas).
+ */
+export async function cancelAutoTopUps(ctx: RequestCtx, { body }: ApiInput<CancelBody, unknown>): Promise<Reply> {
+  return json({ success: true, data: { cancelled: await ctx.svc.wallet.cancelAutoTopUps(walletOf(ctx), body) } });
 }

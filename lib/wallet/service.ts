@@ -23,6 +23,7 @@ import { log } from '../log.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { type AutoTopUpBody, mandateState, revokeMandate, SIGNED_VALIDITY_S, setMandate } from './auto-topup.ts';
 import { AutoTopUpRunner } from './auto-topup-runner.ts';
+import { type CancelBody, type Cancelled, cancelOnChain } from './auto-topup-cancel.ts';
 import { evmOffer } from './requirements.ts';
 import type { AutoTopUpRevoked, AutoTopUpState } from './wire.ts';
 
@@ -243,6 +244,11 @@ export class WalletService {
 
   revokeAutoTopUp(wallet: Wallet): Promise<AutoTopUpRevoked> {
     return revokeMandate(this.store, wallet);
+  }
+
+  /** Submits the wallet's signed `cancelAuthorization`s of discarded authorizations (auto-topup-cancel.ts). */
+  cancelAutoTopUps(wallet: Wallet, body: CancelBody): Promise<Cancelled[]> {
+    return cancelOnChain(this.store, this.settings, wallet, body);
   }
 
   /**
