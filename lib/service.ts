@@ -177,6 +177,12 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   const alerts = new AlertService({ store, config: config.alerts, mailer, secrets, fetchAllowHosts: config.fetchAllowHosts });
   ledger.onSettled((accountId) => alerts.nudge(accountId));
   alerts.start();
+  const wallet = new WalletService(store, ledger, config, secrets || undefined);
+  // Auto top-ups are checked after a settlement commits, like alerts; only where a Base rail can settle them.
+  if (config.wallet.rails.evm) {
+    ledger.onSettled((accountId) => wallet.autoTopUps.nudge(accountId));
+    wallet.autoTopUps.start();
+  }
   return {
     config,
     store,
@@ -201,7 +207,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     audio,
     imageEngines,
     videoEngines,
-    wallet: new WalletService(store, ledger, config),
+    wallet,
     chatDeps: {
       store,
       ledger,
@@ -233,6 +239,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await videoEngines.close();
       await ledger.drain();
       await alerts.stop().catch((e) => log.error({ err: e }, 'stopping the alerts failed'));
+      await wallet.autoTopUps.stop().catch((e) => log.error({ err: e }, 'stopping the auto top-ups failed'));
       mailer?.close();
       await receiptHashes.flush();
       journal?.close();

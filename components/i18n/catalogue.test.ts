@@ -62,6 +62,7 @@ const CONVERTED = [
   'components/billing/dash-page.tsx',
   'components/account/account-page.tsx',
   'components/account/language-settings.tsx',
+  'components/wallet/auto-top-up.tsx',
   'components/auth/auth-form.tsx',
   'components/auth/password-field.tsx',
   'components/usage/usage-page.tsx',

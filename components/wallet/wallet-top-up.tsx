@@ -3,6 +3,7 @@
 // updates once the server has settled it. Loaded only for wallet users.
 // data-testid: wallet-top-up, top-up-amount (AmountPicker), top-up-submit, top-up-error, top-up-done.
 import { useState, type FormEvent } from 'react';
+import AutoTopUp from '@/components/wallet/auto-top-up.tsx';
 import { formatUsd } from '@/components/account/format-balance.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -31,31 +32,35 @@ export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['w
   };
 
   return (
-    <section
-      id="add-credit"
-      aria-labelledby="add-credit-heading"
-      className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground"
-      data-testid="wallet-top-up"
-    >
-      <h2 id="add-credit-heading" className="text-lg font-semibold">
-        Add credit with USDC
-      </h2>
-      <p className="mt-1 text-sm text-muted-foreground">
-        Pay from your wallet {wallet.chain === 'evm' ? 'on Base' : 'on Solana'}: 1 USDC adds 1 USD. Your wallet asks you to approve the exact amount.
-      </p>
-      <form onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-4">
-        <AmountPicker value={amount} onChange={setAmount} error={touched ? invalid : undefined} disabled={topUp.isPending} />
-        {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up')}</Alert>}
-        {topUp.isSuccess && !topUp.isPending && (
-          <Alert tone="success" data-testid="top-up-done">
-            Added {formatUsd(topUp.data.amountCreditedUsd)}. Your balance is now {formatUsd(topUp.data.balanceUsd)}.
-          </Alert>
-        )}
-        {!option && <p className="text-sm text-muted-foreground">Open or unlock the wallet you signed in with to top up.</p>}
-        <Button type="submit" size="lg" className="self-start" pending={topUp.isPending} disabled={!option} data-testid="top-up-submit">
-          Top up {invalid ? '' : formatUsd(Number(amount))}
-        </Button>
-      </form>
-    </section>
+    <>
+      <section
+        id="add-credit"
+        aria-labelledby="add-credit-heading"
+        className="scroll-mt-6 rounded-xl border border-border bg-card p-5 text-card-foreground"
+        data-testid="wallet-top-up"
+      >
+        <h2 id="add-credit-heading" className="text-lg font-semibold">
+          Add credit with USDC
+        </h2>
+        <p className="mt-1 text-sm text-muted-foreground">
+          Pay from your wallet {wallet.chain === 'evm' ? 'on Base' : 'on Solana'}: 1 USDC adds 1 USD. Your wallet asks you to approve the exact amount.
+        </p>
+        <form onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-4">
+          <AmountPicker value={amount} onChange={setAmount} error={touched ? invalid : undefined} disabled={topUp.isPending} />
+          {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up')}</Alert>}
+          {topUp.isSuccess && !topUp.isPending && (
+            <Alert tone="success" data-testid="top-up-done">
+              Added {formatUsd(topUp.data.amountCreditedUsd)}. Your balance is now {formatUsd(topUp.data.balanceUsd)}.
+            </Alert>
+          )}
+          {!option && <p className="text-sm text-muted-foreground">Open or unlock the wallet you signed in with to top up.</p>}
+          <Button type="submit" size="lg" className="self-start" pending={topUp.isPending} disabled={!option} data-testid="top-up-submit">
+            Top up {invalid ? '' : formatUsd(Number(amount))}
+          </Button>
+        </form>
+      </section>
+      {/* Base only: a Solana payment cannot be signed ahead of time (lib/wallet/auto-topup.ts). */}
+      {wallet.chain === 'evm' && <AutoTopUp wallet={wallet} />}
+    </>
   );
 }

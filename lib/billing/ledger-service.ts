@@ -34,7 +34,7 @@ export class Ledger {
   /** Requests whose delivery the HTTP layer watches: their settlement's commit, once there is one. */
   private readonly watched = new Map<string, Promise<Amount> | null>();
   /** Told each settled account once its settlement committed (the alerts' nudge: it must stay cheap). */
-  private settledListener: ((accountId: string) => void) | undefined;
+  private readonly settledListeners: ((accountId: string) => void)[] = [];
 
   /**
    * `soleWriter`: this process is the only server on the store (the embedded SQLite file), so holds stay in memory.
@@ -78,10 +78,12 @@ export class Ledger {
       done.then((charged) => {
         this.holds.committed(hold);
         if (journaled) this.journal!.committed();
-        try {
-          this.settledListener?.(hold.accountId);
-        } catch (e) {
-          log.error({ err: e }, 'ledger: the settlement listener failed');
+        for (const listener of this.settledListeners) {
+          try {
+            listener(hold.accountId);
+          } catch (e) {
+            log.error({ err: e }, 'ledger: a settlement listener failed');
+          }
         }
         return charged;
       }),
@@ -97,9 +99,12 @@ export class Ledger {
     return this.track(done.then(() => this.holds.committed(hold)));
   }
 
-  /** `fn(accountId)` after each settlement commits (one listener; lib/alerts evaluates the account later, elsewhere). */
+  /**
+   * `fn(accountId)` after each settlement commits (lib/alerts evaluates the account later, elsewhere; lib/wallet's
+   * auto top-up checks its balance). Listeners only take note: the work happens off the settlement's path.
+   */
   onSettled(fn: (accountId: string) => void): void {
-    this.settledListener = fn;
+    this.settledListeners.push(fn);
   }
 
   /** The HTTP layer answers this request: its settlement is kept at hand until `delivered` says how it went. */

@@ -33,7 +33,7 @@ export interface StatementCredit {
   network: string | null;
   transaction: string | null;
   payer: string | null;
-  /** Grants and corrections: the operator's note. */
+  /** Grants and corrections: the operator's note; an auto top-up: "auto top-up". */
   note: string | null;
   /** Refunds: DIEM given back. */
   diem: number;
@@ -75,7 +75,8 @@ const USAGE_COLUMNS = `CASE WHEN u.endpoint LIKE '/augment/%' THEN 'search' ELSE
     u.searches, u.scraped_urls, u.unit, u.quantity, u.usd, u.diem,
     CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, CAST(NULL AS TEXT) AS note, CAST(0 AS BIGINT) AS credit, ${NO_ENTRY}`;
 const TOPUP_COLUMNS = `'topup' AS kind, t.id AS id, t.updated_at AS created_at, ${CREDIT_BLANKS},
-    t.network AS network, t.tx_hash AS tx_hash, t.payer AS payer, CAST(NULL AS TEXT) AS note, t.amount AS credit, ${NO_ENTRY}`;
+    t.network AS network, t.tx_hash AS tx_hash, t.payer AS payer, CASE WHEN t.origin = 'auto' THEN 'auto top-up' ELSE CAST(NULL AS TEXT) END AS note,
+    t.amount AS credit, ${NO_ENTRY}`;
 const GRANT_COLUMNS = `'grant' AS kind, g.id AS id, g.created_at AS created_at, ${CREDIT_BLANKS},
     CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, g.note AS note, g.usd AS credit, ${NO_ENTRY}`;
 const ENTRY_COLUMNS = `l.kind AS kind, l.id AS id, l.created_at AS created_at, ${CREDIT_BLANKS},

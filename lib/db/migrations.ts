@@ -977,4 +977,51 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       )`,
     ],
   },
+  {
+    version: 41,
+    name: "x402 auto top-up: a wallet's mandate and its signed authorizations",
+    sql: [
+      // A wallet's standing order (lib/wallet/auto-topup.ts): when its account's USD falls below threshold, settle
+      // the next authorization of amount. period_cap/period_ms: at most that much auto top-up per rolling period
+      // (NULL: the authorizations' sum is the only cap). busy_claim/busy_until: the one attempt at a time, across
+      // instances; retry_after: a refused settlement (e.g. the wallet short of USDC) is not retried before then.
+      `CREATE TABLE auto_topups (
+        wallet_id TEXT PRIMARY KEY REFERENCES wallets(id),
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        threshold BIGINT NOT NULL,
+        amount BIGINT NOT NULL,
+        period_cap BIGINT,
+        period_ms BIGINT,
+        busy_claim TEXT,
+        busy_until BIGINT,
+        retry_after BIGINT,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX auto_topups_account ON auto_topups(account_id)`,
+      // Each pre-signed EIP-3009 authorization: payment is the x402 payload (sealed under the secrets key when there is
+      // one), never sent back, and cleared once used or discarded. status: ready → claimed (one attempt) → settled,
+      // failed or expired; ready → revoked. topup_id: its x402_topups row (the credit and the statement line).
+      `CREATE TABLE auto_topup_authorizations (
+        id TEXT PRIMARY KEY,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        seq INTEGER NOT NULL,
+        nonce TEXT NOT NULL,
+        amount BIGINT NOT NULL,
+        valid_before BIGINT NOT NULL,
+        payment TEXT,
+        status TEXT NOT NULL,
+        topup_id TEXT,
+        tx_hash TEXT,
+        error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (wallet_id, nonce)
+      )`,
+      `CREATE INDEX auto_topup_authorizations_wallet ON auto_topup_authorizations(wallet_id, status, seq)`,
+      // Which top-ups were auto top-ups (statements say so); NULL: paid by hand or per request.
+      `ALTER TABLE x402_topups ADD COLUMN origin TEXT`,
+    ],
+  },
 ];

@@ -21,7 +21,21 @@ import { compatibilityMapping, imageStyles, listModels, modelsQuery, modelTraits
 import { type ApiRoute, apiRoute } from './route.ts';
 import { receiptRoute } from '../billing/api-receipts.ts';
 import { Router } from './router.ts';
-import { siwxChallenge, topUp, topUpQuery, transactionsQuery, walletBalance, walletTransactions } from '../wallet/api-routes.ts';
+import {
+  autoTopUpQuery,
+  cancelAutoTopUps,
+  deleteAutoTopUp,
+  getAutoTopUp,
+  putAutoTopUp,
+  siwxChallenge,
+  topUp,
+  topUpQuery,
+  transactionsQuery,
+  walletBalance,
+  walletTransactions,
+} from '../wallet/api-routes.ts';
+import { autoTopUpBody } from '../wallet/auto-topup.ts';
+import { cancelBody } from '../wallet/auto-topup-cancel.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -95,6 +109,11 @@ export function apiRouter(): Router<ApiRoute> {
   on('GET', '/x402/balance/:walletAddress', { auth: 'wallet', limit: 'api', handler: walletBalance });
   on('GET', '/x402/transactions/:walletAddress', { auth: 'wallet', limit: 'api', query: transactionsQuery, handler: walletTransactions });
   on('GET', '/x402/siwx/challenge', { auth: 'none', limit: 'ip', handler: siwxChallenge });
+  // Auto top-up (lib/wallet/auto-topup.ts): the signed-in wallet's own mandate and pre-signed authorizations.
+  on('GET', '/x402/auto-top-up', { auth: 'wallet', limit: 'api', query: autoTopUpQuery, handler: getAutoTopUp });
+  on('PUT', '/x402/auto-top-up', { auth: 'wallet', limit: 'api', body: autoTopUpBody, handler: putAutoTopUp });
+  on('DELETE', '/x402/auto-top-up', { auth: 'wallet', limit: 'api', body: 'none', handler: deleteAutoTopUp });
+  on('POST', '/x402/auto-top-up/cancel', { auth: 'wallet', limit: 'api', body: cancelBody, handler: cancelAutoTopUps });
   // The crypto JSON-RPC proxy: the network list is public; calls are paid in credits by a key or a wallet, and the
   // proxy admits them per caller (requests per minute, credits per 24 h).
   on('GET', '/crypto/rpc/networks', { auth: 'none', limit: 'none', handler: rpcNetworks });

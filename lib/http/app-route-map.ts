@@ -169,6 +169,9 @@ export const APP_ROUTE_MAP = {
   'POST /wallet/sign-in': 'walletSignIn',
   'GET /wallet/top-up/requirements': 'walletTopUpRequirements',
   'POST /wallet/top-up': 'walletTopUp',
+  'GET /wallet/auto-top-up': 'walletAutoTopUp',
+  'PUT /wallet/auto-top-up': 'walletSetAutoTopUp',
+  'DELETE /wallet/auto-top-up': 'walletRevokeAutoTopUp',
 } as const satisfies Record<`${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`, keyof AppRoutes>;
 
 export type AppRouteKey = keyof typeof APP_ROUTE_MAP;

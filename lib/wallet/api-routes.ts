@@ -13,6 +13,8 @@ import { json, type Reply } from '../http/reply.ts';
 import type { ApiInput } from '../http/route.ts';
 import { intParam } from '../api/dash-query.ts';
 import { z } from 'zod';
+import type { AutoTopUpBody } from './auto-topup.ts';
+import type { CancelBody } from './auto-topup-cancel.ts';
 
 function paymentHeader(ctx: RequestCtx): { name: string; value: string } | undefined {
   for (const name of PAYMENT_HEADERS) {
@@ -135,7 +137,7 @@ export async function walletTransactions(ctx: RequestCtx, { query }: ApiInput<un
         createdAt: new Date(e.createdAt).toISOString(),
         requestId: e.requestId,
         modelId: e.modelId,
-        ...(exact ? {} : { transaction: e.transaction, network: e.network }),
+        ...(exact ? {} : { transaction: e.transaction, network: e.network, ...(e.auto ? { autoTopUp: true } : {}) }),
       })),
       pagination: { limit, offset, hasMore },
     },
@@ -145,4 +147,35 @@ export async function walletTransactions(ctx: RequestCtx, { query }: ApiInput<un
 export async function siwxChallenge(ctx: RequestCtx): Promise<Reply> {
   ctx.extraHeaders['cache-control'] = 'no-store';
   return json({ success: true, data: await ctx.svc.wallet.challenge(API_BASE) });
+}
+
+export const autoTopUpQuery = topUpQuery;
+
+/**
+ * GET /x402/auto-top-up: the signed-in wallet's mandate and authorizations, and `toSign`: the requirement to sign
+ * each authorization against (our Base offer at ?amount=<USD>, the minimum top-up by default, valid for months).
+ */
+export async function getAutoTopUp(ctx: RequestCtx, { query }: ApiInput<unknown, { amount?: string }>): Promise<Reply> {
+  const wallet = walletOf(ctx);
+  const amount = requestedAmount(ctx, query.amount) ?? ctx.svc.wallet.settings.minTopUp;
+  const state = await ctx.svc.wallet.autoTopUp(wallet);
+  return json({ success: true, data: { ...state, toSign: ctx.svc.wallet.autoTopUpRequirement(amount) ?? null } });
+}
+
+/** PUT /x402/auto-top-up: opt in, or replace the mandate (its unused authorizations are discarded). */
+export async function putAutoTopUp(ctx: RequestCtx, { body }: ApiInput<AutoTopUpBody, unknown>): Promise<Reply> {
+  return json({ success: true, data: await ctx.svc.wallet.setAutoTopUp(walletOf(ctx), body) });
+}
+
+/** DELETE /x402/auto-top-up: opt out; the unused authorizations are discarded and listed (to cancel on chain). */
+export async function deleteAutoTopUp(ctx: RequestCtx): Promise<Reply> {
+  return json({ success: true, data: await ctx.svc.wallet.revokeAutoTopUp(walletOf(ctx)) });
+}
+
+/**
+ * POST /x402/auto-top-up/cancel: `{ cancellations: [{ nonce, signature }] }`, the wallet's EIP-712
+ * CancelAuthorization signatures for discarded authorizations, submitted on chain (the server pays the gas).
+ */
+export async function cancelAutoTopUps(ctx: RequestCtx, { body }: ApiInput<CancelBody, unknown>): Promise<Reply> {
+  return json({ success: true, data: { cancelled: await ctx.svc.wallet.cancelAutoTopUps(walletOf(ctx), body) } });
 }

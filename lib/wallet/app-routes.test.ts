@@ -326,3 +326,41 @@ describe('top-up', () => {
     assert.equal((await requirements(b, 'evm', '5')).json.code, 'X402_WALLET_MISMATCH');
   });
 });
+
+describe('auto top-up', () => {
+  const getAuto = (b: Browser, amount = '5') => call(routes.walletAutoTopUp, `/wallet/auto-top-up?amount=${amount}`, { browser: b });
+  const putAuto = (b: Browser, body: unknown, o: { noCsrf?: boolean } = {}) =>
+    call(routes.walletSetAutoTopUp, '/wallet/auto-top-up', { method: 'PUT', body, browser: b, ...o });
+
+  test('a Base wallet signs authorizations in the app, opts in, sees them and the cap, and revokes; CSRF as usual', async () => {
+    const s = evmSigner();
+    await anvil.mint(addressOf(s), 50_000_000n);
+    const b = await signIn(s);
+    const r = await getAuto(b, '6');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.mandate, null);
+    assert.equal(r.json.toSign.accepts[0].amount, '6000000');
+    const payments = [await pay(s, r.json.toSign), await pay(s, r.json.toSign)];
+    const body = { thresholdUsd: 0, amountUsd: 6, payments };
+    assert.equal((await putAuto(b, body, { noCsrf: true })).status, 403);
+    const put = await putAuto(b, body);
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual([put.json.mandate.remainingUsd, put.json.authorizations.length], [12, 2]);
+    assert.ok(!put.text.includes(String(payments[0].payload.signature)));
+    const del = await call(routes.walletRevokeAutoTopUp, '/wallet/auto-top-up', { method: 'DELETE', browser: b });
+    assert.equal(del.status, 200, del.text);
+    assert.equal(del.json.discarded.length, 2);
+    assert.equal((await getAuto(b)).json.mandate, null);
+    assert.equal(await anvil.usdcBalance(addressOf(s)), 50_000_000n, 'a threshold of 0 and a revoke: nothing moved');
+  });
+
+  test('a Solana wallet is told why auto top-up is Base only', async () => {
+    const s = await solSigner();
+    const b = await signIn(s);
+    const r = await getAuto(b);
+    assert.equal(r.json.toSign, null);
+    const put = await putAuto(b, { thresholdUsd: 1, amountUsd: 5, payments: [{ x402Version: 2, payload: {} }] });
+    assert.equal(put.status, 400);
+    assert.match(put.json.error, /Base \(EVM\) wallet/);
+  });
+});

@@ -21,10 +21,14 @@ import { appRoute, json, type SessionCtx } from '../http/app-route.ts';
 import type { MeResponse, WalletChain, WalletChallenge, WalletSignInFields, WalletTopUpRequirements, WalletTopUpResponse } from '../wire.ts';
 import { startSession } from '../users/session-start.ts';
 import { requestedAmount, solanaSigners } from './app-payment.ts';
+import { autoTopUpBody } from './auto-topup.ts';
+import { findWallet } from './wallets.ts';
+import type { AutoTopUpRevoked, AutoTopUpState } from './wire.ts';
 
 /** The sign-in challenges' URI: the route they are redeemed at, on the public origin. */
 export const WALLET_SIGN_IN_PATH = '/api/app/wallet/sign-in';
 const TOP_UP_PATH = '/api/app/wallet/top-up';
+const AUTO_TOP_UP_PATH = '/api/app/wallet/auto-top-up';
 const BODY_LIMIT = 64 * 1024;
 
 /** The signed challenge (its fields are checked by the SIGN-IN-WITH-X verifier) and the signed x402 payment. */
@@ -58,7 +62,40 @@ export function walletRoutes(deps: AppDeps) {
     return Buffer.from(JSON.stringify(picked)).toString('base64');
   }
 
+  /** The session's wallet record (its account and id), for auto top-up. */
+  async function fullWallet(s: SessionCtx) {
+    const { wallet } = walletUser(s);
+    const found = await findWallet(svc.store, wallet.namespace, wallet.address);
+    if (!found) throw new ApiError('FORBIDDEN', 'Top-ups are for users with a wallet: link one in Settings');
+    return found;
+  }
+
   return {
+    /** The mandate, and what the wallet signs each authorization against (?amount=<USD>, as a top-up's). */
+    walletAutoTopUp: appRoute(deps, 'session', async ({ req, session }) => {
+      const wallet = await fullWallet(session);
+      const amount = requestedAmount(new URL(req.url).searchParams.get('amount'), wallets.settings);
+      const requirement = wallet.namespace === 'eip155' ? wallets.autoTopUpRequirement(amount) : undefined;
+      const toSign: WalletTopUpRequirements | null = requirement
+        ? {
+            x402Version: 2,
+            resource: { url: wallets.url(AUTO_TOP_UP_PATH), description: 'Lagoon auto top-up', mimeType: 'application/json' },
+            accepts: [requirement as WalletTopUpRequirements['accepts'][number]],
+            minimumUsd: fromMicros(wallets.settings.minTopUp),
+            maximumUsd: fromMicros(wallets.settings.maxTopUp),
+          }
+        : null;
+      return json<AutoTopUpState & { toSign: WalletTopUpRequirements | null }>({ ...(await wallets.autoTopUp(wallet)), toSign });
+    }),
+
+    walletSetAutoTopUp: appRoute(deps, { auth: 'session+csrf', body: autoTopUpBody, bodyLimit: BODY_LIMIT }, async ({ session, body }) => {
+      return json<AutoTopUpState>(await wallets.setAutoTopUp(await fullWallet(session), body));
+    }),
+
+    walletRevokeAutoTopUp: appRoute(deps, 'session+csrf', async ({ session }) => {
+      return json<AutoTopUpRevoked>(await wallets.revokeAutoTopUp(await fullWallet(session)));
+    }),
+
     walletChallenge: appRoute(deps, 'none', async ({ req }) => {
       const q = new URL(req.url).searchParams;
       const chain = chainOf(q.get('chain'));

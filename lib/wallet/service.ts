@@ -20,6 +20,12 @@ import type { Principal } from '../auth/keys.ts';
 import { paidCaller, quoteCaller, type RequestScheme, requestSchemeOf } from './per-request.ts';
 import type { Wallet } from './wallets.ts';
 import { log } from '../log.ts';
+import type { SecretBox } from '../db/secret-box.ts';
+import { type AutoTopUpBody, mandateState, revokeMandate, SIGNED_VALIDITY_S, setMandate } from './auto-topup.ts';
+import { AutoTopUpRunner } from './auto-topup-runner.ts';
+import { type CancelBody, type Cancelled, cancelOnChain } from './auto-topup-cancel.ts';
+import { evmOffer } from './requirements.ts';
+import type { AutoTopUpRevoked, AutoTopUpState } from './wire.ts';
 
 export const API_BASE = '/api/v1';
 export const TOP_UP_PATH = `${API_BASE}/x402/top-up`;
@@ -33,12 +39,17 @@ export class WalletService {
   private readonly store: Store;
   private readonly ledger: Ledger;
   private readonly config: Config;
+  private readonly secrets: SecretBox | undefined;
   private facilitatorReady: Promise<Facilitator | undefined> | undefined;
+  /** Settles auto top-ups when a charge leaves a mandate's wallet below its threshold (auto-topup-runner.ts). */
+  readonly autoTopUps: AutoTopUpRunner;
 
-  constructor(store: Store, ledger: Ledger, config: Config) {
+  constructor(store: Store, ledger: Ledger, config: Config, secrets?: SecretBox) {
     this.store = store;
     this.ledger = ledger;
     this.config = config;
+    this.secrets = secrets;
+    this.autoTopUps = new AutoTopUpRunner({ store, cfg: () => this.settings, facilitator: () => this.facilitator(), secrets });
     const s = config.wallet;
     if ((s.rails.evm || s.rails.solana) && new URL(s.publicOrigin).hostname === 'localhost') {
       log.warn(`wallets: sign-in is bound to ${s.publicOrigin}; set LAGOON_PUBLIC_URL to the origin users reach this server at`);
@@ -217,6 +228,36 @@ export class WalletService {
   async spendable(wallet: Wallet): Promise<{ usd: number; held: number }> {
     const b = await this.ledger.balances(wallet.accountId);
     return { usd: Math.max(0, b.usd - b.usdHeld), held: b.usdHeld };
+  }
+
+  /** The wallet's auto top-up mandate and authorizations (never their signatures). */
+  autoTopUp(wallet: Wallet): Promise<AutoTopUpState> {
+    return mandateState(this.store, wallet);
+  }
+
+  /** Opts in (or replaces the mandate) with signed authorizations; then checks the balance at once. */
+  async setAutoTopUp(wallet: Wallet, body: AutoTopUpBody): Promise<AutoTopUpState> {
+    const state = await setMandate({ store: this.store, cfg: this.settings, secrets: this.secrets }, wallet, body);
+    this.autoTopUps.nudge(wallet.accountId);
+    return state;
+  }
+
+  revokeAutoTopUp(wallet: Wallet): Promise<AutoTopUpRevoked> {
+    return revokeMandate(this.store, wallet);
+  }
+
+  /** Submits the wallet's signed `cancelAuthorization`s of discarded authorizations (auto-topup-cancel.ts). */
+  cancelAutoTopUps(wallet: Wallet, body: CancelBody): Promise<Cancelled[]> {
+    return cancelOnChain(this.store, this.settings, wallet, body);
+  }
+
+  /**
+   * What a wallet signs for auto top-up: our Base offer at `amount`, with a validity of months rather than a
+   * top-up's minutes (an x402 client sets validBefore = now + maxTimeoutSeconds). Undefined without a Base rail.
+   */
+  autoTopUpRequirement(amount: number): PaymentRequirements | undefined {
+    if (!this.settings.rails.evm) return undefined;
+    return { ...evmOffer(this.settings, amount), maxTimeoutSeconds: SIGNED_VALIDITY_S };
   }
 
   statement(wallet: Wallet, page: { limit: number; offset: number }) {

@@ -16,6 +16,8 @@ export interface StatementEntry {
   modelId: string | null;
   transaction: string | null;
   network: string | null;
+  /** An auto top-up (auto-topup-runner.ts). */
+  auto: boolean;
 }
 
 interface EntryRow {
@@ -27,15 +29,16 @@ interface EntryRow {
   model_id: string | null;
   tx_hash: string | null;
   network: string | null;
+  origin: string | null;
 }
 
 const ENTRIES = `
-  SELECT 'TOP_UP' AS type, id, amount, updated_at AS created_at, request_id, NULL AS model_id, tx_hash, network
+  SELECT 'TOP_UP' AS type, id, amount, updated_at AS created_at, request_id, NULL AS model_id, tx_hash, network, origin
     FROM x402_topups WHERE wallet_id = $1 AND status = 'settled'
   UNION ALL
-  SELECT 'CHARGE', request_id, -usd, created_at, request_id, model_id, NULL, NULL FROM usage WHERE account_id = $2
+  SELECT 'CHARGE', request_id, -usd, created_at, request_id, model_id, NULL, NULL, NULL FROM usage WHERE account_id = $2
   UNION ALL
-  SELECT 'GRANT', id, usd, created_at, NULL, NULL, NULL, NULL FROM credit_grants WHERE account_id = $2`;
+  SELECT 'GRANT', id, usd, created_at, NULL, NULL, NULL, NULL, NULL FROM credit_grants WHERE account_id = $2`;
 const NEWEST_FIRST = 'ORDER BY created_at DESC, id DESC';
 
 export async function walletStatement(
@@ -72,6 +75,7 @@ export async function walletStatement(
         modelId: r.model_id,
         transaction: r.tx_hash,
         network: r.network,
+        auto: r.origin === 'auto',
       };
       after -= entry.amount;
       return entry;

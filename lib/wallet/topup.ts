@@ -42,13 +42,13 @@ async function refuseIfDone(store: Store, paymentKey: string, now: number): Prom
   if (row?.status === 'pending' && now - Number(row.updated_at) < STALE_CLAIM_MS) throw new ApiError('PAYMENT_IN_PROGRESS');
 }
 
-async function claim(store: Store, p: Payment, payer: string, now: number, requestId: string | undefined): Promise<Claim> {
+async function claim(store: Store, p: Payment, payer: string, now: number, requestId: string | undefined, origin: PaymentOrigin | undefined): Promise<Claim> {
   const id = randomUUID();
   const claimId = randomUUID();
   const inserted = await store.run(
-    `INSERT INTO x402_topups (id, payment_key, network, asset, payer, amount, status, claim_id, created_at, updated_at, request_id, scheme)
-     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8, $9, $10) ON CONFLICT (payment_key) DO NOTHING`,
-    [id, p.paymentKey, p.requirements.network, p.requirements.asset, payer, p.amount, claimId, now, requestId ?? null, p.scheme],
+    `INSERT INTO x402_topups (id, payment_key, network, asset, payer, amount, status, claim_id, created_at, updated_at, request_id, scheme, origin)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8, $9, $10, $11) ON CONFLICT (payment_key) DO NOTHING`,
+    [id, p.paymentKey, p.requirements.network, p.requirements.asset, payer, p.amount, claimId, now, requestId ?? null, p.scheme, origin ?? null],
   );
   if (inserted === 1) return { id, claimId };
   const retaken = await store.run(
@@ -71,7 +71,7 @@ async function markFailed(store: Store, c: Claim, reason: string): Promise<void>
 }
 
 /** Marks the claim settled and credits the wallet in one transaction; undefined when the claim was lost meanwhile. */
-async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, txHash: string): Promise<number | undefined> {
+async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, txHash: string, origin: PaymentOrigin | undefined): Promise<number | undefined> {
   return store.tx(async (q) => {
     const marked = await q.run(
       `UPDATE x402_topups SET status = 'settled', tx_hash = $3, wallet_id = $4, payer = $5, error = NULL, updated_at = $6
@@ -80,7 +80,13 @@ async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, tx
     );
     if (marked !== 1) return undefined;
     await q.run('UPDATE accounts SET usd = usd + $2 WHERE id = $1', [wallet.accountId, amount]);
-    await addEntry(q, { accountId: wallet.accountId, kind: 'topup', usd: amount, ref: c.id, note: `x402 payment ${txHash}` });
+    await addEntry(q, {
+      accountId: wallet.accountId,
+      kind: 'topup',
+      usd: amount,
+      ref: c.id,
+      note: `${origin === 'auto' ? 'auto top-up' : 'x402 payment'} ${txHash}`,
+    });
     const row = await q.get<{ usd: number }>('SELECT usd FROM accounts WHERE id = $1', [wallet.accountId]);
     return Number(row?.usd ?? 0);
   });
@@ -105,6 +111,9 @@ async function settledElsewhere(cfg: WalletConfig, p: Payment): Promise<string |
 }
 
 const nonceUsed = (reason: string | undefined) => /nonce_already_used/.test(reason ?? '');
+
+/** Who started a payment: undefined, its payer (a top-up or a request paid on the spot); 'auto', an auto top-up. */
+export type PaymentOrigin = 'auto';
 
 export interface TopUpDeps {
   store: Store;
@@ -149,12 +158,13 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
 
 /**
  * Claims a verified payment, settles it and credits the payer's wallet, exactly once. `requestId`: the request it
- * was paid for (x402 per request), kept with the payment for the wallet's statement.
+ * was paid for (x402 per request), kept with the payment for the wallet's statement; `origin`: 'auto' for an auto
+ * top-up (auto-topup.ts), so statements name it.
  */
-export async function settlePayment(deps: TopUpDeps, v: VerifiedPayment, requestId?: string): Promise<TopUpResult> {
+export async function settlePayment(deps: TopUpDeps, v: VerifiedPayment, requestId?: string, origin?: PaymentOrigin): Promise<TopUpResult> {
   const { store, cfg, facilitator } = deps;
   const { payment, payer, verified, onChainAlready } = v;
-  const c = await claim(store, payment, payer, Date.now(), requestId);
+  const c = await claim(store, payment, payer, Date.now(), requestId, origin);
   let settlement: SettleResponse;
   if (onChainAlready) {
     const tx = await settledElsewhere(cfg, payment);
@@ -190,7 +200,7 @@ export async function settlePayment(deps: TopUpDeps, v: VerifiedPayment, request
     }
   }
   const wallet = await ensureWallet(store, payment.rail === 'evm' ? 'eip155' : 'solana', payer);
-  const balance = await credit(store, c, wallet, payment.amount, settlement.transaction);
+  const balance = await credit(store, c, wallet, payment.amount, settlement.transaction, origin);
   if (balance === undefined) throw new ApiError('PAYMENT_ALREADY_CREDITED');
   return { wallet, amount: payment.amount, balance, paymentId: c.id, settlement };
 }

@@ -68,3 +68,56 @@ export interface WalletTopUpResponse {
   network: string;
   transaction: string;
 }
+
+/** One pre-signed auto top-up authorization, as its owner sees it (never its signature). */
+export interface AutoTopUpAuthorization {
+  id: string;
+  /** The order they are used in. */
+  seq: number;
+  /** The EIP-3009 nonce (what `cancelAuthorization` names on chain). */
+  nonce: string;
+  amountUsd: number;
+  /** ready → claimed → settled, failed or expired; ready → revoked. */
+  status: 'ready' | 'claimed' | 'settled' | 'failed' | 'expired' | 'revoked';
+  /** Unix ms after which the chain refuses it. */
+  validBefore: number;
+  /** Settled: the transaction that paid it. */
+  transaction: string | null;
+  /** Failed: why. */
+  error: string | null;
+  /** Unix ms of its last change (settled: when it was used). */
+  updatedAt: number;
+}
+
+/** A wallet's auto top-up: the mandate (null when none is set) and every authorization it signed. */
+export interface AutoTopUpState {
+  mandate: {
+    thresholdUsd: number;
+    amountUsd: number;
+    /** At most this much auto top-up per period (null: only the signed authorizations' sum caps it). */
+    periodCapUsd: number | null;
+    periodDays: number | null;
+    /** What the unused authorizations still allow (their sum). */
+    remainingUsd: number;
+    /** Auto top-ups in the current period (the last periodDays days). */
+    periodUsedUsd: number;
+    /** The last refused attempt (e.g. the wallet lacked the USDC), until one succeeds. */
+    lastError: string | null;
+  } | null;
+  authorizations: AutoTopUpAuthorization[];
+}
+
+/** PUT /wallet/auto-top-up: the mandate and the authorizations the wallet signed for it (each of amountUsd). */
+export interface AutoTopUpRequest {
+  thresholdUsd: number;
+  amountUsd: number;
+  periodCapUsd?: number | null;
+  periodDays?: number | null;
+  /** x402 payment payloads (EIP-3009 authorizations to the server's Base recipient), as an x402 client makes them. */
+  payments: Record<string, unknown>[];
+}
+
+/** DELETE /wallet/auto-top-up: what was discarded (the wallet may also cancel these nonces on chain). */
+export interface AutoTopUpRevoked extends AutoTopUpState {
+  discarded: { nonce: string; amountUsd: number }[];
+}

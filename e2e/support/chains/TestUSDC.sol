@@ -13,8 +13,10 @@ contract TestUSDC is ERC20, EIP712 {
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
         "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH = keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     mapping(address => mapping(bytes32 => bool)) private _used;
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
+    event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
     constructor() ERC20("USD Coin", "USDC") EIP712("USD Coin", "2") {}
 
@@ -35,6 +37,15 @@ contract TestUSDC is ERC20, EIP712 {
     function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter,
         uint256 validBefore, bytes32 nonce, bytes memory signature) external {
         _twa(from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
+    /// EIP-3009 cancelAuthorization (as USDC's FiatTokenV2): the authorizer's signature retires an unused nonce.
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+        require(!_used[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
+        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)));
+        require(SignatureChecker.isValidSignatureNow(authorizer, digest, abi.encodePacked(r, s, v)), "FiatTokenV2: invalid signature");
+        _used[authorizer][nonce] = true;
+        emit AuthorizationCanceled(authorizer, nonce);
     }
 
     function _twa(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore,
