@@ -11,7 +11,9 @@
 // alone costs. Each relay's CPU (user + system from /proc) is divided by the requests and events it relayed: CPU per
 // request and per event, steadier than rates on a shared machine. Two more phases: `rpc`, the JSON-RPC proxy against
 // anvil directly (bench/rpc.ts), and `app`, the browser app's chat path against /api/v1's for the same answer
-// (bench/app-chat.ts; BENCH_APP_CHATS of each). BENCH_ONLY=latency,throughput,streams,rpc,app,soak picks phases;
+// (bench/app-chat.ts; BENCH_APP_CHATS of each); `images` and `jobs` (bench/media.ts): image generation and upscaling per
+// megapixel, and job queue-to-start and jobs per minute on one and two instances. BENCH_ONLY=latency,throughput,
+// streams,rpc,app,images,jobs,soak picks phases;
 // BENCH_PORTKEY=0 leaves the peer out, BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
 // revision) beside this one as `before`; BENCH_PROFILE=DIR
 // writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
@@ -27,6 +29,7 @@ import { rpcPhase } from './bench/rpc.ts';
 import { soak } from './bench/soak.ts';
 import { concurrentStreams, describeStreams, median, ttftRounds } from './bench/streams.ts';
 import { SLOW_MOCK_MS, startWorld } from './bench/world.ts';
+import { imagesPhase, JOBS, jobsPhase } from './bench/media.ts';
 
 const env = process.env;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
@@ -36,7 +39,7 @@ const THROUGHPUT_ROUNDS = Number(env.BENCH_THROUGHPUT_ROUNDS ?? 5);
 const STREAMS = Number(env.BENCH_STREAMS ?? 1000);
 const SOAK_S = Number(env.BENCH_SOAK_S ?? 20);
 const APP_CHATS = Number(env.BENCH_APP_CHATS ?? 200);
-const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,rpc,app,soak').split(','));
+const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,rpc,app,images,jobs,soak').split(','));
 
 const world = await startWorld({
   portkey: env.BENCH_PORTKEY !== '0',
@@ -213,6 +216,41 @@ try {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  if (only.has('images')) {
+    const figs = await imagesPhase();
+    for (const x of figs) {
+      console.log(
+        `images ${x.name}: ${f(x.wallMs, 0)} ms, ${f(x.cpuMs, 0)} ms server CPU; per output megapixel ${f(x.msPerMp, 0)} ms wall, ${f(x.cpuMsPerMp, 0)} ms CPU`,
+      );
+    }
+    const by = (prefix: string) => figs.find((x) => x.name.startsWith(prefix));
+    const gen = by('generate demo 1024'),
+      esr = by('upscale ESRGAN 512'),
+      api = by('upscale lanczos'),
+      direct = by('lanczos 1024');
+    Object.assign(summary, {
+      generate_ms_per_mp: f(gen?.msPerMp, 0),
+      esrgan_ms_per_mp: f(esr?.msPerMp, 0),
+      lanczos_ms_per_mp: f(api?.msPerMp, 0),
+      esrgan_vs_lanczos: f(ratio(esr?.msPerMp, api?.msPerMp), 1),
+      lanczos_api_vs_direct: f(ratio(api?.wallMs, direct?.wallMs)),
+    });
+  }
+
+  if (only.has('jobs')) {
+    const j = await jobsPhase();
+    console.log(
+      `jobs (demo video, 3 s at 256p, PostgreSQL): queue-to-start with a free worker ${f(j.localP50Ms, 0)} ms p50 (max ${f(j.localMaxMs, 0)}) on the queuing instance, ${f(j.remoteP50Ms, 0)} ms p50 (max ${f(j.remoteMaxMs, 0)}) on another; a batch of ${JOBS} at once: ${f(j.perMinuteOne, 1)} jobs/min on one instance, ${f(j.perMinuteTwo, 1)} on two (queue-to-start p50 ${f(j.batchP50Ms, 0)} ms, p99 ${f(j.batchP99Ms, 0)} ms)`,
+    );
+    Object.assign(summary, {
+      job_start_local_ms: f(j.localP50Ms, 0),
+      job_start_remote_ms: f(j.remoteP50Ms, 0),
+      jobs_per_min_one: f(j.perMinuteOne, 1),
+      jobs_per_min_two: f(j.perMinuteTwo, 1),
+      jobs_two_vs_one: f(ratio(j.perMinuteTwo, j.perMinuteOne)),
+    });
   }
 
   if (only.has('soak') && SOAK_S > 0) {
