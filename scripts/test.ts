@@ -12,6 +12,7 @@ import { buildIsStale } from './build-inputs.ts';
 import { ensureServices } from './services.ts';
 import { classifyTests } from './unit-tests.ts';
 
+const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const unit = args[0] === '--unit';
 if (unit) args.shift();
@@ -19,7 +20,7 @@ if (unit) args.shift();
 if (!unit) {
   await ensureServices();
   // The browser tests serve the built app: build it when there is no build or one of its inputs changed since.
-  if (buildIsStale(path.resolve(import.meta.dirname, '..'), process.env.LAGOON_NEXT_DIST || '.next')) {
+  if (buildIsStale(root, process.env.LAGOON_NEXT_DIST || '.next')) {
     console.log('tests: building the app');
     const b = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
     if (b.status !== 0) process.exit(b.status ?? 1);
@@ -42,55 +43,102 @@ if (!unit && process.env.LAGOON_CONTAINER_TESTS === '1' && (args.length === 0 ||
 const patterns = args.length
   ? args
   : unit
-    ? classifyTests(path.resolve(import.meta.dirname, '..')).unit
+    ? classifyTests(root).unit
     : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
 // The unit files share nothing, and many wait on timers or I/O: run at least two at once even on a 2-core machine, where
 // node:test's default (cores - 1) would run them one by one.
-// LAGOON_TEST_CONCURRENCY sets how many files run at once in the full suite (default: node's, cores - 1).
-const fullConcurrency = Number(process.env.LAGOON_TEST_CONCURRENCY) || 0;
-const concurrency = unit
-  ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`]
-  : fullConcurrency > 0
-    ? [`--test-concurrency=${fullConcurrency}`]
-    : [];
-// Each file's wall time goes to a file beside the log (scripts/test-timings.ts); the slowest are printed at the end.
-const timingsFile = path.join(os.tmpdir(), `lagoon-test-timings-${process.pid}.txt`);
-const reporters = [
-  '--test-reporter=spec',
-  '--test-reporter-destination=stdout',
-  `--test-reporter=${path.resolve(import.meta.dirname, 'test-timings.ts')}`,
-  `--test-reporter-destination=${timingsFile}`,
-];
-const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=180000', ...concurrency, ...patterns], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, NODE_ENV: 'test' },
-});
+const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
+
+// The full suite runs in two lanes side by side, each one file at a time: the browser and container tests (Chromium
+// or podman beside a server) in one, everything else in the other. Most files wait on servers, chains and timers
+// more than they compute, so two lanes on two cores take far less wall time than one, and no two browsers run at
+// once. LAGOON_TEST_LANES=1 runs one lane. The first lane's report streams; the second's follows when both end.
+const HEAVY = /^e2e\/(browser|deploy)\//;
+const files = unit
+  ? patterns
+  : [...new Set(patterns.flatMap((p) => (/[*?[]/.test(p) ? fs.globSync(p, { cwd: root }) : [p])))].sort().filter((f) => !f.includes('node_modules'));
+const lanes =
+  unit || process.env.LAGOON_TEST_LANES === '1' ? [files] : [files.filter((f) => !HEAVY.test(f)), files.filter((f) => HEAVY.test(f))].filter((l) => l.length);
 
 const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
-// The summary lines (ℹ pass N, …) are read as they stream: the failure report printed after them can be long.
-let partial = '';
-const countLine = (line: string) => {
+const countLine = (line: string, into: typeof counts) => {
   const m = /^ℹ (pass|fail|cancelled|skipped|todo) (\d+)/.exec(line.trim());
-  if (m) counts[m[1] as keyof typeof counts] = Number(m[2]);
+  if (m) into[m[1] as keyof typeof counts] = Number(m[2]);
 };
-child.stdout.on('data', (buf: Buffer) => {
-  process.stdout.write(buf);
-  const lines = (partial + buf.toString()).split('\n');
-  partial = lines.pop() ?? '';
-  for (const line of lines) countLine(line);
-});
-const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-countLine(partial);
+
+interface Lane {
+  code: number;
+  counts: typeof counts;
+  wallS: number;
+  timings: string;
+  log?: string;
+}
+
+function runLane(laneFiles: string[], index: number): Promise<Lane> {
+  // Each file's wall time goes to a file beside the log (scripts/test-timings.ts); the slowest are printed at the end.
+  const timings = path.join(os.tmpdir(), `lagoon-test-timings-${process.pid}-${index}.txt`);
+  const log = index === 0 ? undefined : path.join(os.tmpdir(), `lagoon-test-lane-${process.pid}-${index}.log`);
+  const reporters = [
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.resolve(import.meta.dirname, 'test-timings.ts')}`,
+    `--test-reporter-destination=${timings}`,
+  ];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=180000', ...concurrency, ...laneFiles], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'test' },
+  });
+  const out = log ? fs.createWriteStream(log) : process.stdout;
+  const mine = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  // The summary lines (ℹ pass N, …) are read as they stream: the failure report printed after them can be long.
+  let partial = '';
+  child.stdout.on('data', (buf: Buffer) => {
+    out.write(buf);
+    const lines = (partial + buf.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) countLine(line, mine);
+  });
+  return new Promise((resolve) =>
+    child.on('close', (c) => {
+      countLine(partial, mine);
+      const done = () => resolve({ code: c ?? 1, counts: mine, wallS: (performance.now() - t0) / 1000, timings, log });
+      if (log) (out as fs.WriteStream).end(done);
+      else done();
+    }),
+  );
+}
+
+const results = await Promise.all(lanes.map((l, i) => runLane(l, i)));
+for (const r of results) {
+  if (r.log) {
+    process.stdout.write(fs.readFileSync(r.log));
+    fs.rmSync(r.log, { force: true });
+  }
+  for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += r.counts[k];
+}
+const code = results.some((r) => r.code !== 0) ? 1 : 0;
 if (prebuild?.pid && prebuild.exitCode === null) {
   try {
     process.kill(-prebuild.pid);
   } catch {}
 }
-try {
-  const lines = fs.readFileSync(timingsFile, 'utf8').split('\n');
-  console.log(lines.slice(0, 13).join('\n'));
-  fs.rmSync(timingsFile);
-} catch {}
+// The slowest files over all lanes, and each lane's wall time.
+const rows: string[] = [];
+for (const r of results) {
+  try {
+    rows.push(
+      ...fs
+        .readFileSync(r.timings, 'utf8')
+        .split('\n')
+        .filter((l) => /^\s*[\d.]+ s /.test(l)),
+    );
+    fs.rmSync(r.timings);
+  } catch {}
+}
+rows.sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+const lanesLine = results.map((r, i) => `lane ${i + 1}: ${lanes[i].length} files in ${r.wallS.toFixed(0)} s`).join('; ');
+console.log(`# slowest test files (seconds, top-level tests, file); ${lanesLine}\n${rows.slice(0, 12).join('\n')}`);
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
