@@ -35,6 +35,7 @@ export const APP_ROUTE_MAP = {
   'POST /account/email': 'addEmailLogin',
   'POST /account/wallet': 'walletLink',
   'DELETE /account/wallet': 'walletUnlink',
+  'GET /account/sign-in-methods': 'signInMethods',
   'GET /account': 'account',
   'PATCH /account/profile': 'updateProfile',
   'POST /account/password': 'changePassword',
