@@ -156,6 +156,7 @@ export const APP_ROUTE_MAP = {
   'POST /images/:id/vary': 'varyImage',
   'POST /images/:id/upscale': 'upscaleImage',
   'POST /images/:id/remove-background': 'removeImageBackground',
+  'POST /images/edit': 'editImage',
   'DELETE /images/:id': 'deleteImage',
   'GET /memories': 'listMemories',
   'POST /memories': 'createMemory',
