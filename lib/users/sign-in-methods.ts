@@ -15,11 +15,10 @@ export interface SignInMethodCounts {
 export type SignInMethod = 'wallet' | 'passkey';
 
 export async function signInMethodCounts(q: Queryable, user: User): Promise<SignInMethodCounts> {
-  const [pw, sso, passkeys] = await Promise.all([
-    q.get<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [user.id]),
-    q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM user_identities WHERE user_id = $1', [user.id]),
-    q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM passkeys WHERE user_id = $1', [user.id]),
-  ]);
+  // One query after another: inside a transaction they share one connection.
+  const pw = await q.get<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [user.id]);
+  const sso = await q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM user_identities WHERE user_id = $1', [user.id]);
+  const passkeys = await q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM passkeys WHERE user_id = $1', [user.id]);
   return {
     // An empty hash (a single sign-on newcomer, a wallet user) matches no password.
     password: Boolean(pw?.password_hash) && !user.wallet,
