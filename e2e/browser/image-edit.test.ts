@@ -104,7 +104,6 @@ else
 
       // Grey where painted, still in colour far from the stroke.
       const bytes = Buffer.from(await (await page.request.get(`/api/app/images/${edited.id}/file`)).body());
-      const sx = edited.width / original.width;
       // Somewhere along the painted row the picture turned grey where it had colour.
       const srcBytes = Buffer.from(await (await page.request.get(`/api/app/images/${original.id}/file`)).body());
       let turned = 0;
