@@ -33,6 +33,7 @@
 //   POST   /api/app/account/email {email,password}       → EmailLoginAdded (a wallet user adds an email sign-in)
 //   POST   /api/app/account/wallet WalletSignInRequest   → MeResponse (an email user links the signing wallet)
 //   DELETE /api/app/account/wallet                       → MeResponse (the wallet gets an empty account of its own)
+//   GET    /api/app/account/sign-in-methods              → SignInMethods (email, password, wallet, SSO, passkeys)
 //   GET    /api/app/models                               → AppModelsResponse ({ models, webSearch: {available, reason} })
 //   GET    /api/app/characters?q=                        → { characters: AppCharacter[] }
 //   GET    /api/app/account                              → AccountSummary

@@ -13,6 +13,7 @@ import { InputField } from '@/components/ui/fields.tsx';
 import { TwoFactorSettings } from '@/components/account/two-factor-settings.tsx';
 import { EmailVerification } from '@/components/account/email-verification.tsx';
 import { PasskeySettings } from '@/components/account/passkey-settings.tsx';
+import { SignInMethods } from '@/components/account/sign-in-methods.tsx';
 import type { AppUser } from '@/lib/wire.ts';
 
 const PASSWORD_MIN = 10;
@@ -153,6 +154,7 @@ export function AccountSettings({ user }: { user: AppUser }) {
         Settings
       </h2>
       <ProfileForm user={user} />
+      <SignInMethods user={user} />
       {!user.wallet && <EmailVerification />}
       {!user.wallet && <PasswordForm />}
       {!user.wallet && <TwoFactorSettings />}

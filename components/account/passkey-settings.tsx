@@ -27,12 +27,12 @@ export function PasskeySettings() {
     },
     onSuccess: () => {
       setName('');
-      void qc.invalidateQueries({ queryKey: KEY });
+      void qc.invalidateQueries({ queryKey: ['account'] });
     },
   });
   const remove = useMutation({
     mutationFn: (passkeyId: string) => call('DELETE /account/passkeys/:id', { params: { id: passkeyId } }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: KEY }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: ['account'] }),
   });
   const error = add.error ?? remove.error;
   const cancelled = error instanceof Error && error.name === 'NotAllowedError';

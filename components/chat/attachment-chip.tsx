@@ -1,5 +1,6 @@
 // One attachment as a chip: thumbnail for images, a file icon otherwise, the sanitised name (as text) and size,
 // and a remove button while it is still in the composer.
+import type { ReactNode } from 'react';
 import { displayFileName, formatBytes } from './format.ts';
 import { FileIcon, XIcon } from './icons.tsx';
 
@@ -10,9 +11,11 @@ interface Props {
   /** A blob: or data:image URL; only ever used as an <img> source. */
   previewUrl?: string;
   onRemove?: () => void;
+  /** Another action for this attachment ("Edit this image" in a sent message). */
+  extra?: ReactNode;
 }
 
-export function AttachmentChip({ name, size, kind, previewUrl, onRemove }: Props) {
+export function AttachmentChip({ name, size, kind, previewUrl, onRemove, extra }: Props) {
   const shown = displayFileName(name, 32);
   return (
     <li
@@ -32,6 +35,7 @@ export function AttachmentChip({ name, size, kind, previewUrl, onRemove }: Props
         </span>
         <span className="block text-xs text-muted-foreground">{formatBytes(size)}</span>
       </span>
+      {extra}
       {onRemove && (
         <button
           type="button"

@@ -3,6 +3,7 @@
 import { memo, useMemo, useState } from 'react';
 import type { AppMessage } from '@/lib/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
+import { AttachmentEdit } from '@/components/images/attachment-edit.tsx';
 import { BranchNav } from './branch-nav.tsx';
 import { useChatActions } from './chat-context.ts';
 import { CopyButton } from './copy-button.tsx';
@@ -30,7 +31,14 @@ export const UserMessage = memo(function UserMessage({ message, siblingIndex, si
       {message.attachments.length > 0 && (
         <ul aria-label="Attachments" className="mb-1.5 flex max-w-[85%] flex-wrap justify-end gap-1.5">
           {message.attachments.map((a) => (
-            <AttachmentChip key={a.id} name={a.name} size={a.size} kind={a.kind} previewUrl={a.previewUrl} />
+            <AttachmentChip
+              key={a.id}
+              name={a.name}
+              size={a.size}
+              kind={a.kind}
+              previewUrl={a.previewUrl}
+              extra={a.kind === 'image' && a.previewUrl?.startsWith('data:image/') ? <AttachmentEdit dataUrl={a.previewUrl} name={a.name} /> : undefined}
+            />
           ))}
         </ul>
       )}

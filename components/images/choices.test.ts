@@ -24,6 +24,7 @@ const base: AppImageModel = {
   sizes: [],
   defaultSize: '1024x1024',
   maxScale: 0,
+  maskRefusal: null,
 };
 const sized: AppImageModel = {
   ...base,

@@ -1,6 +1,6 @@
 'use client';
 // The gallery (/images): every image the user made in the image mode, newest first, in pages. Each has its actions:
-// download, copy, vary, upscale and background removal (the results join the gallery, not a chat), delete, and a
+// download, copy, vary, upscale, background removal and "Edit this image" (the results join the gallery, not a chat), delete, and a
 // link to the chat it was made in. New images are made in a chat's image mode.
 // data-testid: gallery-page, gallery-empty, gallery-item (data-image-id), gallery-chat-link, gallery-more.
 import Link from 'next/link';
@@ -15,6 +15,8 @@ import { useToast } from '@/components/ui/toast.tsx';
 import type { AppImage } from '@/lib/images/wire.ts';
 import { IMAGE_JOB_ROUTE, type ImageActions, ImageActionsContext, type ImageJob } from './image-actions.ts';
 import { ImageCard } from './image-card.tsx';
+import { ImageEditor } from './image-editor.tsx';
+import { useTranslations } from 'use-intl';
 import { imageKeys, useDeleteImage, useGallery, useImageModels } from './queries.ts';
 
 const DONE: Record<ImageJob, string> = { vary: 'A variation', upscale: 'The upscaled image', 'remove-background': 'The cut-out' };
@@ -29,6 +31,9 @@ export function GalleryPage() {
   const [deleting, setDeleting] = useState<AppImage | null>(null);
   const upscaler = models?.find((m) => m.kind === 'upscale' && m.isDefault);
   const remover = models?.find((m) => m.kind === 'background-remove' && m.isDefault);
+  const editor = models?.find((m) => m.kind === 'edit' && m.isDefault);
+  const [editing, setEditing] = useState<AppImage | null>(null);
+  const tEdit = useTranslations('imageEditor');
   const images = useMemo(() => gallery.data?.pages.flatMap((p) => p.images) ?? [], [gallery.data]);
 
   const actions = useMemo<ImageActions>(
@@ -47,6 +52,7 @@ export function GalleryPage() {
           });
       },
       remove: (image) => setDeleting(image),
+      edit: (image) => setEditing(image),
     }),
     [running, qc, toast],
   );
@@ -88,7 +94,16 @@ export function GalleryPage() {
             <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
               {images.map((i) => (
                 <li key={i.id} data-testid="gallery-item" data-image-id={i.id} className="flex min-w-0 flex-col gap-1">
-                  <ImageCard id={i.id} url={i.url} downloadUrl={i.downloadUrl} image={i} alt={i.prompt || 'Image'} upscaler={upscaler} remover={remover} />
+                  <ImageCard
+                    id={i.id}
+                    url={i.url}
+                    downloadUrl={i.downloadUrl}
+                    image={i}
+                    alt={i.prompt || 'Image'}
+                    upscaler={upscaler}
+                    remover={remover}
+                    editor={editor}
+                  />
                   <p className="line-clamp-2 text-sm break-words" title={i.prompt}>
                     {i.prompt}
                   </p>
@@ -123,6 +138,19 @@ export function GalleryPage() {
           </ImageActionsContext.Provider>
         )}
       </div>
+      {editing && editor && (
+        <ImageEditor
+          source={{ sourceId: editing.id, url: editing.url }}
+          model={editor}
+          onClose={() => setEditing(null)}
+          onDone={() => {
+            setEditing(null);
+            toast({ message: tEdit('done'), tone: 'success' });
+            void qc.invalidateQueries({ queryKey: imageKeys.gallery });
+            void qc.invalidateQueries({ queryKey: qk.account });
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         title="Delete this image?"

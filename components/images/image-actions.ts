@@ -17,6 +17,8 @@ export interface ImageActions {
   run(job: ImageJob, image: AppImage): void;
   /** The gallery only. */
   remove?(image: AppImage): void;
+  /** The gallery only: opens the editor ("Edit this image"). */
+  edit?(image: AppImage): void;
   /** The image and job running now, if any. */
   running: { id: string; job: ImageJob } | null;
   /** Another answer or image is being made in this chat: no new work meanwhile. */

@@ -3,13 +3,14 @@
 // background, and delete where the gallery allows it. A demo model's image says so. Only download and copy need no
 // metadata; the rest wait for it (a just-listed image of a message still being made).
 // data-testid: image-card (data-image-id), image-demo, image-download, image-copy, image-vary, image-upscale,
-// image-remove-bg, image-delete.
+// image-remove-bg, image-edit, image-delete.
 import { useEffect, useState } from 'react';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { CheckIcon, DownloadIcon, Icon, TrashIcon } from '@/components/ui/icons.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { CopyIcon } from '@/components/chat/icons.tsx';
+import { CopyIcon, EditIcon } from '@/components/chat/icons.tsx';
+import { useTranslations } from 'use-intl';
 import type { AppImage, AppImageModel } from '@/lib/images/wire.ts';
 import { copyImage } from './clipboard.ts';
 import { type ImageJob, useImageActions } from './image-actions.ts';
@@ -46,10 +47,13 @@ export interface ImageCardProps {
   /** The default upscaler and background remover, to name them (a demo says so). */
   upscaler?: AppImageModel;
   remover?: AppImageModel;
+  /** The default edit model, for "Edit this image" (offered disabled, saying why, when there is none). */
+  editor?: AppImageModel;
 }
 
-export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover }: ImageCardProps) {
+export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover, editor }: ImageCardProps) {
   const actions = useImageActions();
+  const tEdit = useTranslations('imageEditor');
   const toast = useToast();
   const [copied, setCopied] = useState(false);
   const [broken, setBroken] = useState(false);
@@ -145,6 +149,18 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover 
           // The demo remover cuts out flat backgrounds only (it refuses others), and the demo generator's pictures
           // have none: offering it there could only fail.
           remover?.demo && image?.demo ? `not for demo pictures (${remover.name} needs a flat background)` : undefined,
+        )}
+        {actions?.edit && (
+          <IconButton
+            size="sm"
+            label={editor ? tEdit('edit') : `${tEdit('edit')}: ${tEdit('noModel')}`}
+            title={editor ? `${tEdit('edit')} (${editor.name})` : tEdit('noModel')}
+            data-testid="image-edit"
+            disabled={disabled || !editor}
+            onClick={() => image && actions.edit?.(image)}
+          >
+            <EditIcon />
+          </IconButton>
         )}
         {actions?.remove && image && (
           <IconButton size="sm" label="Delete image" data-testid="image-delete" disabled={!!running} onClick={() => actions.remove?.(image)}>

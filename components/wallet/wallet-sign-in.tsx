@@ -9,16 +9,13 @@ import { call, qk, setCsrfToken } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { WalletButton } from '@/components/wallet/wallet-button.tsx';
 import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
-import { connectWallet, useWalletOptions } from '@/components/wallet/wallets.ts';
+import { useWalletOptions } from '@/components/wallet/wallets.ts';
+import { signedChallenge } from '@/components/wallet/sign-challenge.ts';
 import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
-import type { MeResponse, WalletSignInRequest } from '@/lib/wire.ts';
+import type { MeResponse } from '@/lib/wire.ts';
 
 async function signInWith(option: WalletOption): Promise<MeResponse> {
-  const wallet = await connectWallet(option);
-  const challenge = await call('GET /wallet/challenge', { query: { chain: wallet.chain, address: wallet.address } });
-  const signature = await wallet.signMessage(challenge.message);
-  const body: WalletSignInRequest = { payload: { ...challenge.fields, signature } };
-  return call('POST /wallet/sign-in', { body });
+  return call('POST /wallet/sign-in', { body: await signedChallenge(option) });
 }
 
 export default function WalletSignIn({ next }: { next: string }) {

@@ -70,4 +70,38 @@ else
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, 'sso-refused');
     });
+
+    test('an email user links the provider in Settings: the identity is listed, and it then signs in to that user', async () => {
+      const u = await run.newUser();
+      const { page: p } = await run.newPage();
+      await run.signIn(p, u.email, '/account');
+      await waitForText(p.getByTestId('method-sso'), /Test IdP not linked/);
+      await p.getByTestId('sso-link').click();
+      await until(() => p.url().startsWith(idp.issuer), 'at the provider');
+      await p.locator('input[name="login"]').fill('sso-linker');
+      await p.locator('input[name="password"]').fill('any password');
+      await p.locator('button[type="submit"]').click();
+      await until(() => p.url().startsWith(`${run.h.origin}/account`), 'back on the account page');
+      await waitForText(p.getByTestId('method-sso'), /sso-linker@example\.test/);
+      await p.context().clearCookies();
+      await p.goto('/sign-in');
+      await p.getByTestId('sso-sign-in').click();
+      await until(() => p.url().startsWith(idp.issuer), 'at the provider again');
+      await p.locator('input[name="login"]').fill('sso-linker');
+      await p.locator('input[name="password"]').fill('any password');
+      await p.locator('button[type="submit"]').click();
+      await until(() => p.url().startsWith(run.h.origin) && new URL(p.url()).pathname === '/', 'signed in through the provider');
+      assert.equal((await (await p.request.get('/api/app/auth/me')).json()).user.id, u.user.id);
+    });
+
+    test('the single sign-on newcomer has no password: Settings says so', async () => {
+      // The user the first test made through the provider.
+      await page.context().clearCookies();
+      await signInAtProvider('sso-browser-user');
+      await until(() => page.url().startsWith(run.h.origin) && new URL(page.url()).pathname === '/', 'back at the app');
+      await page.goto('/account');
+      await waitForText(page.getByTestId('method-email'), /sso-browser-user@example\.test, no password set/);
+      await waitForText(page.getByTestId('method-sso'), /sso-browser-user@example\.test/);
+      assert.equal(await page.getByTestId('sso-link').count(), 0);
+    });
   });

@@ -30,7 +30,7 @@ export function passkeyRoutes(deps: AppDeps) {
     ),
 
     deletePasskey: appRoute(deps, 'session+csrf', async ({ session: { user }, params }) => {
-      await deletePasskey(store, user.id, params.id ?? '');
+      await deletePasskey(store, user, params.id ?? '');
       return noContent();
     }),
 

@@ -107,3 +107,17 @@ export interface SsoIdentities {
   name: string | null;
   identities: { issuer: string; email: string; createdAt: number }[];
 }
+
+/** GET /api/app/account/sign-in-methods: every way this user signs in, and which may be removed (never the last). */
+export interface SignInMethods {
+  /** The email address (null for a wallet-only user). */
+  email: string | null;
+  /** Whether a password is set (a single sign-on newcomer has none). */
+  password: boolean;
+  /** The wallet: `own` when the user signed up with it, otherwise linked to the email user. */
+  wallet: { address: string; chain: WalletChain; own: boolean } | null;
+  canUnlinkWallet: boolean;
+  sso: SsoIdentities;
+  passkeys: number;
+  canRemovePasskey: boolean;
+}

@@ -38,13 +38,15 @@ import { randomUUID } from 'node:crypto';
 const MAX_TEXT = 200_000;
 const idSchema = z.string().min(1).max(200);
 
+const uploadsSchema = z
+  .array(z.strictObject({ name: z.string().max(4096), type: z.string().max(255), dataUrl: z.string().min(5) }))
+  .max(100)
+  .optional();
+
 const sendSchema = z.strictObject({
   parentId: idSchema.nullable(),
   content: z.string().max(MAX_TEXT, `A message can be at most ${MAX_TEXT.toLocaleString('en')} characters`),
-  attachments: z
-    .array(z.strictObject({ name: z.string().max(4096), type: z.string().max(255), dataUrl: z.string().min(5) }))
-    .max(100)
-    .optional(),
+  attachments: uploadsSchema,
   modelId: idSchema.optional(),
   attachmentsFrom: idSchema.optional(),
 });
@@ -54,14 +56,21 @@ const regenerateSchema = z.strictObject({ modelId: idSchema.optional() });
 /** A temporary chat's turn: the branch so far (from the browser, which alone holds it) and the new words, if any. */
 const temporarySchema = z.strictObject({
   chatId: z.string().regex(/^temporary-[A-Za-z0-9-]{1,80}$/, 'chatId must be temporary-<id>'),
-  history: z.array(z.strictObject({ id: idSchema, role: z.enum(['user', 'assistant']), content: z.string().max(MAX_TEXT * 5) })).max(1000),
+  /** The browser sends earlier turns' files again (nothing is kept here), as it sends their words. */
+  history: z
+    .array(z.strictObject({ id: idSchema, role: z.enum(['user', 'assistant']), content: z.string().max(MAX_TEXT * 5), attachments: uploadsSchema }))
+    .max(1000),
   /** Absent: the last message of history (a user's) is answered again. */
   content: z
     .string()
     .max(MAX_TEXT, `A message can be at most ${MAX_TEXT.toLocaleString('en')} characters`)
     .optional(),
+  /** The new message's files: read for this turn only, never stored. */
+  attachments: uploadsSchema,
   modelId: idSchema.optional(),
-  settings: chatSettingsSchema.pick({ systemPrompt: true, temperature: true, webSearch: true, citations: true, includeServiceSystemPrompt: true }).optional(),
+  settings: chatSettingsSchema
+    .pick({ systemPrompt: true, temperature: true, webSearch: true, citations: true, includeServiceSystemPrompt: true, tools: true })
+    .optional(),
 });
 
 export function chatRoutes(deps: AppDeps) {
@@ -75,9 +84,8 @@ export function chatRoutes(deps: AppDeps) {
   const mcpServers = new McpServers(svc.store, svc.secrets);
   const mcpPool = new McpPool({ allowHosts: svc.config.fetchAllowHosts, stdioAllowed: toolCfg.mcpStdio });
   const toolLimits = { maxRounds: toolCfg.maxRounds, totalMs: toolCfg.totalMs, callTimeoutMs: toolCfg.callTimeoutMs, maxResultChars: toolCfg.maxResultChars };
-  /** The answer's tools: the chat's switched-on servers, when the model can call tools at all. */
-  const toolsFor = (user: User, conversation: Conversation, model: TurnModel): AnswerTools | undefined => {
-    const ids = conversation.settings.tools ?? [];
+  /** The answer's tools: the chat's switched-on servers (ids), when the model can call tools at all. */
+  const toolsFor = (user: User, ids: string[], model: TurnModel): AnswerTools | undefined => {
     if (!ids.length || !model.functionCalling) return undefined;
     const builtins: Record<string, () => Tool[]> = {
       [WEB_TOOLS_ID]: () =>
@@ -130,7 +138,15 @@ export function chatRoutes(deps: AppDeps) {
       memories,
       knowledge: knowledge.block,
     });
-    generations.start({ user, ops, message: assistant, body, requestId, tools: toolsFor(user, conversation, model), citations: knowledge.citations });
+    generations.start({
+      user,
+      ops,
+      message: assistant,
+      body,
+      requestId,
+      tools: toolsFor(user, conversation.settings.tools ?? [], model),
+      citations: knowledge.citations,
+    });
   }
 
   /**
@@ -219,25 +235,51 @@ export function chatRoutes(deps: AppDeps) {
 
   /**
    * A temporary chat's turn (temporary.ts): the same model choice, prompt and metered generation as a stored chat's,
-   * without the chat's memories, tools or knowledge, and with nothing written to the store.
+   * with its files (checked as a stored chat's, read for this turn and dropped) and its tools, without the account's
+   * memories or knowledge, and with nothing written to the store.
    */
-  const temporaryTurn = async ({ requestId, session: { user }, body: input }: SessionCall & { body: z.output<typeof temporarySchema> }) => {
+  const temporaryTurn = async ({ requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof temporarySchema> }) => {
     const settings = input.settings ?? {};
     const why = settings.webSearch === 'on' ? webSearchUnavailable(deps) : null;
     if (why) throw new ApiError('INVALID_REQUEST', `${why} Set the chat's web search to off or auto.`, { param: 'settings.webSearch' });
     client.checkSettings(settings);
+    // A stored chat's tools were chosen from the offered ones; a temporary turn's come with it, so they are checked.
+    const toolIds = settings.tools ?? [];
+    if (toolIds.length) {
+      const servers = new Set((await mcpServers.enabledOf(toolIds)).map((x) => x.id));
+      const builtin = new Set([WEB_TOOLS_ID, ...(toolCfg.codeRunner.enabled ? [CODE_RUNNER_ID] : [])]);
+      const unknown = toolIds.find((t) => !builtin.has(t) && !servers.has(t));
+      if (unknown) throw new ApiError('INVALID_REQUEST', `No tool "${unknown}" is offered on this server`, { param: 'settings.tools' });
+    }
     const chatId = input.chatId;
     const history: Message[] = [];
     for (const h of input.history) history.push(memoryMessage(chatId, { id: h.id, parentId: history.at(-1)?.id ?? null, role: h.role, content: h.content }));
     let userMsg: Message | null = null;
+    const uploads = input.attachments ?? [];
     if (input.content !== undefined) {
-      if (!input.content.trim()) throw new ApiError('INVALID_REQUEST', 'Write a message', { param: 'content' });
+      if (!input.content.trim() && !uploads.length) throw new ApiError('INVALID_REQUEST', 'Write a message or attach a file', { param: 'content' });
       userMsg = memoryMessage(chatId, { id: randomUUID(), parentId: history.at(-1)?.id ?? null, role: 'user', content: input.content });
       history.push(userMsg);
+    } else if (uploads.length) {
+      throw new ApiError('INVALID_REQUEST', 'Files come with a new message (content)', { param: 'attachments' });
     } else if (history.at(-1)?.role !== 'user') {
       throw new ApiError('INVALID_REQUEST', 'Send content, or a history that ends with a question to answer again', { param: 'content' });
     }
     const model = await modelFor(input.modelId ?? null, null, history);
+    // Files, checked as a stored chat's are (type, size, content, a model that reads images), live in these messages
+    // only: the turn's memory, gone with the answer.
+    for (const [i, h] of input.history.entries()) {
+      if (!h.attachments?.length) continue;
+      if (h.role !== 'user') throw new ApiError('INVALID_REQUEST', 'Only a user message has files', { param: `history[${i}].attachments` });
+      const files = checkAttachments(h.attachments, model, { audio: audioOk }).attachments;
+      await transcribeAudioAttachments(svc.chatDeps, files, { requestId: `app-${chatId}`, signal }, 0);
+      history[i].attachments = files;
+    }
+    if (userMsg && uploads.length) {
+      const files = checkAttachments(uploads, model, { audio: audioOk }).attachments;
+      await transcribeAudioAttachments(svc.chatDeps, files, { requestId: `app-${chatId}`, signal }, 0);
+      userMsg.attachments = files;
+    }
     const assistant = memoryMessage(chatId, {
       id: randomUUID(),
       parentId: history.at(-1)?.id ?? null,
@@ -247,7 +289,14 @@ export function chatRoutes(deps: AppDeps) {
       modelId: model.id,
     });
     const body = chatRequestBody({ model: model.id, conversation: { characterSlug: null, settings, userName: user.displayName }, history, wire: client.wire });
-    generations.start({ user, ops: temporary.store(user.id, assistant), message: assistant, body, requestId });
+    generations.start({
+      user,
+      ops: temporary.store(user.id, assistant),
+      message: assistant,
+      body,
+      requestId,
+      tools: toolsFor(user, settings.tools ?? [], model),
+    });
     const out: TemporaryTurnResponse = { user: userMsg && toAppMessage(userMsg), assistant: toAppMessage(assistant) };
     return json(out, 201);
   };

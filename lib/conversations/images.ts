@@ -10,7 +10,7 @@ import type { Param, Queryable, Store } from '../db/store.ts';
 import { clampLimit } from './input.ts';
 import { owned, stamp } from './rows.ts';
 
-export type ImageAction = 'generate' | 'vary' | 'upscale' | 'background-remove';
+export type ImageAction = 'generate' | 'vary' | 'upscale' | 'background-remove' | 'edit';
 
 /** What the request that made an image asked for (enough to make another like it). */
 export interface ImageParams {

@@ -7,6 +7,7 @@ import { recoveryRoutes } from '../account/app-recovery.ts';
 import { twoFactorRoutes } from '../account/app-two-factor.ts';
 import { passkeyRoutes } from '../account/app-passkeys.ts';
 import { ssoRoutes } from '../account/app-sso.ts';
+import { signInMethodRoutes } from '../account/app-sign-in-methods.ts';
 import { chatRoutes } from '../chat/app-routes.ts';
 import { previewRoutes } from '../chat/app/character-preview.ts';
 import { privateChatRoutes } from '../chat/app/private-routes.ts';
@@ -47,6 +48,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof twoFactorRoutes> &
   ReturnType<typeof passkeyRoutes> &
   ReturnType<typeof ssoRoutes> &
+  ReturnType<typeof signInMethodRoutes> &
   ReturnType<typeof conversationRoutes> &
   ReturnType<typeof catalogueRoutes> &
   ReturnType<typeof walletRoutes> &
@@ -87,6 +89,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...twoFactorRoutes(deps),
       ...passkeyRoutes(deps),
       ...ssoRoutes(deps),
+      ...signInMethodRoutes(deps),
       ...conversationRoutes(deps),
       ...previewRoutes(deps),
       ...privateChatRoutes(deps),

@@ -5,8 +5,9 @@ import type { Catalogue } from '../models/catalogue.ts';
 import { imageLimits } from '../models/image-models.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import type { AppImage, AppImageModel, ImageModelKind } from './wire.ts';
+import { maskRefusal } from './app-edit.ts';
 
-const KINDS: Record<string, ImageModelKind> = { image: 'generate', upscale: 'upscale', 'background-remove': 'background-remove' };
+const KINDS: Record<string, ImageModelKind> = { image: 'generate', upscale: 'upscale', 'background-remove': 'background-remove', inpaint: 'edit' };
 
 /** Sizes offered for a model that takes width and height (no aspect ratios): these, where the model allows them. */
 const SIZES = ['512x512', '768x768', '1024x1024', '1024x768', '768x1024', '1280x720', '720x1280', '1280x1280'];
@@ -48,6 +49,7 @@ export function imageModelToApp(m: ModelEntry, isDefault: boolean): AppImageMode
     sizes: generate && !l.aspectRatios.length ? sizesOf(m) : [],
     defaultSize: `${l.defaultWidth}x${l.defaultHeight}`,
     maxScale: kind === 'upscale' ? l.maxScale : 0,
+    maskRefusal: kind === 'edit' ? maskRefusal(m) : null,
   };
 }
 

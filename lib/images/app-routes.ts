@@ -14,7 +14,8 @@ import { ApiError, isApiError } from '../api/errors.ts';
 import type { ImageAction, ImageParams, NewImage, StoredImage } from '../conversations/images.ts';
 import { extensionOf, userImages } from '../conversations/images.ts';
 import type { Principal } from '../auth/keys.ts';
-import { type ImageResult, runBackgroundRemove, runGenerate, runUpscale } from './pipeline.ts';
+import { type ImageResult, runBackgroundRemove, runEdit, runGenerate, runMultiEdit, runUpscale } from './pipeline.ts';
+import { bytesOfDataUrl, EDIT_BODY_LIMIT, editBody, greyscaleMask, maskRefusal } from './app-edit.ts';
 import { imageModel } from './plan.ts';
 import { imageDepsOf } from './deps.ts';
 import type { Catalogue } from '../models/catalogue.ts';
@@ -287,7 +288,16 @@ export function imageRoutes(deps: AppDeps) {
       const f = await store.file(params.id);
       const headers: Record<string, string> = { ...cache, 'content-type': f.contentType, 'content-length': String(f.data.length) };
       if (new URL(req.url).searchParams.get('download') === '1') {
-        const suffix = f.seed !== null ? ` ${f.seed}` : f.action === 'upscale' ? ' upscaled' : f.action === 'background-remove' ? ' cut out' : '';
+        const suffix =
+          f.seed !== null
+            ? ` ${f.seed}`
+            : f.action === 'upscale'
+              ? ' upscaled'
+              : f.action === 'background-remove'
+                ? ' cut out'
+                : f.action === 'edit'
+                  ? ' edited'
+                  : '';
         headers['content-disposition'] = contentDisposition(fileStem(f.prompt, 'image'), extensionOf(f.contentType), { suffix, fallback: 'image' });
       }
       return new Response(new Uint8Array(f.data), { status: 200, headers });
@@ -296,6 +306,30 @@ export function imageRoutes(deps: AppDeps) {
     varyImage: action('vary'),
     upscaleImage: action('upscale'),
     removeImageBackground: action('background-remove'),
+
+    // "Edit this image" (lib/images/app-edit.ts): a gallery image or a chat's picture, into the gallery.
+    editImage: appRoute(deps, { auth: 'session+csrf', body: editBody, bodyLimit: EDIT_BODY_LIMIT }, async ({ req, requestId, session: { user }, body: b }) => {
+      refuseUnavailable();
+      let model;
+      try {
+        model = imageModel(cat(), b.model, 'inpaint');
+      } catch (e) {
+        throw asAppError(e);
+      }
+      if (b.mask) {
+        const why = maskRefusal(model);
+        if (why) throw new ApiError('INVALID_REQUEST', why, { param: 'mask' });
+      }
+      const store = userImages(svc.store, user.id);
+      const source = b.sourceId !== undefined ? await store.file(b.sourceId) : undefined;
+      const image = source ? source.data : bytesOfDataUrl(b.image ?? '');
+      const caller = { principal: await principalForUser(svc.store, user), requestId, signal: req.signal };
+      const record = { conversationId: null, messageId: null, sourceId: source?.id ?? null, action: 'edit' as const, prompt: b.prompt, params: {}, seed: null };
+      const made = b.mask
+        ? await make(runMultiEdit, caller, { images: [image, await greyscaleMask(b.mask)], prompt: b.prompt, model: model.id }, store, record)
+        : await make(runEdit, caller, { image, prompt: b.prompt, model: model.id }, store, record);
+      return json({ images: [present(made)] } satisfies ImageTurnResponse, 201);
+    }),
 
     deleteImage: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
       await userImages(svc.store, user.id).remove(params.id);
@@ -324,5 +358,6 @@ function captionOf(i: StoredImage, c: Catalogue): string {
   if (i.action === 'vary') return `A variation (seed ${i.seed}) with ${name}.`;
   if (i.action === 'upscale') return `Upscaled to ${i.width}×${i.height} with ${name}.`;
   if (i.action === 'background-remove') return `Background removed with ${name}.`;
+  if (i.action === 'edit') return `Edited with ${name}.`;
   return `Generated with ${name}.`;
 }

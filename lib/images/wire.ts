@@ -9,6 +9,8 @@
 //   POST   /api/app/images/:id/vary      ImageActionRequest → ImageTurnResponse (201): same prompt and settings, a new seed
 //   POST   /api/app/images/:id/upscale   ImageActionRequest → ImageTurnResponse (201)
 //   POST   /api/app/images/:id/remove-background ImageActionRequest → ImageTurnResponse (201)
+//   POST   /api/app/images/edit      EditImageRequest → ImageTurnResponse (201): a gallery image (sourceId) or a chat's
+//          picture (image, a data: URL) edited by a prompt, with an optional painted mask; the result joins the gallery
 //   DELETE /api/app/images/:id                           → 204
 //
 // In a chat, an image message is an assistant message whose attachments are type image/* references to its images
@@ -16,8 +18,8 @@
 // shows /api/app/images/<id>/file for each.
 import type { AppConversation, AppMessage } from '../conversations/wire.ts';
 
-export type ImageAction = 'generate' | 'vary' | 'upscale' | 'background-remove';
-export type ImageModelKind = 'generate' | 'upscale' | 'background-remove';
+export type ImageAction = 'generate' | 'vary' | 'upscale' | 'background-remove' | 'edit';
+export type ImageModelKind = 'generate' | 'upscale' | 'background-remove' | 'edit';
 
 export interface AppImageModel {
   id: string;
@@ -45,6 +47,8 @@ export interface AppImageModel {
   defaultSize: string;
   /** Upscale only: the largest factor. */
   maxScale: number;
+  /** Edit only: why a painted mask cannot be used (the model edits the whole picture), or null when it can. */
+  maskRefusal: string | null;
 }
 
 export interface ImageModelsReport {
@@ -123,4 +127,15 @@ export interface ImageTurnResponse {
   conversation?: AppConversation;
   user?: AppMessage;
   assistant?: AppMessage;
+}
+
+/** POST /api/app/images/edit (lib/images/app-edit.ts). */
+export interface EditImageRequest {
+  sourceId?: string;
+  /** A data: URL (PNG, JPEG, WebP, GIF). */
+  image?: string;
+  prompt: string;
+  model?: string;
+  /** A data: URL, white where the edit applies. */
+  mask?: string;
 }

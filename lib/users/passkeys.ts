@@ -16,6 +16,7 @@ import {
 import { ApiError } from '../api/errors.ts';
 import type { Store } from '../db/store.ts';
 import type { User } from './users.ts';
+import { keepOneSignInMethod } from './sign-in-methods.ts';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 const NAME_MAX = 60;
@@ -153,8 +154,13 @@ export async function registerPasskey(store: Store, rp: RelyingParty, user: User
   return info(row);
 }
 
-export async function deletePasskey(store: Store, userId: string, id: string): Promise<void> {
-  if ((await store.run('DELETE FROM passkeys WHERE id = $1 AND user_id = $2', [id, userId])) !== 1) throw new ApiError('NOT_FOUND', 'Passkey not found');
+/** Removes one of the user's passkeys, never the last way to sign in (a passkey may be the only one). */
+export async function deletePasskey(store: Store, user: User, id: string): Promise<void> {
+  await store.tx(async (q) => {
+    if (!(await q.get('SELECT id FROM passkeys WHERE id = $1 AND user_id = $2', [id, user.id]))) throw new ApiError('NOT_FOUND', 'Passkey not found');
+    await keepOneSignInMethod(q, user, 'passkey');
+    await q.run('DELETE FROM passkeys WHERE id = $1 AND user_id = $2', [id, user.id]);
+  });
 }
 
 /** Options for signing in with any passkey of this site (discoverable credentials: no email asked). */

@@ -19,6 +19,7 @@ import { WALLET_KEY_DESCRIPTION, findWallet, forgetWalletPrincipals } from '../w
 import type { WalletNamespace } from '../wallet/networks.ts';
 import { normaliseAddress } from '../wallet/networks.ts';
 import type { User } from './rows.ts';
+import { keepOneSignInMethod } from './sign-in-methods.ts';
 import { shortAddress, walletUserEmail } from './wallet-users.ts';
 
 /** Why a wallet's own account cannot be folded into another: what it holds, in words. */
@@ -112,6 +113,8 @@ export async function unlinkWallet(store: Store, user: User, now = Date.now()): 
   const w = user.linkedWallet;
   if (!w) throw new ApiError('NOT_FOUND', 'No wallet is linked to this account');
   await store.tx(async (q) => {
+    // A single sign-on newcomer has no password: the wallet may be all that is left to sign in with.
+    await keepOneSignInMethod(q, user, 'wallet');
     const row = await q.get<{ key_id: string }>('SELECT key_id FROM wallets WHERE id = $1 AND account_id = $2', [w.id, user.accountId]);
     if (!row) throw new ApiError('CONFLICT', 'The wallet changed meanwhile: reload and try again');
     const accountId = randomUUID();

@@ -113,4 +113,51 @@ describe('temporary chats', () => {
       401,
     );
   });
+  test('files and tools in a temporary chat: read for the turn, sent again by the browser, nothing stored', async () => {
+    const before = await stored(alice);
+    const file = { name: 'tides.txt', type: 'text/plain', dataUrl: `data:text/plain;base64,${Buffer.from('OCELOT tide tables').toString('base64')}` };
+    const r = await turn(alice, { content: 'Read this [[echo_request]]', attachments: [file] });
+    assert.equal(r.status, 201, await r.clone().text());
+    const first = (await r.json()) as TemporaryTurnResponse;
+    assert.deepEqual(
+      first.user?.attachments.map((a) => a.name),
+      ['tides.txt'],
+    );
+    assert.match((await finish(alice, first.assistant.id)).content, /OCELOT tide tables/);
+
+    // The next turn: the browser holds the file and sends it again with the branch.
+    const history = [
+      { id: first.user!.id, role: 'user', content: 'Read this', attachments: [file] },
+      { id: first.assistant.id, role: 'assistant', content: 'Read.' },
+    ];
+    const again = (await (await turn(alice, { history, content: 'Once more [[echo_request]]' })).json()) as TemporaryTurnResponse;
+    assert.match((await finish(alice, again.assistant.id)).content, /OCELOT tide tables/);
+
+    // Files are checked as a stored chat's are.
+    const exe = await turn(alice, {
+      content: 'Run it',
+      attachments: [{ name: 'a.exe', type: 'application/x-msdownload', dataUrl: 'data:application/x-msdownload;base64,TVqQAAMA' }],
+    });
+    assert.equal(exe.status, 400);
+    const orphan = await turn(alice, { history: [{ id: 'u1', role: 'user', content: 'hi' }], attachments: [file] });
+    assert.equal(orphan.status, 400);
+
+    // Tools: the chat's switched-on tools run as in a stored chat (here the built-in code runner).
+    const t = await turn(alice, { content: 'Multiply [[tool:run_javascript:{"code":"6*7"}]]', settings: { tools: ['builtin:code'] } });
+    assert.equal(t.status, 201, await t.clone().text());
+    const { assistant } = (await t.json()) as TemporaryTurnResponse;
+    const events: GenerationEvent[] = await new EventReader(
+      await call(chat.streamMessage, 'GET', `/messages/${assistant.id}/stream`, alice, { params: { id: assistant.id } }),
+    ).rest();
+    const steps = events.filter((e) => e.type === 'tool');
+    assert.ok(steps.length > 0, JSON.stringify(events));
+    assert.match(JSON.stringify(steps), /42/);
+    assert.equal(events.at(-1)?.type, 'done');
+
+    await until('the usage rows', async () => (await stored(alice)).usage >= before.usage + 4);
+    const now = await stored(alice);
+    assert.equal(now.conversations, before.conversations, 'no conversation row');
+    assert.equal(now.messages, before.messages, 'no message row, so no stored file');
+    assert.deepEqual(await userConversations(h.svc.store, alice.user.id).search('OCELOT'), []);
+  });
 });

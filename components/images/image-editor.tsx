@@ -1,0 +1,147 @@
+'use client';
+// "Edit this image": the picture with a canvas over it to paint a mask on (white where the edit applies; nothing
+// painted edits it all), a prompt, and Apply, which calls POST /images/edit once; the result joins the gallery. Only
+// what the server's edit model can do is offered: with a model that takes no mask, painting is off and says why.
+// data-testid: image-editor, image-editor-mask, image-editor-prompt, image-editor-clear, image-editor-apply,
+// image-editor-mask-off, image-editor-error.
+import { useMutation } from '@tanstack/react-query';
+import { type PointerEvent, useId, useRef, useState } from 'react';
+import { useTranslations } from 'use-intl';
+import { call } from '@/components/api/client.ts';
+import { Alert } from '@/components/ui/alert.tsx';
+import { Button } from '@/components/ui/button.tsx';
+import { Dialog } from '@/components/ui/dialog.tsx';
+import type { AppImage, AppImageModel, EditImageRequest } from '@/lib/images/wire.ts';
+
+export interface EditSource {
+  /** A gallery image… */
+  sourceId?: string;
+  /** …or a chat's picture as a data: URL. */
+  image?: string;
+  /** What to show: the gallery file or the data: URL. */
+  url: string;
+}
+
+export function ImageEditor({
+  source,
+  model,
+  onClose,
+  onDone,
+}: {
+  source: EditSource;
+  model: AppImageModel;
+  onClose: () => void;
+  onDone: (images: AppImage[]) => void;
+}) {
+  const t = useTranslations('imageEditor');
+  const id = useId();
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const drawing = useRef(false);
+  const [painted, setPainted] = useState(false);
+  const [prompt, setPrompt] = useState('');
+  const canMask = model.maskRefusal === null;
+  const apply = useMutation({
+    mutationFn: () => {
+      const body: EditImageRequest = { prompt, model: model.id, ...(source.sourceId ? { sourceId: source.sourceId } : { image: source.image }) };
+      if (painted && canvas.current) body.mask = canvas.current.toDataURL('image/png');
+      return call('POST /images/edit', { body });
+    },
+    onSuccess: (r) => onDone(r.images),
+  });
+
+  /** The canvas takes the picture's own pixel size once it loads, so the mask lines up with it exactly. */
+  const fit = (img: HTMLImageElement) => {
+    const c = canvas.current;
+    if (!c) return;
+    c.width = img.naturalWidth;
+    c.height = img.naturalHeight;
+  };
+  const paint = (e: PointerEvent<HTMLCanvasElement>) => {
+    const c = canvas.current;
+    const ctx = c?.getContext('2d');
+    if (!c || !ctx) return;
+    const r = c.getBoundingClientRect();
+    const scale = c.width / r.width;
+    ctx.fillStyle = '#ffffff';
+    ctx.beginPath();
+    ctx.arc((e.clientX - r.left) * scale, (e.clientY - r.top) * scale, Math.max(6, c.width / 24), 0, Math.PI * 2);
+    ctx.fill();
+    setPainted(true);
+  };
+  const clear = () => {
+    const c = canvas.current;
+    c?.getContext('2d')?.clearRect(0, 0, c.width, c.height);
+    setPainted(false);
+  };
+
+  return (
+    <Dialog
+      open
+      onClose={onClose}
+      title={t('title')}
+      description={t('description', { model: model.name })}
+      testId="image-editor"
+      className="w-[min(40rem,calc(100vw-2rem))]"
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose}>
+            {t('cancel')}
+          </Button>
+          <Button onClick={() => apply.mutate()} pending={apply.isPending} disabled={!prompt.trim()} data-testid="image-editor-apply">
+            {t('apply')}
+          </Button>
+        </>
+      }
+    >
+      <div className="relative overflow-hidden rounded-lg border border-border bg-muted">
+        <img src={source.url} alt={t('picture')} onLoad={(e) => fit(e.currentTarget)} className="block h-auto w-full" />
+        <canvas
+          ref={canvas}
+          aria-label={canMask ? t('maskLabel') : undefined}
+          aria-hidden={canMask ? undefined : true}
+          data-testid="image-editor-mask"
+          className={`absolute inset-0 h-full w-full opacity-50 ${canMask ? 'cursor-crosshair touch-none' : 'pointer-events-none'}`}
+          onPointerDown={(e) => {
+            if (!canMask) return;
+            drawing.current = true;
+            e.currentTarget.setPointerCapture(e.pointerId);
+            paint(e);
+          }}
+          onPointerMove={(e) => drawing.current && paint(e)}
+          onPointerUp={() => {
+            drawing.current = false;
+          }}
+        />
+      </div>
+      {canMask ? (
+        <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
+          <span>{painted ? t('maskPainted') : t('maskHint')}</span>
+          <Button size="sm" variant="ghost" onClick={clear} disabled={!painted} data-testid="image-editor-clear">
+            {t('clear')}
+          </Button>
+        </div>
+      ) : (
+        <p className="text-sm text-muted-foreground" data-testid="image-editor-mask-off">
+          {t('maskOff', { reason: model.maskRefusal ?? '' })}
+        </p>
+      )}
+      <label htmlFor={`${id}-prompt`} className="text-sm font-medium">
+        {t('promptLabel')}
+      </label>
+      <textarea
+        id={`${id}-prompt`}
+        value={prompt}
+        maxLength={7500}
+        rows={2}
+        onChange={(e) => {
+          setPrompt(e.target.value);
+          apply.reset();
+        }}
+        placeholder={t('promptPlaceholder')}
+        className="w-full rounded-lg border border-input bg-background px-3 py-2 text-sm"
+        data-testid="image-editor-prompt"
+      />
+      {apply.isError && <Alert data-testid="image-editor-error">{apply.error.message}</Alert>}
+    </Dialog>
+  );
+}
