@@ -40,7 +40,13 @@ const PERIOD_WORDS: Record<LimitPeriod, string> = { EPOCH: 'per day', WEEK: 'per
  * list, 402 TEAM_MEMBER_SPEND_LIMIT_EXCEEDED when the worst case (`estimateUsd`, micro-USD) does not fit their cap.
  * Keys of a personal account pass without a read.
  */
-export async function refuseByMember(q: Queryable, principal: Pick<Principal, 'accountId' | 'key'>, modelId: string | undefined, estimateUsd: number, now = Date.now()): Promise<void> {
+export async function refuseByMember(
+  q: Queryable,
+  principal: Pick<Principal, 'accountId' | 'key'>,
+  modelId: string | undefined,
+  estimateUsd: number,
+  now = Date.now(),
+): Promise<void> {
   const userId = principal.key.memberId;
   if (!userId) return;
   const m = await membership(q, principal.accountId, userId);

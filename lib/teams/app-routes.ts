@@ -121,7 +121,8 @@ export function teamRoutes(deps: AppDeps) {
 
     createInvite: appRoute(deps, { auth: 'session+csrf', body: inviteBody, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body }) => {
       const email = body.email ?? null;
-      if (email && !svc.mailer) throw new ApiError('INVALID_REQUEST', 'This server sends no mail (LAGOON_SMTP_URL is not set): share the link instead', { param: 'email' });
+      if (email && !svc.mailer)
+        throw new ApiError('INVALID_REQUEST', 'This server sends no mail (LAGOON_SMTP_URL is not set): share the link instead', { param: 'email' });
       const { invite, token } = await createInvite(store, { accountId: params.id, actorId: user.id, role: body.role, email });
       // The token rides in the fragment: it never reaches a server log or a Referer.
       const link = `${svc.config.wallet.publicOrigin}/teams/join#token=${token}`;

@@ -42,13 +42,24 @@ export async function openInvites(store: Store, accountId: string, now = Date.no
     'SELECT id, role, email, created_at, expires_at FROM team_invites WHERE account_id = $1 AND accepted_at IS NULL AND expires_at > $2 ORDER BY created_at DESC, id',
     [accountId, now],
   );
-  return rows.map((r) => ({ id: r.id, role: r.role as TeamRole, email: r.email, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), acceptedAt: null }));
+  return rows.map((r) => ({
+    id: r.id,
+    role: r.role as TeamRole,
+    email: r.email,
+    createdAt: Number(r.created_at),
+    expiresAt: Number(r.expires_at),
+    acceptedAt: null,
+  }));
 }
 
 /** Withdraws an open invitation (admins and the owner): it expires now. */
 export async function revokeInvite(store: Store, accountId: string, actorId: string, id: string, now = Date.now()): Promise<void> {
   await requireRole(store, accountId, actorId, 'admin');
-  const n = await store.run('UPDATE team_invites SET expires_at = $3 WHERE account_id = $1 AND id = $2 AND accepted_at IS NULL AND expires_at > $3', [accountId, id, now]);
+  const n = await store.run('UPDATE team_invites SET expires_at = $3 WHERE account_id = $1 AND id = $2 AND accepted_at IS NULL AND expires_at > $3', [
+    accountId,
+    id,
+    now,
+  ]);
   if (n !== 1) throw new ApiError('NOT_FOUND', 'No such open invitation');
 }
 
@@ -63,7 +74,14 @@ export async function acceptInvite(
 ): Promise<{ accountId: string; name: string; role: TeamRole }> {
   if (!TOKEN_SHAPE.test(token)) throw new ApiError('NOT_FOUND', GONE);
   return store.tx(async (q) => {
-    const row = await q.get<{ account_id: string; role: string; email: string | null; expires_at: number | string; accepted_at: number | string | null; name: string }>(
+    const row = await q.get<{
+      account_id: string;
+      role: string;
+      email: string | null;
+      expires_at: number | string;
+      accepted_at: number | string | null;
+      name: string;
+    }>(
       `SELECT i.account_id, i.role, i.email, i.expires_at, i.accepted_at, a.name FROM team_invites i JOIN accounts a ON a.id = i.account_id WHERE i.token_hash = $1${store.forUpdate}`,
       [hashToken(token)],
     );
@@ -71,7 +89,11 @@ export async function acceptInvite(
     if (row.email && row.email !== user.email.toLowerCase())
       throw new ApiError('FORBIDDEN', `This invitation was sent to ${row.email}: sign in with that address to accept it`);
     if (await membership(q, row.account_id, user.id)) throw new ApiError('CONFLICT', 'You are already a member of this team');
-    const taken = await q.run('UPDATE team_invites SET accepted_by = $2, accepted_at = $3 WHERE token_hash = $1 AND accepted_at IS NULL', [hashToken(token), user.id, now]);
+    const taken = await q.run('UPDATE team_invites SET accepted_by = $2, accepted_at = $3 WHERE token_hash = $1 AND accepted_at IS NULL', [
+      hashToken(token),
+      user.id,
+      now,
+    ]);
     if (taken !== 1) throw new ApiError('NOT_FOUND', GONE);
     await addMember(q, store, row.account_id, user.id, row.role as TeamRole, now);
     return { accountId: row.account_id, name: row.name, role: row.role as TeamRole };

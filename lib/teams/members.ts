@@ -59,7 +59,8 @@ export async function requireRole(q: Queryable, accountId: string, userId: strin
   const m = await membership(q, accountId, userId);
   if (!m) throw new ApiError('FORBIDDEN', 'You are not a member of this team');
   const rank = (r: TeamRole) => TEAM_ROLES.length - TEAM_ROLES.indexOf(r);
-  if (rank(m.role) < rank(least)) throw new ApiError('FORBIDDEN', least === 'owner' ? 'Only the team’s owner may do this' : 'Only the team’s owner and admins may do this');
+  if (rank(m.role) < rank(least))
+    throw new ApiError('FORBIDDEN', least === 'owner' ? 'Only the team’s owner may do this' : 'Only the team’s owner and admins may do this');
   return m;
 }
 
@@ -125,9 +126,11 @@ export async function updateMember(store: Store, accountId: string, actorId: str
     const actor = await requireRole(q, accountId, actorId, 'admin');
     const target = await membership(q, accountId, userId);
     if (!target) throw new ApiError('NOT_FOUND', 'No such member');
-    if (target.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') throw new ApiError('INVALID_REQUEST', 'The owner stays the owner', { param: 'role' });
+    if (target.role === 'owner' && patch.role !== undefined && patch.role !== 'owner')
+      throw new ApiError('INVALID_REQUEST', 'The owner stays the owner', { param: 'role' });
     if (patch.role === 'owner' && target.role !== 'owner') throw new ApiError('INVALID_REQUEST', 'A team has one owner', { param: 'role' });
-    if (actor.role !== 'owner' && (target.role !== 'member' || patch.role === 'admin')) throw new ApiError('FORBIDDEN', 'Only the team’s owner may change admins');
+    if (actor.role !== 'owner' && (target.role !== 'member' || patch.role === 'admin'))
+      throw new ApiError('FORBIDDEN', 'Only the team’s owner may change admins');
     const sets: string[] = [];
     const params: (string | number | null)[] = [accountId, userId];
     const set = (column: string, value: string | number | null) => {
@@ -176,4 +179,3 @@ function txStore(store: Store, q: Queryable): Store {
     close: async () => undefined,
   } as Store;
 }
-

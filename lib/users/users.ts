@@ -122,7 +122,18 @@ async function createUser(
       const txStore = inTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
-      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, personalAccountId: account.id, team: null, createdAt: Date.now(), wallet: null, linkedWallet: null };
+      const u: User = {
+        id: randomUUID(),
+        email,
+        displayName,
+        isAdmin,
+        accountId: account.id,
+        personalAccountId: account.id,
+        team: null,
+        createdAt: Date.now(),
+        wallet: null,
+        linkedWallet: null,
+      };
       await q.run(
         'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at, email_verified_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
         [u.id, u.email, passwordHash, u.displayName, u.isAdmin, u.accountId, u.createdAt, input.emailVerifiedAt ?? null],
