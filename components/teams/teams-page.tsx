@@ -35,7 +35,15 @@ function CreateTeam() {
   };
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-2 rounded-xl border border-border bg-card p-4">
-      <InputField id={id} label={t('newTeam')} value={name} onChange={(e) => setName(e.target.value)} maxLength={80} data-testid="team-name" className="flex-1" />
+      <InputField
+        id={id}
+        label={t('newTeam')}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        maxLength={80}
+        data-testid="team-name"
+        className="flex-1"
+      />
       <Button type="submit" pending={create.isPending} disabled={!name.trim()} data-testid="create-team">
         {t('create')}
       </Button>
@@ -56,7 +64,13 @@ function MemberRow({ teamId, m, canEdit, canRemove }: { teamId: string; m: TeamM
         params,
         body: {
           capUsd: cap.trim() === '' ? null : Number(cap),
-          models: models.trim() === '' ? null : models.split(',').map((s) => s.trim()).filter(Boolean),
+          models:
+            models.trim() === ''
+              ? null
+              : models
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
         },
       }),
     onSuccess: () => qc.invalidateQueries({ queryKey: detailKey(teamId) }),
@@ -85,7 +99,14 @@ function MemberRow({ teamId, m, canEdit, canRemove }: { teamId: string; m: TeamM
             hint={t('capHint')}
             data-testid="member-cap"
           />
-          <InputField id={`models-${m.userId}`} label={t('models')} value={models} onChange={(e) => setModels(e.target.value)} hint={t('modelsHint')} data-testid="member-models" />
+          <InputField
+            id={`models-${m.userId}`}
+            label={t('models')}
+            value={models}
+            onChange={(e) => setModels(e.target.value)}
+            hint={t('modelsHint')}
+            data-testid="member-models"
+          />
           <Button onClick={() => save.mutate()} pending={save.isPending} data-testid="member-save">
             {t('save')}
           </Button>
@@ -122,11 +143,26 @@ function Invite({ teamId, owner, mail }: { teamId: string; owner: boolean; mail:
     <section className="flex flex-col gap-2 rounded-xl border border-border bg-card p-4">
       <h2 className="text-lg font-semibold">{t('invite')}</h2>
       <div className="flex flex-wrap items-end gap-2">
-        <SelectField id={`${id}-role`} label={t('roleLabel')} value={role} onChange={(e) => setRole(e.target.value as 'member' | 'admin')} data-testid="invite-role">
+        <SelectField
+          id={`${id}-role`}
+          label={t('roleLabel')}
+          value={role}
+          onChange={(e) => setRole(e.target.value as 'member' | 'admin')}
+          data-testid="invite-role"
+        >
           <option value="member">{t('role.member')}</option>
           {owner && <option value="admin">{t('role.admin')}</option>}
         </SelectField>
-        {mail && <InputField id={`${id}-email`} label={t('inviteEmail')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} data-testid="invite-email" />}
+        {mail && (
+          <InputField
+            id={`${id}-email`}
+            label={t('inviteEmail')}
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            data-testid="invite-email"
+          />
+        )}
         <Button onClick={() => invite.mutate()} pending={invite.isPending} data-testid="create-invite">
           {t('createInvite')}
         </Button>
@@ -151,18 +187,34 @@ function Transfer({ teamId }: { teamId: string }) {
   const [usd, setUsd] = useState('');
   const move = useMutation({
     // One id per click: a retry of the same request moves nothing twice.
-    mutationFn: (direction: 'to_team' | 'to_personal') => call('POST /teams/:id/transfer', { params: { id: teamId }, body: { id: crypto.randomUUID(), direction, usd: Number(usd) } }),
+    mutationFn: (direction: 'to_team' | 'to_personal') =>
+      call('POST /teams/:id/transfer', { params: { id: teamId }, body: { id: crypto.randomUUID(), direction, usd: Number(usd) } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: detailKey(teamId) }),
   });
   return (
     <section className="flex flex-col gap-2 rounded-xl border border-border bg-card p-4">
       <h2 className="text-lg font-semibold">{t('transfer')}</h2>
       <div className="flex flex-wrap items-end gap-2">
-        <InputField id={id} label={t('amount')} type="number" min={0} step="0.01" value={usd} onChange={(e) => setUsd(e.target.value)} data-testid="transfer-usd" />
+        <InputField
+          id={id}
+          label={t('amount')}
+          type="number"
+          min={0}
+          step="0.01"
+          value={usd}
+          onChange={(e) => setUsd(e.target.value)}
+          data-testid="transfer-usd"
+        />
         <Button onClick={() => move.mutate('to_team')} pending={move.isPending} disabled={!(Number(usd) > 0)} data-testid="transfer-to-team">
           {t('toTeam')}
         </Button>
-        <Button variant="ghost" onClick={() => move.mutate('to_personal')} pending={move.isPending} disabled={!(Number(usd) > 0)} data-testid="transfer-to-personal">
+        <Button
+          variant="ghost"
+          onClick={() => move.mutate('to_personal')}
+          pending={move.isPending}
+          disabled={!(Number(usd) > 0)}
+          data-testid="transfer-to-personal"
+        >
           {t('toPersonal')}
         </Button>
       </div>
