@@ -1,6 +1,6 @@
 'use client';
 // The account switcher above the account menu: the user's own account or one of their teams. The choice is the
-// session's (POST /teams/switch); every page then reads the chosen account, so all cached queries are dropped.
+// session's (POST /teams/switch); every page then reads the chosen account, so all cached queries are reset.
 // Shown once the user is in a team; "Teams" leads to the teams page either way.
 // data-testid: account-switcher (a select), teams-link.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -23,8 +23,8 @@ export function AccountSwitcher() {
     setBusy(true);
     try {
       await call('POST /teams/switch', { body: { accountId: accountId === PERSONAL ? null : accountId } });
-      // Every page reads the account the session acts for: nothing cached may survive the switch.
-      qc.clear();
+      // Every page reads the account the session acts for: every cached answer is reset and the shown ones refetched.
+      void qc.resetQueries();
     } finally {
       setBusy(false);
     }

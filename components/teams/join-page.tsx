@@ -19,7 +19,7 @@ export function JoinTeamPage() {
   const accept = useMutation({
     mutationFn: () => call('POST /teams/invites/accept', { body: { token } }),
     onSuccess: () => {
-      qc.clear();
+      void qc.resetQueries();
       router.push('/teams');
     },
   });

@@ -27,7 +27,7 @@ function CreateTeam() {
       const team = await call('POST /teams', { body: { name } });
       await call('POST /teams/switch', { body: { accountId: team.accountId } });
     },
-    onSuccess: () => qc.clear(),
+    onSuccess: () => qc.resetQueries(),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
