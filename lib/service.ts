@@ -37,7 +37,7 @@ import { log, setLogLevel } from './log.ts';
 import { E2eeWorkerLink } from './e2ee/worker-link.ts';
 import { KnowledgeService } from './knowledge/service.ts';
 import { knowledgeEmbedder } from './embeddings/knowledge.ts';
-import { AlertService } from './alerts/service.ts';
+import { type AlertMailer, AlertService } from './alerts/service.ts';
 import { smtpMailer } from './account/mailer.ts';
 
 export interface Service {
@@ -87,6 +87,8 @@ export interface Service {
   knowledge: KnowledgeService;
   /** Account alerts (low balance, key budgets) by email and signed webhook: evaluation after settlement, the outbox. */
   alerts: AlertService;
+  /** The operator's SMTP transport (LAGOON_SMTP_URL); undefined: this server sends no mail. Team invitations use it. */
+  mailer: AlertMailer | undefined;
   close(): Promise<void>;
 }
 
@@ -227,6 +229,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     e2ee,
     knowledge,
     alerts,
+    mailer,
     async close() {
       // Running jobs go back to the queue (another instance, or this one after its restart, takes them up).
       await jobs.stop().catch((e) => log.error({ err: e }, 'stopping the job workers failed'));

@@ -93,6 +93,16 @@
 //   POST   /api/app/alerts/secret                        → AlertSettingsView (a new webhook signing secret)
 //   POST   /api/app/alerts/test                          → 202 AlertTestSent (409 when no channel is set)
 //   GET    /api/app/alerts/deliveries?page=&limit=       → AlertDeliveryPage (the delivery log, newest first)
+//   GET    /api/app/teams                                → TeamsView (the active account and the user's teams)
+//   POST   /api/app/teams  { name }                      → TeamSummary (201; a team owned by the user)
+//   POST   /api/app/teams/switch  { accountId|null }     → TeamsView (this session acts for that team, or the user's own)
+//   GET    /api/app/teams/:id                            → TeamDetail (admins: every member and invite)
+//   PATCH  /api/app/teams/:id/members/:userId  { role?, capUsd?, capPeriod?, models? } → TeamMemberView
+//   DELETE /api/app/teams/:id/members/:userId           → 204 (removed, or left)
+//   POST   /api/app/teams/:id/invites  { role, email? }  → CreatedInvite (201; the link once, mailed with SMTP)
+//   DELETE /api/app/teams/:id/invites/:inviteId         → 204
+//   POST   /api/app/teams/invites/accept  { token }     → TeamsView (the session now acts for the team)
+//   POST   /api/app/teams/:id/transfer  { id, direction, usd } → TransferResult (the owner; exactly once per id)
 //   GET    /api/app/operator/accounts?q=&page=&limit=    → OperatorAccountsPage (the operator only)
 //   POST   /api/app/operator/accounts/:id/grant  OperatorGrantRequest → { account: OperatorAccount }
 //   PATCH  /api/app/operator/accounts/:id  OperatorAccountPatch → { account: OperatorAccount }
@@ -130,5 +140,6 @@ export type * from './memory/wire.ts';
 export type * from './prompts/wire.ts';
 export type * from './tools/wire.ts';
 export type * from './alerts/wire.ts';
+export type * from './teams/wire.ts';
 // The one value: the usage dashboard's period options, shared by the route's check and the page's switcher.
 export { USAGE_PERIODS } from './billing/wire-usage.ts';

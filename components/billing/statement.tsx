@@ -26,6 +26,7 @@ const KIND_LABEL: Record<StatementKind, string> = {
   refund: 'Refund',
   correction: 'Correction',
   release: 'Hold released',
+  transfer: 'Transfer',
 };
 const UNIT: Record<string, [string, string]> = {
   token: ['token', 'tokens'],

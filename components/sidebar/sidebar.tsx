@@ -22,6 +22,7 @@ import { FolderList } from '@/components/sidebar/folder-list.tsx';
 import { SearchResults } from '@/components/sidebar/search-results.tsx';
 import { SidebarSearch } from '@/components/sidebar/sidebar-search.tsx';
 import { UserMenu } from '@/components/sidebar/user-menu.tsx';
+import { AccountSwitcher } from '@/components/teams/account-switcher.tsx';
 import { VideoIcon } from '@/components/video/video-icon.tsx';
 import { ImageIcon } from '@/components/images/image-icon.tsx';
 import { MemoryIcon } from '@/components/memory/icons.tsx';
@@ -113,6 +114,7 @@ export function Sidebar({ onClose, onCollapse }: SidebarProps) {
         )}
       </nav>
       <div className="border-t border-border pt-2">
+        <AccountSwitcher />
         <UserMenu />
       </div>
     </div>

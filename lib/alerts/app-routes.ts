@@ -11,6 +11,7 @@ import { vetUrl } from '../net/safe-fetch.ts';
 import type { User } from '../users/users.ts';
 import type { AlertDeliveryPage, AlertSettingsView, AlertTestSent } from '../wire.ts';
 import { summary } from './rules.ts';
+import { refuseTeamMember } from '../teams/scope.ts';
 import type { EventBody } from './store.ts';
 
 const BODY_LIMIT = 16 * 1024;
@@ -44,9 +45,14 @@ export function alertRoutes(deps: AppDeps) {
   }
 
   return {
-    alertSettings: appRoute(deps, 'session', async ({ session: { user } }) => json(await view(user))),
+    alertSettings: appRoute(deps, 'session', async ({ session: { user } }) => {
+      // A team's alerts are its owner's and admins'.
+      refuseTeamMember(user);
+      return json(await view(user));
+    }),
 
     saveAlerts: appRoute(deps, { auth: 'session+csrf', body: settingsBody, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body }) => {
+      refuseTeamMember(user);
       const webhookUrl = body.webhookUrl || null;
       if (webhookUrl) {
         try {
@@ -68,12 +74,14 @@ export function alertRoutes(deps: AppDeps) {
     }),
 
     rotateAlertSecret: appRoute(deps, 'session+csrf', async ({ session: { user } }) => {
+      refuseTeamMember(user);
       if (!(await alerts().alerts.settings(user.accountId))) throw new ApiError('CONFLICT', 'Save your alert settings first.');
       await alerts().alerts.rotateSecret(user.accountId);
       return json(await view(user));
     }),
 
     testAlert: appRoute(deps, 'session+csrf', async ({ session: { user } }) => {
+      refuseTeamMember(user);
       const sent = await alerts().sendTest(user.accountId);
       if (!sent) throw new ApiError('CONFLICT', 'Set an email address or a webhook URL, and save, before sending a test.');
       const rows = await alerts().alerts.log(user.accountId, 1, 10);
@@ -88,6 +96,7 @@ export function alertRoutes(deps: AppDeps) {
     }),
 
     alertDeliveries: appRoute(deps, 'session', async ({ req, session: { user } }) => {
+      refuseTeamMember(user);
       const q = queryOf(deps, logQuery, req);
       const { items, total } = await alerts().alerts.log(user.accountId, q.page, q.limit);
       const out: AlertDeliveryPage = {

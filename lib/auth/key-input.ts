@@ -55,7 +55,13 @@ export type PatchKeyBody = z.infer<typeof patchKeyBody>;
 const limitMicros = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMicros(v));
 
 /** Creates the key (400 once the account has MAX_ACTIVE_KEYS live keys); the secret is returned this once. */
-export async function createKeyFrom(store: Store, accountId: string, body: CreateKeyBody): Promise<{ key: ApiKey; secret: string }> {
+/** `memberId`: in a team, the member the key is made by (its usage is theirs; it works while they are a member). */
+export async function createKeyFrom(
+  store: Store,
+  accountId: string,
+  body: CreateKeyBody,
+  memberId: string | null = null,
+): Promise<{ key: ApiKey; secret: string }> {
   const keys = accountKeys(store, accountId);
   if ((await keys.countActive()) >= MAX_ACTIVE_KEYS) throw new ApiError('INVALID_REQUEST', `An account may have at most ${MAX_ACTIVE_KEYS} active API keys`);
   return keys.create({
@@ -67,6 +73,7 @@ export async function createKeyFrom(store: Store, accountId: string, body: Creat
     limitPeriod: body.limitPeriod,
     modelPrivacy: body.modelPrivacy,
     allowedModels: body.models ? [...new Set(body.models)] : null,
+    memberId,
   });
 }
 

@@ -33,6 +33,8 @@ export interface ApiKey {
   allowedModels: string[] | null;
   /** The server-held key the browser app acts through for a user (never shown to anyone as a secret). */
   browserApp: boolean;
+  /** A team's key: the member (user id) it acts for, whose usage it is and who must still be a member (lib/teams). */
+  memberId: string | null;
 }
 
 /** The caller of a request, once authenticated. */
@@ -60,10 +62,11 @@ interface KeyRow {
   model_privacy: string;
   browser_app: number | string;
   allowed_models: string | null;
+  member_id: string | null;
 }
 
 const KEY_COLUMNS =
-  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.model_privacy, k.browser_app, k.allowed_models';
+  'k.id, k.account_id, k.type, k.description, k.last6, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.limit_usd, k.limit_diem, k.limit_period, k.model_privacy, k.browser_app, k.allowed_models, k.member_id';
 
 /** A key of account $1 with id $2 that is usable at time $3. */
 const LIVE_KEY = 'k.account_id = $1 AND k.id = $2 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3)';
@@ -84,6 +87,7 @@ const toKey = (r: KeyRow): ApiKey => ({
   modelPrivacy: (r.model_privacy ?? 'ALL') as ModelPrivacy,
   allowedModels: r.allowed_models ? (JSON.parse(r.allowed_models) as string[]) : null,
   browserApp: Number(r.browser_app) === 1,
+  memberId: r.member_id ?? null,
 });
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -130,6 +134,8 @@ export interface NewKey {
   allowedModels?: string[] | null;
   /** The key the browser app acts through for the account's user (one per user, made at sign-up). */
   browserApp?: boolean;
+  /** A team's key made by or for this member (user id). */
+  memberId?: string | null;
 }
 
 /** The key operations of one account: every statement carries its account id. */
@@ -153,10 +159,11 @@ export function accountKeys(store: Store, accountId: string) {
         modelPrivacy: input.modelPrivacy ?? 'ALL',
         allowedModels: input.allowedModels ?? null,
         browserApp: input.browserApp ?? false,
+        memberId: input.memberId ?? null,
       };
       await store.run(
-        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, model_privacy, browser_app, allowed_models)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        `INSERT INTO api_keys (id, account_id, key_hash, last6, type, description, created_at, expires_at, limit_usd, limit_diem, limit_period, model_privacy, browser_app, allowed_models, member_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
         [
           key.id,
           accountId,
@@ -172,6 +179,7 @@ export function accountKeys(store: Store, accountId: string) {
           key.modelPrivacy,
           key.browserApp ? 1 : 0,
           key.allowedModels ? JSON.stringify(key.allowedModels) : null,
+          key.memberId,
         ],
       );
       return { key, secret };
@@ -206,13 +214,14 @@ export function accountKeys(store: Store, accountId: string) {
       );
       return rows.map(toKey);
     },
-    /** The live key the browser app acts through, when there is one. */
-    async browserKey(now = Date.now()): Promise<ApiKey | undefined> {
+    /** The live key the browser app acts through, when there is one: the account's own, or in a team this member's. */
+    async browserKey(now = Date.now(), memberId: string | null = null): Promise<ApiKey | undefined> {
+      const member = memberId === null ? 'k.member_id IS NULL' : 'k.member_id = $3';
       const row = await store.get<KeyRow>(
         `SELECT ${KEY_COLUMNS} FROM api_keys k
-         WHERE k.account_id = $1 AND k.browser_app = 1 AND k.type = 'INFERENCE' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
+         WHERE k.account_id = $1 AND k.browser_app = 1 AND k.type = 'INFERENCE' AND ${member} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
          ORDER BY k.created_at, k.id LIMIT 1`,
-        [accountId, now],
+        memberId === null ? [accountId, now] : [accountId, now, memberId],
       );
       return row && toKey(row);
     },
@@ -295,6 +304,7 @@ export const forgetPrincipals = (store: Store): void => principalCache.get(store
 interface PrincipalRow extends KeyRow {
   tier: string;
   disabled_at: number | string | null;
+  member_role: string | null;
 }
 
 function noteUse(store: Store, keyId: string, now: number) {
@@ -314,15 +324,21 @@ export async function authenticate(store: Store, secret: string | undefined, now
     return hit.principal;
   }
   const row = await store.get<PrincipalRow>(
-    `SELECT ${KEY_COLUMNS}, a.tier, a.disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+    `SELECT ${KEY_COLUMNS}, a.tier, a.disabled_at,
+       (SELECT m.role FROM team_members m WHERE m.account_id = k.account_id AND m.user_id = k.member_id) AS member_role
+     FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
     [digest],
   );
   if (!row) throw new ApiError('AUTHENTICATION_FAILED');
   if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY');
   refuseDisabledAccount(row.disabled_at);
+  // A team key works only while its member is one: read from the database on every request, never cached, so a
+  // removed member's keys stop at once on every instance.
+  if (row.member_id && !row.member_role) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', 'The team member this key belongs to has left the team');
   const key = toKey(row);
   noteUse(store, key.id, now);
   const principal: Principal = { accountId: key.accountId, accountTier: row.tier, keyId: key.id, keyType: key.type, key };
+  if (key.memberId) return principal;
   if (cache.size >= PRINCIPAL_CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(digest, { principal, until: now + PRINCIPAL_TTL_MS });
   return principal;

@@ -14,6 +14,7 @@ import { appRoute, json } from '../http/app-route.ts';
 import { STATEMENT_KINDS } from './wire.ts';
 import type { AppStatementEntry, StatementPage } from '../wire.ts';
 import { billingSummary } from './app-summary.ts';
+import { memberScope, refuseTeamMember } from '../teams/scope.ts';
 import { idParam, instant, intParam, queryOf, rangeRefine, totalPages } from '../api/dash-query.ts';
 
 /** Entries read per batch of an export (each batch is one indexed read of at most this many rows per kind). */
@@ -25,6 +26,8 @@ const filterShape = {
   keyId: idParam.optional(),
   modelId: idParam.optional(),
   kind: z.enum(STATEMENT_KINDS).optional(),
+  /** In a team (owner and admins): only this member's charges. */
+  memberId: idParam.optional(),
 };
 const statementQuery = z.strictObject({ ...filterShape, page: intParam(1, 1_000_000, 1), limit: intParam(1, 200, 50) }).superRefine(rangeRefine);
 const exportQuery = z.strictObject({ ...filterShape, format: z.enum(['csv', 'json']).default('csv') }).superRefine(rangeRefine);
@@ -58,10 +61,16 @@ export function billingRoutes(deps: AppDeps) {
   }
 
   return {
-    billingSummary: appRoute(deps, 'session', async ({ session: { user } }) => json(await billingSummary(deps, user))),
+    billingSummary: appRoute(deps, 'session', async ({ session: { user } }) => {
+      refuseTeamMember(user);
+      return json(await billingSummary(deps, user));
+    }),
 
     billingStatement: appRoute(deps, 'session', async ({ req, session: { user } }) => {
+      // A team's statement is its owner's and admins'; they may narrow it to one member's charges.
+      refuseTeamMember(user);
       const q = queryOf(deps, statementQuery, req);
+      q.memberId = await memberScope(store, user, q.memberId);
       await checkKey(user.accountId, q.keyId);
       const [{ entries, total }, names] = await Promise.all([accountStatement(store, user.accountId, q), keyNames(user.accountId)]);
       const body: StatementPage = {
@@ -75,12 +84,15 @@ export function billingRoutes(deps: AppDeps) {
     }),
 
     // A charge's signed receipt, for the account's own charges (the statement links each one).
-    billingReceipt: appRoute(deps, 'session', async ({ params, session: { user } }) =>
-      json(await signedReceipt(receiptContextOf(deps.svc), user.accountId, params.id)),
-    ),
+    billingReceipt: appRoute(deps, 'session', async ({ params, session: { user } }) => {
+      refuseTeamMember(user);
+      return json(await signedReceipt(receiptContextOf(deps.svc), user.accountId, params.id));
+    }),
 
     billingExport: appRoute(deps, 'session', async ({ req, session: { user } }) => {
+      refuseTeamMember(user);
       const { format, ...filter } = queryOf(deps, exportQuery, req);
+      filter.memberId = await memberScope(store, user, filter.memberId);
       await checkKey(user.accountId, filter.keyId);
       const names = format === 'json' ? await keyNames(user.accountId) : new Map<string, string>();
       const body = exportStream(user.accountId, filter, format, names);

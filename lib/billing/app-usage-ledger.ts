@@ -8,10 +8,17 @@ import { addTotals, zeroTotals } from './usage-span.ts';
 
 export const RECENT_LIMIT = 50;
 
-export async function billingUsage(store: Store, accountId: string, days: UsagePeriod, span: { from: number; to: number }): Promise<UsageReport> {
+/** `memberId`: in a team, only that member's usage (their keys'). */
+export async function billingUsage(
+  store: Store,
+  accountId: string,
+  days: UsagePeriod,
+  span: { from: number; to: number },
+  memberId?: string,
+): Promise<UsageReport> {
   const [analytics, history] = await Promise.all([
-    usageAnalytics(store, accountId, span),
-    usageHistory(store, accountId, { ...span, page: 1, limit: RECENT_LIMIT }),
+    usageAnalytics(store, accountId, { ...span, memberId }),
+    usageHistory(store, accountId, { ...span, memberId, page: 1, limit: RECENT_LIMIT }),
   ]);
   const totals = zeroTotals();
   for (const m of analytics.byModel) addTotals(totals, m);

@@ -6,15 +6,20 @@ import { isRemote } from '../catalogue/sources.ts';
 import { billingUsage } from './app-usage-ledger.ts';
 import { chatUsage } from './app-usage-remote.ts';
 import { periodOf, spanOf } from './usage-span.ts';
+import { memberScope } from '../teams/scope.ts';
 
 export function usageRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   const remote = isRemote(deps);
   return {
     usage: appRoute(deps, 'session', async ({ req, session: { user } }) => {
-      const days = periodOf(new URL(req.url).searchParams.get('days'));
+      const url = new URL(req.url);
+      const days = periodOf(url.searchParams.get('days'));
       const span = spanOf(days, Date.now());
-      return json(remote ? await chatUsage(store, user.id, days, span) : await billingUsage(store, user.accountId, days, span));
+      if (remote) return json(await chatUsage(store, user.id, days, span));
+      // In a team: a member's own usage, or (owner and admins) one member's when asked.
+      const memberId = await memberScope(store, user, url.searchParams.get('memberId') ?? undefined);
+      return json(await billingUsage(store, user.accountId, days, span, memberId));
     }),
   };
 }

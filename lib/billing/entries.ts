@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Store } from '../db/store.ts';
 
-export const ENTRY_KINDS = ['opening', 'grant', 'topup', 'refund', 'correction', 'allowance', 'release'] as const;
+export const ENTRY_KINDS = ['opening', 'grant', 'topup', 'refund', 'correction', 'allowance', 'release', 'transfer'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 export interface EntryInput {

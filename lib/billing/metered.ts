@@ -22,6 +22,7 @@ import { log, noteModel } from '../log.ts';
 import { holdClosed, holdOpened, recordUsage } from '../metrics/registry.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { refuseByModelPrivacy } from '../auth/model-privacy.ts';
+import { refuseByMember } from '../teams/admission.ts';
 import { awaitsPayment, passGate } from './payment-gate.ts';
 
 export interface MeterDeps {
@@ -87,11 +88,14 @@ export async function admit(
   ctx: Pick<MeterContext, 'principal'>,
   model: ModelEntry,
   tokens: number,
+  /** The call's worst case in micro-USD, for a team member's cap (0: only a cap already spent refuses). */
+  estimateUsd = 0,
 ): Promise<Admission> {
   const p = ctx.principal;
   // Every model-bound call (chat, responses, embeddings, media, jobs) is admitted here: the key's modelPrivacy is
-  // enforced once, before any budget is taken or anything held.
+  // enforced once, before any budget is taken or anything held; so are a team member's model list and cap.
   refuseByModelPrivacy(p, model);
+  await refuseByMember(deps.store, p, model.id, estimateUsd);
   const tier = p.accountTier === 'partner' ? 'partner' : 'default';
   try {
     return await deps.limiter.admit({ credential: p.keyId, modelId: model.id, model, tier }, tokens);
@@ -201,9 +205,9 @@ async function openMeterNow(deps: MeterDeps, ctx: MeterContext, call: MeteredCal
   await passGate(ctx.principal, estimate, { modelId: call.model?.id ?? call.modelId ?? call.endpoint, endpoint: call.endpoint });
   let admission: Admission | undefined;
   if (call.model) {
-    admission = await admit(deps, ctx, call.model, tokensOf(call.estimate));
+    admission = await admit(deps, ctx, call.model, tokensOf(call.estimate), estimate.usd);
     Object.assign(ctx.responseHeaders, admission.headers);
-  }
+  } else await refuseByMember(deps.store, ctx.principal, undefined, estimate.usd);
   const p = ctx.principal;
   const reserved = deps.ledger.reserve({ requestId: ctx.requestId, accountId: p.accountId, keyId: p.keyId, keyLimit: keyLimitOf(p.key), estimate });
   // A request refused for credit still counted as a request; its tokens go back to the budget.

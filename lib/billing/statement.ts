@@ -9,7 +9,7 @@ import type { Param, Store } from '../db/store.ts';
 import { type CsvValue, toCsv } from './csv.ts';
 import { fromMicros } from './money.ts';
 import { USAGE_CSV_COLUMNS, usageCsvFields } from './usage-csv.ts';
-import { toUsageRow, type UsageDbRow, type UsageRow } from './usage-query.ts';
+import { MEMBER_KEYS, toUsageRow, type UsageDbRow, type UsageRow } from './usage-query.ts';
 
 import { STATEMENT_KINDS, type StatementKind } from './wire.ts';
 
@@ -25,6 +25,8 @@ export interface StatementFilter {
   /** Charges for this model (credits drop out). */
   modelId?: string;
   kind?: StatementKind;
+  /** In a team: charges of this member's keys only (credits drop out). */
+  memberId?: string;
 }
 
 export interface StatementCredit {
@@ -83,7 +85,7 @@ const ENTRY_COLUMNS = `l.kind AS kind, l.id AS id, l.created_at AS created_at, $
     CAST(NULL AS TEXT) AS network, CAST(NULL AS TEXT) AS tx_hash, CAST(NULL AS TEXT) AS payer, l.note AS note, l.usd AS credit,
     l.diem AS credit_diem, l.held_usd AS held_usd, l.held_diem AS held_diem, l.ref AS ref`;
 /** The ledger's entries that are statement lines of their own (grants and top-ups have richer rows above). */
-const LEDGER_LINES: StatementKind[] = ['refund', 'correction', 'release'];
+const LEDGER_LINES: StatementKind[] = ['refund', 'correction', 'release', 'transfer'];
 
 interface EntryRow extends Omit<UsageDbRow, 'request_id'> {
   kind: StatementKind;
@@ -104,12 +106,13 @@ interface EntryRow extends Omit<UsageDbRow, 'request_id'> {
 function branchesOf(f: StatementFilter, p: (v: Param) => string): Branch[] {
   const time = (col: string) => [f.from !== undefined ? `${col} >= ${p(f.from)}` : '', f.to !== undefined ? `${col} < ${p(f.to)}` : ''].filter(Boolean);
   const wants = (k: StatementKind) => f.kind === undefined || f.kind === k;
-  const chargesOnly = f.keyId !== undefined || f.modelId !== undefined;
+  const chargesOnly = f.keyId !== undefined || f.modelId !== undefined || f.memberId !== undefined;
   const out: Branch[] = [];
   if (wants('inference') || wants('search')) {
     const w = ['u.account_id = $1', ...time('u.created_at')];
     if (f.keyId !== undefined) w.push(`u.key_id = ${p(f.keyId)}`);
     if (f.modelId !== undefined) w.push(`u.model_id = ${p(f.modelId)}`);
+    if (f.memberId !== undefined) w.push(MEMBER_KEYS.replace('?', p(f.memberId)));
     if (f.kind === 'search') w.push(`u.endpoint LIKE '/augment/%'`);
     if (f.kind === 'inference') w.push(`u.endpoint NOT LIKE '/augment/%'`);
     out.push({ columns: USAGE_COLUMNS, from: 'usage u', where: w, time: 'u.created_at', id: 'u.request_id' });

@@ -40,6 +40,8 @@ export interface HistoryQuery {
   to?: number;
   keyId?: string;
   modelId?: string;
+  /** In a team: only the charges of this member's keys. */
+  memberId?: string;
   /** 1-based. */
   page: number;
   limit: number;
@@ -79,6 +81,9 @@ export const toUsageRow = (r: UsageDbRow): UsageRow => ({
   quantity: Number(r.quantity),
 });
 
+/** A team member's charges: those of the keys made by or for them, of this account ($1) only. */
+export const MEMBER_KEYS = 'u.key_id IN (SELECT mk.id FROM api_keys mk WHERE mk.account_id = $1 AND mk.member_id = ?)';
+
 /** The WHERE clause of a history query; the account is always `$1`. */
 function historyFilter(accountId: string, q: Omit<HistoryQuery, 'page' | 'limit'>): { where: string; params: Param[] } {
   const params: Param[] = [accountId];
@@ -91,6 +96,7 @@ function historyFilter(accountId: string, q: Omit<HistoryQuery, 'page' | 'limit'
   if (q.to !== undefined) add('created_at < ?', q.to);
   if (q.keyId !== undefined) add('key_id = ?', q.keyId);
   if (q.modelId !== undefined) add('model_id = ?', q.modelId);
+  if (q.memberId !== undefined) add(MEMBER_KEYS.replace('u.key_id', 'key_id'), q.memberId);
   return { where: clauses.join(' AND '), params };
 }
 
@@ -197,11 +203,15 @@ function bySpend<T extends { usd: number; diem: number; requests: number }>(key:
 }
 
 /** Totals by UTC day (every day of [from, to), zeros included, ascending), by model and by key (by spend). */
-export async function usageAnalytics(store: Store, accountId: string, range: { from: number; to: number }): Promise<UsageAnalytics> {
+export async function usageAnalytics(store: Store, accountId: string, range: { from: number; to: number; memberId?: string }): Promise<UsageAnalytics> {
   const { from, to } = range;
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 0 || to <= from) throw new RangeError('the range must be 0 <= from < to (ms)');
   const params: Param[] = [accountId, from, to];
-  const where = 'u.account_id = $1 AND u.created_at >= $2 AND u.created_at < $3';
+  let where = 'u.account_id = $1 AND u.created_at >= $2 AND u.created_at < $3';
+  if (range.memberId !== undefined) {
+    params.push(range.memberId);
+    where += ` AND ${MEMBER_KEYS.replace('?', '$4')}`;
+  }
 
   const dayRows = await store.all<SumsRow & { day_index: number }>(
     `SELECT CAST(u.created_at / ${DAY_MS} AS BIGINT) AS day_index, ${SUMS}

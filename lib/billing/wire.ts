@@ -4,7 +4,7 @@
 /** Statement entry kinds: charges (inference in any unit; the search and scrape endpoints) and credits (top-ups, grants). */
 /** Charges (inference, search), credits (topup, grant), and the ledger's other entries: a refund of an answer that was
  * not delivered, an operator's correction, the release of a hold that was never charged. */
-export const STATEMENT_KINDS = ['inference', 'search', 'topup', 'grant', 'refund', 'correction', 'release'] as const;
+export const STATEMENT_KINDS = ['inference', 'search', 'topup', 'grant', 'refund', 'correction', 'release', 'transfer'] as const;
 export type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 export interface SpendWindow {

@@ -1024,4 +1024,54 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       `ALTER TABLE x402_topups ADD COLUMN origin TEXT`,
     ],
   },
+  {
+    version: 39,
+    name: 'teams: members and their roles, caps and model lists, invites, transfers, the active account',
+    sql: [
+      // A team is an account (its balance, keys and usage) with members (lib/teams): roles owner/admin/member, and per
+      // member a spend cap in USD per period (NULL: none) and a model list (JSON; NULL: any). Read on every request
+      // that acts for the team, never cached, so a removed member loses access at once on every instance.
+      `CREATE TABLE team_members (
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        user_id TEXT NOT NULL REFERENCES users(id),
+        role TEXT NOT NULL,
+        cap_usd BIGINT,
+        cap_period TEXT NOT NULL DEFAULT 'MONTH',
+        allowed_models TEXT,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, user_id)
+      )`,
+      `CREATE INDEX team_members_user ON team_members(user_id)`,
+      // An invitation: only the SHA-256 of its link's token is kept; single use, until it expires. email: set when
+      // it was mailed (shown to the team's admins), else NULL for a link passed on by hand.
+      `CREATE TABLE team_invites (
+        token_hash TEXT PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        role TEXT NOT NULL,
+        email TEXT,
+        created_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        accepted_by TEXT,
+        accepted_at BIGINT
+      )`,
+      `CREATE INDEX team_invites_account ON team_invites(account_id, created_at)`,
+      // The member a key of a team acts for (the app's per-member key, and keys a member made): its usage is that
+      // member's, and it works only while they are a member.
+      `ALTER TABLE api_keys ADD COLUMN member_id TEXT`,
+      // The account the session acts for when it is not the user's own (the account switcher; per session).
+      `ALTER TABLE sessions ADD COLUMN active_account_id TEXT`,
+      // A move of credit between a person's own account and a team's, keyed by the client's id so a retry moves
+      // nothing twice; each side has its ledger entry ('transfer') written in the same transaction.
+      `CREATE TABLE credit_transfers (
+        id TEXT PRIMARY KEY,
+        from_account_id TEXT NOT NULL REFERENCES accounts(id),
+        to_account_id TEXT NOT NULL REFERENCES accounts(id),
+        usd BIGINT NOT NULL,
+        user_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ];

@@ -35,6 +35,7 @@ import { importRoutes } from '../conversations/app-import.ts';
 import { shareRoutes } from '../conversations/app-shares.ts';
 import { knowledgeRoutes } from '../knowledge/app-routes.ts';
 import { alertRoutes } from '../alerts/app-routes.ts';
+import { teamRoutes } from '../teams/app-routes.ts';
 import type { AppDeps } from './app-deps.ts';
 
 export interface AppBackend {
@@ -73,6 +74,7 @@ export type AppRoutes = ReturnType<typeof authRoutes> &
   ReturnType<typeof folderRoutes> &
   ReturnType<typeof importRoutes> &
   ReturnType<typeof alertRoutes> &
+  ReturnType<typeof teamRoutes> &
   ReturnType<typeof shareRoutes> &
   Omit<ReturnType<typeof imageRoutes>, 'close'> &
   Omit<ReturnType<typeof chatRoutes>, 'close'>;
@@ -113,6 +115,7 @@ export function createAppBackend(svc: Service, app: AppConfig = svc.config.app):
       ...folderRoutes(deps),
       ...importRoutes(deps),
       ...alertRoutes(deps),
+      ...teamRoutes(deps),
       ...shareRoutes(deps),
       ...knowledgeRoutes(deps),
       ...imageHandlers,

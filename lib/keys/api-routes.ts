@@ -90,7 +90,7 @@ function createdKey(key: ApiKey, secret: string, withModels: boolean): Reply {
 export async function createKey(ctx: RequestCtx, { body }: ApiInput<CreateKeyBody, unknown>): Promise<Reply> {
   const p = principalOf(ctx);
   publicFieldsOnly(ctx, body);
-  const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body);
+  const { key, secret } = await createKeyFrom(ctx.svc.store, p.accountId, body, p.key.memberId);
   return createdKey(key, secret, ours(ctx));
 }
 

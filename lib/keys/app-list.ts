@@ -15,11 +15,16 @@ const MAX_KEYS = 200;
 const latest = (a: number | null, b: number | undefined) => (b === undefined ? a : a === null ? b : Math.max(a, b));
 const amount = (v: number | null) => (v === null ? null : fromMicros(v));
 
+/** A team member (not an admin) sees and manages only the keys they made (the session's role, read this request). */
+export const seesOnlyOwnKeys = (user: User): boolean => user.team?.role === 'member';
+
 /** The account's keys as the browser may see them (shared by GET /api/app/keys and the key pages). */
 export async function appKeysOf(store: Store, user: User): Promise<AppApiKey[]> {
   // Through the scoped key module: every query carries the session user's account id.
   const keys = accountKeys(store, user.accountId);
-  const [list, spending, lastBilled] = await Promise.all([keys.list(MAX_KEYS), keys.spending(), keys.lastBilledAt()]);
+  const [all, spending, lastBilled] = await Promise.all([keys.list(MAX_KEYS), keys.spending(), keys.lastBilledAt()]);
+  // In a team, a member sees only their own keys; the owner and admins see every key of the team.
+  const list = seesOnlyOwnKeys(user) ? all.filter((k) => k.memberId === user.id) : all;
   // The key the app chats with (a wallet user's is the wallet's key); a revoked one leaves no key marked.
   const browserKeyId = await principalForUser(store, user).then(
     (p) => p.keyId,

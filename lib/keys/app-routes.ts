@@ -11,7 +11,7 @@ import { principalForUser, type User } from '../users/users.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json } from '../http/app-route.ts';
 import type { ApiKeysReport, AppApiKey, CreatedApiKey } from '../wire.ts';
-import { appKeysOf } from './app-list.ts';
+import { appKeysOf, seesOnlyOwnKeys } from './app-list.ts';
 
 const BODY_LIMIT = 16 * 1024;
 
@@ -23,7 +23,7 @@ const appPatchBody = patchKeyBody.omit({ id: true });
  * credentials may mint one: an email user. A wallet session acts as the wallet's server-held INFERENCE key (as its
  * SIGN-IN-WITH-X requests do on the API), so it may create INFERENCE keys only.
  */
-export const canCreateAdminKeys = (user: User): boolean => user.wallet === null;
+export const canCreateAdminKeys = (user: User): boolean => user.wallet === null && user.team?.role !== 'member';
 
 /** The key the app itself acts through for this user (its chats): it cannot be revoked from here. */
 const actingKeyId = (store: Store, user: User) =>
@@ -40,6 +40,13 @@ async function keyView(store: Store, user: User, id: string): Promise<AppApiKey>
 
 const notFound = () => new ApiError('NOT_FOUND', 'API key not found');
 
+/** A team member may change only their own keys: another member's key is not found, as another account's is. */
+async function ownKey(store: Store, user: User, id: string): Promise<void> {
+  if (!seesOnlyOwnKeys(user)) return;
+  const key = await accountKeys(store, user.accountId).get(id);
+  if (!key || key.memberId !== user.id) throw notFound();
+}
+
 export function apiKeyRoutes(deps: AppDeps) {
   const { store } = deps.svc;
   return {
@@ -55,15 +62,22 @@ export function apiKeyRoutes(deps: AppDeps) {
 
     createApiKey: appRoute(deps, { auth: 'session+csrf', body: createKeyBody, bodyLimit: BODY_LIMIT }, async ({ session: { user }, body }) => {
       if (body.apiKeyType === 'ADMIN' && !canCreateAdminKeys(user)) {
-        throw new ApiError('FORBIDDEN', 'A wallet session can create INFERENCE keys only: ADMIN keys are created by an account signed in with email');
+        throw new ApiError(
+          'FORBIDDEN',
+          user.team
+            ? 'A team member can create INFERENCE keys only: ADMIN keys are for the team’s owner and admins'
+            : 'A wallet session can create INFERENCE keys only: ADMIN keys are created by an account signed in with email',
+        );
       }
-      const { key, secret } = await createKeyFrom(store, user.accountId, body);
+      // A team's key is the member's who made it: their usage, and it works while they are a member.
+      const { key, secret } = await createKeyFrom(store, user.accountId, body, user.team ? user.id : null);
       const created: CreatedApiKey = { key: await keyView(store, user, key.id), secret };
       return json(created, 201);
     }),
 
     updateApiKey: appRoute(deps, { auth: 'session+csrf', body: appPatchBody, bodyLimit: BODY_LIMIT }, async ({ params, session: { user }, body: patch }) => {
       const body = { ...patch, id: params.id };
+      await ownKey(store, user, params.id);
       const updated = await accountKeys(store, user.accountId).update(body.id, keyPatchFrom(body));
       if (!updated) throw notFound();
       return json({ key: await keyView(store, user, updated.id) });
@@ -72,7 +86,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     revokeApiKey: appRoute(deps, 'session+csrf', async ({ params, session: { user } }) => {
       const keys = accountKeys(store, user.accountId);
       const key = await keys.get(params.id);
-      if (!key || key.revokedAt !== null) throw notFound();
+      if (!key || key.revokedAt !== null || (seesOnlyOwnKeys(user) && key.memberId !== user.id)) throw notFound();
       if (key.id === (await actingKeyId(store, user))) {
         throw new ApiError('INVALID_REQUEST', 'This is the key the app chats with: it cannot be revoked here (cap its spend instead)', { param: 'id' });
       }

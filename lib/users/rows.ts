@@ -1,13 +1,28 @@
 // The users row as queries read it and the User it maps to: shared by users.ts and wallet-users.ts (which users.ts
 // imports), so neither imports the other's values.
 
+/** A team role (lib/teams): the owner, admins (members, keys, invites, the statement) and members. */
+export type TeamRole = 'owner' | 'admin' | 'member';
+
+/** The team a session acts for, as the database said on this request (lib/users/sessions.ts). */
+export interface ActiveTeam {
+  accountId: string;
+  name: string;
+  role: TeamRole;
+}
+
 /** A user as the server sees it (never the password hash). */
 export interface User {
   id: string;
   email: string;
   displayName: string;
   isAdmin: boolean;
+  /** The account the request acts for: the user's own, or the team the session switched to (`team`). */
   accountId: string;
+  /** The user's own account, whichever account the session acts for. */
+  personalAccountId: string;
+  /** Set while the session acts for a team the user is a member of; null: the user's own account. */
+  team: ActiveTeam | null;
   createdAt: number;
   /** Set for a user who signs in with a wallet (lib/users/wallet-users.ts): its account and key are the wallet's. */
   wallet: UserWallet | null;
@@ -64,6 +79,8 @@ export const toUser = (r: UserRow): User => ({
   displayName: r.display_name,
   isAdmin: Boolean(r.is_admin),
   accountId: r.account_id,
+  personalAccountId: r.account_id,
+  team: null,
   createdAt: Number(r.created_at),
   wallet: walletOf(r.wallet_id, r.wallet_namespace, r.wallet_address),
   linkedWallet: walletOf(r.linked_wallet_id, r.linked_wallet_namespace, r.linked_wallet_address),

@@ -2,7 +2,7 @@
 // table cannot be replayed. Each session has its own CSRF token (see csrf.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../db/store.ts';
-import { type User, USER_COLUMNS, toUser, type UserRow } from './users.ts';
+import { type TeamRole, type User, USER_COLUMNS, toUser, type UserRow } from './users.ts';
 
 export const SESSION_COOKIE = 'lagoon_session';
 export const SESSION_TTL_MS = 30 * 86_400_000;
@@ -35,6 +35,9 @@ interface SessionRow extends UserRow {
   s_last_seen_at: number;
   s_second_factor: boolean | number;
   a_disabled_at: number | string | null;
+  t_account_id: string | null;
+  t_role: string | null;
+  t_name: string | null;
 }
 
 /** The session's user and CSRF token; undefined for an unknown, malformed or expired token (an expired one is deleted). */
@@ -47,8 +50,11 @@ export async function readSession(
   const idHash = hashSessionToken(token);
   const row = await store.get<SessionRow>(
     `SELECT ${USER_COLUMNS}, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, s.last_seen_at AS s_last_seen_at, s.second_factor AS s_second_factor,
-       (SELECT a.disabled_at FROM accounts a WHERE a.id = u.account_id) AS a_disabled_at
-     FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1`,
+       (SELECT a.disabled_at FROM accounts a WHERE a.id = u.account_id) AS a_disabled_at,
+       m.account_id AS t_account_id, m.role AS t_role, (SELECT a.name FROM accounts a WHERE a.id = m.account_id) AS t_name
+     FROM sessions s JOIN users u ON u.id = s.user_id
+       LEFT JOIN team_members m ON m.account_id = s.active_account_id AND m.user_id = s.user_id
+     WHERE s.id_hash = $1`,
     [idHash],
   );
   if (!row) return undefined;
@@ -62,7 +68,20 @@ export async function readSession(
   }
   // The account's disabled mark travels with the session, so the app refuses it where sessions are checked.
   const accountDisabledAt = row.a_disabled_at === null || row.a_disabled_at === undefined ? null : Number(row.a_disabled_at);
-  return { user: toUser(row), csrfToken: row.s_csrf_token, expiresAt, accountDisabledAt, secondFactor: Boolean(row.s_second_factor) };
+  const user = toUser(row);
+  // The team the session switched to, while the user is still its member: read on every request (no cached grant),
+  // so a removed member is back on their own account at once, on every instance.
+  if (row.t_account_id && row.t_role) {
+    user.accountId = row.t_account_id;
+    user.team = { accountId: row.t_account_id, name: row.t_name ?? '', role: row.t_role as TeamRole };
+  }
+  return { user, csrfToken: row.s_csrf_token, expiresAt, accountDisabledAt, secondFactor: Boolean(row.s_second_factor) };
+}
+
+/** The account this session acts for from now on: a team the user is a member of, or null for their own. */
+export async function setSessionAccount(store: Store, token: string | undefined, accountId: string | null): Promise<void> {
+  if (!token || !TOKEN_SHAPE.test(token)) return;
+  await store.run('UPDATE sessions SET active_account_id = $2 WHERE id_hash = $1', [hashSessionToken(token), accountId]);
 }
 
 /** Signs one session out (idempotent). */

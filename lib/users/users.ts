@@ -4,7 +4,7 @@
 // operator admin.
 import { randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import { createAccount, getAccount } from '../accounts/accounts.ts';
+import { createAccount, getAccount, refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys, type Principal } from '../auth/keys.ts';
 import type { Queryable, Store } from '../db/store.ts';
@@ -20,7 +20,7 @@ export const DISPLAY_NAME_MAX = 80;
 export const EMAIL_MAX = 254;
 
 export { publicUser, toUser, USER_COLUMNS } from './rows.ts';
-export type { PublicUser, User, UserRow, UserWallet } from './rows.ts';
+export type { ActiveTeam, PublicUser, TeamRole, User, UserRow, UserWallet } from './rows.ts';
 
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
@@ -122,7 +122,18 @@ async function createUser(
       const txStore = inTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
-      const u: User = { id: randomUUID(), email, displayName, isAdmin, accountId: account.id, createdAt: Date.now(), wallet: null, linkedWallet: null };
+      const u: User = {
+        id: randomUUID(),
+        email,
+        displayName,
+        isAdmin,
+        accountId: account.id,
+        personalAccountId: account.id,
+        team: null,
+        createdAt: Date.now(),
+        wallet: null,
+        linkedWallet: null,
+      };
       await q.run(
         'INSERT INTO users (id, email, password_hash, display_name, is_admin, account_id, created_at, email_verified_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
         [u.id, u.email, passwordHash, u.displayName, u.isAdmin, u.accountId, u.createdAt, input.emailVerifiedAt ?? null],
@@ -169,10 +180,24 @@ export async function getUser(store: Store, id: string): Promise<User | undefine
  * SIGN-IN-WITH-X request would run. 401 when that key has been revoked or has expired.
  */
 export async function principalForUser(store: Store, user: User, now = Date.now()): Promise<Principal> {
+  if (user.team) return teamMemberPrincipal(store, user, now);
   if (user.wallet) return walletUserPrincipal(store, user.wallet, now);
   const account = await getAccount(store, user.accountId);
   const key = await accountKeys(store, user.accountId).browserKey(now);
   if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");
+  return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
+}
+
+/**
+ * In a team (the session switched to it), the app acts through the member's own server-held key of the team's
+ * account: the team pays, the usage is the member's, and the metered call applies their cap and model list.
+ */
+async function teamMemberPrincipal(store: Store, user: User, now: number): Promise<Principal> {
+  const team = user.team!;
+  const account = await getAccount(store, team.accountId);
+  const key = await accountKeys(store, team.accountId).browserKey(now, user.id);
+  if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This member's key of the team is revoked or expired");
+  refuseDisabledAccount(account.disabledAt);
   return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
 }
 

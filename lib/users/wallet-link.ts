@@ -73,13 +73,13 @@ export async function linkWallet(store: Store, user: User, wallet: { namespace: 
     }
   }
   await store.tx(async (q) => {
-    const keyId = await newWalletKey(q, user.accountId, now);
+    const keyId = await newWalletKey(q, user.personalAccountId, now);
     let walletId: string;
     if (existing) {
       walletId = existing.id;
       // Moved only from the account it was checked on: a racing change of the wallet fails the link instead.
       const moved = await q.run('UPDATE wallets SET account_id = $1, key_id = $2 WHERE id = $3 AND account_id = $4', [
-        user.accountId,
+        user.personalAccountId,
         keyId,
         existing.id,
         existing.accountId,
@@ -97,7 +97,7 @@ export async function linkWallet(store: Store, user: User, wallet: { namespace: 
       walletId = randomUUID();
       const inserted = await q.run(
         'INSERT INTO wallets (id, namespace, address, account_id, key_id, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (namespace, address) DO NOTHING',
-        [walletId, wallet.namespace, address, user.accountId, keyId, now],
+        [walletId, wallet.namespace, address, user.personalAccountId, keyId, now],
       );
       if (inserted !== 1) throw new ApiError('CONFLICT', 'The wallet signed in elsewhere while it was being linked: try again');
     }
@@ -115,7 +115,7 @@ export async function unlinkWallet(store: Store, user: User, now = Date.now()): 
   await store.tx(async (q) => {
     // A single sign-on newcomer has no password: the wallet may be all that is left to sign in with.
     await keepOneSignInMethod(q, user, 'wallet');
-    const row = await q.get<{ key_id: string }>('SELECT key_id FROM wallets WHERE id = $1 AND account_id = $2', [w.id, user.accountId]);
+    const row = await q.get<{ key_id: string }>('SELECT key_id FROM wallets WHERE id = $1 AND account_id = $2', [w.id, user.personalAccountId]);
     if (!row) throw new ApiError('CONFLICT', 'The wallet changed meanwhile: reload and try again');
     const accountId = randomUUID();
     await q.run('INSERT INTO accounts (id, name, tier, created_at) VALUES ($1, $2, $3, $4)', [accountId, `wallet ${w.namespace}:${w.address}`, 'default', now]);

@@ -111,6 +111,7 @@ export function quoteCaller(deps: PerRequestDeps, path: string, scheme: RequestS
       modelPrivacy: 'ALL',
       allowedModels: null,
       browserApp: false,
+      memberId: null,
     },
   };
   return gatedPrincipal(
