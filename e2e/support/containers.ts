@@ -15,7 +15,8 @@ export const podmanEnv: NodeJS.ProcessEnv = {
   CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? path.join(ROOT, 'scripts/deploy/containers.conf'),
 };
 
-const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+// /usr/sbin too: iptables lives there, outside a non-root user's PATH.
+const have = (cmd: string) => spawnSync('sh', ['-c', `PATH="$PATH:/usr/sbin:/sbin" command -v ${cmd}`]).status === 0;
 
 /**
  * Why the container tests do not run here (a skip reason), or false. They are opt-in (`LAGOON_CONTAINER_TESTS=1`)
@@ -39,6 +40,8 @@ export interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  /** stdout and stderr together, in the order they came (`podman logs` gives a container's stderr on its stderr). */
+  output: string;
 }
 
 /** Runs a command to its end without blocking the event loop; throws with its output when it fails, unless `ok`. */
@@ -47,12 +50,19 @@ export function sh(cmd: string, args: string[], opts: { ok?: boolean; env?: Node
     const p = spawn(cmd, args, { env: opts.env ?? podmanEnv, cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    p.stdout.on('data', (b) => (stdout += b));
-    p.stderr.on('data', (b) => (stderr += b));
+    let output = '';
+    p.stdout.on('data', (b) => {
+      stdout += b;
+      output += b;
+    });
+    p.stderr.on('data', (b) => {
+      stderr += b;
+      output += b;
+    });
     p.on('error', reject);
     p.on('close', (code) => {
-      const r = { code: code ?? 1, stdout, stderr };
-      if (r.code !== 0 && !opts.ok) reject(new Error(`${cmd} ${args.join(' ')} exited ${r.code}:\n${(stdout + stderr).slice(-4000)}`));
+      const r = { code: code ?? 1, stdout, stderr, output };
+      if (r.code !== 0 && !opts.ok) reject(new Error(`${cmd} ${args.join(' ')} exited ${r.code}:\n${output.slice(-4000)}`));
       else resolve(r);
     });
   });
@@ -81,15 +91,61 @@ export async function buildImage(tag: string, containerfile: string, context: st
   return Math.round((performance.now() - t) / 100) / 10;
 }
 
-/** Polls `url` until it answers 200 (or throws after `ms`, with `why()` for the message). */
-export async function waitFor200(url: string, ms: number, why: () => Promise<string>): Promise<void> {
+/** The containers whose label `label` (key=value) is set, e.g. a compose project's: their names. */
+export async function containersLabelled(label: string): Promise<string[]> {
+  const r = await podman(['ps', '--all', '--filter', `label=${label}`, '--format', '{{.Names}}'], { ok: true });
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * What a failure message shows of containers: each one's state (status, exit code, restarts, the runtime's error,
+ * e.g. a network that could not be set up) and its last log lines, stdout and stderr both (a server's startup error
+ * is on stderr).
+ */
+export async function describeContainers(names: string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const name of names) {
+    const state = await podman(['inspect', '--format', STATE, name], { ok: true });
+    const logs = await podman(['logs', '--tail', '40', name], { ok: true });
+    parts.push(`--- ${name}: ${state.output.trim()}\n${logs.output.trim() || '(no log output)'}`);
+  }
+  return parts.join('\n') || '(no containers)';
+}
+const STATE = '{{.State.Status}}, exit code {{.State.ExitCode}}, {{.RestartCount}} restarts{{if .State.Error}}, error: {{.State.Error}}{{end}}';
+
+/**
+ * Why one of `names` will not come up by itself, or false: it never started (the runtime's error, e.g. netavark
+ * failing without iptables), or it stopped and its restart policy will not start it again.
+ */
+export async function containersDown(names: string[]): Promise<string | false> {
+  for (const name of names) {
+    const r = await podman(['inspect', '--format', '{{.State.Status}}|{{.HostConfig.RestartPolicy.Name}}|{{.State.Error}}', name], { ok: true });
+    if (r.code !== 0) return `${name}: ${r.output.trim()}`;
+    const [status, policy, error] = r.stdout.trim().split('|');
+    if (status === 'created' && error) return `${name} did not start: ${error}`;
+    if (['exited', 'stopped', 'dead'].includes(status) && ['', 'no'].includes(policy)) return `${name} stopped (${status})`;
+  }
+  return false;
+}
+
+/**
+ * Polls `url` until it answers 200, or throws after `ms` with `why()` for the message; sooner when `down()` (checked
+ * every few seconds) says it never will.
+ */
+export async function waitFor200(url: string, ms: number, why: () => Promise<string>, down?: () => Promise<string | false>): Promise<void> {
   const deadline = Date.now() + ms;
+  let nextCheck = Date.now() + 3000;
   while (Date.now() < deadline) {
     const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
       (r) => r.status === 200,
       () => false,
     );
     if (ok) return;
+    if (down && Date.now() >= nextCheck) {
+      const reason = await down();
+      if (reason) throw new Error(`${url} will not answer: ${reason}\n${await why()}`);
+      nextCheck = Date.now() + 3000;
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`${url} did not answer 200 in ${ms} ms:\n${await why()}`);
