@@ -56,7 +56,9 @@ before(async () => {
     LAGOON_POSTGRES_IMAGE: TEST_IMAGES.postgres.tag,
     LAGOON_REDIS_IMAGE: TEST_IMAGES.redis.tag,
   };
-  for (const i of [TEST_IMAGES.lagoon, TEST_IMAGES.postgres, TEST_IMAGES.redis]) await buildImage(i.tag, i.file, i.context, base);
+  let seconds = 0;
+  for (const i of [TEST_IMAGES.lagoon, TEST_IMAGES.postgres, TEST_IMAGES.redis]) seconds += await buildImage(i.tag, i.file, i.context, base);
+  console.log(`# images built in ${seconds.toFixed(1)} s (base ${base})`);
   // A build that outlasted the hook's timeout: `after` has run, so start nothing it would have had to stop.
   if (ended) return;
 
@@ -82,7 +84,9 @@ before(async () => {
   if (failed) throw new Error(`compose up: ${failed}\n${up.output.slice(-3000)}\n${await report()}`);
   const origins = ports.map((p) => `http://127.0.0.1:${p}`);
   // Lagoon may start before PostgreSQL accepts connections; it exits and its restart policy starts it again.
+  const t = performance.now();
   for (const origin of origins) await waitFor200(`${origin}/readyz`, 180_000, report, down);
+  console.log(`# both instances ready ${((performance.now() - t) / 1000).toFixed(0)} s after compose up`);
   deployment = {
     origins,
     cli: async (...args) => (await podman(['exec', container('lagoon-1'), 'node', 'scripts/lagoon.ts', ...args])).stdout,

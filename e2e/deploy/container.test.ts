@@ -1,6 +1,6 @@
 // The container image (Containerfile) built from the Debian base and run as two instances on one PostgreSQL and one
 // Redis (the host's, through --network host: a database and a Redis key prefix of this test's own, ports of its own),
-// with the model a scripted engine on loopback. Opt-in: LAGOON_CONTAINER_TESTS=1.
+// with the model a scripted engine on loopback. Skipped where Podman does not work or LAGOON_CONTAINER_TESTS=0.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
