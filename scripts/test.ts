@@ -30,6 +30,9 @@ if (!unit) {
 // build takes minutes, so it starts now, in the background at the lowest CPU priority, and overlaps the rest of the
 // suite (e2e/support/image-prebuild.ts, which does nothing where they would be skipped; its log in the temp folder).
 let prebuild: ReturnType<typeof spawn> | undefined;
+// The images this run has built (e2e/support/containers.ts buildImage): the tests skip rebuilding what it lists.
+const imagesBuilt = path.join(os.tmpdir(), `lagoon-images-built-${process.pid}`);
+process.env.LAGOON_IMAGES_BUILT = imagesBuilt;
 if (!unit && process.env.LAGOON_CONTAINER_TESTS !== '0' && (args.length === 0 || args.some((a) => a.includes('deploy')))) {
   const log = fs.openSync(path.join(os.tmpdir(), 'lagoon-image-prebuild.log'), 'w');
   prebuild = spawn('nice', ['-n', '19', process.execPath, path.resolve(import.meta.dirname, '../e2e/support/image-prebuild.ts')], {
@@ -72,6 +75,7 @@ if (prebuild?.pid && prebuild.exitCode === null) {
     process.kill(-prebuild.pid);
   } catch {}
 }
+fs.rmSync(imagesBuilt, { force: true });
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
