@@ -23,12 +23,14 @@ command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v pocketsphinx_continuous >/dev/null 2>&1 || missing+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || missing+=(pocketsphinx-en-us)
 # Containers (the image, the compose file and their tests): Podman with runc, netavark and aardvark-dns (compose
-# services find each other by name), mmdebstrap for a Debian base image where no registry can be pulled from. The
+# services find each other by name), iptables (netavark sets up every network and published port with it: without
+# it no container on a network starts), mmdebstrap for a Debian base image where no registry can be pulled from. The
 # settings they need on some hosts are scripts/deploy/containers.conf, passed per command (CONTAINERS_CONF).
 command -v podman >/dev/null 2>&1 || missing+=(podman uidmap fuse-overlayfs slirp4netns)
 command -v runc >/dev/null 2>&1 || missing+=(runc)
 [ -x /usr/lib/podman/netavark ] || missing+=(netavark)
 [ -x /usr/lib/podman/aardvark-dns ] || missing+=(aardvark-dns)
+[ -x /usr/sbin/iptables ] || missing+=(iptables)
 command -v podman-compose >/dev/null 2>&1 || missing+=(podman-compose)
 command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -8,12 +8,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { baseImage, buildImage, containersMissing, podman, podmanEnv, sh, TEST_IMAGES, waitFor200 } from '../support/containers.ts';
+import {
+  baseImage,
+  buildImage,
+  containersDown,
+  containersLabelled,
+  containersMissing,
+  describeContainers,
+  podman,
+  podmanEnv,
+  sh,
+  TEST_IMAGES,
+  waitFor200,
+} from '../support/containers.ts';
 import { checkChat, checkHealth, checkOneLedger, checkSharedRateLimit, type Deployment, writeDeployConfig } from '../support/deploy-checks.ts';
 import { freePort } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
 
-const skip = containersMissing('podman-compose');
+// iptables: netavark sets up the project's network (port forwarding, NAT) with it; without it no container starts.
+const skip = containersMissing('podman-compose', 'iptables');
 const project = `lagoontest${randomBytes(4).toString('hex')}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-compose-'));
 const files = ['scripts/deploy/compose.yaml', 'scripts/deploy/compose.debian.yaml', path.join(dir, 'compose.test.yaml')];
@@ -24,6 +37,10 @@ let started = false;
 
 const compose = (...args: string[]) => sh('podman-compose', ['-p', project, ...files.flatMap((f) => ['-f', f]), ...args], { env: composeEnv });
 const container = (service: string) => `${project}_${service}_1`;
+const SERVICES = ['lagoon-1', 'lagoon-2', 'postgres', 'redis'];
+// Every container of the project, whatever compose named it: for failure messages and the clean-up.
+const LABEL = `io.podman.compose.project=${project}`;
+const report = async () => describeContainers(await containersLabelled(LABEL));
 
 // A cold build (base image, npm ci, next build) takes minutes, longer than one test may (npm test's 3 min).
 const BUILD_TIMEOUT = { timeout: 25 * 60_000 };
@@ -39,7 +56,9 @@ before(async () => {
     LAGOON_POSTGRES_IMAGE: TEST_IMAGES.postgres.tag,
     LAGOON_REDIS_IMAGE: TEST_IMAGES.redis.tag,
   };
-  for (const i of [TEST_IMAGES.lagoon, TEST_IMAGES.postgres, TEST_IMAGES.redis]) await buildImage(i.tag, i.file, i.context, base);
+  let seconds = 0;
+  for (const i of [TEST_IMAGES.lagoon, TEST_IMAGES.postgres, TEST_IMAGES.redis]) seconds += await buildImage(i.tag, i.file, i.context, base);
+  console.log(`# images built in ${seconds.toFixed(1)} s (base ${base})`);
   // A build that outlasted the hook's timeout: `after` has run, so start nothing it would have had to stop.
   if (ended) return;
 
@@ -58,12 +77,16 @@ before(async () => {
     LAGOON_PORT_2: String(ports[1]),
   };
   started = true;
-  await compose('up', '-d');
+  // podman-compose 1.0.3 carries on (exit code 0) when a container fails to start: check that each one runs.
+  const up = await compose('up', '-d');
+  const down = () => containersDown(SERVICES.map(container));
+  const failed = await down();
+  if (failed) throw new Error(`compose up: ${failed}\n${up.output.slice(-3000)}\n${await report()}`);
   const origins = ports.map((p) => `http://127.0.0.1:${p}`);
   // Lagoon may start before PostgreSQL accepts connections; it exits and its restart policy starts it again.
-  for (const [i, origin] of origins.entries()) {
-    await waitFor200(`${origin}/readyz`, 180_000, async () => (await podman(['logs', '--tail', '40', container(`lagoon-${i + 1}`)], { ok: true })).stdout);
-  }
+  const t = performance.now();
+  for (const origin of origins) await waitFor200(`${origin}/readyz`, 180_000, report, down);
+  console.log(`# both instances ready ${((performance.now() - t) / 1000).toFixed(0)} s after compose up`);
   deployment = {
     origins,
     cli: async (...args) => (await podman(['exec', container('lagoon-1'), 'node', 'scripts/lagoon.ts', ...args])).stdout,
@@ -76,7 +99,11 @@ after(async () => {
   if (skip) return;
   if (started) {
     await compose('down', '-v', '-t', '5').catch((e) => console.error(e));
-    // podman-compose 1.0.3 leaves the project's network behind.
+    // What `down` leaves behind, whatever state the run ended in: containers compose could not stop (and their
+    // anonymous volumes), the project's volumes, and its network (podman-compose 1.0.3 never removes it).
+    for (const name of await containersLabelled(LABEL)) await podman(['rm', '--force', '--volumes', '--time', '5', name], { ok: true });
+    const volumes = await podman(['volume', 'ls', '--filter', `label=${LABEL}`, '--format', '{{.Name}}'], { ok: true });
+    for (const v of volumes.stdout.split('\n').filter(Boolean)) await podman(['volume', 'rm', '--force', v], { ok: true });
     await podman(['network', 'rm', '--force', `${project}_default`], { ok: true });
   }
   await engine?.close();
@@ -84,8 +111,9 @@ after(async () => {
 });
 
 test('compose: both instances and their PostgreSQL and Redis are healthy', { skip }, async () => {
-  for (const service of ['lagoon-1', 'lagoon-2', 'postgres', 'redis']) {
-    assert.equal((await podman(['healthcheck', 'run', container(service)], { ok: true })).code, 0, `${service} is healthy`);
+  for (const service of SERVICES) {
+    const r = await podman(['healthcheck', 'run', container(service)], { ok: true });
+    assert.equal(r.code, 0, `${service} is healthy: ${r.output}`);
   }
   await checkHealth(deployment);
 });

@@ -1,6 +1,6 @@
 // The container image (Containerfile) built from the Debian base and run as two instances on one PostgreSQL and one
 // Redis (the host's, through --network host: a database and a Redis key prefix of this test's own, ports of its own),
-// with the model a scripted engine on loopback. Opt-in: LAGOON_CONTAINER_TESTS=1.
+// with the model a scripted engine on loopback. Skipped where Podman does not work or LAGOON_CONTAINER_TESTS=0.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { MIGRATIONS } from '../../lib/db/migrations.ts';
-import { baseImage, buildImage, containersMissing, podman, TEST_IMAGES, waitFor200 } from '../support/containers.ts';
+import { baseImage, buildImage, containersDown, containersMissing, describeContainers, podman, TEST_IMAGES, waitFor200 } from '../support/containers.ts';
 import { checkChat, checkHealth, checkOneLedger, checkSharedRateLimit, type Deployment, writeDeployConfig } from '../support/deploy-checks.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { freePort } from '../support/processes.ts';
@@ -54,7 +54,12 @@ before(async () => {
     await podman(['run', '-d', '--name', name, '--network', 'host', ...env, '-e', `PORT=${port}`, '-v', `${dir}:/config:ro`, IMAGE]);
     origins.push(`http://127.0.0.1:${port}`);
     // One after the other: the first applies the migrations (the second would wait on their lock anyway).
-    await waitFor200(`${origins.at(-1)}/healthz`, 120_000, async () => (await podman(['logs', name], { ok: true })).stdout);
+    await waitFor200(
+      `${origins.at(-1)}/healthz`,
+      120_000,
+      () => describeContainers([name]),
+      () => containersDown([name]),
+    );
   }
   deployment = {
     origins,

@@ -9,7 +9,7 @@ if (!containersMissing()) {
   try {
     const base = await baseImage();
     await buildImage(TEST_IMAGES.lagoon.tag, TEST_IMAGES.lagoon.file, TEST_IMAGES.lagoon.context, base);
-    if (!containersMissing('podman-compose')) {
+    if (!containersMissing('podman-compose', 'iptables')) {
       for (const i of [TEST_IMAGES.postgres, TEST_IMAGES.redis]) await buildImage(i.tag, i.file, i.context, base);
     }
     console.log(`image-prebuild: built in ${((performance.now() - t) / 1000).toFixed(0)} s`);
