@@ -121,6 +121,18 @@ const CONVERTED = [
   'components/keys/keys-page.tsx',
   'components/ui/table-toggle.tsx',
   'components/pwa/service-worker.tsx',
+  'components/images/gallery-page.tsx',
+  'components/images/image-card.tsx',
+  'components/images/image-message.tsx',
+  'components/images/image-mode-toggle.tsx',
+  'components/images/image-options.tsx',
+  'components/audio/dictation-button.tsx',
+  'components/audio/read-aloud-button.tsx',
+  'components/audio/voice-settings.tsx',
+  'components/video/job-card.tsx',
+  'components/video/job-list.tsx',
+  'components/video/video-form.tsx',
+  'components/video/video-page.tsx',
   'components/sidebar/archived-section.tsx',
   'components/sidebar/chat-list-section.tsx',
   'components/sidebar/conversation-item.tsx',
@@ -163,8 +175,8 @@ const CONVERTED = [
 
 /** Attributes and object keys that hold words a person reads. */
 const WORDY = new Set(['label', 'title', 'aria-label', 'placeholder', 'description', 'note', 'alt', 'loading', 'failed', 'caption', 'legend', 'hint']);
-/** Words that are the same in every language: names. */
-const NAMES = new Set(['Lagoon']);
+/** Words that are the same in every language: names, and values the browser reads (`<img loading="lazy">`). */
+const NAMES = new Set(['Lagoon', 'lazy', 'eager']);
 const isEnglish = (text: string) => /[A-Za-z]{2,}/.test(text) && !NAMES.has(text.trim());
 
 function englishIn(file: string): string[] {
