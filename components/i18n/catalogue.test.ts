@@ -121,6 +121,12 @@ const CONVERTED = [
   'components/keys/keys-page.tsx',
   'components/ui/table-toggle.tsx',
   'components/pwa/service-worker.tsx',
+  'components/billing/statement.tsx',
+  'components/billing/pager.tsx',
+  'components/keys/create-key.tsx',
+  'components/keys/key-form.tsx',
+  'components/keys/key-list.tsx',
+  'components/keys/snippets.tsx',
   'components/images/gallery-page.tsx',
   'components/images/image-card.tsx',
   'components/images/image-message.tsx',
@@ -175,8 +181,8 @@ const CONVERTED = [
 
 /** Attributes and object keys that hold words a person reads. */
 const WORDY = new Set(['label', 'title', 'aria-label', 'placeholder', 'description', 'note', 'alt', 'loading', 'failed', 'caption', 'legend', 'hint']);
-/** Words that are the same in every language: names, and values the browser reads (`<img loading="lazy">`). */
-const NAMES = new Set(['Lagoon', 'lazy', 'eager']);
+/** Words that are the same in every language: names (the app's, file formats'), and values the browser reads (`<img loading="lazy">`). */
+const NAMES = new Set(['Lagoon', 'CSV', 'JSON', 'lazy', 'eager']);
 const isEnglish = (text: string) => /[A-Za-z]{2,}/.test(text) && !NAMES.has(text.trim());
 
 function englishIn(file: string): string[] {
