@@ -121,6 +121,8 @@ const CONVERTED = [
   'components/keys/keys-page.tsx',
   'components/ui/table-toggle.tsx',
   'components/pwa/service-worker.tsx',
+  'components/operator/operator-page.tsx',
+  'components/operator/models-page.tsx',
   'components/limits/limits-page.tsx',
   'components/limits/breach-log.tsx',
   'components/usage/rate-meter.tsx',
