@@ -2,6 +2,7 @@
 // The composer's microphone: press to dictate, press again to stop; the words land in the message box to edit before
 // sending. While recording it shows the time; while transcribing, a spinner; a failure is said in words above it
 // (a denied microphone says how to allow it). Hidden when this server cannot transcribe.
+import { useTranslations } from 'use-intl';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { useAudioOptions } from './audio-api.ts';
@@ -11,6 +12,7 @@ import { useDictation } from './use-dictation.ts';
 const clock = (s: number) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
 
 export function DictationButton({ onText, disabled }: { onText: (text: string) => void; disabled?: boolean }) {
+  const t = useTranslations('audio');
   const options = useAudioOptions().data?.dictation ?? undefined;
   const d = useDictation(onText, options);
   if (!options) return null;
@@ -25,13 +27,13 @@ export function DictationButton({ onText, disabled }: { onText: (text: string) =
         >
           <span className="min-w-0 flex-1">{d.error}</span>
           <button type="button" className="text-xs text-muted-foreground underline" onClick={d.dismissError}>
-            Dismiss
+            {t('dismiss')}
           </button>
         </span>
       )}
       <IconButton
         size="sm"
-        label={recording ? 'Stop dictating' : 'Dictate'}
+        label={recording ? t('stopDictating') : t('dictate')}
         data-testid="dictate-button"
         data-state={d.phase}
         aria-pressed={recording}
@@ -43,13 +45,13 @@ export function DictationButton({ onText, disabled }: { onText: (text: string) =
       </IconButton>
       {recording && (
         <span className="text-xs tabular-nums text-error" aria-live="off">
-          <span className="sr-only">Recording </span>
+          <span className="sr-only">{t('recording')}</span>
           {clock(d.elapsed)}
         </span>
       )}
       {d.phase === 'transcribing' && (
         <span role="status" className="text-xs text-muted-foreground">
-          Transcribing…
+          {t('transcribing')}
         </span>
       )}
     </span>

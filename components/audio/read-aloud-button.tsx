@@ -2,6 +2,7 @@
 // The read-aloud button of one answer: speaks it in the user's voice and speed (voice-prefs.ts), a spinner until the
 // first sentence plays, a stop button while it plays; a failure is said in words beside it (out of credit links to
 // the account page). Hidden when this server cannot speak.
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useMemo } from 'react';
 import { IconButton } from '@/components/ui/icon-button.tsx';
@@ -14,6 +15,7 @@ import { speakableText, speechPieces } from './speech-text.ts';
 import { useVoicePrefs } from './voice-prefs.ts';
 
 export function ReadAloudButton({ id, text }: { id: string; text: string }) {
+  const t = useTranslations('audio');
   const speech = useAudioOptions().data?.speech;
   const prefs = useVoicePrefs();
   const csrf = useCsrfToken();
@@ -31,7 +33,7 @@ export function ReadAloudButton({ id, text }: { id: string; text: string }) {
     <>
       <IconButton
         size="sm"
-        label={busy ? 'Stop reading aloud' : 'Read aloud'}
+        label={busy ? t('stopReading') : t('readAloud')}
         data-testid="read-aloud-button"
         data-state={view.phase}
         aria-pressed={busy}
@@ -44,11 +46,11 @@ export function ReadAloudButton({ id, text }: { id: string; text: string }) {
           {audioErrorText(error, 'speech')}
           {(error.status === 402 || error.code === 'INSUFFICIENT_BALANCE') && (
             <Link href="/account" className="font-medium text-primary underline">
-              Add credit
+              {t('addCredit')}
             </Link>
           )}
           <button type="button" className="text-muted-foreground underline" onClick={() => clearReadAloudError(id)}>
-            Dismiss
+            {t('dismiss')}
           </button>
         </span>
       )}

@@ -1,6 +1,7 @@
 'use client';
 // The read-aloud voice and speed, as a section of the chat settings dialog (a draft there until Save; kept for this
 // user in this browser, voice-prefs.ts). The voices are the server's speech model's, in words; the price is stated.
+import { useTranslations } from 'use-intl';
 import { useId } from 'react';
 import { useAudioOptions } from './audio-api.ts';
 import type { VoicePrefs } from './voice-prefs.ts';
@@ -8,6 +9,7 @@ import type { VoicePrefs } from './voice-prefs.ts';
 const SPEEDS_STEP = 0.25;
 
 export function VoiceSettings({ value, onChange }: { value: VoicePrefs; onChange: (v: VoicePrefs) => void }) {
+  const t = useTranslations('audio');
   const speech = useAudioOptions().data?.speech;
   const id = useId();
   if (!speech) return null;
@@ -16,10 +18,10 @@ export function VoiceSettings({ value, onChange }: { value: VoicePrefs; onChange
   const field = 'block text-sm font-medium text-foreground';
   return (
     <fieldset data-testid="voice-settings" className="min-w-0 space-y-2">
-      <legend className={field}>Read aloud</legend>
+      <legend className={field}>{t('legend')}</legend>
       <div className="flex items-center justify-between gap-2">
         <label htmlFor={`${id}-voice`} className="text-sm text-muted-foreground">
-          Voice
+          {t('voice')}
         </label>
         <select
           id={`${id}-voice`}
@@ -38,9 +40,9 @@ export function VoiceSettings({ value, onChange }: { value: VoicePrefs; onChange
       <div>
         <div className="flex items-center justify-between">
           <label htmlFor={`${id}-speed`} className="text-sm text-muted-foreground">
-            Speed
+            {t('speed')}
           </label>
-          <span className="text-sm tabular-nums text-muted-foreground">{speed === 1 ? 'Normal' : `${speed}×`}</span>
+          <span className="text-sm tabular-nums text-muted-foreground">{speed === 1 ? t('normal') : t('times', { speed })}</span>
         </div>
         <input
           id={`${id}-speed`}
@@ -51,14 +53,12 @@ export function VoiceSettings({ value, onChange }: { value: VoicePrefs; onChange
           step={SPEEDS_STEP}
           value={speed}
           onChange={(e) => onChange({ ...value, speed: Number(e.target.value) })}
-          aria-valuetext={speed === 1 ? 'Normal speed' : `${speed} times normal speed`}
+          aria-valuetext={speed === 1 ? t('normalSpeed') : t('timesNormal', { speed })}
           className="mt-1 w-full accent-[var(--primary)]"
         />
       </div>
       {speech.per1kCharactersUsd !== null && (
-        <p className="text-xs text-muted-foreground">
-          {speech.modelName}: ${speech.per1kCharactersUsd} per 1,000 characters read, from your balance.
-        </p>
+        <p className="text-xs text-muted-foreground">{t('price', { model: speech.modelName, price: String(speech.per1kCharactersUsd) })}</p>
       )}
     </fieldset>
   );

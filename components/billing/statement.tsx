@@ -4,6 +4,7 @@
 // a time, and exported (CSV or JSON: every matching entry) with the same filters. Each charge links its signed receipt.
 // data-testid: statement, statement-row (data-kind, data-id), statement-empty, export-csv, export-json,
 // statement-from, statement-to, statement-key, statement-model, statement-kind, statement-pager.
+import { useLocale, useTranslations } from 'use-intl';
 import { useEffect, useId, useState } from 'react';
 import { Pager } from '@/components/billing/pager.tsx';
 import { filterQuery, NO_FILTERS, type StatementFilters, useStatement } from '@/components/billing/queries.ts';
@@ -18,45 +19,37 @@ import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
 import { formatCount, formatDiem, formatUsd, formatWhen } from '@/components/usage/format.ts';
 import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/wire.ts';
 
-const KIND_LABEL: Record<StatementKind, string> = {
-  inference: 'Inference',
-  search: 'Search & scrape',
-  topup: 'Top-up',
-  grant: 'Credit grant',
-  refund: 'Refund',
-  correction: 'Correction',
-  release: 'Hold released',
-  transfer: 'Transfer',
+/** The entry kinds, in the filter's order (their names are the catalogue's `statement.kinds`). */
+const KINDS: StatementKind[] = ['inference', 'search', 'topup', 'grant', 'refund', 'correction', 'release', 'transfer'];
+const UNITS = ['token', 'image', 'character', 'second', 'rpc_credit', 'call'] as const;
+const ENDPOINT: Record<string, 'search' | 'scrape' | 'textParser'> = {
+  '/augment/search': 'search',
+  '/augment/scrape': 'scrape',
+  '/augment/text-parser': 'textParser',
 };
-const UNIT: Record<string, [string, string]> = {
-  token: ['token', 'tokens'],
-  image: ['image', 'images'],
-  character: ['character', 'characters'],
-  second: ['second', 'seconds'],
-  rpc_credit: ['RPC credit', 'RPC credits'],
-  call: ['call', 'calls'],
-};
-const ENDPOINT: Record<string, string> = { '/augment/search': 'Web search', '/augment/scrape': 'Page scrape', '/augment/text-parser': 'Text parser' };
 
-const units = (n: number, unit: string) => `${formatCount(n)} ${(UNIT[unit] ?? [unit, unit])[n === 1 ? 0 : 1]}`;
+type T = ReturnType<typeof useTranslations<'statement'>>;
+const units = (t: T, n: number, unit: string) =>
+  (UNITS as readonly string[]).includes(unit) ? t(`units.${unit as (typeof UNITS)[number]}`, { count: n }) : `${formatCount(n)} ${unit}`;
 const short = (s: string) => (s.length > 14 ? `${s.slice(0, 8)}…${s.slice(-4)}` : s);
 
 function Details({ e }: { e: AppStatementEntry }) {
+  const t = useTranslations('statement');
   if (e.usage) {
     const u = e.usage;
     const extras = [
-      u.unit === 'token' ? `${formatCount(u.promptTokens)} in · ${formatCount(u.completionTokens)} out` : '',
-      u.searches ? `${u.searches} searches` : '',
-      u.scrapedUrls ? `${u.scrapedUrls} pages scraped` : '',
+      u.unit === 'token' ? t('tokensInOut', { in: formatCount(u.promptTokens), out: formatCount(u.completionTokens) }) : '',
+      u.searches ? t('searches', { count: u.searches }) : '',
+      u.scrapedUrls ? t('scraped', { count: u.scrapedUrls }) : '',
       u.rpc ? u.rpc.methods.map((m) => `${m.method} ×${formatCount(m.calls)}`).join(', ') : '',
     ]
       .filter(Boolean)
       .join(' · ');
     return (
       <>
-        <span className="font-medium">{e.kind === 'search' ? (ENDPOINT[u.endpoint] ?? u.endpoint) : u.modelId}</span>
+        <span className="font-medium">{e.kind === 'search' ? (ENDPOINT[u.endpoint] ? t(`endpoints.${ENDPOINT[u.endpoint]}`) : u.endpoint) : u.modelId}</span>
         <span className="block text-xs text-muted-foreground">
-          {units(u.quantity, u.unit)}
+          {units(t, u.quantity, u.unit)}
           {extras && ` · ${extras}`}
         </span>
       </>
@@ -66,9 +59,9 @@ function Details({ e }: { e: AppStatementEntry }) {
   if (e.kind === 'topup') {
     return (
       <>
-        <span className="font-medium">USDC top-up{c.networkName ? ` on ${c.networkName}` : ''}</span>
+        <span className="font-medium">{c.networkName ? t('topupOn', { network: c.networkName }) : t('topup')}</span>
         <span className="block text-xs text-muted-foreground">
-          {c.payer && `From ${short(c.payer)}`}
+          {c.payer && t('from', { payer: short(c.payer) })}
           {c.transaction &&
             (c.explorerUrl ? (
               <>
@@ -79,12 +72,12 @@ function Details({ e }: { e: AppStatementEntry }) {
                   rel="noopener noreferrer"
                   className="relative font-medium text-primary underline-offset-4 hover:underline"
                 >
-                  Transaction {short(c.transaction)}
-                  <span className="sr-only"> on the explorer (opens in a new tab)</span>
+                  {t('transaction', { id: short(c.transaction) })}
+                  <span className="sr-only">{t('onExplorer')}</span>
                 </a>
               </>
             ) : (
-              ` · Transaction ${short(c.transaction)}`
+              ` · ${t('transaction', { id: short(c.transaction) })}`
             ))}
         </span>
       </>
@@ -93,21 +86,24 @@ function Details({ e }: { e: AppStatementEntry }) {
   if (e.kind === 'refund' || e.kind === 'release') {
     const what =
       e.kind === 'refund'
-        ? 'Charged, then refunded: the answer did not reach you'
-        : `${[c.heldUsd > 0 ? formatUsd(c.heldUsd) : '', c.heldDiem > 0 ? `${formatDiem(c.heldDiem)} DIEM` : ''].filter(Boolean).join(' + ') || 'Nothing'} set aside, nothing charged`;
+        ? t('refunded')
+        : t('released', {
+            amount:
+              [c.heldUsd > 0 ? formatUsd(c.heldUsd) : '', c.heldDiem > 0 ? `${formatDiem(c.heldDiem)} DIEM` : ''].filter(Boolean).join(' + ') || t('nothing'),
+          });
     return (
       <>
-        <span className="font-medium">{KIND_LABEL[e.kind]}</span>
+        <span className="font-medium">{t(`kinds.${e.kind}`)}</span>
         <span className="block text-xs text-muted-foreground">
           {what}
-          {c.requestId && ` · Request ${short(c.requestId)}`}
+          {c.requestId && t('request', { id: short(c.requestId) })}
         </span>
       </>
     );
   }
   return (
     <>
-      <span className="font-medium">{KIND_LABEL[e.kind]}</span>
+      <span className="font-medium">{t(`kinds.${e.kind}`)}</span>
       {c.note && <span className="block max-w-xs truncate text-xs text-muted-foreground">{c.note}</span>}
     </>
   );
@@ -126,6 +122,8 @@ function Amount({ e }: { e: AppStatementEntry }) {
 }
 
 export function Statement({ filters: choices }: { filters: BillingSummary['filters'] }) {
+  const t = useTranslations('statement');
+  const locale = useLocale();
   const [f, setF] = useState<StatementFilters>(NO_FILTERS);
   const [page, setPage] = useState(1);
   // The model is typed (any id; the last 30 days' models are suggested): it filters once typing pauses.
@@ -146,10 +144,10 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
 
   return (
     <div className="flex flex-col gap-3" data-testid="statement">
-      <form className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" onSubmit={(e) => e.preventDefault()} aria-label="Statement filters">
+      <form className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" onSubmit={(e) => e.preventDefault()} aria-label={t('filters')}>
         <InputField
           id={`${id}-from`}
-          label="From (UTC)"
+          label={t('fromUtc')}
           type="date"
           value={f.from}
           max={f.to || undefined}
@@ -158,43 +156,43 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
         />
         <InputField
           id={`${id}-to`}
-          label="To (UTC)"
+          label={t('toUtc')}
           type="date"
           value={f.to}
           min={f.from || undefined}
           onChange={(e) => set({ to: e.target.value })}
-          error={badRange ? 'Ends before it starts' : undefined}
+          error={badRange ? t('badRange') : undefined}
           data-testid="statement-to"
         />
         <SelectField
           id={`${id}-kind`}
-          label="Kind"
+          label={t('kind')}
           value={f.kind}
           onChange={(e) => set({ kind: e.target.value as StatementKind | '' })}
           data-testid="statement-kind"
         >
-          <option value="">All entries</option>
-          {Object.entries(KIND_LABEL).map(([k, label]) => (
+          <option value="">{t('allEntries')}</option>
+          {KINDS.map((k) => (
             <option key={k} value={k}>
-              {label}
+              {t(`kinds.${k}`)}
             </option>
           ))}
         </SelectField>
-        <SelectField id={`${id}-key`} label="Key" value={f.keyId} onChange={(e) => set({ keyId: e.target.value })} data-testid="statement-key">
-          <option value="">Any key</option>
+        <SelectField id={`${id}-key`} label={t('key')} value={f.keyId} onChange={(e) => set({ keyId: e.target.value })} data-testid="statement-key">
+          <option value="">{t('anyKey')}</option>
           {choices.keys.map((k) => (
             <option key={k.id} value={k.id}>
-              {k.description || 'Unnamed key'}
-              {k.revoked ? ' (revoked)' : ''}
+              {k.description || t('unnamedKey')}
+              {k.revoked ? t('revoked') : ''}
             </option>
           ))}
         </SelectField>
         <InputField
           id={`${id}-model`}
-          label="Model"
+          label={t('model')}
           list={`${id}-models`}
           value={model}
-          placeholder="Any model"
+          placeholder={t('anyModel')}
           onChange={(e) => setModel(e.target.value)}
           data-testid="statement-model"
           autoComplete="off"
@@ -214,12 +212,12 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
             }}
             disabled={f === NO_FILTERS && !model}
           >
-            Clear filters
+            {t('clear')}
           </Button>
         </div>
       </form>
       <div className="flex flex-wrap items-center gap-2 text-sm">
-        <span className="text-muted-foreground">Export what the filters match:</span>
+        <span className="text-muted-foreground">{t('export')}</span>
         <a href={exportHref('csv')} download className={buttonClasses('secondary', 'sm')} data-testid="export-csv">
           CSV
         </a>
@@ -228,26 +226,26 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
         </a>
       </div>
       {badRange ? null : q.isPending ? (
-        <Spinner label="Loading the statement" className="size-5" />
+        <Spinner label={t('loading')} className="size-5" />
       ) : q.isError && !q.data ? (
-        <LoadError title="Could not load the statement" error={q.error} onRetry={q.refetch} />
+        <LoadError title={t('failed')} error={q.error} onRetry={q.refetch} />
       ) : q.data.total === 0 ? (
-        <EmptyState testId="statement-empty">No entries match these filters.</EmptyState>
+        <EmptyState testId="statement-empty">{t('empty')}</EmptyState>
       ) : (
         <div className={cn('flex flex-col gap-3 transition-opacity', q.isPlaceholderData && 'opacity-60')} aria-busy={q.isPlaceholderData || undefined}>
           <DataTable
-            label="Statement"
-            caption="Statement entries, newest first"
-            columns={[{ label: 'When' }, { label: 'Kind' }, { label: 'Details' }, { label: 'Key' }, { label: 'Amount', numeric: true }]}
+            label={t('label')}
+            caption={t('caption')}
+            columns={[{ label: t('when') }, { label: t('kind') }, { label: t('details') }, { label: t('key') }, { label: t('amount'), numeric: true }]}
           >
             {q.data.entries.map((e) => (
               <tr key={`${e.kind}:${e.id}`} className="border-t border-border align-top" data-testid="statement-row" data-kind={e.kind} data-id={e.id}>
-                <td className={TD}>{formatWhen(e.at)}</td>
-                <td className={TD}>{KIND_LABEL[e.kind]}</td>
+                <td className={TD}>{formatWhen(e.at, locale)}</td>
+                <td className={TD}>{t(`kinds.${e.kind}`)}</td>
                 <td className="px-3 py-2">
                   <Details e={e} />
                 </td>
-                <td className={TD}>{e.usage ? (e.keyDescription ?? (e.usage.apiKeyId ? 'Deleted key' : '—')) : '—'}</td>
+                <td className={TD}>{e.usage ? (e.keyDescription ?? (e.usage.apiKeyId ? t('deletedKey') : '—')) : '—'}</td>
                 <td className={`${TD} text-right tabular-nums`}>
                   <Amount e={e} />
                   {e.usage && (
@@ -257,7 +255,8 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
                       className="relative block text-xs font-medium text-primary underline-offset-4 hover:underline"
                       data-testid="statement-receipt"
                     >
-                      Receipt<span className="sr-only"> for this charge (signed JSON)</span>
+                      {t('receipt')}
+                      <span className="sr-only">{t('receiptNote')}</span>
                     </a>
                   )}
                 </td>

@@ -1,5 +1,6 @@
 // One answer: reasoning, the markdown body (live text from the stream store while generating, so only this row
 // re-renders per frame), sources, error, and a footer with copy, regenerate, versions, model, usage and cost.
+import { useTranslations } from 'use-intl';
 import { memo, useContext, useDeferredValue } from 'react';
 import type { AppMessage } from '@/lib/wire.ts';
 import { BranchNav } from './branch-nav.tsx';
@@ -28,6 +29,7 @@ interface Props {
 }
 
 export const AssistantMessage = memo(function AssistantMessage({ message, siblingIndex, siblingCount, busy }: Props) {
+  const t = useTranslations('chat.message');
   const live = useLiveAnswer(message.id);
   const actions = useChatActions();
   const modelName = useContext(ModelNamesContext).get(message.modelId ?? '');
@@ -40,7 +42,7 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
   const status = live?.status ?? message.status;
   const generating = status === 'streaming';
   return (
-    <article data-testid="message" data-role="assistant" data-status={status} aria-label="Assistant" className="min-w-0">
+    <article data-testid="message" data-role="assistant" data-status={status} aria-label={t('assistant')} className="min-w-0">
       {message.memories && message.memories.length > 0 && <UsedMemories memories={message.memories} />}
       {reasoning && <ReasoningBlock text={reasoning} thinking={generating && !content} seconds={thoughtSeconds(message.id, live)} />}
       <ToolSteps steps={toolSteps} />
@@ -49,8 +51,8 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
       ) : (
         generating && !reasoning && !toolSteps.some((s) => s.status === 'running') && <TypingDots />
       )}
-      {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">Connection lost — reconnecting…</p>}
-      {status === 'stopped' && <p className="mt-2 text-xs text-muted-foreground italic">Stopped</p>}
+      {live?.reconnecting && <p className="mt-2 text-xs text-muted-foreground">{t('reconnecting')}</p>}
+      {status === 'stopped' && <p className="mt-2 text-xs text-muted-foreground italic">{t('stopped')}</p>}
       {message.error && status === 'error' && (
         <ErrorBanner
           error={message.error}
@@ -65,7 +67,7 @@ export const AssistantMessage = memo(function AssistantMessage({ message, siblin
           {content && <CopyButton text={content} />}
           {content && <ReadAloudButton id={message.id} text={content} />}
           {content && <RememberButton messageId={message.id} text={content} />}
-          <IconButton size="sm" label="Regenerate" data-testid="regenerate-button" disabled={busy} onClick={() => actions.regenerate(message.id)}>
+          <IconButton size="sm" label={t('regenerate')} data-testid="regenerate-button" disabled={busy} onClick={() => actions.regenerate(message.id)}>
             <RegenerateIcon />
           </IconButton>
           <BranchNav index={siblingIndex} count={siblingCount} onStep={(s) => actions.switchSibling(message.id, s)} />

@@ -1,6 +1,7 @@
 // One attachment as a chip: thumbnail for images, a file icon otherwise, the sanitised name (as text) and size,
 // and a remove button while it is still in the composer.
 import type { ReactNode } from 'react';
+import { useTranslations } from 'use-intl';
 import { displayFileName, formatBytes } from './format.ts';
 import { FileIcon, XIcon } from './icons.tsx';
 
@@ -16,6 +17,7 @@ interface Props {
 }
 
 export function AttachmentChip({ name, size, kind, previewUrl, onRemove, extra }: Props) {
+  const t = useTranslations('chat.message');
   const shown = displayFileName(name, 32);
   return (
     <li
@@ -40,8 +42,8 @@ export function AttachmentChip({ name, size, kind, previewUrl, onRemove, extra }
         <button
           type="button"
           onClick={onRemove}
-          aria-label={`Remove ${shown}`}
-          title="Remove"
+          aria-label={t('removeFile', { name: shown })}
+          title={t('remove')}
           className="ml-1 inline-flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-muted-foreground hover:bg-accent"
         >
           <XIcon className="size-3.5" />

@@ -1,10 +1,14 @@
 // What a model can do, as small badges: vision, reasoning, web search.
+import { useTranslations } from 'use-intl';
 import type { AppModel } from '@/lib/wire.ts';
 
 export function CapabilityBadges({ model }: { model: AppModel }) {
-  const badges = [model.capabilities.vision && 'Vision', model.capabilities.reasoning && 'Reasoning', model.capabilities.webSearch && 'Web search'].filter(
-    Boolean,
-  ) as string[];
+  const t = useTranslations('chat.picker');
+  const badges = [
+    model.capabilities.vision && t('vision'),
+    model.capabilities.reasoning && t('reasoning'),
+    model.capabilities.webSearch && t('webSearch'),
+  ].filter(Boolean) as string[];
   if (badges.length === 0) return null;
   return (
     <span className="flex flex-wrap gap-1">

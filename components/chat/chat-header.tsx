@@ -1,5 +1,6 @@
 // The chat's top bar: model picker, the character (when the chat has one), the title, a new chat's Temporary switch,
 // Share (a stored chat's branch on screen) and the settings popover.
+import { useTranslations } from 'use-intl';
 import type { AppCharacter, AppModel, AppModelsResponse, ChatSettings } from '@/lib/wire.ts';
 import { CharacterAvatar } from './character-avatar.tsx';
 import { ChatSettingsButton } from './chat-settings.tsx';
@@ -35,6 +36,7 @@ export function ChatHeader({
   leafId,
   temporary,
 }: Props) {
+  const t = useTranslations('chat.header');
   return (
     <div className="flex h-12 shrink-0 items-center gap-2 border-b border-border px-2 sm:px-4">
       <ModelPicker models={models} value={modelId} onChange={onModelChange} />
@@ -44,7 +46,7 @@ export function ChatHeader({
           <span className="truncate font-medium">{character.name}</span>
         </span>
       )}
-      <h1 className="min-w-0 flex-1 truncate text-center text-sm text-muted-foreground max-sm:sr-only">{title ?? 'New chat'}</h1>
+      <h1 className="min-w-0 flex-1 truncate text-center text-sm text-muted-foreground max-sm:sr-only">{title ?? t('newChat')}</h1>
       <span className="flex-1 sm:hidden" />
       {temporary && (
         <button
@@ -52,10 +54,10 @@ export function ChatHeader({
           aria-pressed={temporary.on}
           data-testid="temporary-toggle"
           onClick={temporary.toggle}
-          title="A temporary chat is not saved: not in your history, search or memory, and gone when you reload or leave"
+          title={t('temporaryTitle')}
           className={`rounded-md border px-2 py-1 text-xs font-medium ${temporary.on ? 'border-primary bg-primary text-primary-foreground' : 'border-border text-muted-foreground hover:bg-accent'}`}
         >
-          Temporary{temporary.on ? ': on' : ''}
+          {temporary.on ? t('temporaryOn') : t('temporary')}
         </button>
       )}
       <ShareButton conversationId={conversationId ?? null} leafId={leafId ?? null} />

@@ -2,6 +2,7 @@
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
 // prompt, memory, the tools (MCP servers) it may call. Edits are a draft until Save (a new chat keeps them until its
 // first send creates it).
+import { useTranslations } from 'use-intl';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/wire.ts';
 import { Button } from '@/components/ui/button.tsx';
@@ -14,11 +15,7 @@ import { VoiceSettings } from '@/components/audio/voice-settings.tsx';
 import { loadVoicePrefs, saveVoicePrefs, type VoicePrefs } from '@/components/audio/voice-prefs.ts';
 import { KnowledgePicker } from '@/components/knowledge/knowledge-picker.tsx';
 
-const MODES: { value: WebSearchMode; label: string }[] = [
-  { value: 'off', label: 'Off' },
-  { value: 'auto', label: 'Auto' },
-  { value: 'on', label: 'On' },
-];
+const MODES: WebSearchMode[] = ['off', 'auto', 'on'];
 
 interface Props {
   settings: ChatSettings;
@@ -30,6 +27,7 @@ interface Props {
 }
 
 export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported }: Props) {
+  const t = useTranslations('chat.settings');
   const searchOff = webSearch !== undefined && !webSearch.available;
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<ChatSettings>(settings);
@@ -64,7 +62,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
       <IconButton
         ref={trigger}
         size="sm"
-        label="Chat settings"
+        label={t('title')}
         data-testid="chat-settings"
         aria-haspopup="dialog"
         aria-expanded={open}
@@ -86,11 +84,11 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
           className="absolute top-full right-0 z-30 mt-1 w-[min(22rem,calc(100vw-1.5rem))] space-y-4 rounded-xl border border-border bg-popover p-4 text-popover-foreground shadow-lg"
         >
           <h2 id={`${id}-title`} className="text-sm font-semibold">
-            Chat settings
+            {t('title')}
           </h2>
           <div>
             <label htmlFor={`${id}-sp`} className={field}>
-              System prompt
+              {t('systemPrompt')}
             </label>
             <textarea
               id={`${id}-sp`}
@@ -98,20 +96,20 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
               rows={4}
               value={draft.systemPrompt ?? ''}
               onChange={(e) => set('systemPrompt', e.target.value)}
-              placeholder="How the assistant should behave in this chat"
+              placeholder={t('systemPromptPlaceholder')}
               className="mt-1 block max-h-48 w-full resize-y rounded-lg border border-input bg-background px-3 py-2 text-base placeholder:text-muted-foreground"
             />
           </div>
           <div>
             <div className="flex items-center justify-between">
               <label htmlFor={`${id}-t`} className={field}>
-                Temperature
+                {t('temperature')}
               </label>
               <span className="flex items-center gap-2 text-sm tabular-nums text-muted-foreground">
-                {temperature === undefined ? 'Model default' : temperature.toFixed(1)}
+                {temperature === undefined ? t('modelDefault') : temperature.toFixed(1)}
                 {temperature !== undefined && (
                   <button type="button" className="text-xs font-medium text-primary underline" onClick={() => set('temperature', undefined)}>
-                    Reset
+                    {t('reset')}
                   </button>
                 )}
               </span>
@@ -124,36 +122,36 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
               step={0.1}
               value={temperature ?? 1}
               onChange={(e) => set('temperature', Number(e.target.value))}
-              aria-valuetext={temperature === undefined ? 'Model default' : temperature.toFixed(1)}
+              aria-valuetext={temperature === undefined ? t('modelDefault') : temperature.toFixed(1)}
               className="mt-2 w-full accent-[var(--primary)]"
             />
             <p className="flex justify-between text-xs text-muted-foreground">
-              <span>Precise</span>
-              <span>Creative</span>
+              <span>{t('precise')}</span>
+              <span>{t('creative')}</span>
             </p>
           </div>
           <fieldset data-testid="web-search-setting" data-available={!searchOff}>
-            <legend className={field}>Web search</legend>
+            <legend className={field}>{t('webSearch')}</legend>
             {searchOff ? (
               <p className="mt-1 rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground" data-testid="web-search-unavailable">
-                {webSearch?.reason ?? 'Web search is not available on this server.'}
+                {webSearch?.reason ?? t('webSearchOff')}
               </p>
             ) : (
               <div className="mt-1 grid grid-cols-3 gap-1 rounded-lg bg-muted p-1">
                 {MODES.map((m) => (
                   <label
-                    key={m.value}
+                    key={m}
                     className="cursor-pointer rounded-md px-2 py-1 text-center text-sm has-[:checked]:bg-background has-[:checked]:font-medium has-[:checked]:shadow-sm has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
                   >
                     <input
                       type="radio"
                       name={`${id}-ws`}
-                      value={m.value}
-                      checked={(draft.webSearch ?? 'off') === m.value}
-                      onChange={() => set('webSearch', m.value)}
+                      value={m}
+                      checked={(draft.webSearch ?? 'off') === m}
+                      onChange={() => set('webSearch', m)}
                       className="sr-only"
                     />
-                    {m.label}
+                    {t(m)}
                   </label>
                 ))}
               </div>
@@ -166,7 +164,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
               onChange={(e) => set('citations', e.target.checked)}
               className="size-4 accent-[var(--primary)]"
             />
-            Cite sources in answers
+            {t('citations')}
           </label>
           <KnowledgePicker value={draft.knowledge ?? []} onChange={(ids) => set('knowledge', ids.length ? ids : undefined)} />
           <label className="flex items-center gap-2 text-sm">
@@ -176,7 +174,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
               onChange={(e) => set('includeServiceSystemPrompt', e.target.checked)}
               className="size-4 accent-[var(--primary)]"
             />
-            Include the service’s default system prompt
+            {t('servicePrompt')}
           </label>
           <label className="flex items-center gap-2 text-sm">
             <input
@@ -186,7 +184,7 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
               onChange={(e) => set('memory', e.target.checked)}
               className="size-4 accent-[var(--primary)]"
             />
-            Use your saved memories in this chat
+            {t('memory')}
           </label>
           <ToolSettings value={draft.tools} onChange={(ids) => set('tools', ids)} supported={toolsSupported} />
           <VoiceSettings value={voice} onChange={setVoice} />
@@ -199,10 +197,10 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
                 trigger.current?.focus();
               }}
             >
-              Cancel
+              {t('cancel')}
             </Button>
             <Button size="sm" onClick={save}>
-              Save
+              {t('save')}
             </Button>
           </div>
         </div>

@@ -4,6 +4,7 @@
 // regenerate-button, edit-button, branch-prev, branch-next, branch-label, model-picker, chat-settings,
 // attach-button, attachment-chip, reasoning, sources-panel, citation, error-banner, usage, copy-button,
 // chat-character.
+import { useTranslations } from 'use-intl';
 import { useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { AppConversationWithMessages, ChatSettings } from '@/lib/wire.ts';
@@ -50,6 +51,7 @@ const asPatch = (s: ChatSettings) =>
   );
 
 export function ChatView({ conversationId, characterSlug = null }: Props) {
+  const t = useTranslations('chat.view');
   const qc = useQueryClient();
   // A temporary chat (a new chat with its switch on): its id is the browser's, its messages live in the query cache
   // only, and it is dropped when this view goes (a reload or leaving the page).
@@ -81,7 +83,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
     const at = Date.now();
     qc.setQueryData<AppConversationWithMessages>(qk.conversation(id), {
       id,
-      title: 'Temporary chat',
+      title: t('temporaryTitle'),
       modelId: null,
       characterSlug: null,
       settings: {},
@@ -128,11 +130,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
   // The image mode makes pictures from words: it takes no files (and no model is asked to read them).
-  const attachBlocked = temporary
-    ? 'a temporary chat takes no files'
-    : image.enabled
-      ? 'the image mode makes pictures from a description and takes no files; switch it off to attach'
-      : undefined;
+  const attachBlocked = temporary ? t('temporaryNoFiles') : image.enabled ? t('imageNoFiles') : undefined;
   const drop = useFileDrop(attachBlocked ? () => {} : attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
@@ -173,8 +171,8 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   const loading = (conversationId !== null && query.isPending) || (shownRows.length === 0 && rows.length > 0);
 
   useEffect(() => {
-    document.title = temporary ? 'Temporary chat · Lagoon' : conv?.title ? `${conv.title} · Lagoon` : 'New chat · Lagoon';
-  }, [conv?.title, temporary]);
+    document.title = temporary ? t('docTemporary') : conv?.title ? t('docTitle', { title: conv.title }) : t('docNew');
+  }, [conv?.title, temporary, t]);
 
   const hasImages = attachments.items.some((a) => a.kind === 'image');
   // A chat whose model the operator has since disabled or removed: said before anything is sent (the send could only
@@ -193,16 +191,16 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         : null;
   const limitedFor = useCountdown(limitedUntil);
   const blocked = retired
-    ? `This chat’s model (${conv?.modelId}) is no longer offered on this server: pick another model to go on.`
+    ? t('retired', { model: conv?.modelId ?? '' })
     : limitedFor > 0
-      ? `Rate limited: you can send again in ${formatWait(limitedFor)}, or pick another model.`
+      ? t('rateLimited', { wait: formatWait(limitedFor) })
       : hasImages && model && !model.capabilities.vision
-        ? `${model.name} cannot read images: remove them or pick a model with vision.`
+        ? t('noVision', { model: model.name })
         : undefined;
 
   if (conversationId && query.isError) return <ChatMissing notFound={(query.error as { status?: number }).status === 404} retry={() => void query.refetch()} />;
   return (
-    <section data-testid="chat-view" aria-label="Chat" className="relative flex min-h-0 flex-1 flex-col" {...drop.handlers}>
+    <section data-testid="chat-view" aria-label={t('chat')} className="relative flex min-h-0 flex-1 flex-col" {...drop.handlers}>
       <ChatHeader
         title={conv?.title ?? null}
         models={modelList}
@@ -218,14 +216,14 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
       />
       {temporary && (
         <p data-testid="temporary-notice" role="status" className="shrink-0 border-b border-border bg-muted px-4 py-2 text-center text-sm">
-          <strong>Temporary chat: not saved.</strong> It is not kept in your history, search or memories, and it is gone when you reload or leave this page.
-          Answers are billed as usual.
+          <strong>{t('temporaryStrong')}</strong>
+          {t('temporaryBody')}
         </p>
       )}
       <div className="relative min-h-0 flex-1">
         {loading ? (
           <div className="flex h-full items-center justify-center text-muted-foreground">
-            <Spinner label="Loading the conversation" />
+            <Spinner label={t('loading')} />
           </div>
         ) : shownRows.length === 0 ? (
           <EmptyState character={character} model={model} />
@@ -255,7 +253,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         onSend={sendMessage}
         onStop={stop}
         tools={temporary ? undefined : <ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}
-        placeholder={temporary ? 'Message (temporary: not saved)…' : image.enabled ? 'Describe an image…' : undefined}
+        placeholder={temporary ? t('placeholderTemporary') : image.enabled ? t('placeholderImage') : undefined}
       />
       <GenerationStatus generating={generating} outcome={lastAnswer?.status} />
       {drop.dragging && <DropOverlay limits={limits} />}

@@ -1,5 +1,6 @@
 // Streamdown's `sup` override: a <sup data-citation="1,2"> from citation-rehype becomes numbered links to the
 // answer's sources; any other superscript renders as Streamdown's own.
+import { useTranslations } from 'use-intl';
 import { Fragment, useContext, type ComponentProps } from 'react';
 import { defaultComponents, type ExtraProps } from 'streamdown';
 import { CitationsContext, isWebUrl } from './citations-context.ts';
@@ -8,6 +9,7 @@ import { hostnameOf } from './format.ts';
 const DefaultSup = defaultComponents.sup;
 
 export function CitationSup(props: ComponentProps<'sup'> & ExtraProps) {
+  const t = useTranslations('chat.sources');
   const citations = useContext(CitationsContext);
   const numbers = (props as Record<string, unknown>)['data-citation'];
   if (typeof numbers !== 'string') return <DefaultSup {...props} />;
@@ -42,7 +44,7 @@ export function CitationSup(props: ComponentProps<'sup'> & ExtraProps) {
               target="_blank"
               rel="noopener noreferrer"
               title={source.title || source.url}
-              aria-label={`Source ${n}: ${source.title || hostnameOf(source.url)}`}
+              aria-label={t('source', { n, title: source.title || hostnameOf(source.url) })}
               className="rounded-sm px-0.5 font-semibold text-primary no-underline hover:underline"
             >
               {n}

@@ -3,6 +3,7 @@
 // Esc stops a running answer; `/` at the start opens the prompt library (components/prompts/slash-menu.ts) as a
 // listbox the box controls (arrows, Enter or Tab inserts, Esc closes); attachments by picker (or by dropping onto the chat), shown as removable chips,
 // with the limits stated up front. While an answer is generated the send button becomes Stop.
+import { useTranslations } from 'use-intl';
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
 import type { AttachmentLimits } from '@/lib/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
@@ -32,6 +33,7 @@ interface Props {
 }
 
 export function Composer({ attachments, limits, generating, stopping, blocked, attachBlocked, onSend, onStop, tools, placeholder }: Props) {
+  const t = useTranslations('chat.composer');
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -124,7 +126,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
 
   const limitsText = limits ? describeLimits(limits) : '';
   return (
-    <form onSubmit={submit} className="shrink-0 px-3 pt-1 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-6" aria-label="Send a message">
+    <form onSubmit={submit} className="shrink-0 px-3 pt-1 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-6" aria-label={t('form')}>
       <div className="mx-auto w-full max-w-3xl">
         {attachments.errors.length > 0 && (
           <div role="alert" className="mb-2 flex items-start gap-2 rounded-lg border border-error/40 bg-error/5 px-3 py-2 text-sm text-foreground">
@@ -133,7 +135,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
                 <li key={i}>{m}</li>
               ))}
             </ul>
-            <IconButton size="sm" label="Dismiss" onClick={attachments.dismissErrors}>
+            <IconButton size="sm" label={t('dismiss')} onClick={attachments.dismissErrors}>
               <XIcon className="size-3.5" />
             </IconButton>
           </div>
@@ -141,7 +143,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
         <div className="relative rounded-2xl border border-border bg-background shadow-sm focus-within:border-ring">
           {menuOpen && (
             <div className="absolute right-0 bottom-full left-0 z-30 mb-2 overflow-hidden rounded-xl border border-border bg-background shadow-lg">
-              <ul id={menuId} role="listbox" aria-label="Saved prompts" data-testid="prompt-menu" className="max-h-72 overflow-y-auto p-1">
+              <ul id={menuId} role="listbox" aria-label={t('savedPrompts')} data-testid="prompt-menu" className="max-h-72 overflow-y-auto p-1">
                 {matches.map((p, i) => (
                   <li
                     key={p.id}
@@ -159,7 +161,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
                   >
                     <span className="flex items-center gap-2 font-medium">
                       {p.title}
-                      {p.shared && <span className="rounded bg-muted px-1 text-xs font-normal text-muted-foreground">shared</span>}
+                      {p.shared && <span className="rounded bg-muted px-1 text-xs font-normal text-muted-foreground">{t('shared')}</span>}
                     </span>
                     <span className="block truncate text-xs text-muted-foreground">{p.content}</span>
                   </li>
@@ -167,13 +169,13 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
               </ul>
               {matches.length === 0 && (
                 <p className="px-3 py-2 text-sm text-muted-foreground" data-testid="prompt-menu-empty">
-                  {prompts.data?.items.length ? 'No saved prompt matches.' : 'No saved prompts yet: add some on the Prompts page.'}
+                  {prompts.data?.items.length ? t('noMatch') : t('noPrompts')}
                 </p>
               )}
             </div>
           )}
           {attachments.items.length > 0 && (
-            <ul aria-label="Attached files" className="flex flex-wrap gap-2 px-2 pt-2">
+            <ul aria-label={t('attached')} className="flex flex-wrap gap-2 px-2 pt-2">
               {attachments.items.map((a) => (
                 <AttachmentChip key={a.id} name={a.name} size={a.size} kind={a.kind} previewUrl={a.previewUrl} onRemove={() => attachments.remove(a.id)} />
               ))}
@@ -182,12 +184,12 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
           <textarea
             ref={inputRef}
             data-testid="composer-input"
-            aria-label="Message"
+            aria-label={t('message')}
             aria-describedby={hintId}
             aria-autocomplete="list"
             aria-controls={menuOpen ? menuId : undefined}
             aria-activedescendant={menuOpen && matches[active] ? `${menuId}-${active}` : undefined}
-            placeholder={placeholder ?? 'Message Lagoon…'}
+            placeholder={placeholder ?? t('placeholder')}
             rows={1}
             value={text}
             onChange={(e) => setText(e.target.value)}
@@ -205,9 +207,9 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
             <div className="flex items-center gap-1">
               <IconButton
                 size="sm"
-                label={attachBlocked ? `Attach files: ${attachBlocked}` : 'Attach files'}
+                label={attachBlocked ? t('attachBlocked', { why: attachBlocked }) : t('attach')}
                 data-testid="attach-button"
-                title={attachBlocked || limitsText || 'Attach files'}
+                title={attachBlocked || limitsText || t('attach')}
                 onClick={() => fileRef.current?.click()}
                 disabled={!limits || !!attachBlocked}
               >
@@ -240,8 +242,8 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
                 data-testid="stop-button"
                 onClick={onStop}
                 disabled={stopping}
-                aria-label="Stop generating"
-                title="Stop (Esc)"
+                aria-label={t('stop')}
+                title={t('stopTitle')}
                 className={`inline-flex h-9 w-9 items-center justify-center rounded-full bg-foreground text-background hover:opacity-90 disabled:opacity-60`}
               >
                 {stopping ? <Spinner className="size-4" /> : <StopIcon />}
@@ -251,8 +253,8 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
                 type="submit"
                 data-testid="send-button"
                 disabled={!canSend}
-                aria-label="Send message"
-                title="Send (Enter)"
+                aria-label={t('send')}
+                title={t('sendTitle')}
                 className={`inline-flex h-9 w-9 items-center justify-center rounded-full bg-primary text-primary-foreground hover:opacity-90 disabled:cursor-not-allowed disabled:bg-muted disabled:text-muted-foreground`}
               >
                 {sending ? <Spinner className="size-4" /> : <ArrowUpIcon />}
@@ -262,7 +264,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
         </div>
         <p id={hintId} className="mt-1.5 px-1 text-xs text-muted-foreground">
           {blocked ? <span className="text-error">{blocked}</span> : limitsText ? `${limitsText}.` : null}
-          <span className="hidden sm:inline"> Enter to send, Shift+Enter for a new line, / for a saved prompt.</span>
+          <span className="hidden sm:inline">{t('keys')}</span>
         </p>
       </div>
     </form>

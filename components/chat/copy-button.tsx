@@ -1,9 +1,11 @@
 // Copies a message's text; the icon turns into a check for a moment so the copy is visible.
 import { useEffect, useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { IconButton } from '@/components/ui/icon-button.tsx';
 import { CheckIcon, CopyIcon } from './icons.tsx';
 
-export function CopyButton({ text, label = 'Copy message' }: { text: string; label?: string }) {
+export function CopyButton({ text, label }: { text: string; label?: string }) {
+  const t = useTranslations('chat.message');
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -19,7 +21,7 @@ export function CopyButton({ text, label = 'Copy message' }: { text: string; lab
     }
   };
   return (
-    <IconButton size="sm" label={copied ? 'Copied' : label} onClick={copy} data-testid="copy-button">
+    <IconButton size="sm" label={copied ? t('copied') : (label ?? t('copy'))} onClick={copy} data-testid="copy-button">
       {copied ? <CheckIcon /> : <CopyIcon />}
     </IconButton>
   );

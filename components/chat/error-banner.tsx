@@ -2,6 +2,7 @@
 // countdown before Retry is offered), model at capacity or too slow, a model that cannot be reached (no countdown:
 // waiting will not help; another model that works is named and the picker is a click away), or the server's own
 // message. role="alert" so screen readers announce it.
+import { useTranslations } from 'use-intl';
 import { useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect } from 'react';
@@ -27,14 +28,14 @@ interface Props {
 /** The model's engine is down or not installed: a wait and a retry will not bring it back. */
 const unreachable = (e: Failure) => e.code === 'ENGINE_DOWN' || e.code === 'ENGINE_UNAVAILABLE';
 
-function headline(e: Failure, left: number): string {
-  if (e.status === 402 || e.code === 'INSUFFICIENT_BALANCE') return "You're out of credit.";
-  if (e.status === 429) return left > 0 ? `Rate limited — try again in ${formatWait(left)}.` : 'Rate limited — you can try again now.';
-  if (unreachable(e)) return 'This model can’t be reached right now.';
-  if (e.status === 503) return left > 0 ? `The model is at capacity — try again in ${formatWait(left)}.` : 'The model is at capacity. Try again in a moment.';
-  if (e.status === 504) return 'The model took too long to answer.';
-  if (e.status === 0) return 'Could not reach the server. Check your connection.';
-  return e.message || 'Something went wrong.';
+function headline(e: Failure, left: number, t: ReturnType<typeof useTranslations<'chat.error'>>): string {
+  if (e.status === 402 || e.code === 'INSUFFICIENT_BALANCE') return t('noCredit');
+  if (e.status === 429) return left > 0 ? t('rateLimitedWait', { wait: formatWait(left) }) : t('rateLimitedNow');
+  if (unreachable(e)) return t('unreachable');
+  if (e.status === 503) return left > 0 ? t('capacityWait', { wait: formatWait(left) }) : t('capacity');
+  if (e.status === 504) return t('timeout');
+  if (e.status === 0) return t('offline');
+  return e.message || t('generic');
 }
 
 export function ErrorBanner({ error, since, onRetry, modelId }: Props) {
@@ -42,7 +43,8 @@ export function ErrorBanner({ error, since, onRetry, modelId }: Props) {
   const waits = (error.status === 429 || error.status === 503) && !down && error.retryAfter;
   const left = useCountdown(waits ? since + error.retryAfter! * 1000 : null);
   const noCredit = error.status === 402 || error.code === 'INSUFFICIENT_BALANCE';
-  const title = headline(error, left);
+  const t = useTranslations('chat.error');
+  const title = headline(error, left, t);
   // The server's own words add detail under the plain-language headline (never its raw body).
   const detail = error.message && error.message !== title && (noCredit || [0, 429, 503, 504].includes(error.status)) ? error.message : '';
   // A model found down: the picker's list is read again so it marks the model, and one that works is named.
@@ -67,23 +69,23 @@ export function ErrorBanner({ error, since, onRetry, modelId }: Props) {
         {detail && <p className="mt-0.5 break-words text-muted-foreground">{detail}</p>}
         {other && (
           <p className="mt-0.5 text-muted-foreground" data-testid="error-suggestion">
-            {other.name} is working: pick it (or another model), then retry.
+            {t('suggestion', { model: other.name })}
           </p>
         )}
       </div>
       {down && (
         <button type="button" onClick={openModelPicker} className={buttonClasses('primary', 'sm')} data-testid="error-pick-model">
-          Pick another model
+          {t('pickModel')}
         </button>
       )}
       {noCredit ? (
         <Link href="/account" className={buttonClasses('primary', 'sm')}>
-          Add credit
+          {t('addCredit')}
         </Link>
       ) : (
         onRetry && (
           <button type="button" onClick={onRetry} disabled={left > 0} className={buttonClasses('secondary', 'sm')}>
-            {left > 0 ? `Retry in ${formatWait(left)}` : 'Retry'}
+            {left > 0 ? t('retryIn', { wait: formatWait(left) }) : t('retry')}
           </button>
         )
       )}

@@ -42,11 +42,11 @@ export function hostnameOf(url: string): string {
   }
 }
 
-/** A date string from a source, shown as written when it does not parse. */
-export function formatSourceDate(date: string): string {
+/** A date string from a source, in the app's language (`locale`), shown as written when it does not parse. */
+export function formatSourceDate(date: string, locale?: string): string {
   const t = Date.parse(date);
   if (Number.isNaN(t)) return date;
-  return new Date(t).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return new Date(t).toLocaleDateString(locale, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
 /**

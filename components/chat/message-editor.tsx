@@ -1,5 +1,6 @@
 // Inline editor for a user message: "Save & send" sends the new text as a sibling of the original, so the
 // earlier branch stays reachable through ‹ n/m ›.
+import { useTranslations } from 'use-intl';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button.tsx';
 
@@ -12,6 +13,7 @@ interface Props {
 }
 
 export function MessageEditor({ initial, onCancel, onSave, keptAttachments }: Props) {
+  const t = useTranslations('chat.editor');
   const [text, setText] = useState(initial);
   const [saving, setSaving] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -37,7 +39,7 @@ export function MessageEditor({ initial, onCancel, onSave, keptAttachments }: Pr
   return (
     <div className="ml-auto w-full max-w-[85%] rounded-2xl border border-border bg-background p-2">
       <label className="sr-only" htmlFor={id}>
-        New version of your message
+        {t('label')}
       </label>
       <textarea
         id={id}
@@ -54,17 +56,13 @@ export function MessageEditor({ initial, onCancel, onSave, keptAttachments }: Pr
         rows={2}
         className="block w-full resize-none bg-transparent px-2 py-1 text-base text-foreground outline-none"
       />
-      {keptAttachments > 0 && (
-        <p className="px-2 text-xs text-muted-foreground">
-          {keptAttachments === 1 ? 'The attached file is sent again with your edit.' : `The ${keptAttachments} attached files are sent again with your edit.`}
-        </p>
-      )}
+      {keptAttachments > 0 && <p className="px-2 text-xs text-muted-foreground">{t('kept', { count: keptAttachments })}</p>}
       <div className="mt-1 flex justify-end gap-2">
         <Button variant="ghost" size="sm" onClick={onCancel}>
-          Cancel
+          {t('cancel')}
         </Button>
         <Button size="sm" onClick={save} disabled={!text.trim()} pending={saving}>
-          Save &amp; send
+          {t('save')}
         </Button>
       </div>
     </div>

@@ -1,4 +1,5 @@
 // One model in the picker: name, the default mark, capability badges and prices per million tokens.
+import { useTranslations } from 'use-intl';
 import type { AppModel } from '@/lib/wire.ts';
 import { formatPrice } from './format.ts';
 import { CapabilityBadges } from './capability-badges.tsx';
@@ -16,6 +17,7 @@ interface Props {
 }
 
 export function ModelOption({ model, isAdmin, id, selected, active, onPick, onHover }: Props) {
+  const t = useTranslations('chat.picker');
   return (
     <li
       id={id}
@@ -29,19 +31,19 @@ export function ModelOption({ model, isAdmin, id, selected, active, onPick, onHo
       <span className="min-w-0 flex-1">
         <span className="flex flex-wrap items-center gap-x-2">
           <span className="font-medium text-foreground">{model.name}</span>
-          {model.isDefault && <span className="text-xs font-medium text-primary">Default</span>}
+          {model.isDefault && <span className="text-xs font-medium text-primary">{t('default')}</span>}
         </span>
         {model.unavailable && (
           <span className="mt-1 block text-xs font-medium text-error" data-testid="model-unreachable">
-            Can’t be reached right now: {model.unavailable}
+            {t('unreachableNow', { reason: model.unavailable })}
           </span>
         )}
         <span className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
           <CapabilityBadges model={model} />
           <span className="tabular-nums">
             {model.pricing.inputUsd === 0 && model.pricing.outputUsd === 0
-              ? 'Free'
-              : `${formatPrice(model.pricing.inputUsd)} in · ${formatPrice(model.pricing.outputUsd)} out / 1M tokens`}
+              ? t('free')
+              : t('prices', { in: formatPrice(model.pricing.inputUsd), out: formatPrice(model.pricing.outputUsd) })}
           </span>
         </span>
         <DemoNotice model={model} isAdmin={isAdmin} compact />

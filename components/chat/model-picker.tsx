@@ -1,6 +1,7 @@
 'use client';
 // The model picker: a button opening a listbox (WAI-ARIA listbox pattern: arrows, Home/End, Enter/Space picks,
 // Escape closes, focus returns to the button), each option with capabilities and prices.
+import { useTranslations } from 'use-intl';
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { AppModel } from '@/lib/wire.ts';
 import { ChevronDownIcon } from './icons.tsx';
@@ -17,6 +18,7 @@ interface Props {
 }
 
 export function ModelPicker({ models, value, onChange, disabled }: Props) {
+  const t = useTranslations('chat.picker');
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const root = useRef<HTMLDivElement>(null);
@@ -73,7 +75,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         aria-haspopup="listbox"
         aria-expanded={open}
         aria-controls={open ? listId : undefined}
-        aria-label={`Model: ${current?.name ?? 'choose a model'}${current?.unavailable ? ' (can’t be reached)' : ''}${current?.demo ? ' (demo)' : ''}`}
+        aria-label={`${t('label', { name: current?.name ?? t('choose') })}${current?.unavailable ? t('unreachableSuffix') : ''}${current?.demo ? t('demoSuffix') : ''}`}
         disabled={disabled || models.length === 0}
         onClick={() => (open ? setOpen(false) : show())}
         onKeyDown={(e) => {
@@ -84,15 +86,15 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         }}
         className={`flex max-w-full min-w-0 items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-semibold text-foreground hover:bg-accent disabled:opacity-60`}
       >
-        <span className="truncate">{current?.name ?? (models.length ? 'Choose a model' : 'Loading models…')}</span>
+        <span className="truncate">{current?.name ?? (models.length ? t('chooseModel') : t('loading'))}</span>
         {current?.unavailable && (
           <span className="shrink-0 rounded bg-error/10 px-1 text-xs font-medium text-error" data-testid="model-unreachable-badge">
-            can’t be reached
+            {t('unreachable')}
           </span>
         )}
         {current?.demo && (
           <span className="shrink-0 rounded bg-muted px-1 text-xs font-medium text-muted-foreground" data-testid="demo-badge">
-            demo
+            {t('demo')}
           </span>
         )}
         <ChevronDownIcon className="size-4 shrink-0" />
@@ -101,7 +103,7 @@ export function ModelPicker({ models, value, onChange, disabled }: Props) {
         <ul
           id={listId}
           role="listbox"
-          aria-label="Models"
+          aria-label={t('models')}
           tabIndex={-1}
           aria-activedescendant={`${listId}-${active}`}
           ref={list}

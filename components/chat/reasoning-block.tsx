@@ -1,5 +1,6 @@
 // The model's reasoning, collapsible: open while it is being written, folded once the answer starts (unless the
 // reader opened or closed it themselves). Shown as plain text, which is also the cheapest to stream.
+import { useTranslations } from 'use-intl';
 import { useState, type SyntheticEvent } from 'react';
 import { Spinner } from '@/components/ui/spinner.tsx';
 
@@ -12,13 +13,14 @@ interface Props {
 }
 
 export function ReasoningBlock({ text, thinking, seconds }: Props) {
+  const t = useTranslations('chat.reasoning');
   const [userOpen, setUserOpen] = useState<boolean | null>(null);
   const open = userOpen ?? thinking;
   const onToggle = (e: SyntheticEvent<HTMLDetailsElement>) => {
     // The toggle event also fires when `open` changes from props; only a change we did not render is the reader's.
     if (e.currentTarget.open !== open) setUserOpen(e.currentTarget.open);
   };
-  const label = thinking ? 'Thinking…' : seconds !== undefined ? `Thought for ${Math.max(1, Math.round(seconds))} s` : 'Reasoning';
+  const label = thinking ? t('thinking') : seconds !== undefined ? t('thought', { seconds: Math.max(1, Math.round(seconds)) }) : t('label');
   return (
     <details data-testid="reasoning" open={open} onToggle={onToggle} className="group mb-3 rounded-lg border border-border bg-muted/50 text-sm">
       <summary className="flex cursor-pointer list-none items-center gap-2 rounded-lg px-3 py-2 font-medium text-muted-foreground select-none hover:text-foreground [&::-webkit-details-marker]:hidden">

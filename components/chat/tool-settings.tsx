@@ -1,6 +1,7 @@
 // The chat settings' tools: the operator's MCP servers this chat's answers may call (for models that can call
 // tools), each a switch; an HTTP server also takes the user's own token, sent instead of the operator's and sealed
 // on the server (it is never shown again, only that one is set).
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { call } from '@/components/api/client.ts';
@@ -9,6 +10,7 @@ import type { AppToolServer } from '@/lib/wire.ts';
 const TOOLS_KEY = ['tools'] as const;
 
 function OwnToken({ server }: { server: AppToolServer }) {
+  const t = useTranslations('chat.tools');
   const id = useId();
   const qc = useQueryClient();
   const [editing, setEditing] = useState(false);
@@ -25,14 +27,14 @@ function OwnToken({ server }: { server: AppToolServer }) {
   if (!editing) {
     return (
       <button type="button" className="text-xs font-medium text-primary underline" onClick={() => setEditing(true)} data-testid="tool-token-edit">
-        {server.hasUserHeaders ? 'Your token is set · change' : 'Use your own token'}
+        {server.hasUserHeaders ? t('tokenSet') : t('ownToken')}
       </button>
     );
   }
   return (
     <span className="mt-1 flex items-center gap-1">
       <label htmlFor={`${id}-tok`} className="sr-only">
-        Your token for {server.name}
+        {t('tokenFor', { server: server.name })}
       </label>
       <input
         id={`${id}-tok`}
@@ -40,16 +42,16 @@ function OwnToken({ server }: { server: AppToolServer }) {
         autoComplete="off"
         value={token}
         onChange={(e) => setToken(e.target.value)}
-        placeholder="Bearer token"
+        placeholder={t('tokenPlaceholder')}
         className="h-8 min-w-0 flex-1 rounded-md border border-input bg-background px-2 text-sm"
         data-testid="tool-token-input"
       />
       <button type="button" className="text-xs font-medium text-primary" disabled={!token || save.isPending} onClick={() => save.mutate(token)}>
-        Save
+        {t('save')}
       </button>
       {server.hasUserHeaders && (
         <button type="button" className="text-xs text-muted-foreground" disabled={save.isPending} onClick={() => save.mutate(null)}>
-          Remove
+          {t('remove')}
         </button>
       )}
       {save.isError && <span className="text-xs text-error">{save.error.message}</span>}
@@ -65,6 +67,7 @@ interface Props {
 }
 
 export function ToolSettings({ value, onChange, supported }: Props) {
+  const t = useTranslations('chat.tools');
   const q = useQuery({ queryKey: TOOLS_KEY, queryFn: ({ signal }) => call('GET /tools', { signal }) });
   const servers = q.data?.servers ?? [];
   if (!servers.length) return null;
@@ -75,13 +78,13 @@ export function ToolSettings({ value, onChange, supported }: Props) {
   };
   return (
     <fieldset data-testid="tool-settings">
-      <legend className="block text-sm font-medium text-foreground">Tools</legend>
+      <legend className="block text-sm font-medium text-foreground">{t('legend')}</legend>
       {supported === false ? (
         <p className="text-xs text-muted-foreground" data-testid="tools-unsupported">
-          This chat’s model cannot call tools: pick one that can for these to be used.
+          {t('unsupported')}
         </p>
       ) : (
-        <p className="text-xs text-muted-foreground">For models that can call tools; each call shows in the answer.</p>
+        <p className="text-xs text-muted-foreground">{t('note')}</p>
       )}
       <div className="mt-1 space-y-1.5">
         {servers.map((s) => (
@@ -97,8 +100,8 @@ export function ToolSettings({ value, onChange, supported }: Props) {
               />
               {s.name}
             </label>
-            {s.id === 'builtin:code' && <p className="ml-6 text-xs text-muted-foreground">Runs JavaScript in a sandbox on the server.</p>}
-            {s.id === 'builtin:web' && <p className="ml-6 text-xs text-muted-foreground">Each search or fetched page is billed.</p>}
+            {s.id === 'builtin:code' && <p className="ml-6 text-xs text-muted-foreground">{t('code')}</p>}
+            {s.id === 'builtin:web' && <p className="ml-6 text-xs text-muted-foreground">{t('web')}</p>}
             {s.transport === 'http' && (
               <div className="ml-6">
                 <OwnToken server={s} />

@@ -1,5 +1,6 @@
 // The server-side tool calls of an answer, each collapsible: the tool and where it ran, how long it took, and,
 // opened, the arguments the model wrote and what came back. Tool output is untrusted text: shown as plain text only.
+import { useTranslations } from 'use-intl';
 import { memo } from 'react';
 import type { AppToolStep } from '@/lib/wire.ts';
 import { Spinner } from '@/components/ui/spinner.tsx';
@@ -15,6 +16,7 @@ function pretty(args: string): string {
 const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 function ToolStepRow({ step }: { step: AppToolStep }) {
+  const t = useTranslations('chat.tools');
   const running = step.status === 'running';
   const failed = step.status === 'error';
   return (
@@ -27,15 +29,15 @@ function ToolStepRow({ step }: { step: AppToolStep }) {
             ›
           </span>
         )}
-        <span className="font-medium">{running ? 'Calling' : failed ? 'Failed' : 'Called'}</span>
+        <span className="font-medium">{running ? t('calling') : failed ? t('failed') : t('called')}</span>
         <code className="truncate font-mono text-xs text-foreground">{step.name}</code>
-        {step.server && <span className="truncate text-xs">on {step.server}</span>}
+        {step.server && <span className="truncate text-xs">{t('on', { server: step.server })}</span>}
         {step.ms !== null && <span className="ml-auto shrink-0 text-xs tabular-nums">{duration(step.ms)}</span>}
       </summary>
       <div className="space-y-2 border-t border-border px-3 py-2">
         {step.arguments && (
           <div>
-            <div className="mb-1 text-xs font-medium text-muted-foreground">Arguments</div>
+            <div className="mb-1 text-xs font-medium text-muted-foreground">{t('arguments')}</div>
             <pre data-testid="tool-arguments" className="max-h-60 overflow-auto rounded bg-background p-2 font-mono text-xs whitespace-pre-wrap break-words">
               {pretty(step.arguments)}
             </pre>
@@ -43,14 +45,14 @@ function ToolStepRow({ step }: { step: AppToolStep }) {
         )}
         {!running && (
           <div>
-            <div className="mb-1 text-xs font-medium text-muted-foreground">{failed ? 'Error' : 'Result'}</div>
+            <div className="mb-1 text-xs font-medium text-muted-foreground">{failed ? t('error') : t('result')}</div>
             <pre
               data-testid="tool-result"
               className={`max-h-80 overflow-auto rounded bg-background p-2 font-mono text-xs whitespace-pre-wrap break-words ${failed ? 'text-destructive' : ''}`}
             >
-              {step.result || '(empty)'}
+              {step.result || t('empty')}
             </pre>
-            {step.truncated && <p className="mt-1 text-xs text-muted-foreground">Cut to the server’s limit before the model read it.</p>}
+            {step.truncated && <p className="mt-1 text-xs text-muted-foreground">{t('truncated')}</p>}
           </div>
         )}
       </div>

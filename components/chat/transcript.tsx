@@ -6,6 +6,7 @@
 // written to the DOM directly (directDomUpdates), so a growing answer costs no re-render here.
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { ArrowDownIcon } from './icons.tsx';
 import { TranscriptRow } from './transcript-row.tsx';
 import type { TranscriptRow as Row } from './transcript-rows.ts';
@@ -37,6 +38,7 @@ const distanceFromEnd = (v: { getTotalSize(): number; scrollOffset: number | nul
   v.getTotalSize() - (v.scrollOffset ?? 0) - (v.scrollRect?.height ?? 0);
 
 export const Transcript = memo(function Transcript({ rows, busy, followToken }: Props) {
+  const t = useTranslations('chat.message');
   const scrollRef = useRef<HTMLDivElement>(null);
   const [atEnd, setAtEnd] = useState(true);
   const estimateSize = (i: number) => (rows[i]?.kind === 'message' && rows[i].message.role === 'assistant' ? 220 : 88);
@@ -103,7 +105,7 @@ export const Transcript = memo(function Transcript({ rows, busy, followToken }: 
         ref={scrollRef}
         tabIndex={0}
         role="region"
-        aria-label="Conversation"
+        aria-label={t('conversation')}
         className="h-full overflow-y-auto overscroll-contain [overflow-anchor:none] focus-visible:-outline-offset-2"
       >
         <div ref={virtualizer.containerRef} className="relative mx-auto w-full max-w-3xl">
@@ -120,7 +122,7 @@ export const Transcript = memo(function Transcript({ rows, busy, followToken }: 
           onClick={() => virtualizer.scrollToEnd()}
           className={`absolute bottom-3 left-1/2 flex -translate-x-1/2 items-center gap-1.5 rounded-full border border-border bg-background px-3 py-1.5 text-sm font-medium text-foreground shadow-md hover:bg-accent`}
         >
-          <ArrowDownIcon /> Jump to latest
+          <ArrowDownIcon /> {t('jumpToLatest')}
         </button>
       )}
     </div>

@@ -1,5 +1,6 @@
 // One user turn: the text exactly as typed (whitespace kept, plain text), its attachments as chips, and a footer
 // with edit, copy and ‹ n/m › versions. Editing swaps the bubble for the inline editor.
+import { useTranslations } from 'use-intl';
 import { memo, useMemo, useState } from 'react';
 import type { AppMessage } from '@/lib/wire.ts';
 import { AttachmentChip } from './attachment-chip.tsx';
@@ -22,14 +23,15 @@ interface Props {
 }
 
 export const UserMessage = memo(function UserMessage({ message, siblingIndex, siblingCount, busy }: Props) {
+  const t = useTranslations('chat.message');
   const actions = useChatActions();
   const [editing, setEditing] = useState(false);
   // "Remember that …" offers to save the fact (never saved unless accepted).
   const fact = useMemo(() => memorySuggestion(message.content), [message.content]);
   return (
-    <article data-testid="message" data-role="user" data-status={message.status} aria-label="You" className="group flex flex-col items-end">
+    <article data-testid="message" data-role="user" data-status={message.status} aria-label={t('you')} className="group flex flex-col items-end">
       {message.attachments.length > 0 && (
-        <ul aria-label="Attachments" className="mb-1.5 flex max-w-[85%] flex-wrap justify-end gap-1.5">
+        <ul aria-label={t('attachments')} className="mb-1.5 flex max-w-[85%] flex-wrap justify-end gap-1.5">
           {message.attachments.map((a) => (
             <AttachmentChip
               key={a.id}
@@ -63,7 +65,7 @@ export const UserMessage = memo(function UserMessage({ message, siblingIndex, si
           <BranchNav index={siblingIndex} count={siblingCount} onStep={(s) => actions.switchSibling(message.id, s)} />
           <CopyButton text={message.content} />
           {message.content.trim() && <RememberButton messageId={message.id} text={message.content} />}
-          <IconButton size="sm" label="Edit message" data-testid="edit-button" disabled={busy} onClick={() => setEditing(true)}>
+          <IconButton size="sm" label={t('edit')} data-testid="edit-button" disabled={busy} onClick={() => setEditing(true)}>
             <EditIcon />
           </IconButton>
         </div>

@@ -23,7 +23,51 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
   return out;
 }
 
-const placeholders = (m: string) => [...m.matchAll(/\{(\w+)/g)].map((x) => x[1]).sort();
+/**
+ * The arguments an ICU message uses, sorted and unique: `{name}`, `{n, number}`, and those inside the branches of a
+ * `{count, plural, one {…} other {…}}` (whose own words, "one {File}", are text, not arguments).
+ */
+function placeholders(message: string): string[] {
+  const found = new Set<string>();
+  let i = 0;
+  const skipSpace = () => {
+    while (/\s/.test(message[i] ?? '')) i++;
+  };
+  // Text up to the closing brace of the enclosing branch (or the end); arguments are read as they come.
+  const text = (): void => {
+    while (i < message.length && message[i] !== '}') {
+      if (message[i] === '{') argument();
+      else i++;
+    }
+  };
+  const argument = (): void => {
+    i++;
+    skipSpace();
+    const name = /^\w+/.exec(message.slice(i))?.[0] ?? '';
+    i += name.length;
+    found.add(name);
+    skipSpace();
+    if (message[i] === ',') {
+      i++;
+      skipSpace();
+      const kind = /^\w+/.exec(message.slice(i))?.[0] ?? '';
+      i += kind.length;
+      skipSpace();
+      if (['plural', 'select', 'selectordinal'].includes(kind)) {
+        i++; // the comma before the branches
+        for (skipSpace(); i < message.length && message[i] !== '}'; skipSpace()) {
+          while (i < message.length && message[i] !== '{') i++; // the selector: "one", "=0", "offset:1"
+          i++;
+          text();
+          i++;
+        }
+      } else while (i < message.length && message[i] !== '}') i++; // a style: "{n, number, percent}"
+    }
+    i++;
+  };
+  text();
+  return [...found].sort();
+}
 
 test('every catalogue has the English keys, none empty, the same placeholders', () => {
   const english = flatten(en);
@@ -37,6 +81,11 @@ test('every catalogue has the English keys, none empty, the same placeholders', 
     }
   }
   for (const [key, value] of english) assert.ok(value.trim(), `en: ${key} is empty`);
+});
+
+test('the placeholders of a plural message are its arguments, not its words', () => {
+  assert.deepEqual(placeholders('{count, plural, one {File} other {# files in {folder}}} by {name}'), ['count', 'folder', 'name']);
+  assert.deepEqual(placeholders('{n, number} of {total}'), ['n', 'total']);
 });
 
 test('the language: the saved choice, else Accept-Language by weight, else English', () => {
@@ -73,12 +122,83 @@ const CONVERTED = [
   'components/keys/keys-page.tsx',
   'components/ui/table-toggle.tsx',
   'components/pwa/service-worker.tsx',
+  'components/memory/remember-button.tsx',
+  'components/memory/memory-suggestion.tsx',
+  'components/memory/used-memories.tsx',
+  'components/share/share-dialog.tsx',
+  'components/knowledge/knowledge-picker.tsx',
+  'components/operator/manage-account.tsx',
+  'components/operator/clear-second-factor.tsx',
+  'components/operator/reset-password.tsx',
+  'components/operator/add-model-form.tsx',
+  'components/operator/mcp-page.tsx',
+  'components/operator/operator-page.tsx',
+  'components/operator/models-page.tsx',
+  'components/limits/limits-page.tsx',
+  'components/limits/breach-log.tsx',
+  'components/usage/rate-meter.tsx',
+  'components/billing/statement.tsx',
+  'components/billing/pager.tsx',
+  'components/keys/create-key.tsx',
+  'components/keys/key-form.tsx',
+  'components/keys/key-list.tsx',
+  'components/keys/snippets.tsx',
+  'components/images/gallery-page.tsx',
+  'components/images/image-card.tsx',
+  'components/images/image-message.tsx',
+  'components/images/image-mode-toggle.tsx',
+  'components/images/image-options.tsx',
+  'components/audio/dictation-button.tsx',
+  'components/audio/read-aloud-button.tsx',
+  'components/audio/voice-settings.tsx',
+  'components/video/job-card.tsx',
+  'components/video/job-list.tsx',
+  'components/video/video-form.tsx',
+  'components/video/video-page.tsx',
+  'components/sidebar/archived-section.tsx',
+  'components/sidebar/chat-list-section.tsx',
+  'components/sidebar/conversation-item.tsx',
+  'components/sidebar/conversation-list.tsx',
+  'components/sidebar/conversation-menu.tsx',
+  'components/sidebar/folder-list.tsx',
+  'components/sidebar/move-dialog.tsx',
+  'components/sidebar/rename-input.tsx',
+  'components/sidebar/search-results.tsx',
+  'components/chat/composer.tsx',
+  'components/chat/chat-view.tsx',
+  'components/chat/archived-notice.tsx',
+  'components/chat/assistant-message.tsx',
+  'components/chat/attachment-chip.tsx',
+  'components/chat/branch-nav.tsx',
+  'components/chat/chat-header.tsx',
+  'components/chat/chat-missing.tsx',
+  'components/chat/demo-notice.tsx',
+  'components/chat/drop-overlay.tsx',
+  'components/chat/empty-state.tsx',
+  'components/chat/error-banner.tsx',
+  'components/chat/generation-status.tsx',
+  'components/chat/model-picker.tsx',
+  'components/chat/model-option.tsx',
+  'components/chat/capability-badges.tsx',
+  'components/chat/copy-button.tsx',
+  'components/chat/chat-settings.tsx',
+  'components/chat/tool-settings.tsx',
+  'components/chat/tool-steps.tsx',
+  'components/chat/message-editor.tsx',
+  'components/chat/user-message.tsx',
+  'components/chat/transcript-row.tsx',
+  'components/chat/transcript.tsx',
+  'components/chat/sources-panel.tsx',
+  'components/chat/usage-label.tsx',
+  'components/chat/preview-blocks.tsx',
+  'components/chat/reasoning-block.tsx',
+  'components/chat/citation-sup.tsx',
 ];
 
 /** Attributes and object keys that hold words a person reads. */
 const WORDY = new Set(['label', 'title', 'aria-label', 'placeholder', 'description', 'note', 'alt', 'loading', 'failed', 'caption', 'legend', 'hint']);
-/** Words that are the same in every language: names. */
-const NAMES = new Set(['Lagoon']);
+/** Words that are the same in every language: names (the app's, file formats'), and values the browser reads (`<img loading="lazy">`). */
+const NAMES = new Set(['Lagoon', 'CSV', 'JSON', 'lazy', 'eager']);
 const isEnglish = (text: string) => /[A-Za-z]{2,}/.test(text) && !NAMES.has(text.trim());
 
 function englishIn(file: string): string[] {

@@ -3,6 +3,7 @@
 // download, copy, vary, upscale, background removal and "Edit this image" (the results join the gallery, not a chat), delete, and a
 // link to the chat it was made in. New images are made in a chat's image mode.
 // data-testid: gallery-page, gallery-empty, gallery-item (data-image-id), gallery-chat-link, gallery-more.
+import { useLocale, useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -16,12 +17,13 @@ import type { AppImage } from '@/lib/images/wire.ts';
 import { IMAGE_JOB_ROUTE, type ImageActions, ImageActionsContext, type ImageJob } from './image-actions.ts';
 import { ImageCard } from './image-card.tsx';
 import { ImageEditor } from './image-editor.tsx';
-import { useTranslations } from 'use-intl';
 import { imageKeys, useDeleteImage, useGallery, useImageModels } from './queries.ts';
 
-const DONE: Record<ImageJob, string> = { vary: 'A variation', upscale: 'The upscaled image', 'remove-background': 'The cut-out' };
+const DONE = { vary: 'doneVary', upscale: 'doneUpscale', 'remove-background': 'doneCutout' } as const satisfies Record<ImageJob, string>;
 
 export function GalleryPage() {
+  const t = useTranslations('images');
+  const locale = useLocale();
   const qc = useQueryClient();
   const toast = useToast();
   const gallery = useGallery();
@@ -43,8 +45,8 @@ export function GalleryPage() {
       run: (job, image) => {
         setRunning({ id: image.id, job });
         call(IMAGE_JOB_ROUTE[job], { params: { id: image.id }, body: {} })
-          .then(() => toast({ message: `${DONE[job]} is at the top of the gallery`, tone: 'success' }))
-          .catch((e: unknown) => toast({ message: e instanceof AppApiError ? e.message : 'Something went wrong.', tone: 'error' }))
+          .then(() => toast({ message: t(DONE[job]), tone: 'success' }))
+          .catch((e: unknown) => toast({ message: e instanceof AppApiError ? e.message : t('failed'), tone: 'error' }))
           .finally(() => {
             setRunning(null);
             void qc.invalidateQueries({ queryKey: imageKeys.gallery });
@@ -54,40 +56,40 @@ export function GalleryPage() {
       remove: (image) => setDeleting(image),
       edit: (image) => setEditing(image),
     }),
-    [running, qc, toast],
+    [running, qc, toast, t],
   );
 
   return (
     <div className="flex-1 overflow-y-auto" data-testid="gallery-page">
       <div className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header>
-          <h1 className="text-2xl font-semibold tracking-tight">Images</h1>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
           <p className="mt-1 text-sm text-muted-foreground">
-            Everything you made in a chat&apos;s image mode; only you can see these.{' '}
+            {t('intro')}{' '}
             <Link href="/" className="font-medium text-primary underline underline-offset-4">
-              Make a new image
+              {t('makeNew')}
             </Link>{' '}
-            by switching a chat to Image mode.
+            {t('bySwitching')}
           </p>
         </header>
         {gallery.isPending ? (
           <div className="flex justify-center py-8 text-muted-foreground">
-            <Spinner label="Loading your images" className="size-6" />
+            <Spinner label={t('loading')} className="size-6" />
           </div>
         ) : gallery.isError ? (
           <Alert
-            title="Could not load your images"
+            title={t('loadFailed')}
             action={
               <Button size="sm" variant="secondary" onClick={() => void gallery.refetch()} pending={gallery.isFetching}>
-                Retry
+                {t('retry')}
               </Button>
             }
           >
             {gallery.error.message}
           </Alert>
         ) : images.length === 0 ? (
-          <Alert tone="info" title="No images yet" data-testid="gallery-empty">
-            Switch a chat to Image mode (beside the message box) and describe a picture.
+          <Alert tone="info" title={t('emptyTitle')} data-testid="gallery-empty">
+            {t('emptyBody')}
           </Alert>
         ) : (
           <ImageActionsContext.Provider value={actions}>
@@ -99,7 +101,7 @@ export function GalleryPage() {
                     url={i.url}
                     downloadUrl={i.downloadUrl}
                     image={i}
-                    alt={i.prompt || 'Image'}
+                    alt={i.prompt || t('image')}
                     upscaler={upscaler}
                     remover={remover}
                     editor={editor}
@@ -108,12 +110,12 @@ export function GalleryPage() {
                     {i.prompt}
                   </p>
                   <p className="text-xs text-muted-foreground">
-                    {i.modelName} · {new Date(i.createdAt).toLocaleString()}
+                    {i.modelName} · {new Date(i.createdAt).toLocaleString(locale)}
                     {i.conversationId && (
                       <>
                         {' · '}
                         <Link href={`/c/${i.conversationId}`} data-testid="gallery-chat-link" className="text-primary underline underline-offset-4">
-                          Open the chat
+                          {t('openChat')}
                         </Link>
                       </>
                     )}
@@ -131,7 +133,7 @@ export function GalleryPage() {
                   onClick={() => void gallery.fetchNextPage()}
                 >
                   {gallery.isFetchingNextPage ? <Spinner className="size-4" /> : null}
-                  Show more
+                  {t('showMore')}
                 </button>
               </div>
             )}
@@ -153,16 +155,16 @@ export function GalleryPage() {
       )}
       <ConfirmDialog
         open={deleting !== null}
-        title="Delete this image?"
-        message="It is removed from the gallery and from the chat it was made in. This cannot be undone."
-        confirmLabel="Delete"
+        title={t('deleteTitle')}
+        message={t('deleteBody')}
+        confirmLabel={t('delete')}
         pending={remove.isPending}
         onCancel={() => setDeleting(null)}
         onConfirm={() => {
           if (!deleting) return;
           remove.mutate(deleting.id, {
             onSuccess: () => setDeleting(null),
-            onError: (e) => toast({ message: `Could not delete the image: ${e.message}`, tone: 'error' }),
+            onError: (e) => toast({ message: t('deleteFailed', { error: e.message }), tone: 'error' }),
           });
         }}
       />

@@ -52,6 +52,7 @@ export interface ImageCardProps {
 }
 
 export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover, editor }: ImageCardProps) {
+  const t = useTranslations('images');
   const actions = useImageActions();
   const tEdit = useTranslations('imageEditor');
   const toast = useToast();
@@ -59,8 +60,8 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
   const [broken, setBroken] = useState(false);
   useEffect(() => {
     if (!copied) return;
-    const t = setTimeout(() => setCopied(false), 1500);
-    return () => clearTimeout(t);
+    const timer = setTimeout(() => setCopied(false), 1500);
+    return () => clearTimeout(timer);
   }, [copied]);
 
   const copy = async () => {
@@ -68,7 +69,7 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
       await copyImage(url);
       setCopied(true);
     } catch (e) {
-      toast({ message: `Could not copy the image: ${(e as Error).message}`, tone: 'error' });
+      toast({ message: t('copyFailed', { error: (e as Error).message }), tone: 'error' });
     }
   };
   const running = actions?.running;
@@ -78,7 +79,7 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
     actions && (
       <IconButton
         size="sm"
-        label={why ? `${label}: ${why}` : label}
+        label={why ? t('jobBlocked', { label, why }) : label}
         title={why ?? title}
         data-testid={testId}
         disabled={disabled || !!why}
@@ -94,7 +95,7 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
     <figure data-testid="image-card" data-image-id={id} className="flex min-w-0 flex-col gap-1">
       <div className="relative overflow-hidden rounded-xl border border-border bg-muted">
         {broken ? (
-          <p className="flex aspect-square items-center justify-center p-4 text-center text-sm text-muted-foreground">This image was deleted.</p>
+          <p className="flex aspect-square items-center justify-center p-4 text-center text-sm text-muted-foreground">{t('deleted')}</p>
         ) : (
           // A plain <img>: the app's own file behind the session cookie, shown as it is (no optimiser in between).
           <img
@@ -111,10 +112,10 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
         {image?.demo && (
           <span
             data-testid="image-demo"
-            title={`${image.modelName}: a demo engine, not an image model`}
+            title={t('demoTitle', { model: image.modelName })}
             className="absolute top-2 left-2 rounded-md bg-background/85 px-1.5 py-0.5 text-xs font-medium text-foreground"
           >
-            Demo
+            {t('demo')}
           </span>
         )}
       </div>
@@ -122,33 +123,27 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
         <a
           href={downloadUrl}
           download
-          aria-label="Download"
-          title="Download"
+          aria-label={t('download')}
+          title={t('download')}
           data-testid="image-download"
           className="inline-flex size-8 items-center justify-center rounded-lg hover:bg-accent hover:text-foreground"
         >
           <DownloadIcon className="size-4" />
         </a>
-        <IconButton size="sm" label={copied ? 'Copied' : 'Copy image'} data-testid="image-copy" onClick={copy} disabled={broken}>
+        <IconButton size="sm" label={copied ? t('copied') : t('copy')} data-testid="image-copy" onClick={copy} disabled={broken}>
           {copied ? <CheckIcon className="size-4" /> : <CopyIcon />}
         </IconButton>
-        {canVary && job('vary', 'Vary', 'Vary: the same prompt with a new seed', <VaryIcon />, 'image-vary')}
-        {job(
-          'upscale',
-          'Upscale 2×',
-          `Upscale 2×${upscaler ? ` (${upscaler.name}; models that fit the image are chosen)` : ''}`,
-          <UpscaleIcon />,
-          'image-upscale',
-        )}
+        {canVary && job('vary', t('vary'), t('varyTitle'), <VaryIcon />, 'image-vary')}
+        {job('upscale', t('upscale'), upscaler ? t('upscaleTitleWith', { model: upscaler.name }) : t('upscaleTitle'), <UpscaleIcon />, 'image-upscale')}
         {job(
           'remove-background',
-          'Remove background',
-          `Remove the background${remover ? ` (${remover.name}${remover.demo ? ': a demo' : ''})` : ''}`,
+          t('removeBg'),
+          remover ? t(remover.demo ? 'removeBgTitleDemo' : 'removeBgTitleWith', { model: remover.name }) : t('removeBgTitle'),
           <CutIcon />,
           'image-remove-bg',
           // The demo remover cuts out flat backgrounds only (it refuses others), and the demo generator's pictures
           // have none: offering it there could only fail.
-          remover?.demo && image?.demo ? `not for demo pictures (${remover.name} needs a flat background)` : undefined,
+          remover?.demo && image?.demo ? t('removeBgNotDemo', { model: remover.name }) : undefined,
         )}
         {actions?.edit && (
           <IconButton
@@ -163,14 +158,14 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
           </IconButton>
         )}
         {actions?.remove && image && (
-          <IconButton size="sm" label="Delete image" data-testid="image-delete" disabled={!!running} onClick={() => actions.remove?.(image)}>
+          <IconButton size="sm" label={t('deleteImage')} data-testid="image-delete" disabled={!!running} onClick={() => actions.remove?.(image)}>
             <TrashIcon className="size-4" />
           </IconButton>
         )}
         {image && (
-          <span className="ml-1 truncate text-xs tabular-nums" title={image.seed !== null ? `seed ${image.seed}` : undefined}>
+          <span className="ml-1 truncate text-xs tabular-nums" title={image.seed !== null ? t('seed', { seed: String(image.seed) }) : undefined}>
             {size}
-            {image.seed !== null ? ` · seed ${image.seed}` : ''}
+            {image.seed !== null ? t('seedSuffix', { seed: String(image.seed) }) : ''}
           </span>
         )}
       </figcaption>

@@ -4,6 +4,7 @@
 // (useChatImages polls) and every one of this message joins the grid, with a place held for each variant to come.
 // Below: the caption, an error or "Stopped", and a footer with versions, the model and the cost.
 // data-testid: image-message (data-status), image-pending, image-error.
+import { useTranslations } from 'use-intl';
 import { memo, useEffect, useMemo } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Spinner } from '@/components/ui/spinner.tsx';
@@ -29,6 +30,7 @@ interface Props {
 }
 
 export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, siblingCount }: Props) {
+  const t = useTranslations('images');
   const qc = useQueryClient();
   const live = useLiveAnswer(message.id);
   const actions = useChatActions();
@@ -58,7 +60,7 @@ export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, 
   const cost = message.usage ? formatCharge(message.usage.costUsd, message.usage.costDiem) : null;
 
   return (
-    <article data-testid="image-message" data-role="assistant" data-status={status} aria-label="Images" className="min-w-0">
+    <article data-testid="image-message" data-role="assistant" data-status={status} aria-label={t('images')} className="min-w-0">
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2" aria-live="polite" aria-busy={making}>
         {shown.map(({ id, image }) => (
           <ImageCard
@@ -67,7 +69,7 @@ export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, 
             url={image?.url ?? fileUrl(id)}
             downloadUrl={image?.downloadUrl ?? `${fileUrl(id)}?download=1`}
             image={image}
-            alt={image?.prompt || first?.prompt || 'Generated image'}
+            alt={image?.prompt || first?.prompt || t('generated')}
             upscaler={upscaler}
             remover={remover}
           />
@@ -78,12 +80,12 @@ export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, 
             data-testid="image-pending"
             className="flex aspect-square items-center justify-center rounded-xl border border-dashed border-border text-muted-foreground"
           >
-            <Spinner label="Making the image" className="size-6" />
+            <Spinner label={t('making')} className="size-6" />
           </div>
         ))}
       </div>
       {message.content && <p className="mt-2 text-sm text-muted-foreground">{message.content}</p>}
-      {status === 'stopped' && <p className="mt-1 text-xs text-muted-foreground italic">Stopped</p>}
+      {status === 'stopped' && <p className="mt-1 text-xs text-muted-foreground italic">{t('stopped')}</p>}
       {status === 'error' && message.error && (
         <p data-testid="image-error" role="alert" className="mt-1 text-sm text-error">
           {message.error.message}

@@ -1,5 +1,6 @@
 // The message box's switch between chat and image mode (pressed: the box's text is an image prompt).
 // data-testid: image-mode-toggle (aria-pressed).
+import { useTranslations } from 'use-intl';
 import { cn } from '@/components/ui/cn.ts';
 import { ImageIcon } from './image-icon.tsx';
 
@@ -12,14 +13,15 @@ interface Props {
 }
 
 export function ImageModeToggle({ on, available, why, onToggle }: Props) {
-  const label = on ? 'Image mode on: switch back to chat' : 'Image mode: generate images';
+  const t = useTranslations('images');
+  const label = on ? t('modeOn') : t('modeOff');
   return (
     <button
       type="button"
       data-testid="image-mode-toggle"
       aria-pressed={on}
-      aria-label="Image mode"
-      title={available ? label : (why ?? 'Image mode is not available')}
+      aria-label={t('mode')}
+      title={available ? label : (why ?? t('modeUnavailable'))}
       disabled={!available && !on}
       onClick={onToggle}
       className={cn(
@@ -28,7 +30,7 @@ export function ImageModeToggle({ on, available, why, onToggle }: Props) {
       )}
     >
       <ImageIcon className="size-4" />
-      <span className={on ? '' : 'sr-only sm:not-sr-only'}>Image</span>
+      <span className={on ? '' : 'sr-only sm:not-sr-only'}>{t('modeShort')}</span>
     </button>
   );
 }

@@ -3,6 +3,7 @@
 // resolution (or size), how many variants, and the seed (empty: random). The price of one image is shown with them.
 // data-testid: image-options, image-model, image-demo-note, image-style, image-aspect, image-resolution, image-size,
 // image-variants, image-seed, image-price.
+import { useTranslations } from 'use-intl';
 import type { ReactNode, SelectHTMLAttributes } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 import { formatUsd } from '@/components/usage/format.ts';
@@ -38,25 +39,26 @@ interface Props {
 }
 
 export function ImageOptions({ models, styles, model, choices, onChange }: Props) {
+  const t = useTranslations('images');
   const shape = requestOf(model, choices, styles);
   const price = perImageUsd(model);
   const badSeed = seedOf(choices.seed) === null;
   return (
     <div data-testid="image-options" className="mx-auto mb-2 w-full max-w-3xl rounded-xl border border-border bg-muted/40 px-3 py-2">
       <div className="flex flex-wrap gap-2">
-        <Field id="image-model" label="Image model" className="min-w-48 flex-[3]">
+        <Field id="image-model" label={t('model')} className="min-w-48 flex-[3]">
           <Select id="image-model" data-testid="image-model" value={model.id} onChange={(e) => onChange({ model: e.target.value })}>
             {models.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name}
-                {m.demo ? ' — demo' : ''}
+                {m.demo ? t('demoSuffix') : ''}
               </option>
             ))}
           </Select>
         </Field>
-        <Field id="image-style" label="Style">
+        <Field id="image-style" label={t('style')}>
           <Select id="image-style" data-testid="image-style" value={shape.style ?? ''} onChange={(e) => onChange({ style: e.target.value || undefined })}>
-            <option value="">None</option>
+            <option value="">{t('none')}</option>
             {styles.map((s) => (
               <option key={s} value={s}>
                 {s}
@@ -66,7 +68,7 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
         </Field>
         {model.aspectRatios.length > 0 ? (
           <>
-            <Field id="image-aspect" label="Aspect">
+            <Field id="image-aspect" label={t('aspect')}>
               <Select id="image-aspect" data-testid="image-aspect" value={shape.aspectRatio} onChange={(e) => onChange({ aspect: e.target.value })}>
                 {model.aspectRatios.map((r) => (
                   <option key={r} value={r}>
@@ -76,7 +78,7 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
               </Select>
             </Field>
             {model.resolutions.length > 1 && (
-              <Field id="image-resolution" label="Resolution">
+              <Field id="image-resolution" label={t('resolution')}>
                 <Select
                   id="image-resolution"
                   data-testid="image-resolution"
@@ -93,7 +95,7 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
             )}
           </>
         ) : (
-          <Field id="image-size" label="Size">
+          <Field id="image-size" label={t('size')}>
             <Select id="image-size" data-testid="image-size" value={`${shape.width}x${shape.height}`} onChange={(e) => onChange({ size: e.target.value })}>
               {model.sizes.map((s) => (
                 <option key={s} value={s}>
@@ -103,7 +105,7 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
             </Select>
           </Field>
         )}
-        <Field id="image-variants" label="Variants">
+        <Field id="image-variants" label={t('variants')}>
           <Select id="image-variants" data-testid="image-variants" value={shape.variants} onChange={(e) => onChange({ variants: Number(e.target.value) })}>
             {Array.from({ length: model.maxVariants }, (_, i) => i + 1).map((n) => (
               <option key={n} value={n}>
@@ -112,12 +114,12 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
             ))}
           </Select>
         </Field>
-        <Field id="image-seed" label="Seed">
+        <Field id="image-seed" label={t('seedLabel')}>
           <input
             id="image-seed"
             data-testid="image-seed"
             inputMode="numeric"
-            placeholder="Random"
+            placeholder={t('random')}
             value={choices.seed}
             aria-invalid={badSeed || undefined}
             onChange={(e) => onChange({ seed: e.target.value })}
@@ -128,13 +130,17 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
       <p className="mt-1.5 text-xs text-muted-foreground">
         {model.demo && (
           <span data-testid="image-demo-note" title={model.description ?? undefined}>
-            <strong className="font-medium text-foreground">{model.name} is a demo</strong>, not an image model. {firstSentence(model.description)}{' '}
+            <strong className="font-medium text-foreground">{t('isDemo', { model: model.name })}</strong>
+            {t('notImageModel')}
+            {firstSentence(model.description)}{' '}
           </span>
         )}
-        {badSeed && <span className="text-error">The seed is a whole number from 1 to 999,999,995 (or empty for a random one). </span>}
+        {badSeed && <span className="text-error">{t('badSeed')}</span>}
         {price !== null && (
           <span data-testid="image-price">
-            About {formatUsd(price)} per image{shape.variants > 1 ? `, ${formatUsd(price * shape.variants)} for ${shape.variants}` : ''}.
+            {shape.variants > 1
+              ? t('priceMany', { price: formatUsd(price), total: formatUsd(price * shape.variants), count: shape.variants })
+              : t('price', { price: formatUsd(price) })}
           </span>
         )}
       </p>

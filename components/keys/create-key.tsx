@@ -4,6 +4,7 @@
 // (the mutation's state is reset); the server never sends it again.
 // data-testid: create-key, key-type-inference, key-type-admin, create-key-submit, create-key-error, secret-dialog,
 // new-key-secret, copy-secret, secret-done, new-key-snippets.
+import { useTranslations } from 'use-intl';
 import { type FormEvent, useId, useState } from 'react';
 import { capError, EMPTY_KEY_FORM, KeyFields, type KeyFormValues, toLimits } from '@/components/keys/key-form.tsx';
 import { useCreateKey, useDefaultModel } from '@/components/keys/queries.ts';
@@ -14,6 +15,7 @@ import { Dialog } from '@/components/ui/dialog.tsx';
 import type { ApiKeysReport } from '@/lib/wire.ts';
 
 function SecretDialog({ secret, description, onDone }: { secret: string | null; description: string; onDone: () => void }) {
+  const t = useTranslations('keyForm');
   const [copied, setCopied] = useState(false);
   const model = useDefaultModel();
   const copy = async () => {
@@ -28,21 +30,21 @@ function SecretDialog({ secret, description, onDone }: { secret: string | null; 
     <Dialog
       open={secret !== null}
       onClose={onDone}
-      title="Your new API key"
-      description={`“${description || 'Unnamed key'}” is ready. Copy the key now: it is shown only this once, and nobody (not even this server) can show it again.`}
+      title={t('newKey')}
+      description={t('ready', { name: description || t('unnamed') })}
       testId="secret-dialog"
       className="w-[min(40rem,calc(100vw-2rem))]"
       footer={
         <Button onClick={onDone} data-testid="secret-done">
-          I have saved it
+          {t('saved')}
         </Button>
       }
     >
       {secret && (
         <>
-          <Alert tone="info">Store it like a password. Anyone with this key can spend your credit.</Alert>
+          <Alert tone="info">{t('storeIt')}</Alert>
           <div className="flex flex-col gap-1.5">
-            <p className="text-sm font-medium">API key</p>
+            <p className="text-sm font-medium">{t('apiKey')}</p>
             <div className="flex items-start gap-2">
               {/* Text, not an input: every character (the underscores too) stays visible, and one click selects it all. */}
               <code
@@ -52,12 +54,12 @@ function SecretDialog({ secret, description, onDone }: { secret: string | null; 
                 {secret}
               </code>
               <Button variant="secondary" onClick={copy} data-testid="copy-secret" aria-live="polite">
-                {copied ? 'Copied' : 'Copy'}
+                {copied ? t('copied') : t('copy')}
               </Button>
             </div>
           </div>
           <div className="flex flex-col gap-1.5">
-            <p className="text-sm font-medium">Try it</p>
+            <p className="text-sm font-medium">{t('tryIt')}</p>
             <Snippets model={model} secret={secret} testId="new-key-snippets" />
           </div>
         </>
@@ -67,6 +69,7 @@ function SecretDialog({ secret, description, onDone }: { secret: string | null; 
 }
 
 export function CreateKey({ report }: { report: ApiKeysReport }) {
+  const t = useTranslations('keyForm');
   const id = useId();
   const [type, setType] = useState<'INFERENCE' | 'ADMIN'>('INFERENCE');
   const [values, setValues] = useState<KeyFormValues>(EMPTY_KEY_FORM);
@@ -98,7 +101,7 @@ export function CreateKey({ report }: { report: ApiKeysReport }) {
         data-testid="create-key"
       >
         <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1 text-sm font-medium">Type</legend>
+          <legend className="mb-1 text-sm font-medium">{t('type')}</legend>
           <label className="flex items-start gap-2 text-sm">
             <input
               type="radio"
@@ -109,8 +112,8 @@ export function CreateKey({ report }: { report: ApiKeysReport }) {
               data-testid="key-type-inference"
             />
             <span>
-              <span className="font-medium">Inference</span>
-              <span className="block text-muted-foreground">Chat, images, audio, embeddings: what apps need.</span>
+              <span className="font-medium">{t('inference')}</span>
+              <span className="block text-muted-foreground">{t('inferenceNote')}</span>
             </span>
           </label>
           <label className="flex items-start gap-2 text-sm">
@@ -124,19 +127,15 @@ export function CreateKey({ report }: { report: ApiKeysReport }) {
               data-testid="key-type-admin"
             />
             <span>
-              <span className="font-medium">Admin</span>
-              <span className="block text-muted-foreground">
-                {report.canCreateAdmin
-                  ? 'Also manages keys and reads billing through the API. Give it out rarely.'
-                  : 'Only an account signed in with email can create admin keys.'}
-              </span>
+              <span className="font-medium">{t('admin')}</span>
+              <span className="block text-muted-foreground">{report.canCreateAdmin ? t('adminNote') : t('adminEmailOnly')}</span>
             </span>
           </label>
         </fieldset>
         <KeyFields idPrefix={`${id}-new`} values={values} onChange={setValues} descriptionMax={report.descriptionMax} />
         {create.isError && <Alert data-testid="create-key-error">{create.error.message}</Alert>}
         <Button type="submit" className="self-start" pending={create.isPending} disabled={Boolean(invalid)} data-testid="create-key-submit">
-          Create key
+          {t('create')}
         </Button>
       </form>
       {/* Outside the form: Enter in the dialog must never submit another key. */}

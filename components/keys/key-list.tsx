@@ -4,8 +4,9 @@
 // chats with is marked and cannot be revoked here. Metadata only: the server never sends a secret again.
 // data-testid: key-list, key-row (data-id, data-revoked, data-type), key-meter (data-currency, data-value, data-max),
 // edit-key, revoke-key, edit-key-dialog, edit-key-submit, edit-key-error, confirm-dialog, confirm-button.
+import { useLocale, useTranslations } from 'use-intl';
 import { type FormEvent, useId, useState } from 'react';
-import { capError, KeyFields, type KeyFormValues, PERIOD_LABEL, toLimits } from '@/components/keys/key-form.tsx';
+import { capError, KeyFields, type KeyFormValues, toLimits } from '@/components/keys/key-form.tsx';
 import { useRevokeKey, useUpdateKey } from '@/components/keys/queries.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -16,21 +17,23 @@ import { useToast } from '@/components/ui/toast.tsx';
 import { formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import type { AppApiKey } from '@/lib/wire.ts';
 
-const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+const day = (ms: number, locale: string) => new Date(ms).toLocaleDateString(locale, { year: 'numeric', month: 'short', day: 'numeric' });
 
-function status(k: AppApiKey): string {
-  if (k.revokedAt !== null) return `Revoked ${day(k.revokedAt)}`;
-  if (k.expiresAt !== null && k.expiresAt <= Date.now()) return `Expired ${day(k.expiresAt)}`;
-  return k.expiresAt === null ? 'Active' : `Active until ${day(k.expiresAt)}`;
+function status(k: AppApiKey, t: ReturnType<typeof useTranslations<'keyList'>>, locale: string): string {
+  if (k.revokedAt !== null) return t('revoked', { date: day(k.revokedAt, locale) });
+  if (k.expiresAt !== null && k.expiresAt <= Date.now()) return t('expired', { date: day(k.expiresAt, locale) });
+  return k.expiresAt === null ? t('active') : t('activeUntil', { date: day(k.expiresAt, locale) });
 }
 
 function CapMeter({ currency, spent, max, period }: { currency: 'USD' | 'DIEM'; spent: number; max: number; period: string }) {
+  const t = useTranslations('keyList');
   const show = currency === 'USD' ? formatUsd : (v: number) => `${formatDiem(v)} DIEM`;
   const ratio = max > 0 ? Math.min(1, spent / max) : 1;
   return (
     <div className="relative flex min-w-36 flex-col gap-1" data-testid="key-meter" data-currency={currency} data-value={spent} data-max={max}>
       <span className="text-xs">
-        {show(spent)} of {show(max)} <span className="text-muted-foreground">{period}</span>
+        {t('meter', { spent: show(spent), max: show(max) })}
+        <span className="text-muted-foreground">{period}</span>
       </span>
       <meter
         min={0}
@@ -38,7 +41,7 @@ function CapMeter({ currency, spent, max, period }: { currency: 'USD' | 'DIEM'; 
         high={max * 0.8}
         optimum={0}
         value={Math.min(spent, max)}
-        aria-label={`${currency} spent: ${show(spent)} of ${show(max)} ${period}`}
+        aria-label={t('meterLabel', { currency, spent: show(spent), max: show(max), period })}
         className="sr-only"
       />
       <div className="h-1.5 overflow-hidden rounded-full bg-muted" aria-hidden="true">
@@ -49,15 +52,17 @@ function CapMeter({ currency, spent, max, period }: { currency: 'USD' | 'DIEM'; 
 }
 
 function Caps({ k }: { k: AppApiKey }) {
-  const models = k.models && <span className="block text-xs text-muted-foreground">Only {k.models.join(', ')}</span>;
+  const t = useTranslations('keyList');
+  const tf = useTranslations('keyForm');
+  const models = k.models && <span className="block text-xs text-muted-foreground">{t('only', { models: k.models.join(', ') })}</span>;
   if (!k.cap)
     return (
       <>
-        <span className="text-muted-foreground">No cap</span>
+        <span className="text-muted-foreground">{t('noCap')}</span>
         {models}
       </>
     );
-  const period = PERIOD_LABEL[k.cap.period];
+  const period = tf(`periods.${k.cap.period}`);
   return (
     <div className="flex flex-col gap-2">
       {k.cap.usd !== null && <CapMeter currency="USD" spent={k.cap.spentUsd} max={k.cap.usd} period={period} />}
@@ -76,6 +81,8 @@ const valuesOf = (k: AppApiKey): KeyFormValues => ({
 });
 
 function EditDialog({ k, descriptionMax, onClose }: { k: AppApiKey; descriptionMax: number; onClose: () => void }) {
+  const t = useTranslations('keyList');
+  const tf = useTranslations('keyForm');
   const id = useId();
   const [values, setValues] = useState(() => valuesOf(k));
   const update = useUpdateKey();
@@ -97,23 +104,29 @@ function EditDialog({ k, descriptionMax, onClose }: { k: AppApiKey; descriptionM
       },
       {
         onSuccess: () => {
-          toast({ message: 'Key updated', tone: 'success' });
+          toast({ message: t('updated'), tone: 'success' });
           onClose();
         },
       },
     );
   };
   return (
-    <Dialog open onClose={onClose} title={`Edit “${k.description || 'Unnamed key'}”`} testId="edit-key-dialog" className="w-[min(36rem,calc(100vw-2rem))]">
+    <Dialog
+      open
+      onClose={onClose}
+      title={t('editTitle', { name: k.description || tf('unnamed') })}
+      testId="edit-key-dialog"
+      className="w-[min(36rem,calc(100vw-2rem))]"
+    >
       <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
         <KeyFields idPrefix={`${id}-edit`} values={values} onChange={setValues} descriptionMax={descriptionMax} />
         {update.isError && <Alert data-testid="edit-key-error">{update.error.message}</Alert>}
         <div className="flex flex-wrap justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
-            Cancel
+            {t('cancel')}
           </Button>
           <Button type="submit" pending={update.isPending} disabled={Boolean(invalid)} data-testid="edit-key-submit">
-            Save
+            {t('save')}
           </Button>
         </div>
       </form>
@@ -122,6 +135,9 @@ function EditDialog({ k, descriptionMax, onClose }: { k: AppApiKey; descriptionM
 }
 
 export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descriptionMax: number }) {
+  const t = useTranslations('keyList');
+  const tf = useTranslations('keyForm');
+  const locale = useLocale();
   const [editing, setEditing] = useState<AppApiKey | null>(null);
   const [revoking, setRevoking] = useState<AppApiKey | null>(null);
   const revoke = useRevokeKey();
@@ -129,16 +145,16 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
   return (
     <>
       <DataTable
-        label="API keys"
-        caption="Your account’s API keys"
+        label={t('label')}
+        caption={t('caption')}
         testId="key-list"
         columns={[
-          { label: 'Key' },
-          { label: 'Status' },
-          { label: 'Last used' },
-          { label: 'Last 7 days', numeric: true },
-          { label: 'Caps this period' },
-          { label: 'Actions' },
+          { label: t('key') },
+          { label: t('status') },
+          { label: t('lastUsed') },
+          { label: t('last7'), numeric: true },
+          { label: t('caps') },
+          { label: t('actions') },
         ]}
       >
         {keys.map((k) => {
@@ -146,14 +162,14 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
           return (
             <tr key={k.id} className="border-t border-border align-top" data-testid="key-row" data-id={k.id} data-revoked={!live} data-type={k.type}>
               <th scope="row" className={`${TD} text-left font-medium`}>
-                {k.description || 'Unnamed key'}
+                {k.description || tf('unnamed')}
                 <span className="block text-xs font-normal text-muted-foreground">
-                  {k.type === 'ADMIN' ? 'Admin' : 'Inference'} · created {day(k.createdAt)}
-                  {k.browserApp && ' · used by this app for your chats'}
+                  {t('created', { type: k.type === 'ADMIN' ? tf('admin') : tf('inference'), date: day(k.createdAt, locale) })}
+                  {k.browserApp && t('browserApp')}
                 </span>
               </th>
-              <td className={TD}>{status(k)}</td>
-              <td className={TD}>{k.lastUsedAt === null ? 'Never' : day(k.lastUsedAt)}</td>
+              <td className={TD}>{status(k, t, locale)}</td>
+              <td className={TD}>{k.lastUsedAt === null ? t('never') : day(k.lastUsedAt, locale)}</td>
               <td className={`${TD} text-right tabular-nums`}>{formatSpend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
               <td className={TD}>
                 <Caps k={k} />
@@ -166,9 +182,9 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
                       variant="ghost"
                       onClick={() => setEditing(k)}
                       data-testid="edit-key"
-                      aria-label={`Edit ${k.description || 'unnamed key'}`}
+                      aria-label={t('editLabel', { name: k.description || t('unnamedLower') })}
                     >
-                      Edit
+                      {t('edit')}
                     </Button>
                     {!k.browserApp && (
                       <Button
@@ -177,9 +193,9 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
                         className="text-error"
                         onClick={() => setRevoking(k)}
                         data-testid="revoke-key"
-                        aria-label={`Revoke ${k.description || 'unnamed key'}`}
+                        aria-label={t('revokeLabel', { name: k.description || t('unnamedLower') })}
                       >
-                        Revoke
+                        {t('revoke')}
                       </Button>
                     )}
                   </div>
@@ -192,19 +208,19 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
       {editing && <EditDialog k={editing} descriptionMax={descriptionMax} onClose={() => setEditing(null)} />}
       <ConfirmDialog
         open={revoking !== null}
-        title="Revoke this key?"
-        message={`“${revoking?.description || 'Unnamed key'}” stops working at once: every request made with it is refused. This cannot be undone.`}
-        confirmLabel="Revoke key"
+        title={t('revokeTitle')}
+        message={t('revokeBody', { name: revoking?.description || tf('unnamed') })}
+        confirmLabel={t('revokeConfirm')}
         pending={revoke.isPending}
         onCancel={() => setRevoking(null)}
         onConfirm={() => {
           if (!revoking) return;
           revoke.mutate(revoking.id, {
             onSuccess: () => {
-              toast({ message: 'Key revoked', tone: 'success' });
+              toast({ message: t('revokedToast'), tone: 'success' });
               setRevoking(null);
             },
-            onError: (e) => toast({ message: `Could not revoke the key: ${e.message}`, tone: 'error' }),
+            onError: (e) => toast({ message: t('revokeFailed', { error: e.message }), tone: 'error' }),
           });
         }}
       />

@@ -1,23 +1,25 @@
 'use client';
 // The chat settings' knowledge choice: which of the user's collections the chat searches for each question.
 // data-testid: knowledge-picker, knowledge-option (data-id).
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useCollections } from './queries.ts';
 
 export function KnowledgePicker({ value, onChange }: { value: string[]; onChange: (ids: string[]) => void }) {
+  const t = useTranslations('knowledgePicker');
   const list = useCollections();
   const collections = list.data?.collections ?? [];
   return (
     <fieldset className="space-y-1.5" data-testid="knowledge-picker">
-      <legend className="block text-sm font-medium text-foreground">Knowledge</legend>
-      {list.isPending && <p className="text-xs text-muted-foreground">Loading your collections…</p>}
+      <legend className="block text-sm font-medium text-foreground">{t('legend')}</legend>
+      {list.isPending && <p className="text-xs text-muted-foreground">{t('loading')}</p>}
       {!list.isPending && collections.length === 0 && (
         <p className="text-xs text-muted-foreground">
-          No collections yet:{' '}
+          {t('noneBefore')}{' '}
           <Link href="/knowledge" className="font-medium text-primary underline underline-offset-4">
-            add your files
-          </Link>{' '}
-          for chats to search them.
+            {t('addFiles')}
+          </Link>
+          {t('noneAfter')}
         </p>
       )}
       {collections.map((c) => (
@@ -31,7 +33,7 @@ export function KnowledgePicker({ value, onChange }: { value: string[]; onChange
             className="size-4 accent-[var(--primary)]"
           />
           <span className="truncate">{c.name}</span>
-          <span className="text-xs text-muted-foreground">{c.chunks} passages</span>
+          <span className="text-xs text-muted-foreground">{t('passages', { count: c.chunks })}</span>
         </label>
       ))}
     </fieldset>

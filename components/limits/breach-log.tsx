@@ -2,6 +2,7 @@
 // The rate-limit log: every refused request of the account (when, which key and model, which limit), newest first,
 // filtered by limit type, model and key, a page at a time.
 // data-testid: breach-log, breach-row (data-type, data-model), breach-empty, breach-type, breach-model, breach-key.
+import { useLocale, useTranslations } from 'use-intl';
 import { useId, useState } from 'react';
 import { Pager } from '@/components/billing/pager.tsx';
 import { ANY_BREACH, type BreachFilters, useBreaches } from '@/components/limits/queries.ts';
@@ -13,14 +14,10 @@ import { formatWhen } from '@/components/usage/format.ts';
 import { BREACH_TYPES } from '@/lib/limits/wire.ts';
 import type { BreachKind, LimitsReport } from '@/lib/wire.ts';
 
-const TYPE_LABEL: Record<BreachKind, string> = {
-  RPM: 'Requests per minute',
-  RPD: 'Requests per day',
-  TPM: 'Tokens per minute',
-  FAILED_REQUESTS: 'Too many failed requests',
-};
-
 export function BreachLog({ report }: { report: LimitsReport }) {
+  const t = useTranslations('breachLog');
+  const locale = useLocale();
+  const typeName = (type: string) => ((BREACH_TYPES as readonly string[]).includes(type) ? t(`types.${type as BreachKind}`) : type);
   const id = useId();
   const [f, setF] = useState<BreachFilters>(ANY_BREACH);
   const [page, setPage] = useState(1);
@@ -34,54 +31,54 @@ export function BreachLog({ report }: { report: LimitsReport }) {
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <SelectField
           id={`${id}-type`}
-          label="Limit"
+          label={t('limit')}
           value={f.type}
           onChange={(e) => set({ type: e.target.value as BreachKind | '' })}
           data-testid="breach-type"
         >
-          <option value="">Any limit</option>
-          {BREACH_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {TYPE_LABEL[t]}
+          <option value="">{t('anyLimit')}</option>
+          {BREACH_TYPES.map((type) => (
+            <option key={type} value={type}>
+              {typeName(type)}
             </option>
           ))}
         </SelectField>
-        <SelectField id={`${id}-model`} label="Model" value={f.modelId} onChange={(e) => set({ modelId: e.target.value })} data-testid="breach-model">
-          <option value="">Any model</option>
+        <SelectField id={`${id}-model`} label={t('model')} value={f.modelId} onChange={(e) => set({ modelId: e.target.value })} data-testid="breach-model">
+          <option value="">{t('anyModel')}</option>
           {report.models.map((m) => (
             <option key={m.modelId} value={m.modelId}>
               {m.modelId}
             </option>
           ))}
         </SelectField>
-        <SelectField id={`${id}-key`} label="Key" value={f.keyId} onChange={(e) => set({ keyId: e.target.value })} data-testid="breach-key">
-          <option value="">Any key</option>
+        <SelectField id={`${id}-key`} label={t('key')} value={f.keyId} onChange={(e) => set({ keyId: e.target.value })} data-testid="breach-key">
+          <option value="">{t('anyKey')}</option>
           {report.keys.map((k) => (
             <option key={k.id} value={k.id}>
-              {k.description || 'Unnamed key'}
+              {k.description || t('unnamedKey')}
             </option>
           ))}
         </SelectField>
       </div>
       {q.isPending ? (
-        <Spinner label="Loading the rate-limit log" className="size-5" />
+        <Spinner label={t('loading')} className="size-5" />
       ) : q.isError && !q.data ? (
-        <LoadError title="Could not load the rate-limit log" error={q.error} />
+        <LoadError title={t('failed')} error={q.error} />
       ) : q.data.total === 0 ? (
-        <EmptyState testId="breach-empty">No refused requests match.</EmptyState>
+        <EmptyState testId="breach-empty">{t('empty')}</EmptyState>
       ) : (
         <>
           <DataTable
-            label="Rate-limit log"
-            caption="Requests refused by a rate limit, newest first"
-            columns={[{ label: 'When' }, { label: 'Limit' }, { label: 'Model' }, { label: 'Key' }, { label: 'Tier' }]}
+            label={t('label')}
+            caption={t('caption')}
+            columns={[{ label: t('when') }, { label: t('limit') }, { label: t('model') }, { label: t('key') }, { label: t('tier') }]}
           >
             {q.data.items.map((b, i) => (
               <tr key={`${b.at}-${i}`} className="border-t border-border" data-testid="breach-row" data-type={b.type} data-model={b.modelId}>
-                <td className={TD}>{formatWhen(b.at)}</td>
-                <td className={TD}>{TYPE_LABEL[b.type] ?? b.type}</td>
+                <td className={TD}>{formatWhen(b.at, locale)}</td>
+                <td className={TD}>{typeName(b.type)}</td>
                 <td className={TD}>{b.modelId}</td>
-                <td className={TD}>{b.keyDescription ?? (b.keyId ? 'Deleted key' : '—')}</td>
+                <td className={TD}>{b.keyDescription ?? (b.keyId ? t('deletedKey') : '—')}</td>
                 <td className={TD}>{b.tier}</td>
               </tr>
             ))}

@@ -4,7 +4,7 @@
 // data-testid: limits-page, limits-tier, limits-key, limit-model (data-model), rate-requests / rate-tokens (the
 // usage page's meters: data-remaining, data-limit), rate-day (the daily budget) or limit-rpd (plus breach-log.tsx's).
 import { useTranslations } from 'use-intl';
-import { tierName } from '@/components/limits/tier-name.ts';
+import { tierKey } from '@/components/limits/tier-name.ts';
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { BreachLog } from '@/components/limits/breach-log.tsx';
@@ -18,10 +18,12 @@ import { RateMeter } from '@/components/usage/rate-meter.tsx';
 import { Section } from '@/components/usage/section.tsx';
 import type { LimitsReport } from '@/lib/wire.ts';
 
-const TYPE_LABEL: Record<string, string> = { text: 'Text', image: 'Image', tts: 'Speech', asr: 'Transcription', embedding: 'Embedding', video: 'Video' };
+const MODEL_TYPES = ['text', 'image', 'tts', 'asr', 'embedding', 'video'] as const;
 
 function Models({ report }: { report: LimitsReport }) {
-  const unit = report.windowSeconds === 60 ? 'minute' : `${report.windowSeconds} s`;
+  const t = useTranslations('limitsPage');
+  const typeName = (type: string) => ((MODEL_TYPES as readonly string[]).includes(type) ? t(`types.${type as (typeof MODEL_TYPES)[number]}`) : type);
+  const unit = report.windowSeconds === 60 ? t('minute') : t('window', { seconds: report.windowSeconds });
   return (
     <ul className="grid grid-cols-1 gap-3 md:grid-cols-2">
       {report.models.map((m) => (
@@ -34,17 +36,17 @@ function Models({ report }: { report: LimitsReport }) {
           <div className="min-w-0">
             <p className="truncate font-medium">{m.name}</p>
             <p className="truncate text-xs text-muted-foreground">
-              {m.modelId} · {TYPE_LABEL[m.type] ?? m.type}
-              {m.type === 'text' && m.sizeTier ? ` · size ${m.sizeTier}` : ''}
+              {m.modelId} · {typeName(m.type)}
+              {m.type === 'text' && m.sizeTier ? t('size', { tier: m.sizeTier }) : ''}
             </p>
           </div>
-          <RateMeter label={`Requests per ${unit}`} meter={m.requestsPerMinute} unit="requests" testId="rate-requests" />
-          {m.tokensPerMinute && <RateMeter label={`Tokens per ${unit}`} meter={m.tokensPerMinute} unit="tokens" testId="rate-tokens" />}
+          <RateMeter label={t('requestsPer', { unit })} meter={m.requestsPerMinute} unit={t('requests')} testId="rate-requests" />
+          {m.tokensPerMinute && <RateMeter label={t('tokensPer', { unit })} meter={m.tokensPerMinute} unit={t('tokens')} testId="rate-tokens" />}
           {m.requestsToday ? (
-            <RateMeter label="Requests per day" meter={m.requestsToday} unit="requests" testId="rate-day" />
+            <RateMeter label={t('requestsPerDay')} meter={m.requestsToday} unit={t('requests')} testId="rate-day" />
           ) : (
             <p className="text-xs text-muted-foreground" data-testid="limit-rpd">
-              {m.requestsPerDay !== undefined ? `At most ${formatCount(m.requestsPerDay)} requests a day.` : 'No daily limit.'}
+              {m.requestsPerDay !== undefined ? t('atMost', { count: formatCount(m.requestsPerDay) }) : t('noDaily')}
             </p>
           )}
         </li>
@@ -55,6 +57,8 @@ function Models({ report }: { report: LimitsReport }) {
 
 export function LimitsPage() {
   const t = useTranslations('limits');
+  const tp = useTranslations('limitsPage');
+  const tiers = useTranslations('tiers');
   const id = useId();
   const [keyId, setKeyId] = useState<string | null>(null);
   const report = useLimitsReport(keyId);
@@ -67,17 +71,15 @@ export function LimitsPage() {
           <>
             <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4 sm:flex-row sm:items-end sm:justify-between">
               <p className="text-sm">
-                Your account’s tier:{' '}
+                {tp('tier')}
                 <span className="font-semibold" data-testid="limits-tier">
-                  {tierName(data.tier)}
+                  {tiers(tierKey(data.tier))}
                 </span>
-                <span className="block text-muted-foreground">
-                  {data.tier === 'partner' ? 'Raised limits, set by the operator.' : 'Standard limits; the operator can raise them (partner tier).'}
-                </span>
+                <span className="block text-muted-foreground">{data.tier === 'partner' ? tp('partnerNote') : tp('standardNote')}</span>
               </p>
               <SelectField
                 id={`${id}-key`}
-                label="Show the budgets of"
+                label={tp('showBudgets')}
                 value={data.keyId}
                 onChange={(e) => setKeyId(e.target.value)}
                 className="sm:w-72"
@@ -85,18 +87,18 @@ export function LimitsPage() {
               >
                 {data.keys.map((k) => (
                   <option key={k.id} value={k.id}>
-                    {k.browserApp ? 'This app (your chats)' : k.description || 'Unnamed key'}
+                    {k.browserApp ? tp('thisApp') : k.description || tp('unnamedKey')}
                   </option>
                 ))}
               </SelectField>
             </div>
-            {data.mode === 'remote' && <Alert tone="info">Chats in this app run on an external provider and are not counted here; your API keys are.</Alert>}
-            <Section id="limits-models" title="Per model" note="Refreshed every few seconds. Budgets are per key and model: each key has its own.">
+            {data.mode === 'remote' && <Alert tone="info">{tp('remote')}</Alert>}
+            <Section id="limits-models" title={tp('perModel')} note={tp('perModelNote')}>
               <div className={cn('transition-opacity', report.isPlaceholderData && 'opacity-60')} aria-busy={report.isPlaceholderData || undefined}>
                 <Models report={data} />
               </div>
             </Section>
-            <Section id="limits-log" title="Refused requests">
+            <Section id="limits-log" title={tp('refused')}>
               <BreachLog report={data} />
             </Section>
           </>

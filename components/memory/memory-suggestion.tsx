@@ -2,6 +2,7 @@
 // Under a user message that asks to be remembered ("remember that …"): an offer to save the fact, which the user
 // accepts or waves away; nothing is saved otherwise. Once saved (from this message), it says so.
 // data-testid: memory-suggestion, memory-accept, memory-dismiss, memory-saved.
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useState } from 'react';
 import { AppApiError } from '@/components/api/client.ts';
@@ -12,6 +13,7 @@ import { MemoryIcon } from './icons.tsx';
 import { useCreateMemory, useMemories } from './queries.ts';
 
 export function MemorySuggestion({ messageId, fact }: { messageId: string; fact: string }) {
+  const t = useTranslations('memoryChat');
   const list = useMemories();
   const create = useCreateMemory();
   const toast = useToast();
@@ -20,9 +22,10 @@ export function MemorySuggestion({ messageId, fact }: { messageId: string; fact:
   if (list.data.items.some((m) => m.sourceMessageId === messageId)) {
     return (
       <p data-testid="memory-saved" className="mt-1 flex items-center gap-1 text-xs text-muted-foreground">
-        <MemoryIcon className="size-3.5" /> Saved to memory ·
+        <MemoryIcon className="size-3.5" />
+        {t('savedDot')}
         <Link href="/memory" className="font-medium text-primary underline-offset-4 hover:underline">
-          Manage
+          {t('manage')}
         </Link>
       </p>
     );
@@ -31,17 +34,19 @@ export function MemorySuggestion({ messageId, fact }: { messageId: string; fact:
   return (
     <div
       role="group"
-      aria-label="Save to memory?"
+      aria-label={t('suggest')}
       data-testid="memory-suggestion"
       className="mt-1.5 flex max-w-[85%] flex-wrap items-center justify-end gap-2 rounded-xl border border-border px-3 py-2 text-sm"
     >
       <MemoryIcon className="size-4 shrink-0 text-muted-foreground" />
       <span className="min-w-0 break-words">
-        Remember “<span data-testid="memory-suggestion-text">{fact}</span>” in your other chats?
+        {t('rememberBefore')}
+        <span data-testid="memory-suggestion-text">{fact}</span>
+        {t('rememberAfter')}
       </span>
       <span className="flex gap-1">
         <Button size="sm" variant="ghost" data-testid="memory-dismiss" onClick={() => (dismiss(messageId), setDismissed(true))}>
-          Not now
+          {t('notNow')}
         </Button>
         <Button
           size="sm"
@@ -50,11 +55,11 @@ export function MemorySuggestion({ messageId, fact }: { messageId: string; fact:
           onClick={() =>
             create.mutate(
               { content: fact, sourceMessageId: messageId },
-              { onError: (e) => toast({ message: e instanceof AppApiError ? e.message : 'Could not save the memory.', tone: 'error' }) },
+              { onError: (e) => toast({ message: e instanceof AppApiError ? e.message : t('saveFailed'), tone: 'error' }) },
             )
           }
         >
-          Save to memory
+          {t('save')}
         </Button>
       </span>
     </div>

@@ -1,6 +1,7 @@
 'use client';
 // "Remember this" on any message: the text in an editor (cut to what a memory may hold), saved as a memory when the
 // user confirms. data-testid: remember-button, remember-dialog, remember-input, remember-save.
+import { useTranslations } from 'use-intl';
 import { useId, useState } from 'react';
 import { AppApiError } from '@/components/api/client.ts';
 import { Button } from '@/components/ui/button.tsx';
@@ -14,6 +15,7 @@ import { useCreateMemory } from './queries.ts';
 const MAX_CHARS = 1000;
 
 export function RememberButton({ messageId, text }: { messageId: string; text: string }) {
+  const t = useTranslations('memoryChat');
   const [draft, setDraft] = useState<string | null>(null);
   const create = useCreateMemory();
   const toast = useToast();
@@ -29,14 +31,14 @@ export function RememberButton({ messageId, text }: { messageId: string; text: s
       {
         onSuccess: () => {
           close();
-          toast({ message: 'Saved to memory', tone: 'success' });
+          toast({ message: t('saved'), tone: 'success' });
         },
       },
     );
   };
   return (
     <>
-      <IconButton size="sm" label="Remember this" data-testid="remember-button" onClick={() => setDraft(text.replace(/\s+/g, ' ').trim().slice(0, MAX_CHARS))}>
+      <IconButton size="sm" label={t('remember')} data-testid="remember-button" onClick={() => setDraft(text.replace(/\s+/g, ' ').trim().slice(0, MAX_CHARS))}>
         <MemoryIcon />
       </IconButton>
       {/* Mounted only while open, so a transcript holds one dialog, not one per message. */}
@@ -44,22 +46,22 @@ export function RememberButton({ messageId, text }: { messageId: string; text: s
         <Dialog
           open
           onClose={close}
-          title="Remember this"
-          description="Your other chats will be given this (you can turn memory off per chat, and edit or delete it on the Memory page)."
+          title={t('remember')}
+          description={t('rememberNote')}
           testId="remember-dialog"
           footer={
             <>
               <Button variant="secondary" onClick={close}>
-                Cancel
+                {t('cancel')}
               </Button>
               <Button onClick={save} pending={create.isPending} disabled={!draft?.trim()} data-testid="remember-save">
-                Save to memory
+                {t('save')}
               </Button>
             </>
           }
         >
           <label htmlFor={id} className="sr-only">
-            Memory
+            {t('memory')}
           </label>
           <textarea
             id={id}
@@ -72,7 +74,7 @@ export function RememberButton({ messageId, text }: { messageId: string; text: s
           />
           {create.error && (
             <p role="alert" className="text-sm text-error">
-              {create.error instanceof AppApiError ? create.error.message : 'Could not save the memory.'}
+              {create.error instanceof AppApiError ? create.error.message : t('saveFailed')}
             </p>
           )}
         </Dialog>

@@ -6,6 +6,7 @@
 // data-testid: add-model-form, add-model-id, add-model-url, add-model-upstream, add-model-key-env, add-model-key,
 // add-model-input-price, add-model-output-price, add-model-test, add-model-test-result, add-model-submit,
 // add-model-error, add-model-done.
+import { useTranslations } from 'use-intl';
 import { type FormEvent, useId, useState } from 'react';
 import { useAddModel, useTestEngine } from '@/components/operator/model-queries.ts';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -13,15 +14,22 @@ import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
 import type { EngineTestResult, OperatorModelInput } from '@/lib/wire.ts';
 
+/** Examples in the fields: an address, a model id and a variable name, the same in every language. */
+const EXAMPLE_URL = 'http://localhost:8000/v1';
+const EXAMPLE_UPSTREAM = 'Qwen/Qwen3-8B';
+const EXAMPLE_ENV = 'OPENAI_API_KEY';
+
 function TestResult({ r }: { r: EngineTestResult }) {
+  const t = useTranslations('addModel');
   return (
     <p role="status" className={`text-sm ${r.ok ? 'text-success' : 'text-error'}`} data-testid="add-model-test-result" data-ok={r.ok}>
-      {r.ok ? `The upstream answers.${r.reason ? ` ${r.reason}` : ''}` : `The upstream does not work: ${r.reason}`}
+      {r.ok ? `${t('answers')}${r.reason ? ` ${r.reason}` : ''}` : t('broken', { reason: r.reason ?? '' })}
     </p>
   );
 }
 
 export function AddModelForm() {
+  const t = useTranslations('addModel');
   const id = useId();
   const [f, setF] = useState({ id: '', name: '', baseUrl: '', upstreamModel: '', keyEnv: '', key: '', input: '0', output: '0', context: '32768' });
   const add = useAddModel();
@@ -50,49 +58,49 @@ export function AddModelForm() {
   return (
     <form onSubmit={submit} className="flex flex-col gap-3" data-testid="add-model-form">
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <InputField id={`${id}-id`} label="Model id (as clients will ask for it)" required value={f.id} onChange={set('id')} data-testid="add-model-id" />
-        <InputField id={`${id}-name`} label="Display name (optional)" value={f.name} onChange={set('name')} />
+        <InputField id={`${id}-id`} label={t('id')} required value={f.id} onChange={set('id')} data-testid="add-model-id" />
+        <InputField id={`${id}-name`} label={t('name')} value={f.name} onChange={set('name')} />
         <InputField
           id={`${id}-url`}
-          label="Base URL"
+          label={t('url')}
           required
-          placeholder="http://localhost:8000/v1"
+          placeholder={EXAMPLE_URL}
           value={f.baseUrl}
           onChange={set('baseUrl')}
-          hint="The OpenAI-compatible API; a bare host and port gets /v1."
+          hint={t('urlHint')}
           data-testid="add-model-url"
         />
         <InputField
           id={`${id}-up`}
-          label="Upstream model id (optional)"
-          placeholder="e.g. Qwen/Qwen3-8B"
+          label={t('upstream')}
+          placeholder={t('upstreamPlaceholder', { example: EXAMPLE_UPSTREAM })}
           value={f.upstreamModel}
           onChange={set('upstreamModel')}
-          hint="The name the upstream serves it under, when it differs."
+          hint={t('upstreamHint')}
           data-testid="add-model-upstream"
         />
         <InputField
           id={`${id}-env`}
-          label="API key: environment variable (optional)"
-          placeholder="OPENAI_API_KEY"
+          label={t('keyEnv')}
+          placeholder={EXAMPLE_ENV}
           value={f.keyEnv}
           onChange={set('keyEnv')}
-          hint="Set on this server; its value is never shown."
+          hint={t('keyEnvHint')}
           data-testid="add-model-key-env"
         />
         <InputField
           id={`${id}-key`}
-          label="…or the API key itself (optional)"
+          label={t('key')}
           type="password"
           autoComplete="off"
           value={f.key}
           onChange={set('key')}
-          hint="Stored on the server, used only for this upstream, never sent back."
+          hint={t('keyHint')}
           data-testid="add-model-key"
         />
         <InputField
           id={`${id}-in`}
-          label="Input price, USD per 1M tokens"
+          label={t('inputPrice')}
           type="number"
           min={0}
           step="any"
@@ -103,7 +111,7 @@ export function AddModelForm() {
         />
         <InputField
           id={`${id}-out`}
-          label="Output price, USD per 1M tokens"
+          label={t('outputPrice')}
           type="number"
           min={0}
           step="any"
@@ -112,13 +120,13 @@ export function AddModelForm() {
           onChange={set('output')}
           data-testid="add-model-output-price"
         />
-        <InputField id={`${id}-ctx`} label="Context length (tokens)" type="number" min={256} step={1} required value={f.context} onChange={set('context')} />
+        <InputField id={`${id}-ctx`} label={t('context')} type="number" min={256} step={1} required value={f.context} onChange={set('context')} />
       </div>
       {test.data && <TestResult r={test.data} />}
       {(add.isError || test.isError) && <Alert data-testid="add-model-error">{(add.error ?? test.error)?.message}</Alert>}
       {add.isSuccess && (
         <p role="status" className="text-sm text-success" data-testid="add-model-done">
-          Added {add.data.model.name}: it is in every model list now.
+          {t('added', { model: add.data.model.name })}
         </p>
       )}
       <div className="flex flex-wrap gap-2">
@@ -130,10 +138,10 @@ export function AddModelForm() {
           onClick={() => test.mutate(upstream())}
           data-testid="add-model-test"
         >
-          Test the upstream
+          {t('test')}
         </Button>
         <Button type="submit" size="sm" pending={add.isPending} data-testid="add-model-submit">
-          Add the model
+          {t('add')}
         </Button>
       </div>
     </form>

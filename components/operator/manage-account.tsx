@@ -3,6 +3,8 @@
 // or enable it (after a confirmation). Every change is audited on the server with the operator's name.
 // data-testid: manage-dialog, grant-usd, grant-note, grant-submit, diem-daily, diem-submit, tier-select, tier-submit,
 // toggle-disabled, manage-error, manage-done.
+import { useTranslations } from 'use-intl';
+import { tierKey } from '@/components/limits/tier-name.ts';
 import { type FormEvent, useId, useState } from 'react';
 import { useGrant, usePatchAccount } from '@/components/operator/queries.ts';
 import { ResetPassword } from '@/components/operator/reset-password.tsx';
@@ -16,12 +18,15 @@ import { formatDiem, formatUsd } from '@/components/usage/format.ts';
 import type { OperatorAccount } from '@/lib/wire.ts';
 
 export const ownerOf = (a: OperatorAccount) => a.email ?? (a.wallet ? `Wallet ${a.wallet.split(':').pop()}` : a.name);
+/** An amount field's problem as a `manageAccount` message key, or undefined. */
 const amountError = (v: string, min: number) => {
   const n = Number(v);
-  return v.trim() && Number.isFinite(n) && n >= min ? undefined : `Enter an amount${min > 0 ? ' above 0' : ' of 0 or more'}`;
+  return v.trim() && Number.isFinite(n) && n >= min ? undefined : min > 0 ? ('amountAbove' as const) : ('amountAtLeast' as const);
 };
 
 export function ManageAccount({ account, onClose }: { account: OperatorAccount; onClose: () => void }) {
+  const t = useTranslations('manageAccount');
+  const tiers = useTranslations('tiers');
   const id = useId();
   const [a, setA] = useState(account);
   const [usd, setUsd] = useState('');
@@ -34,6 +39,8 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
   const grant = useGrant();
   const patch = usePatchAccount();
   const error = grant.error ?? patch.error;
+  const usdError = amountError(usd, 0.000001);
+  const diemError = amountError(diem, 0);
 
   const onGrant = (e: FormEvent) => {
     e.preventDefault();
@@ -44,7 +51,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
       {
         onSuccess: (r) => {
           setA(r.account);
-          setDone(`Granted ${formatUsd(Number(usd))}. The balance is now ${formatUsd(r.account.balances.usd)}.`);
+          setDone(t('granted', { amount: formatUsd(Number(usd)), balance: formatUsd(r.account.balances.usd) }));
           setUsd('');
           setNote('');
           setTouched(false);
@@ -65,10 +72,15 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
     );
 
   return (
-    <Dialog open onClose={onClose} title={`Manage ${ownerOf(a)}`} testId="manage-dialog" className="w-[min(36rem,calc(100vw-2rem))]">
+    <Dialog open onClose={onClose} title={t('title', { owner: ownerOf(a) })} testId="manage-dialog" className="w-[min(36rem,calc(100vw-2rem))]">
       <p className="text-sm text-muted-foreground">
-        {formatUsd(a.balances.usd)} USD · {formatDiem(a.balances.diem)} of {formatDiem(a.balances.diemDaily)} DIEM today · {a.tier} tier
-        {a.disabledAt !== null && ' · disabled'}
+        {t('summary', {
+          usd: formatUsd(a.balances.usd),
+          diem: formatDiem(a.balances.diem),
+          daily: formatDiem(a.balances.diemDaily),
+          tier: tiers(tierKey(a.tier)),
+        })}
+        {a.disabledAt !== null && t('disabledSuffix')}
       </p>
       {done && (
         <Alert tone="success" data-testid="manage-done">
@@ -77,31 +89,31 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
       )}
       {error && <Alert data-testid="manage-error">{error.message}</Alert>}
       <form onSubmit={onGrant} noValidate className="flex flex-col gap-3 rounded-lg border border-border p-3">
-        <h3 className="font-medium">Grant USD credit</h3>
+        <h3 className="font-medium">{t('grantTitle')}</h3>
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
           <InputField
             id={`${id}-usd`}
-            label="Amount (USD)"
+            label={t('amount')}
             inputMode="decimal"
             value={usd}
             onChange={(e) => setUsd(e.target.value)}
-            error={touched ? amountError(usd, 0.000001) : undefined}
+            error={touched && usdError ? t(usdError) : undefined}
             data-testid="grant-usd"
             autoComplete="off"
           />
           <InputField
             id={`${id}-note`}
-            label="Note (optional)"
+            label={t('note')}
             maxLength={200}
             value={note}
             onChange={(e) => setNote(e.target.value)}
-            hint="Shown on the account’s statement."
+            hint={t('noteHint')}
             data-testid="grant-note"
             autoComplete="off"
           />
         </div>
         <Button type="submit" size="sm" className="self-start" pending={grant.isPending} data-testid="grant-submit">
-          Grant credit
+          {t('grant')}
         </Button>
       </form>
       <div className="grid grid-cols-1 gap-3 rounded-lg border border-border p-3 sm:grid-cols-2">
@@ -110,42 +122,36 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            if (!amountError(diem, 0)) change({ diemDaily: Number(diem) }, `The daily DIEM allowance is now ${formatDiem(Number(diem))}.`);
+            if (!amountError(diem, 0)) change({ diemDaily: Number(diem) }, t('allowanceNow', { amount: formatDiem(Number(diem)) }));
           }}
         >
           <InputField
             id={`${id}-diem`}
-            label="Daily DIEM allowance"
+            label={t('allowance')}
             inputMode="decimal"
             value={diem}
             onChange={(e) => setDiem(e.target.value)}
-            error={amountError(diem, 0)}
+            error={diemError && t(diemError)}
             data-testid="diem-daily"
             autoComplete="off"
           />
           <Button type="submit" size="sm" variant="secondary" className="self-start" pending={patch.isPending} data-testid="diem-submit">
-            Set allowance
+            {t('setAllowance')}
           </Button>
         </form>
         <form
           className="flex flex-col gap-2"
           onSubmit={(e) => {
             e.preventDefault();
-            change({ tier }, `The tier is now ${tier}.`);
+            change({ tier }, t('tierNow', { tier: tiers(tierKey(tier)) }));
           }}
         >
-          <SelectField
-            id={`${id}-tier`}
-            label="Rate-limit tier"
-            value={tier}
-            onChange={(e) => setTier(e.target.value as typeof tier)}
-            data-testid="tier-select"
-          >
-            <option value="default">Standard</option>
-            <option value="partner">Partner (raised limits)</option>
+          <SelectField id={`${id}-tier`} label={t('tierLabel')} value={tier} onChange={(e) => setTier(e.target.value as typeof tier)} data-testid="tier-select">
+            <option value="default">{tiers('standard')}</option>
+            <option value="partner">{t('partnerOption')}</option>
           </SelectField>
           <Button type="submit" size="sm" variant="secondary" className="self-start" pending={patch.isPending} data-testid="tier-submit">
-            Set tier
+            {t('setTier')}
           </Button>
         </form>
       </div>
@@ -153,29 +159,25 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
       <ClearSecondFactor account={a} />
       <div className="flex flex-wrap items-center justify-between gap-2">
         {a.operator ? (
-          <p className="text-sm text-muted-foreground">This is your own account: it cannot be disabled.</p>
+          <p className="text-sm text-muted-foreground">{t('own')}</p>
         ) : (
           <Button variant={a.disabledAt === null ? 'danger' : 'secondary'} size="sm" onClick={() => setConfirming(true)} data-testid="toggle-disabled">
-            {a.disabledAt === null ? 'Disable account' : 'Enable account'}
+            {a.disabledAt === null ? t('disableAccount') : t('enableAccount')}
           </Button>
         )}
         <Button variant="secondary" onClick={onClose}>
-          Close
+          {t('close')}
         </Button>
       </div>
       <ConfirmDialog
         open={confirming}
-        title={a.disabledAt === null ? 'Disable this account?' : 'Enable this account?'}
-        message={
-          a.disabledAt === null
-            ? 'Its API keys, wallet sign-ins and browser sessions are refused at once, until you enable it again. Nothing is deleted.'
-            : 'Its keys, wallet and sessions work again at once.'
-        }
-        confirmLabel={a.disabledAt === null ? 'Disable' : 'Enable'}
+        title={a.disabledAt === null ? t('disableTitle') : t('enableTitle')}
+        message={a.disabledAt === null ? t('disableBody') : t('enableBody')}
+        confirmLabel={a.disabledAt === null ? t('disable') : t('enable')}
         tone={a.disabledAt === null ? 'danger' : 'primary'}
         pending={patch.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={() => change({ disabled: a.disabledAt === null }, a.disabledAt === null ? 'The account is disabled.' : 'The account is enabled.')}
+        onConfirm={() => change({ disabled: a.disabledAt === null }, a.disabledAt === null ? t('disabledNow') : t('enabledNow'))}
       />
     </Dialog>
   );

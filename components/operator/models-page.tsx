@@ -5,6 +5,7 @@
 // data-testid: operator-models-page, model-row (data-id, data-disabled, data-origin), model-status, model-test,
 // model-toggle, model-prices, model-remove, price-input, price-output, price-save, models-error, default-model-select,
 // default-model-effective (plus the add form's).
+import { useLocale, useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { type FormEvent, useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
@@ -21,28 +22,35 @@ import { DataTable, TD } from '@/components/ui/table.tsx';
 import { Section } from '@/components/usage/section.tsx';
 import type { OperatorModel } from '@/lib/wire.ts';
 
-const price = (n: number) => `$${n.toLocaleString(undefined, { maximumFractionDigits: 4 })}`;
+// The browser's locale before, the app's language now: only the separators change, never the digits shown.
+const price = (n: number, locale: string) => `$${n.toLocaleString(locale, { maximumFractionDigits: 4 })}`;
 
 function Status({ m }: { m: OperatorModel }) {
-  if (m.disabled) return <span className="text-muted-foreground">Disabled</span>;
-  if (!m.status) return <span className="text-muted-foreground">Not checked</span>;
+  const t = useTranslations('operatorModels');
+  if (m.disabled) return <span className="text-muted-foreground">{t('disabled')}</span>;
+  if (!m.status) return <span className="text-muted-foreground">{t('notChecked')}</span>;
   return m.status.ok ? (
-    <span className="text-success">Working{m.status.reason ? <span className="block text-xs text-muted-foreground">{m.status.reason}</span> : null}</span>
+    <span className="text-success">
+      {t('working')}
+      {m.status.reason ? <span className="block text-xs text-muted-foreground">{m.status.reason}</span> : null}
+    </span>
   ) : (
     <span className="text-error">
-      Down<span className="block text-xs">{m.status.reason}</span>
+      {t('down')}
+      <span className="block text-xs">{m.status.reason}</span>
     </span>
   );
 }
 
-function engineText(m: OperatorModel): string {
+function engineText(m: OperatorModel, t: ReturnType<typeof useTranslations<'operatorModels'>>): string {
   const e = m.engine;
-  const where = e.baseUrls?.join(', ') ?? 'this server';
-  const key = e.key.source === 'env' ? ` · key from ${e.key.name}` : e.key.source === 'stored' ? ' · key stored on the server' : '';
-  return `${e.kind} · ${where}${e.upstreamModel ? ` · serves ${e.upstreamModel}` : ''}${key}`;
+  const where = e.baseUrls?.join(', ') ?? t('thisServer');
+  const key = e.key.source === 'env' ? t('keyFrom', { name: e.key.name }) : e.key.source === 'stored' ? t('keyStored') : '';
+  return `${e.kind} · ${where}${e.upstreamModel ? t('serves', { model: e.upstreamModel }) : ''}${key}`;
 }
 
 function PricesDialog({ m, onClose }: { m: OperatorModel; onClose: () => void }) {
+  const t = useTranslations('operatorModels');
   const id = useId();
   const patch = usePatchModel();
   const [input, setInput] = useState(String(m.pricing?.inputUsd ?? 0));
@@ -52,11 +60,11 @@ function PricesDialog({ m, onClose }: { m: OperatorModel; onClose: () => void })
     patch.mutate({ id: m.id, body: { pricing: { inputUsd: Number(input), outputUsd: Number(output) } } }, { onSuccess: onClose });
   };
   return (
-    <Dialog open onClose={onClose} title={`Prices of ${m.name}`} description="USD per million tokens; DIEM is priced the same." testId="prices-dialog">
+    <Dialog open onClose={onClose} title={t('pricesOf', { model: m.name })} description={t('pricesNote')} testId="prices-dialog">
       <form onSubmit={submit} className="flex flex-col gap-3">
         <InputField
           id={`${id}-in`}
-          label="Input"
+          label={t('input')}
           type="number"
           min={0}
           step="any"
@@ -67,7 +75,7 @@ function PricesDialog({ m, onClose }: { m: OperatorModel; onClose: () => void })
         />
         <InputField
           id={`${id}-out`}
-          label="Output"
+          label={t('output')}
           type="number"
           min={0}
           step="any"
@@ -79,15 +87,15 @@ function PricesDialog({ m, onClose }: { m: OperatorModel; onClose: () => void })
         {patch.isError && <Alert>{patch.error.message}</Alert>}
         <div className="flex flex-wrap gap-2">
           <Button type="submit" size="sm" pending={patch.isPending} data-testid="price-save">
-            Save prices
+            {t('savePrices')}
           </Button>
           {m.pricesOverridden && (
             <Button variant="secondary" size="sm" onClick={() => patch.mutate({ id: m.id, body: { pricing: null } }, { onSuccess: onClose })}>
-              Back to the catalogue’s prices
+              {t('backToCatalogue')}
             </Button>
           )}
           <Button variant="ghost" size="sm" onClick={onClose}>
-            Cancel
+            {t('cancel')}
           </Button>
         </div>
       </form>
@@ -96,21 +104,23 @@ function PricesDialog({ m, onClose }: { m: OperatorModel; onClose: () => void })
 }
 
 function Models() {
+  const t = useTranslations('operatorModels');
+  const locale = useLocale();
   const q = useOperatorModels();
   const patch = usePatchModel();
   const remove = useRemoveModel();
   const test = useTestModel();
   const [pricing, setPricing] = useState<OperatorModel | null>(null);
-  if (q.isPending) return <Spinner label="Loading the models" className="size-5" />;
-  if (q.isError) return <LoadError title="Could not load the models" error={q.error} onRetry={q.refetch} />;
+  if (q.isPending) return <Spinner label={t('loading')} className="size-5" />;
+  if (q.isError) return <LoadError title={t('failed')} error={q.error} onRetry={q.refetch} />;
   const failed = patch.error ?? remove.error ?? test.error;
   return (
     <div className="flex flex-col gap-3">
       {failed && <Alert data-testid="models-error">{failed.message}</Alert>}
       <DataTable
-        label="Models"
-        caption="The catalogue file's models, then the ones added here"
-        columns={[{ label: 'Model' }, { label: 'Engine' }, { label: 'Status' }, { label: 'Prices / 1M tokens' }, { label: 'Actions' }]}
+        label={t('models')}
+        caption={t('caption')}
+        columns={[{ label: t('model') }, { label: t('engine') }, { label: t('status') }, { label: t('prices') }, { label: t('actions') }]}
       >
         {q.data.models.map((m) => (
           <tr key={m.id} className="border-t border-border align-top" data-testid="model-row" data-id={m.id} data-disabled={m.disabled} data-origin={m.origin}>
@@ -118,16 +128,16 @@ function Models() {
               {m.name}
               <span className="block text-xs font-normal text-muted-foreground">
                 {m.id} · {m.type}
-                {m.origin === 'operator' ? ' · added here' : ''}
+                {m.origin === 'operator' ? t('addedHere') : ''}
               </span>
             </th>
-            <td className="max-w-64 px-3 py-2 text-xs break-words text-muted-foreground">{engineText(m)}</td>
+            <td className="max-w-64 px-3 py-2 text-xs break-words text-muted-foreground">{engineText(m, t)}</td>
             <td className="px-3 py-2 text-sm" data-testid="model-status">
               <Status m={m} />
             </td>
             <td className={`${TD} tabular-nums`}>
-              {m.pricing ? `${price(m.pricing.inputUsd)} in · ${price(m.pricing.outputUsd)} out` : 'Own units'}
-              {m.pricesOverridden && <span className="block text-xs text-muted-foreground">set here</span>}
+              {m.pricing ? t('inOut', { in: price(m.pricing.inputUsd, locale), out: price(m.pricing.outputUsd, locale) }) : t('ownUnits')}
+              {m.pricesOverridden && <span className="block text-xs text-muted-foreground">{t('setHere')}</span>}
             </td>
             <td className="px-3 py-2">
               <div className="flex flex-wrap gap-1.5">
@@ -138,25 +148,25 @@ function Models() {
                   onClick={() => test.mutate(m.id)}
                   data-testid="model-test"
                 >
-                  Test
+                  {t('test')}
                 </Button>
                 <Button
                   size="sm"
                   variant="secondary"
                   onClick={() => patch.mutate({ id: m.id, body: { disabled: !m.disabled } })}
                   data-testid="model-toggle"
-                  aria-label={`${m.disabled ? 'Enable' : 'Disable'} ${m.name}`}
+                  aria-label={t(m.disabled ? 'enableLabel' : 'disableLabel', { model: m.name })}
                 >
-                  {m.disabled ? 'Enable' : 'Disable'}
+                  {m.disabled ? t('enable') : t('disable')}
                 </Button>
                 {m.pricing && (
                   <Button size="sm" variant="secondary" onClick={() => setPricing(m)} data-testid="model-prices">
-                    Prices
+                    {t('pricesButton')}
                   </Button>
                 )}
                 {(m.origin === 'operator' || m.pricesOverridden) && (
                   <Button size="sm" variant="ghost" onClick={() => remove.mutate(m.id)} data-testid="model-remove">
-                    {m.origin === 'operator' ? 'Remove' : 'Undo changes'}
+                    {m.origin === 'operator' ? t('remove') : t('undo')}
                   </Button>
                 )}
               </div>
@@ -171,6 +181,7 @@ function Models() {
 
 /** The model new chats start on: the operator's choice among the served chat models, or the built-in one. */
 function DefaultModel() {
+  const t = useTranslations('operatorModels');
   const q = useOperatorModels();
   const set = useSetDefaultModel();
   const id = useId();
@@ -181,7 +192,7 @@ function DefaultModel() {
   return (
     <div className="flex flex-col gap-2">
       <label htmlFor={id} className="text-sm font-medium">
-        New chats start on
+        {t('startOn')}
       </label>
       <select
         id={id}
@@ -191,17 +202,17 @@ function DefaultModel() {
         data-testid="default-model-select"
         className="w-full max-w-md rounded-lg border border-input bg-background px-3 py-2 text-base"
       >
-        <option value="">Automatic (the catalogue’s default; a real model before the demo one)</option>
+        <option value="">{t('automatic')}</option>
         {choices.map((m) => (
           <option key={m.id} value={m.id}>
             {m.name}
           </option>
         ))}
-        {defaultModelId && !choices.some((m) => m.id === defaultModelId) && <option value={defaultModelId}>{defaultModelId} (disabled or removed)</option>}
+        {defaultModelId && !choices.some((m) => m.id === defaultModelId) && <option value={defaultModelId}>{t('gone', { model: defaultModelId })}</option>}
       </select>
       <p className="text-sm text-muted-foreground" data-testid="default-model-effective" data-id={appDefaultModelId ?? ''}>
-        {effective ? `New chats start on ${effective.name}.` : 'No chat model is served.'}
-        {defaultModelId && defaultModelId !== appDefaultModelId ? ' The chosen model is not served at the moment, so the automatic choice applies.' : ''}
+        {effective ? t('effective', { model: effective.name }) : t('noChatModel')}
+        {defaultModelId && defaultModelId !== appDefaultModelId ? t('notServed') : ''}
       </p>
       {set.isError && <Alert>{set.error.message}</Alert>}
     </div>
@@ -209,33 +220,29 @@ function DefaultModel() {
 }
 
 export function OperatorModelsPage() {
+  const t = useTranslations('operatorModels');
   const user = useMe().data?.user;
   const operator = Boolean(user?.isAdmin && !user.wallet);
   return (
-    <DashPage
-      title="Models"
-      description="The models this server serves: their engines and health, prices, and new OpenAI-compatible upstreams. Changes apply at once."
-      current="/operator"
-      testId="operator-models-page"
-    >
+    <DashPage title={t('title')} description={t('description')} current="/operator" testId="operator-models-page">
       {!operator ? (
         <Alert tone="info" data-testid="operator-only">
-          This page is for the server’s operator (its first user).
+          {t('only')}
         </Alert>
       ) : (
         <>
           <p className="text-sm">
             <Link href="/operator" className="font-medium text-primary underline-offset-4 hover:underline">
-              Accounts and the audit log
+              {t('accountsLink')}
             </Link>
           </p>
-          <Section id="operator-default-model" title="Default model" note="The model a new chat starts on, unless its character names one.">
+          <Section id="operator-default-model" title={t('defaultModel')} note={t('defaultNote')}>
             <DefaultModel />
           </Section>
-          <Section id="operator-models" title="Models">
+          <Section id="operator-models" title={t('models')}>
             <Models />
           </Section>
-          <Section id="operator-add-model" title="Add an OpenAI-compatible upstream" note="vLLM, SGLang, Ollama, llama.cpp’s server, or a hosted API.">
+          <Section id="operator-add-model" title={t('addTitle')} note={t('addNote')}>
             <AddModelForm />
           </Section>
         </>

@@ -4,8 +4,8 @@
 // who did what. Anyone else is told the page is the operator's (the server refuses them too).
 // data-testid: operator-page, operator-search, account-row (data-id, data-disabled), account-usd, manage-account,
 // audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
-import { useTranslations } from 'use-intl';
-import { tierName } from '@/components/limits/tier-name.ts';
+import { useLocale, useTranslations } from 'use-intl';
+import { tierKey } from '@/components/limits/tier-name.ts';
 import Link from 'next/link';
 import { useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
@@ -25,51 +25,61 @@ import { formatDiem, formatSpend, formatUsd, formatWhen } from '@/components/usa
 import { Section } from '@/components/usage/section.tsx';
 import type { OperatorAccount, OperatorAuditEntry } from '@/lib/wire.ts';
 
-const ACTION: Record<OperatorAuditEntry['action'], string> = {
-  grant: 'Granted credit',
-  diem_daily: 'Set the DIEM allowance',
-  tier: 'Changed the tier',
-  disable: 'Disabled the account',
-  enable: 'Enabled the account',
-  password_reset: 'Reset the password',
-  second_factor_clear: 'Cleared the second factor',
-  model_add: 'Added a model',
-  model_update: 'Changed a model',
-  model_remove: 'Removed a model',
-  character_unpublish: 'Unpublished a character',
-  review_remove: 'Removed a review',
-  mcp_add: 'Added an MCP server',
-  mcp_update: 'Changed an MCP server',
-  mcp_remove: 'Removed an MCP server',
-};
+/** The audit log's actions (their names are the catalogue's `operatorPage.actions`). */
+const ACTIONS: OperatorAuditEntry['action'][] = [
+  'grant',
+  'diem_daily',
+  'tier',
+  'disable',
+  'enable',
+  'password_reset',
+  'second_factor_clear',
+  'model_add',
+  'model_update',
+  'model_remove',
+  'character_unpublish',
+  'review_remove',
+  'mcp_add',
+  'mcp_update',
+  'mcp_remove',
+];
 
-function detail(e: OperatorAuditEntry): string {
+type T = ReturnType<typeof useTranslations<'operatorPage'>>;
+
+function detail(e: OperatorAuditEntry, t: T): string {
   const d = e.details;
   if (e.action === 'grant') return `${formatUsd(Number(d.usd ?? 0))}${d.note ? ` · ${String(d.note)}` : ''}`;
-  if (e.action === 'diem_daily') return `${formatDiem(Number(d.diemDaily ?? 0))} DIEM a day`;
+  if (e.action === 'diem_daily') return t('diemADay', { amount: formatDiem(Number(d.diemDaily ?? 0)) });
   if (e.action === 'tier') return `${String(d.from)} → ${String(d.to)}`;
-  if (e.action === 'password_reset') return `${String(d.email)} · a temporary password was issued`;
-  if (e.action === 'second_factor_clear')
-    return `${String(d.email)} · ${d.totp ? 'two-step code' : 'no two-step code'}, ${Number(d.passkeys ?? 0)} passkeys removed`;
-  if (e.action === 'model_add') return `${String(d.model)} at ${String(d.baseUrl)}`;
+  if (e.action === 'password_reset') return t('tempPassword', { email: String(d.email) });
+  if (e.action === 'second_factor_clear') return t('secondFactor', { email: String(d.email), totp: d.totp ? 'yes' : 'no', passkeys: Number(d.passkeys ?? 0) });
+  if (e.action === 'model_add') return t('modelAt', { model: String(d.model), url: String(d.baseUrl) });
   if (e.action === 'model_update') {
-    const what = [d.disabled === true && 'disabled', d.disabled === false && 'enabled', d.pricing !== undefined && (d.pricing ? 'prices set' : 'prices reset')];
+    const what = [
+      d.disabled === true && t('disabled'),
+      d.disabled === false && t('enabled'),
+      d.pricing !== undefined && (d.pricing ? t('pricesSet') : t('pricesReset')),
+    ];
     return `${String(d.model)}: ${what.filter(Boolean).join(', ')}`;
   }
   if (e.action === 'model_remove') return String(d.model);
   if (e.action === 'mcp_add' || e.action === 'mcp_update' || e.action === 'mcp_remove') {
     const at = d.url ?? d.command;
-    return `${String(d.name)}${at ? ` · ${String(at)}` : ''}${d.enabled === false ? ' · off' : ''}`;
+    return `${String(d.name)}${at ? ` · ${String(at)}` : ''}${d.enabled === false ? t('off') : ''}`;
   }
   if (e.action === 'character_unpublish') return `${String(d.name)} (${String(d.slug)})`;
   if (e.action === 'review_remove') {
-    const on = d.character ? ` on ${String(d.character)}` : '';
-    return `${String(d.author)}'s ${String(d.rating)}-star review${on}${d.text ? `: “${String(d.text)}”` : ''}`;
+    const who = { author: String(d.author), rating: String(d.rating) };
+    const review = d.character ? t('reviewOn', { ...who, character: String(d.character) }) : t('review', who);
+    return `${review}${d.text ? `: “${String(d.text)}”` : ''}`;
   }
   return '';
 }
 
 function Accounts() {
+  const t = useTranslations('operatorPage');
+  const tiers = useTranslations('tiers');
+  const locale = useLocale();
   const id = useId();
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
@@ -80,34 +90,34 @@ function Accounts() {
     <div className="flex flex-col gap-3">
       <InputField
         id={`${id}-search`}
-        label="Find an account"
+        label={t('find')}
         type="search"
         value={search}
         onChange={(e) => {
           setSearch(e.target.value);
           setPage(1);
         }}
-        hint="By email, wallet address, name or account id."
+        hint={t('findHint')}
         className="sm:max-w-sm"
         data-testid="operator-search"
       />
       {q.isPending ? (
-        <Spinner label="Loading accounts" className="size-5" />
+        <Spinner label={t('loadingAccounts')} className="size-5" />
       ) : q.isError && !q.data ? (
-        <LoadError title="Could not load the accounts" error={q.error} onRetry={q.refetch} />
+        <LoadError title={t('accountsFailed')} error={q.error} onRetry={q.refetch} />
       ) : (
         <div className={cn('flex flex-col gap-3 transition-opacity', q.isPlaceholderData && 'opacity-60')}>
           <DataTable
-            label="Accounts"
-            caption="Every account on this server, newest first"
+            label={t('accounts')}
+            caption={t('accountsCaption')}
             columns={[
-              { label: 'Account' },
-              { label: 'USD', numeric: true },
-              { label: 'DIEM today / a day', numeric: true },
-              { label: 'Keys', numeric: true },
-              { label: 'Spent, 30 days', numeric: true },
-              { label: 'Tier' },
-              { label: 'Actions' },
+              { label: t('account') },
+              { label: t('usd'), numeric: true },
+              { label: t('diem'), numeric: true },
+              { label: t('keys'), numeric: true },
+              { label: t('spent30'), numeric: true },
+              { label: t('tier') },
+              { label: t('actionsColumn') },
             ]}
           >
             {q.data.accounts.map((a) => (
@@ -115,8 +125,16 @@ function Accounts() {
                 <th scope="row" className={`${TD} text-left font-medium`}>
                   {ownerOf(a)}
                   <span className="block text-xs font-normal text-muted-foreground">
-                    {a.operator ? 'You (operator)' : a.disabledAt !== null ? 'Disabled' : a.wallet ? 'Wallet account' : a.email ? 'App user' : 'API only'}
-                    {` · since ${new Date(a.createdAt).toLocaleDateString()}`}
+                    {a.operator
+                      ? t('you')
+                      : a.disabledAt !== null
+                        ? t('disabledAccount')
+                        : a.wallet
+                          ? t('walletAccount')
+                          : a.email
+                            ? t('appUser')
+                            : t('apiOnly')}
+                    {t('since', { date: new Date(a.createdAt).toLocaleDateString(locale) })}
                   </span>
                 </th>
                 <td className={`${TD} text-right tabular-nums`} data-testid="account-usd">
@@ -127,10 +145,16 @@ function Accounts() {
                 </td>
                 <td className={`${TD} text-right tabular-nums`}>{a.keys}</td>
                 <td className={`${TD} text-right tabular-nums`}>{formatSpend(a.spent30Days.usd, a.spent30Days.diem)}</td>
-                <td className={TD}>{tierName(a.tier)}</td>
+                <td className={TD}>{tiers(tierKey(a.tier))}</td>
                 <td className={TD}>
-                  <Button size="sm" variant="secondary" onClick={() => setManaging(a)} data-testid="manage-account" aria-label={`Manage ${ownerOf(a)}`}>
-                    Manage
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    onClick={() => setManaging(a)}
+                    data-testid="manage-account"
+                    aria-label={t('manageLabel', { owner: ownerOf(a) })}
+                  >
+                    {t('manage')}
                   </Button>
                 </td>
               </tr>
@@ -145,27 +169,31 @@ function Accounts() {
 }
 
 function Audit() {
+  const t = useTranslations('operatorPage');
+  const locale = useLocale();
   const [page, setPage] = useState(1);
   const q = useAudit(page);
-  if (q.isPending) return <Spinner label="Loading the audit log" className="size-5" />;
-  if (q.isError && !q.data) return <LoadError title="Could not load the audit log" error={q.error} />;
-  if (q.data.total === 0) return <p className="text-sm text-muted-foreground">No operator actions yet.</p>;
+  if (q.isPending) return <Spinner label={t('loadingAudit')} className="size-5" />;
+  if (q.isError && !q.data) return <LoadError title={t('auditFailed')} error={q.error} />;
+  if (q.data.total === 0) return <p className="text-sm text-muted-foreground">{t('noActions')}</p>;
   return (
     <div className="flex flex-col gap-3" data-testid="audit-log">
       <DataTable
-        label="Audit log"
-        caption="Operator actions, newest first"
-        columns={[{ label: 'When' }, { label: 'Who' }, { label: 'What' }, { label: 'Account' }]}
+        label={t('audit')}
+        caption={t('auditCaption')}
+        columns={[{ label: t('when') }, { label: t('who') }, { label: t('what') }, { label: t('account') }]}
       >
         {q.data.entries.map((e) => (
           <tr key={e.id} className="border-t border-border" data-testid="audit-row" data-action={e.action}>
-            <td className={TD}>{formatWhen(e.at)}</td>
+            <td className={TD}>{formatWhen(e.at, locale)}</td>
             <td className={TD}>{e.actor}</td>
             <td className="px-3 py-2">
-              {ACTION[e.action] ?? e.action}
-              {detail(e) && <span className="block text-xs text-muted-foreground">{detail(e)}</span>}
+              {ACTIONS.includes(e.action) ? t(`actions.${e.action}`) : e.action}
+              {detail(e, t) && <span className="block text-xs text-muted-foreground">{detail(e, t)}</span>}
             </td>
-            <td className={`${TD} font-mono text-xs`}>{e.accountId ? e.accountId.slice(0, 8) : e.action.startsWith('model_') ? 'catalogue' : 'server'}</td>
+            <td className={`${TD} font-mono text-xs`}>
+              {e.accountId ? e.accountId.slice(0, 8) : e.action.startsWith('model_') ? t('catalogue') : t('server')}
+            </td>
           </tr>
         ))}
       </DataTable>

@@ -2,6 +2,7 @@
 // The chat header's Share button: a dialog that makes a read-only link of the branch on screen (a snapshot: later
 // turns are not in it), lists this chat's links with copy and revoke, and says what a link shows.
 // data-testid: share-button, share-dialog, share-create, share-link, share-url, share-copy, share-revoke.
+import { useLocale, useTranslations } from 'use-intl';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '@/components/api/client.ts';
@@ -16,18 +17,20 @@ export const shareUrl = (s: AppShare) => `${window.location.origin}${s.path}`;
 
 /** One link: its address (selectable), copy and revoke. */
 export function ShareRow({ share, onRevoked }: { share: AppShare; onRevoked: () => void }) {
+  const t = useTranslations('share');
+  const locale = useLocale();
   const [copied, setCopied] = useState(false);
   const revoke = useMutation({ mutationFn: () => call('DELETE /shares/:token', { params: { token: share.token } }), onSuccess: onRevoked });
   return (
     <li data-testid="share-link" data-token={share.token} className="flex flex-col gap-1 rounded-lg border border-border p-2">
       <span className="text-xs text-muted-foreground">
-        {share.title} · {share.messageCount} messages · {new Date(share.createdAt).toLocaleString()}
+        {share.title} · {t('messages', { count: share.messageCount })} · {new Date(share.createdAt).toLocaleString(locale)}
       </span>
       <div className="flex items-center gap-2">
         <input
           readOnly
           value={shareUrl(share)}
-          aria-label="Share link"
+          aria-label={t('link')}
           data-testid="share-url"
           onFocus={(e) => e.currentTarget.select()}
           className="min-w-0 flex-1 rounded-md border border-border bg-background px-2 py-1 text-xs"
@@ -43,10 +46,10 @@ export function ShareRow({ share, onRevoked }: { share: AppShare; onRevoked: () 
             );
           }}
         >
-          {copied ? 'Copied' : 'Copy'}
+          {copied ? t('copied') : t('copy')}
         </Button>
         <Button size="sm" variant="danger" data-testid="share-revoke" pending={revoke.isPending} onClick={() => revoke.mutate()}>
-          Revoke
+          {t('revoke')}
         </Button>
       </div>
       {revoke.error && <Alert tone="error">{(revoke.error as Error).message}</Alert>}
@@ -55,6 +58,7 @@ export function ShareRow({ share, onRevoked }: { share: AppShare; onRevoked: () 
 }
 
 export function ShareButton({ conversationId, leafId }: { conversationId: string | null; leafId: string | null }) {
+  const t = useTranslations('share');
   const [open, setOpen] = useState(false);
   const qc = useQueryClient();
   const shares = useQuery({
@@ -71,26 +75,26 @@ export function ShareButton({ conversationId, leafId }: { conversationId: string
   return (
     <>
       <Button size="sm" variant="ghost" data-testid="share-button" onClick={() => setOpen(true)}>
-        Share
+        {t('share')}
       </Button>
       <Dialog
         open={open}
         onClose={() => setOpen(false)}
-        title="Share this chat"
+        title={t('title')}
         testId="share-dialog"
-        description="A read-only link to the branch on screen as it is now: anyone with the link can read it, signed in or not. Other branches, later turns, costs and your account are not in it. Revoke a link to take it down."
+        description={t('description')}
         footer={
           <Button variant="secondary" onClick={() => setOpen(false)}>
-            Close
+            {t('close')}
           </Button>
         }
       >
         <Button data-testid="share-create" pending={create.isPending} onClick={() => create.mutate()}>
-          Create a link to this branch
+          {t('create')}
         </Button>
         {create.error && <Alert tone="error">{(create.error as Error).message}</Alert>}
         {shares.data && shares.data.items.length > 0 && (
-          <ul className="flex flex-col gap-2" aria-label="Links to this chat">
+          <ul className="flex flex-col gap-2" aria-label={t('links')}>
             {shares.data.items.map((s) => (
               <ShareRow key={s.token} share={s} onRevoked={refresh} />
             ))}

@@ -1,6 +1,7 @@
 'use client';
 // One chat in the sidebar: a link (aria-current when open), its options menu, inline rename, delete confirmation, and
 // dragging it onto a folder (the menu's "Move to folder…" does the same from the keyboard).
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useState } from 'react';
 import { cn } from '@/components/ui/cn.ts';
@@ -17,6 +18,7 @@ export function ConversationItem({ conversation, active }: { conversation: AppCo
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [moving, setMoving] = useState(false);
+  const t = useTranslations('sidebar');
   const organise = useOrganise();
   const rename = useRenameConversation();
   const remove = useDeleteConversation();
@@ -39,9 +41,9 @@ export function ConversationItem({ conversation, active }: { conversation: AppCo
         <RenameInput
           initial={title}
           onCancel={() => setEditing(false)}
-          onSave={(t) => {
+          onSave={(next) => {
             setEditing(false);
-            rename.mutate({ id, title: t, previous: title });
+            rename.mutate({ id, title: next, previous: title });
           }}
         />
       ) : (
@@ -53,7 +55,7 @@ export function ConversationItem({ conversation, active }: { conversation: AppCo
           {conversation.pinned && (
             <>
               <PinIcon className="mr-1.5 size-3.5 shrink-0 text-muted-foreground" />
-              <span className="sr-only">Pinned: </span>
+              <span className="sr-only">{t('pinnedPrefix')}</span>
             </>
           )}
           <span className="truncate">{title}</span>
@@ -81,13 +83,14 @@ export function ConversationItem({ conversation, active }: { conversation: AppCo
       {confirming && (
         <ConfirmDialog
           open
-          title="Delete chat?"
+          title={t('deleteChat')}
           message={
             <>
-              <span className="font-medium text-foreground">{title}</span> and all its messages will be deleted. This cannot be undone.
+              <span className="font-medium text-foreground">{title}</span>
+              {t('deleteChatBody')}
             </>
           }
-          confirmLabel="Delete"
+          confirmLabel={t('delete')}
           pending={remove.isPending}
           onCancel={() => setConfirming(false)}
           onConfirm={() => remove.mutate({ id, isOpen: active }, { onSettled: () => setConfirming(false) })}

@@ -1,6 +1,7 @@
 'use client';
 // The per-chat options: rename, pin, move to a folder, archive (or restore), export (the version on screen as
 // Markdown or JSON, or every version as JSON, downloaded straight from the server), delete.
+import { useTranslations } from 'use-intl';
 import { APP_API } from '@/components/api/client.ts';
 import { rememberedLeaf } from '@/components/chat/branch-memory.ts';
 import { ArchiveIcon, FolderIcon, PinIcon } from '@/components/sidebar/organise-icons.tsx';
@@ -21,34 +22,35 @@ export function ConversationMenu({
   onMove: () => void;
   onOrganise: (change: { pinned: boolean } | { archived: boolean }) => void;
 }) {
+  const t = useTranslations('sidebar');
   return (
     <Menu
-      label={`Options for ${conversation.title}`}
+      label={t('options', { title: conversation.title })}
       testId="conversation-menu"
       trigger={<DotsIcon className="size-4" />}
       triggerClassName="inline-flex size-7 items-center justify-center rounded-md text-muted-foreground hover:bg-background hover:text-foreground aria-expanded:bg-background"
     >
       <MenuItem onSelect={onRename} testId="rename-conversation">
-        <PencilIcon className="size-4" /> Rename
+        <PencilIcon className="size-4" /> {t('rename')}
       </MenuItem>
       {!conversation.archived && (
         <MenuItem onSelect={() => onOrganise({ pinned: !conversation.pinned })} testId="pin-conversation">
-          <PinIcon className="size-4" /> {conversation.pinned ? 'Unpin' : 'Pin'}
+          <PinIcon className="size-4" /> {conversation.pinned ? t('unpin') : t('pin')}
         </MenuItem>
       )}
       <MenuItem onSelect={onMove} testId="move-conversation">
-        <FolderIcon className="size-4" /> Move to folder…
+        <FolderIcon className="size-4" /> {t('moveToFolder')}
       </MenuItem>
       <MenuItem
         onSelect={() => onOrganise({ archived: !conversation.archived })}
         testId={conversation.archived ? 'restore-conversation' : 'archive-conversation'}
       >
-        <ArchiveIcon className="size-4" /> {conversation.archived ? 'Restore from archive' : 'Archive'}
+        <ArchiveIcon className="size-4" /> {conversation.archived ? t('unarchive') : t('archive')}
       </MenuItem>
       <ExportLinks id={conversation.id} />
       <MenuSeparator />
       <MenuItem onSelect={onDelete} danger testId="delete-conversation">
-        <TrashIcon className="size-4" /> Delete
+        <TrashIcon className="size-4" /> {t('delete')}
       </MenuItem>
     </Menu>
   );
@@ -56,18 +58,19 @@ export function ConversationMenu({
 
 /** Mounted when the menu opens, so the links carry the branch picked in the chat at that moment. */
 function ExportLinks({ id }: { id: string }) {
+  const t = useTranslations('sidebar');
   const leaf = rememberedLeaf(id);
   const href = (query: string) => `${APP_API}/conversations/${encodeURIComponent(id)}/export?${query}${leaf ? `&leaf=${encodeURIComponent(leaf)}` : ''}`;
   return (
     <>
       <MenuLink href={href('format=md')} download testId="export-md">
-        <DownloadIcon className="size-4" /> Export Markdown
+        <DownloadIcon className="size-4" /> {t('exportMd')}
       </MenuLink>
       <MenuLink href={href('format=json')} download testId="export-json">
-        <DownloadIcon className="size-4" /> Export JSON
+        <DownloadIcon className="size-4" /> {t('exportJson')}
       </MenuLink>
       <MenuLink href={`${APP_API}/conversations/${encodeURIComponent(id)}/export?format=json&branches=all`} download testId="export-json-all">
-        <DownloadIcon className="size-4" /> Export JSON, every version
+        <DownloadIcon className="size-4" /> {t('exportJsonAll')}
       </MenuLink>
     </>
   );

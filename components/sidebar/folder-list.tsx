@@ -3,6 +3,7 @@
 // chats, and drop a dragged chat on it to file the chat there.
 // data-testid: folders, new-folder, folder-name-input, folder (data-id, data-drop), folder-toggle, folder-menu,
 // rename-folder, delete-folder, folder-chats.
+import { useTranslations } from 'use-intl';
 import { type DragEvent, useState } from 'react';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
@@ -57,6 +58,7 @@ export function useChatDrop(onChat: (id: string) => void) {
 
 function FolderRow({ folder, activeId }: { folder: AppFolder; activeId: string | null }) {
   const [open, setOpen] = useState(false);
+  const t = useTranslations('sidebar');
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const organise = useOrganise();
@@ -72,7 +74,7 @@ function FolderRow({ folder, activeId }: { folder: AppFolder; activeId: string |
         {renaming ? (
           <RenameInput
             initial={folder.name}
-            label="Folder name"
+            label={t('folderName')}
             testId="folder-name-input"
             onCancel={() => setRenaming(false)}
             onSave={(name) => {
@@ -96,17 +98,17 @@ function FolderRow({ folder, activeId }: { folder: AppFolder; activeId: string |
         {!renaming && (
           <div className="absolute inset-y-0 right-1 flex items-center md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100 md:has-[[aria-expanded=true]]:opacity-100">
             <Menu
-              label={`Options for folder ${folder.name}`}
+              label={t('folderOptions', { name: folder.name })}
               testId="folder-menu"
               trigger={<DotsIcon className="size-4" />}
               triggerClassName="inline-flex size-7 items-center justify-center rounded-md text-muted-foreground hover:bg-background hover:text-foreground aria-expanded:bg-background"
             >
               <MenuItem onSelect={() => setRenaming(true)} testId="rename-folder">
-                <PencilIcon className="size-4" /> Rename
+                <PencilIcon className="size-4" /> {t('rename')}
               </MenuItem>
               <MenuSeparator />
               <MenuItem onSelect={() => setConfirming(true)} danger testId="delete-folder">
-                <TrashIcon className="size-4" /> Delete folder
+                <TrashIcon className="size-4" /> {t('deleteFolder')}
               </MenuItem>
             </Menu>
           </div>
@@ -114,24 +116,20 @@ function FolderRow({ folder, activeId }: { folder: AppFolder; activeId: string |
       </div>
       {open && (
         <div className="pl-4">
-          <ChatListSection
-            filter={{ folder: folder.id }}
-            activeId={activeId}
-            empty="Drag chats here, or use a chat's “Move to folder…”."
-            testId="folder-chats"
-          />
+          <ChatListSection filter={{ folder: folder.id }} activeId={activeId} empty={t('folderEmpty')} testId="folder-chats" />
         </div>
       )}
       {confirming && (
         <ConfirmDialog
           open
-          title="Delete folder?"
+          title={t('deleteFolderTitle')}
           message={
             <>
-              <span className="font-medium text-foreground">{folder.name}</span> is deleted; its chats are kept, back in the list.
+              <span className="font-medium text-foreground">{folder.name}</span>
+              {t('deleteFolderBody')}
             </>
           }
-          confirmLabel="Delete folder"
+          confirmLabel={t('deleteFolder')}
           pending={remove.isPending}
           onCancel={() => setConfirming(false)}
           onConfirm={() => remove.mutate(folder.id, { onSettled: () => setConfirming(false) })}
@@ -142,16 +140,17 @@ function FolderRow({ folder, activeId }: { folder: AppFolder; activeId: string |
 }
 
 export function FolderList({ activeId }: { activeId: string | null }) {
+  const t = useTranslations('sidebar');
   const q = useFolders();
   const create = useCreateFolder();
   const [naming, setNaming] = useState(false);
   const folders = q.data?.items ?? [];
   const full = q.data ? folders.length >= q.data.max : false;
   return (
-    <section aria-label="Folders" data-testid="folders">
+    <section aria-label={t('folders')} data-testid="folders">
       <div className="flex items-center justify-between pr-1">
-        <h2 className="px-3 text-xs font-medium text-muted-foreground">Folders</h2>
-        <IconButton size="sm" label="New folder" data-testid="new-folder" disabled={full} onClick={() => setNaming(true)}>
+        <h2 className="px-3 text-xs font-medium text-muted-foreground">{t('folders')}</h2>
+        <IconButton size="sm" label={t('newFolder')} data-testid="new-folder" disabled={full} onClick={() => setNaming(true)}>
           <PlusIcon className="size-4" />
         </IconButton>
       </div>
@@ -162,8 +161,8 @@ export function FolderList({ activeId }: { activeId: string | null }) {
         {naming && (
           <li>
             <RenameInput
-              initial="New folder"
-              label="Folder name"
+              initial={t('newFolder')}
+              label={t('folderName')}
               testId="folder-name-input"
               saveUnchanged
               onCancel={() => setNaming(false)}

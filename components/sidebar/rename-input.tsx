@@ -1,12 +1,13 @@
 'use client';
 // Inline title editor: Enter (or leaving the field) saves, Esc cancels; an empty or unchanged title saves nothing.
+import { useTranslations } from 'use-intl';
 import { useEffect, useRef, useState } from 'react';
 
 export function RenameInput({
   initial,
   onSave,
   onCancel,
-  label = 'Chat title',
+  label,
   testId = 'rename-input',
   saveUnchanged = false,
 }: {
@@ -18,6 +19,7 @@ export function RenameInput({
   /** Save even when unchanged (a new folder's suggested name). */
   saveUnchanged?: boolean;
 }) {
+  const t = useTranslations('sidebar');
   const [value, setValue] = useState(initial);
   const ref = useRef<HTMLInputElement>(null);
   const done = useRef(false);
@@ -40,7 +42,7 @@ export function RenameInput({
       ref={ref}
       value={value}
       maxLength={200}
-      aria-label={label}
+      aria-label={label ?? t('chatTitle')}
       data-testid={testId}
       onChange={(e) => setValue(e.target.value)}
       onKeyDown={(e) => {

@@ -2,6 +2,7 @@
 // Chats whose title or messages match the search (GET /search?q=&folder=), with the matching text highlighted;
 // archived chats are found too (marked). A folder choice narrows the search to that folder.
 // data-testid: search-results, search-folder, search-hit (data-archived).
+import { useTranslations } from 'use-intl';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, useState } from 'react';
@@ -13,6 +14,7 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { HighlightMatch } from '@/components/sidebar/highlight-match.tsx';
 
 export function SearchResults({ query, activeId }: { query: string; activeId: string | null }) {
+  const t = useTranslations('sidebar');
   const folders = useFolders().data?.items ?? [];
   const [folder, setFolder] = useState('');
   const selectId = useId();
@@ -26,7 +28,7 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
   const picker = folders.length > 0 && (
     <div className="px-1 pb-2">
       <label htmlFor={selectId} className="sr-only">
-        Search in
+        {t('searchIn')}
       </label>
       <select
         id={selectId}
@@ -35,10 +37,10 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
         onChange={(e) => setFolder(e.target.value)}
         className="h-8 w-full rounded-lg border border-border bg-background px-2 text-sm"
       >
-        <option value="">In all chats</option>
+        <option value="">{t('inAll')}</option>
         {folders.map((f) => (
           <option key={f.id} value={f.id}>
-            In {f.name}
+            {t('inFolder', { name: f.name })}
           </option>
         ))}
       </select>
@@ -50,7 +52,7 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
       <div>
         {picker}
         <div className="flex justify-center p-4 text-muted-foreground">
-          <Spinner label="Searching" />
+          <Spinner label={t('searching')} />
         </div>
       </div>
     );
@@ -59,7 +61,7 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
     return (
       <div>
         {picker}
-        <Alert className="m-2" title="Search failed">
+        <Alert className="m-2" title={t('searchFailed')}>
           {q.error.message}
         </Alert>
       </div>
@@ -69,7 +71,7 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
     <div data-testid="search-results" aria-busy={q.isFetching}>
       {picker}
       <h2 className="px-3 pb-1 text-xs font-medium text-muted-foreground">
-        <span role="status">{hits.length ? `${hits.length} ${hits.length === 1 ? 'chat' : 'chats'} found` : 'No chats match'}</span>
+        <span role="status">{hits.length ? t('found', { count: hits.length }) : t('noMatch')}</span>
       </h2>
       <ul className="flex flex-col gap-0.5">
         {hits.map((h) => (
@@ -85,7 +87,9 @@ export function SearchResults({ query, activeId }: { query: string; activeId: st
                 <span className="truncate">
                   <HighlightMatch text={h.conversation.title} query={query} />
                 </span>
-                {h.conversation.archived && <span className="shrink-0 rounded bg-muted px-1.5 text-[11px] font-normal text-muted-foreground">Archived</span>}
+                {h.conversation.archived && (
+                  <span className="shrink-0 rounded bg-muted px-1.5 text-[11px] font-normal text-muted-foreground">{t('archived')}</span>
+                )}
               </span>
               {h.messageId && (
                 <span className="mt-0.5 line-clamp-2 block text-xs text-muted-foreground">

@@ -1,6 +1,7 @@
 'use client';
 // Rename and delete from the sidebar. Rename shows the new title at once and puts the old one back if the server
 // refuses; delete leaves the open chat first (to a new chat) so its page never asks for a conversation that is gone.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { AppApiError, call, qk } from '@/components/api/client.ts';
@@ -10,13 +11,14 @@ import { patchConversationInCache, removeConversationFromCache } from '@/compone
 export function useRenameConversation() {
   const qc = useQueryClient();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   return useMutation({
     mutationFn: ({ id, title }: { id: string; title: string; previous: string }) => call('PATCH /conversations/:id', { params: { id }, body: { title } }),
     onMutate: ({ id, title }) => patchConversationInCache(qc, id, { title }),
     onSuccess: (conv) => patchConversationInCache(qc, conv.id, { title: conv.title }),
     onError: (err, { id, previous }) => {
       patchConversationInCache(qc, id, { title: previous });
-      toast({ tone: 'error', message: `Could not rename the chat: ${err.message}` });
+      toast({ tone: 'error', message: t('renameFailed', { error: err.message }) });
     },
   });
 }
@@ -24,6 +26,7 @@ export function useRenameConversation() {
 export function useDeleteConversation() {
   const qc = useQueryClient();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   const router = useRouter();
   return useMutation({
     mutationFn: async ({ id }: { id: string; isOpen: boolean }) => {
@@ -38,8 +41,8 @@ export function useDeleteConversation() {
       if (isOpen) router.replace('/');
       removeConversationFromCache(qc, id);
       void qc.invalidateQueries({ queryKey: qk.conversations });
-      toast({ tone: 'success', message: 'Chat deleted' });
+      toast({ tone: 'success', message: t('deleted') });
     },
-    onError: (err) => toast({ tone: 'error', message: `Could not delete the chat: ${err.message}` }),
+    onError: (err) => toast({ tone: 'error', message: t('deleteFailed', { error: err.message }) }),
   });
 }

@@ -1,6 +1,7 @@
 'use client';
 // Folders and filing: the user's folders (create, rename, delete: its chats move out), and filing a chat into a
 // folder, pinning and archiving it. Filing shows at once in the chat's own cache; every list is then refetched.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call, qk } from '@/components/api/client.ts';
 import { useToast } from '@/components/ui/toast.tsx';
@@ -23,20 +24,22 @@ function useRefreshLists() {
 export function useCreateFolder() {
   const qc = useQueryClient();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   return useMutation({
     mutationFn: (name: string) => call('POST /folders', { body: { name } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: folderKey }),
-    onError: (e) => toast({ tone: 'error', message: `Could not make the folder: ${e.message}` }),
+    onError: (e) => toast({ tone: 'error', message: t('folderCreateFailed', { error: e.message }) }),
   });
 }
 
 export function useRenameFolder() {
   const qc = useQueryClient();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   return useMutation({
     mutationFn: ({ id, name }: { id: string; name: string }) => call('PATCH /folders/:id', { params: { id }, body: { name } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: folderKey }),
-    onError: (e) => toast({ tone: 'error', message: `Could not rename the folder: ${e.message}` }),
+    onError: (e) => toast({ tone: 'error', message: t('folderRenameFailed', { error: e.message }) }),
   });
 }
 
@@ -44,44 +47,46 @@ export function useDeleteFolder() {
   const qc = useQueryClient();
   const refresh = useRefreshLists();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   return useMutation({
     mutationFn: (id: string) => call('DELETE /folders/:id', { params: { id } }),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: folderKey });
       refresh();
-      toast({ tone: 'success', message: 'Folder deleted; its chats are back in the list' });
+      toast({ tone: 'success', message: t('folderDeleted') });
     },
-    onError: (e) => toast({ tone: 'error', message: `Could not delete the folder: ${e.message}` }),
+    onError: (e) => toast({ tone: 'error', message: t('folderDeleteFailed', { error: e.message }) }),
   });
 }
 
 export type OrganiseChange = { folderId: string | null } | { pinned: boolean } | { archived: boolean };
 
-const DONE = (c: OrganiseChange, title: string): string =>
+const DONE = (c: OrganiseChange) =>
   'folderId' in c
     ? c.folderId
-      ? `Moved “${title}”`
-      : `“${title}” is out of its folder`
+      ? 'moved'
+      : 'outOfFolder'
     : 'pinned' in c
       ? c.pinned
-        ? `Pinned “${title}”`
-        : `Unpinned “${title}”`
+        ? 'pinnedDone'
+        : 'unpinnedDone'
       : c.archived
-        ? `Archived “${title}”: find it under Archived or by search`
-        : `Restored “${title}”`;
+        ? 'archivedDone'
+        : 'restoredDone';
 
 export function useOrganise() {
   const qc = useQueryClient();
   const refresh = useRefreshLists();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   return useMutation({
     mutationFn: ({ id, change }: { id: string; change: OrganiseChange }) => call('PATCH /conversations/:id', { params: { id }, body: change }),
     onSuccess: (c, { change }) => {
       patchConversationInCache(qc, c.id, { folderId: c.folderId, pinned: c.pinned, archived: c.archived });
       refresh();
-      toast({ tone: 'success', message: DONE(change, c.title) });
+      toast({ tone: 'success', message: t(DONE(change), { title: c.title }) });
     },
-    onError: (e) => toast({ tone: 'error', message: `Could not change the chat: ${e.message}` }),
+    onError: (e) => toast({ tone: 'error', message: t('changeFailed', { error: e.message }) }),
   });
 }
 

@@ -1,6 +1,7 @@
 'use client';
 // Ends the session on the server, forgets everything cached for this user and goes to the sign-in page. A session
 // that had already ended (401) counts as signed out.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { AppApiError, call, setCsrfToken } from '@/components/api/client.ts';
@@ -10,6 +11,7 @@ export function useSignOut() {
   const qc = useQueryClient();
   const router = useRouter();
   const toast = useToast();
+  const t = useTranslations('sidebar');
   return useMutation({
     mutationFn: async () => {
       try {
@@ -23,6 +25,6 @@ export function useSignOut() {
       router.replace('/sign-in');
       qc.removeQueries();
     },
-    onError: (err) => toast({ tone: 'error', message: `Could not sign out: ${err.message}` }),
+    onError: (err) => toast({ tone: 'error', message: t('signOutFailed', { error: err.message }) }),
   });
 }

@@ -24,9 +24,9 @@ export function formatDay(date: string, opts: Intl.DateTimeFormatOptions = { mon
   return Number.isNaN(d.getTime()) ? date : d.toLocaleDateString('en-US', { ...opts, timeZone: 'UTC' });
 }
 
-/** "Mar 4, 14:03" in the reader's own time zone. */
-export function formatWhen(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+/** "Mar 4, 14:03" in the reader's own time zone, in `locale` (the app's language) or the browser's. */
+export function formatWhen(ms: number, locale?: string): string {
+  return new Date(ms).toLocaleString(locale, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
 /** Spend as one string: "$0.0123", "0.5 DIEM", or both; "$0.00" when nothing was spent. */

@@ -1,11 +1,13 @@
 'use client';
 // One limit's meter: a bar of what is left (a native <meter>, so assistive technology reads value and range) with
 // "remaining / limit" and when the window refills.
+import { useTranslations } from 'use-intl';
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
 import type { RateMeter as Meter } from '@/lib/wire.ts';
 import { formatCount } from '@/components/usage/format.ts';
 
 export function RateMeter({ label, meter, unit, testId }: { label: string; meter: Meter; unit: string; testId: string }) {
+  const t = useTranslations('rateMeter');
   const full = meter.remaining >= meter.limit;
   const left = useCountdown(full ? null : meter.resetsAt);
   const low = meter.remaining < meter.limit * 0.2;
@@ -15,10 +17,7 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
         <span className="text-muted-foreground">{label}</span>
         <span className="tabular-nums">
           <span className="font-medium">{formatCount(meter.remaining)}</span>
-          <span className="text-muted-foreground">
-            {' '}
-            / {formatCount(meter.limit)} {unit} left
-          </span>
+          <span className="text-muted-foreground">{t('left', { limit: formatCount(meter.limit), unit })}</span>
         </span>
       </div>
       <meter
@@ -27,7 +26,7 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
         low={meter.limit * 0.2}
         optimum={meter.limit}
         value={meter.remaining}
-        aria-label={`${label}: ${formatCount(meter.remaining)} of ${formatCount(meter.limit)} ${unit} left`}
+        aria-label={t('label', { label, remaining: formatCount(meter.remaining), limit: formatCount(meter.limit), unit })}
         className="sr-only"
       />
       <div className="h-2 overflow-hidden rounded-full bg-muted" aria-hidden="true">
@@ -36,7 +35,7 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
           style={{ width: `${Math.max(0, Math.min(100, (meter.remaining / meter.limit) * 100))}%` }}
         />
       </div>
-      <p className="text-xs text-muted-foreground">{full ? 'Full' : left > 0 ? `Refills in ${formatWait(left)}` : 'Refilling now'}</p>
+      <p className="text-xs text-muted-foreground">{full ? t('full') : left > 0 ? t('refillsIn', { wait: formatWait(left) }) : t('refilling')}</p>
     </div>
   );
 }

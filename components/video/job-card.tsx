@@ -4,38 +4,31 @@
 // it cancels it and releases its hold.
 // data-testid: video-job (data-id, data-status), video-progress (data-progress), video-remaining, video-player,
 // video-download, video-failure, video-delete.
+import { useLocale, useTranslations } from 'use-intl';
 import { useState } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
 import { formatWhen } from '@/components/usage/format.ts';
-import { formatRemaining, isActive, jobProgress } from '@/components/video/progress.ts';
+import { isActive, jobProgress, remaining } from '@/components/video/progress.ts';
 import { useDeleteVideo } from '@/components/video/queries.ts';
 import type { AppVideoJob } from '@/lib/video/wire.ts';
 
-const STATUS_LABEL: Record<AppVideoJob['status'], string> = { queued: 'Waiting to start', running: 'Generating', succeeded: 'Ready', failed: 'Failed' };
-
 function ProgressBar({ job, sinceFetchMs }: { job: AppVideoJob; sinceFetchMs: number }) {
+  const t = useTranslations('video');
   const p = jobProgress(job, sinceFetchMs);
   const percent = Math.round(p.fraction * 100);
-  const note =
-    job.status === 'queued'
-      ? 'Waiting for a free worker'
-      : p.overdue
-        ? 'Taking longer than usual'
-        : p.remainingMs !== null
-          ? formatRemaining(p.remainingMs)
-          : '';
+  const note = job.status === 'queued' ? t('waitingWorker') : p.overdue ? t('overdue') : p.remainingMs !== null ? t('remaining', remaining(p.remainingMs)) : '';
   return (
     <div className="flex flex-col gap-1">
       <div
         role="progressbar"
-        aria-label={`Progress of “${job.prompt.slice(0, 60)}”`}
+        aria-label={t('progressOf', { prompt: job.prompt.slice(0, 60) })}
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={percent}
-        aria-valuetext={`${percent}%, ${note}`}
+        aria-valuetext={t('progressText', { percent, note })}
         data-testid="video-progress"
         data-progress={p.fraction.toFixed(3)}
         className="h-2 overflow-hidden rounded-full bg-muted"
@@ -51,21 +44,25 @@ function ProgressBar({ job, sinceFetchMs }: { job: AppVideoJob; sinceFetchMs: nu
 }
 
 export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; sinceFetchMs: number; retentionMs: number }) {
+  const t = useTranslations('video');
+  const locale = useLocale();
   const [confirming, setConfirming] = useState(false);
   const remove = useDeleteVideo();
   const toast = useToast();
   const active = isActive(job);
-  const meta = [`${job.seconds} s`, job.aspectRatio, job.resolution, job.audio ? 'with sound' : 'silent', job.modelName].filter(Boolean).join(' · ');
+  const meta = [t('seconds', { seconds: job.seconds }), job.aspectRatio, job.resolution, job.audio ? t('withSound') : t('silent'), job.modelName]
+    .filter(Boolean)
+    .join(' · ');
 
   const confirm = () =>
     remove.mutate(job.id, {
       onSuccess: () => {
         setConfirming(false);
-        toast({ message: active ? 'Video stopped: nothing was charged' : 'Video deleted', tone: 'success' });
+        toast({ message: active ? t('stopped') : t('deleted'), tone: 'success' });
       },
       onError: (e) => {
         setConfirming(false);
-        toast({ message: `Could not delete the video: ${e.message}`, tone: 'error' });
+        toast({ message: t('deleteFailed', { error: e.message }), tone: 'error' });
       },
     });
 
@@ -75,11 +72,11 @@ export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; 
         <div className="min-w-0">
           <p className="line-clamp-3 break-words font-medium">{job.prompt}</p>
           <p className="mt-1 text-xs text-muted-foreground">
-            {meta} · <time dateTime={new Date(job.createdAt).toISOString()}>{formatWhen(job.createdAt)}</time>
+            {meta} · <time dateTime={new Date(job.createdAt).toISOString()}>{formatWhen(job.createdAt, locale)}</time>
           </p>
         </div>
         <span className="shrink-0 rounded-full border border-border px-2 py-0.5 text-xs font-medium" data-testid="video-status">
-          {STATUS_LABEL[job.status]}
+          {t(`status.${job.status}`)}
         </span>
       </div>
       {active && <ProgressBar job={job} sinceFetchMs={sinceFetchMs} />}
@@ -92,36 +89,37 @@ export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; 
           src={job.mediaUrl}
           width={job.width || undefined}
           height={job.height || undefined}
-          aria-label={`Video: ${job.prompt.slice(0, 120)}`}
+          aria-label={t('player', { prompt: job.prompt.slice(0, 120) })}
           className="h-auto max-h-[70vh] w-full rounded-lg bg-black object-contain"
           data-testid="video-player"
         />
       )}
       {job.status === 'failed' && (
-        <Alert title="This video could not be made" data-testid="video-failure">
-          {job.error?.message ?? 'The job failed.'} Nothing was charged.
+        <Alert title={t('failedTitle')} data-testid="video-failure">
+          {job.error?.message ?? t('failedJob')}
+          {t('nothingCharged')}
         </Alert>
       )}
       <div className="flex flex-wrap items-center gap-2">
         {job.status === 'succeeded' && job.downloadUrl && (
           <a href={job.downloadUrl} download className={buttonClasses('secondary', 'sm')} data-testid="video-download">
-            Download
+            {t('download')}
           </a>
         )}
         <Button variant="ghost" size="sm" onClick={() => setConfirming(true)} data-testid="video-delete">
-          {active ? 'Stop' : 'Delete'}
+          {active ? t('stop') : t('delete')}
         </Button>
         {job.status === 'succeeded' && job.finishedAt !== null && (
           <p className="text-xs text-muted-foreground" data-testid="video-expires">
-            Kept until {formatWhen(job.finishedAt + retentionMs)}
+            {t('keptUntil', { when: formatWhen(job.finishedAt + retentionMs, locale) })}
           </p>
         )}
       </div>
       <ConfirmDialog
         open={confirming}
-        title={active ? 'Stop this video?' : 'Delete this video?'}
-        message={active ? 'It stops being made, and what was held for it is released.' : 'The clip is deleted from this server. Download it first to keep it.'}
-        confirmLabel={active ? 'Stop and delete' : 'Delete video'}
+        title={active ? t('stopTitle') : t('deleteTitle')}
+        message={active ? t('stopBody') : t('deleteBody')}
+        confirmLabel={active ? t('stopConfirm') : t('deleteConfirm')}
         pending={remove.isPending}
         onConfirm={confirm}
         onCancel={() => setConfirming(false)}

@@ -2,6 +2,7 @@
 // The account's videos, newest first, from the server's list (so they survive reloads). While any is queued or
 // running the list is polled (queries.ts) and the bars advance between polls from the time since the last fetch.
 // data-testid: video-jobs, video-jobs-empty.
+import { useTranslations } from 'use-intl';
 import { useEffect, useState } from 'react';
 import { EmptyState, LoadError, LoadingBlock } from '@/components/ui/query-state.tsx';
 import { JobCard } from '@/components/video/job-card.tsx';
@@ -15,24 +16,25 @@ function useNow(running: boolean): number {
   useEffect(() => {
     if (!running) return;
     setNow(Date.now());
-    const t = setInterval(() => setNow(Date.now()), TICK_MS);
-    return () => clearInterval(t);
+    const timer = setInterval(() => setNow(Date.now()), TICK_MS);
+    return () => clearInterval(timer);
   }, [running]);
   return now;
 }
 
 export function JobList() {
+  const t = useTranslations('video');
   const jobs = useVideoJobs();
   const list = jobs.data?.jobs ?? [];
   const now = useNow(list.some((j) => j.status === 'running'));
   if (jobs.isPending) {
-    return <LoadingBlock label="Loading your videos" pad="py-8" />;
+    return <LoadingBlock label={t('loadingList')} pad="py-8" />;
   }
   if (jobs.isError && !jobs.data) {
-    return <LoadError title="Could not load your videos" error={jobs.error} onRetry={jobs.refetch} retrying={jobs.isFetching} />;
+    return <LoadError title={t('listFailed')} error={jobs.error} onRetry={jobs.refetch} retrying={jobs.isFetching} />;
   }
   if (!list.length) {
-    return <EmptyState testId="video-jobs-empty">No videos yet. The ones you generate are listed here until you delete them or they expire.</EmptyState>;
+    return <EmptyState testId="video-jobs-empty">{t('empty')}</EmptyState>;
   }
   const sinceFetch = Math.max(0, now - jobs.dataUpdatedAt);
   return (

@@ -24,8 +24,14 @@ export function jobProgress(job: Pick<AppVideoJob, 'status' | 'executionDuration
 
 export const isActive = (job: Pick<AppVideoJob, 'status'>): boolean => job.status === 'queued' || job.status === 'running';
 
+/** The time left, rounded for a reader: seconds under 90 s, else minutes. */
+export function remaining(ms: number): { amount: number; unit: 's' | 'min' } {
+  const s = Math.max(1, Math.ceil(ms / 1000));
+  return s < 90 ? { amount: s, unit: 's' } : { amount: Math.round(s / 60), unit: 'min' };
+}
+
 /** "About 12 s left", "About 3 min left". */
 export function formatRemaining(ms: number): string {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  return s < 90 ? `About ${s} s left` : `About ${Math.round(s / 60)} min left`;
+  const { amount, unit } = remaining(ms);
+  return `About ${amount} ${unit} left`;
 }

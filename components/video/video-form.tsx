@@ -4,6 +4,7 @@
 // is named as one, with its catalogue description, as /models does.
 // data-testid: video-form, video-model, video-demo-note, video-prompt, video-duration, video-aspect, video-resolution,
 // video-audio, video-quote (data-usd), video-submit, video-error.
+import { useTranslations } from 'use-intl';
 import { useState, type FormEvent } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -33,6 +34,7 @@ function shapeFor(model: AppVideoModel, c: Choices): QuoteShape {
 }
 
 export function VideoForm({ models }: { models: AppVideoModel[] }) {
+  const t = useTranslations('video');
   const [modelId, setModelId] = useState<string | null>(null);
   const [choices, setChoices] = useState<Choices>({});
   const [prompt, setPrompt] = useState('');
@@ -57,7 +59,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
         resolution: shape.resolution,
         ...(model.audio ? { audio: shape.audio } : {}),
       },
-      { onSuccess: () => toast({ message: 'Video queued: it appears below as it is made', tone: 'success' }) },
+      { onSuccess: () => toast({ message: t('queued'), tone: 'success' }) },
     );
   };
 
@@ -65,7 +67,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
     <form onSubmit={submit} className="flex flex-col gap-4 rounded-xl border border-border p-4" data-testid="video-form" noValidate>
       <SelectField
         id="video-model"
-        label="Model"
+        label={t('model')}
         value={model.id}
         onChange={(e) => {
           setModelId(e.target.value);
@@ -75,51 +77,51 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
       >
         {models.map((m) => (
           <option key={m.id} value={m.id}>
-            {m.demo && !/\bdemo\b/i.test(m.name) ? `${m.name} (demo)` : m.name}
+            {m.demo && !/\bdemo\b/i.test(m.name) ? t('demoName', { name: m.name }) : m.name}
           </option>
         ))}
       </SelectField>
       {model.demo && (
-        <Alert tone="info" title="A demo model" data-testid="video-demo-note">
-          {model.description ?? 'This model is a demo: it does not depict the prompt.'}
+        <Alert tone="info" title={t('demoTitle')} data-testid="video-demo-note">
+          {model.description ?? t('demoBody')}
         </Alert>
       )}
       <div className="flex flex-col gap-1">
         <label htmlFor="video-prompt" className="text-sm font-medium">
-          Prompt
+          {t('prompt')}
         </label>
         <textarea
           id="video-prompt"
           value={prompt}
           onChange={(e) => setPrompt(e.target.value)}
           rows={3}
-          placeholder="A lagoon at dawn, the camera gliding over still water"
+          placeholder={t('promptPlaceholder')}
           className="min-h-20 w-full resize-y rounded-lg border border-input bg-background px-3 py-2 text-foreground focus-visible:border-ring aria-invalid:border-error"
           aria-invalid={tooLong || undefined}
           aria-describedby="video-prompt-count"
           data-testid="video-prompt"
         />
         <p id="video-prompt-count" className={cn('text-xs', tooLong ? 'text-error' : 'text-muted-foreground')}>
-          {prompt.length.toLocaleString('en-US')} / {model.promptCharacterLimit.toLocaleString('en-US')} characters
+          {t('characters', { count: prompt.length.toLocaleString('en-US'), limit: model.promptCharacterLimit.toLocaleString('en-US') })}
         </p>
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <SelectField
           id="video-duration"
-          label="Duration"
+          label={t('duration')}
           value={shape.duration}
           onChange={(e) => set({ duration: Number(e.target.value) })}
           data-testid="video-duration"
         >
           {model.durations.map((d) => (
             <option key={d} value={d}>
-              {d} seconds
+              {t('durationOption', { seconds: d })}
             </option>
           ))}
         </SelectField>
         <SelectField
           id="video-aspect"
-          label="Aspect ratio"
+          label={t('aspect')}
           value={shape.aspect_ratio}
           onChange={(e) => set({ aspect: e.target.value })}
           data-testid="video-aspect"
@@ -132,7 +134,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
         </SelectField>
         <SelectField
           id="video-resolution"
-          label="Resolution"
+          label={t('resolution')}
           value={shape.resolution}
           onChange={(e) => set({ resolution: e.target.value })}
           data-testid="video-resolution"
@@ -147,28 +149,29 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
       {model.audio && (
         <label className="inline-flex items-center gap-2 text-sm">
           <input type="checkbox" checked={shape.audio} onChange={(e) => set({ audio: e.target.checked })} className="size-4" data-testid="video-audio" />
-          With a soundtrack
+          {t('soundtrack')}
         </label>
       )}
       <div className="flex flex-col gap-3 border-t border-border pt-4 sm:flex-row sm:items-center sm:justify-between">
         <div className="text-sm" aria-live="polite">
           {quote.data ? (
             <p data-testid="video-quote" data-usd={quote.data.usd} className={cn(quote.isPlaceholderData && 'opacity-60')}>
-              This clip costs <span className="font-semibold tabular-nums">{formatUsd(quote.data.usd)}</span>
+              {t('costs')}
+              <span className="font-semibold tabular-nums">{formatUsd(quote.data.usd)}</span>
             </p>
           ) : quote.isError ? (
             <p className="text-error">{quote.error.message}</p>
           ) : (
-            <p className="text-muted-foreground">Pricing…</p>
+            <p className="text-muted-foreground">{t('pricing')}</p>
           )}
-          <p className="text-xs text-muted-foreground">Held from your balance when it starts; charged once it is made, refunded if it fails.</p>
+          <p className="text-xs text-muted-foreground">{t('hold')}</p>
         </div>
         <Button type="submit" pending={queue.isPending} disabled={blank || tooLong} data-testid="video-submit">
-          Generate video
+          {t('generate')}
         </Button>
       </div>
       {queue.isError && (
-        <Alert title="The video was not queued" data-testid="video-error">
+        <Alert title={t('notQueued')} data-testid="video-error">
           {queue.error.message}
         </Alert>
       )}

@@ -1,5 +1,5 @@
 // The app's language in Chromium: a browser that prefers German gets the German app by default (Accept-Language):
-// the sidebar, the account menu and the account page's tabs; an English browser gets English, switches to Deutsch on
+// the sidebar, the chat page, the account menu and the account page's tabs; an English browser gets English, switches to Deutsch on
 // the account page (the page re-renders in German at once, <html lang> follows), keeps it after a reload and on
 // other pages (remembered), and "Automatic" goes back to the browser's English. The 404 page and sign-in follow too.
 import assert from 'node:assert/strict';
@@ -37,6 +37,17 @@ else
       await page.getByTestId('auth-submit').click();
       await waitForText(page.getByTestId('new-chat'), 'Neuer Chat');
       await waitForText(page.getByTestId('knowledge-link'), 'Wissen');
+      // The chat page: its empty state, the composer and its buttons, the model picker; an answer's actions.
+      await waitForText(page.getByTestId('chat-view'), /Wie kann ich helfen\?/);
+      assert.equal(await page.getByTestId('composer-input').getAttribute('placeholder'), 'Nachricht an Lagoon…');
+      assert.equal(await page.getByTestId('send-button').getAttribute('aria-label'), 'Nachricht senden');
+      assert.match((await page.getByTestId('model-picker').getAttribute('aria-label')) ?? '', /^Modell: /);
+      await page.getByTestId('composer-input').fill('Hallo');
+      await page.getByTestId('composer-input').press('Enter');
+      await page.getByTestId('regenerate-button').waitFor();
+      assert.equal(await page.getByTestId('regenerate-button').getAttribute('aria-label'), 'Neu generieren');
+      assert.equal(await page.getByTestId('edit-button').getAttribute('aria-label'), 'Nachricht bearbeiten');
+      await waitForText(page.getByTestId('new-chat'), 'Neuer Chat');
       await page.getByTestId('user-menu').click();
       await waitForText(page.getByTestId('account-link'), 'Konto');
       await page.getByTestId('account-link').click();
