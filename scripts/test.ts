@@ -52,16 +52,22 @@ const patterns = args.length
 // node:test's default (cores - 1) would run them one by one.
 const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
 
-// The full suite runs in two lanes side by side, each one file at a time: the browser and container tests (Chromium
-// or podman beside a server) in one, everything else in the other. Most files wait on servers, chains and timers
-// more than they compute, so two lanes on two cores take far less wall time than one, and no two browsers run at
-// once. LAGOON_TEST_LANES=1 runs one lane. The first lane's report streams; the second's follows when both end.
-const HEAVY = /^e2e\/(browser|deploy)\//;
+// The full suite runs in two lanes side by side, each one file at a time: the browser tests (Chromium beside a
+// server) in one, everything else in the other. Most files wait on servers, chains and timers more than they compute,
+// so two lanes on two cores take far less wall time than one, and no two browsers run at once. The container tests
+// come last in their lane, so the background image build (above) has had the rest of the run to finish.
+// LAGOON_TEST_LANES=1 runs one lane. The first lane's report streams; the second's follows when both end.
+const BROWSER = /^e2e\/browser\//;
+const LAST = /^e2e\/deploy\//;
 const files = unit
   ? patterns
-  : [...new Set(patterns.flatMap((p) => (/[*?[]/.test(p) ? fs.globSync(p, { cwd: root }) : [p])))].sort().filter((f) => !f.includes('node_modules'));
+  : [...new Set(patterns.flatMap((p) => (/[*?[]/.test(p) ? fs.globSync(p, { cwd: root }) : [p])))]
+      .filter((f) => !f.includes('node_modules'))
+      .sort((a, b) => Number(LAST.test(a)) - Number(LAST.test(b)) || a.localeCompare(b));
 const lanes =
-  unit || process.env.LAGOON_TEST_LANES === '1' ? [files] : [files.filter((f) => !HEAVY.test(f)), files.filter((f) => HEAVY.test(f))].filter((l) => l.length);
+  unit || process.env.LAGOON_TEST_LANES === '1'
+    ? [files]
+    : [files.filter((f) => !BROWSER.test(f)), files.filter((f) => BROWSER.test(f))].filter((l) => l.length);
 
 const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const countLine = (line: string, into: typeof counts) => {
