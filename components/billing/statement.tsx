@@ -65,7 +65,10 @@ function Details({ e }: { e: AppStatementEntry }) {
   if (e.kind === 'topup') {
     return (
       <>
-        <span className="font-medium">USDC top-up{c.networkName ? ` on ${c.networkName}` : ''}</span>
+        <span className="font-medium">
+          {c.note === 'auto top-up' ? 'Automatic USDC top-up' : 'USDC top-up'}
+          {c.networkName ? ` on ${c.networkName}` : ''}
+        </span>
         <span className="block text-xs text-muted-foreground">
           {c.payer && `From ${short(c.payer)}`}
           {c.transaction &&
