@@ -150,7 +150,7 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
         <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
           <span className="text-muted-foreground">{t('stillValid', { count: uncancelled.length })}</span>
           <Button variant="secondary" disabled={!option} onClick={() => cancel.mutate(uncancelled)} data-testid="auto-top-up-cancel">
-            {t('cancelOnChain', { count: uncancelled.length })}
+            {t('cancelOnChain')}
           </Button>
         </div>
       )}
