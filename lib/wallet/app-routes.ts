@@ -77,11 +77,16 @@ export function walletRoutes(deps: AppDeps) {
   }
 
   return {
-    /** The mandate, and what the wallet signs each authorization against (?amount=<USD>, as a top-up's). */
+    /**
+     * The mandate, and what the wallet signs each authorization against (with ?amount=<USD>, as a top-up's; without
+     * it, as the form lists the mandate, toSign is null).
+     */
     walletAutoTopUp: appRoute(deps, 'session', async ({ req, session }) => {
       const wallet = await fullWallet(session);
-      const amount = requestedAmount(new URL(req.url).searchParams.get('amount'), wallets.settings);
-      const requirement = wallet.namespace === 'eip155' ? wallets.autoTopUpRequirement(amount) : undefined;
+      const raw = new URL(req.url).searchParams.get('amount');
+      const amount = raw === null ? undefined : requestedAmount(raw, wallets.settings);
+      const base = wallet.namespace === 'eip155' && wallets.settings.rails.evm;
+      const requirement = base && amount !== undefined ? wallets.autoTopUpRequirement(amount) : undefined;
       const toSign: WalletTopUpRequirements | null = requirement
         ? {
             x402Version: 2,
@@ -92,7 +97,7 @@ export function walletRoutes(deps: AppDeps) {
           }
         : null;
       // What the wallet signs to cancel a discarded authorization on chain (its message: this wallet and the nonce).
-      const toCancel: AutoTopUpCancelTemplate | null = requirement ? cancelTemplate(wallet.address) : null;
+      const toCancel: AutoTopUpCancelTemplate | null = base ? cancelTemplate(wallet.address) : null;
       return json<AutoTopUpState & { toSign: WalletTopUpRequirements | null; toCancel: AutoTopUpCancelTemplate | null }>({
         ...(await wallets.autoTopUp(wallet)),
         toSign,
