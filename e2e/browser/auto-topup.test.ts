@@ -14,7 +14,7 @@ import { type AppRun, browserSkip, startApp } from './support/app.ts';
 import { ask } from './support/chat.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { openAccountLink } from './support/nav.ts';
-import { textOf, until, waitForAttribute, waitForCount, waitForText } from './support/wait.ts';
+import { textOf, until, waitForCount, waitForText } from './support/wait.ts';
 import { injectTestWallets, type TestWallets } from './wallet-test-wallets.ts';
 
 const skip = browserSkip();
@@ -34,6 +34,7 @@ else
     let wallets: TestWallets;
 
     const rows = () => page.getByTestId('auto-top-up-row');
+    const rowsIn = (status: string) => page.locator(`[data-testid="auto-top-up-row"][data-status="${status}"]`);
     const listed = (): Promise<Authorization[]> =>
       page.evaluate(async () => (await (await fetch('/api/app/wallet/auto-top-up')).json()).authorizations as Authorization[]);
     const openBilling = async () => {
@@ -111,8 +112,9 @@ else
       assert.match(text, /\+\$5\.00/);
       assert.match(text, /Transaction 0x[0-9a-f]{6}/);
       // The list: one paid, one ready; $5 of the cap left.
-      await waitForAttribute(rows().first(), 'data-status', 'settled');
-      await waitForAttribute(rows().nth(1), 'data-status', 'ready');
+      await waitForCount(rowsIn('settled'), 1);
+      await waitForCount(rowsIn('ready'), 1);
+      assert.match(await textOf(rowsIn('settled')), /Paid/);
       await waitForText(page.getByTestId('auto-top-up-status'), /\$5\.00 of your signed top-ups are left/);
       const usd = await page.evaluate(async () => (await (await fetch('/api/app/account')).json()).balances.usd as number);
       assert.ok(usd > 9.9 && usd < 10, `balance ${usd}: $5, less the chat, plus $5`);
@@ -135,21 +137,18 @@ else
       await page.getByTestId('auto-top-up-revoke').click();
       await waitForText(page.getByTestId('auto-top-up-revoked'), /1 unused top-up was discarded/);
       await waitForText(page.getByTestId('auto-top-up-error'), /declined the cancellation/);
-      await waitForAttribute(rows().nth(1), 'data-status', 'revoked');
+      await waitForCount(rowsIn('revoked'), 1);
       assert.equal(await voided(), false);
       assert.equal(await page.getByTestId('auto-top-up-status').count(), 0, 'no mandate any more');
 
       // Asked again, the wallet signs; the server submits the cancellation and pays its gas.
       await page.getByTestId('auto-top-up-cancel').click();
       await waitForText(page.getByTestId('auto-top-up-cancelled'), /1 discarded top-up is now cancelled on chain/, 30_000);
-      await waitForAttribute(rows().nth(1), 'data-status', 'cancelled');
-      assert.match(await textOf(rows().nth(1)), /Cancelled on chain/);
+      await waitForCount(rowsIn('cancelled'), 1);
+      assert.match(await textOf(rowsIn('cancelled')), /Cancelled on chain/);
       assert.equal(await voided(), true, 'the chain has voided the nonce');
       assert.equal(await page.getByTestId('auto-top-up-cancel').count(), 0);
-      assert.deepEqual(
-        (await listed()).map((a) => a.status),
-        ['settled', 'cancelled'],
-      );
+      assert.deepEqual((await listed()).map((a) => a.status).sort(), ['cancelled', 'settled']);
       // The wallet kept what was never taken: 50 − 5 (top-up) − 5 (auto top-up).
       assert.equal(await anvil.usdcBalance(wallets.evm.address), 40_000_000n);
       await screenshot(page, 'auto-top-up-off');
