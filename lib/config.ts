@@ -670,7 +670,7 @@ export const SETTINGS = {
   LAGOON_X402_PER_REQUEST: {
     default: '0',
     parse: flag,
-    doc: '`1`: a chat or image request without credentials may be paid on the spot with x402 (`exact` for images, `upto` a cap for chat)',
+    doc: '`1`: a chat, image or JSON-RPC request without credentials may be paid on the spot with x402 (`exact` for images and JSON-RPC calls, `upto` a cap for chat)',
   },
   LAGOON_X402_PER_REQUEST_MAX_USD: {
     default: '5',

@@ -59,7 +59,15 @@ function Details({ e }: { e: AppStatementEntry }) {
   if (e.kind === 'topup') {
     return (
       <>
-        <span className="font-medium">{c.networkName ? t('topupOn', { network: c.networkName }) : t('topup')}</span>
+        <span className="font-medium">
+          {c.note === 'auto top-up'
+            ? c.networkName
+              ? t('autoTopupOn', { network: c.networkName })
+              : t('autoTopup')
+            : c.networkName
+              ? t('topupOn', { network: c.networkName })
+              : t('topup')}
+        </span>
         <span className="block text-xs text-muted-foreground">
           {c.payer && t('from', { payer: short(c.payer) })}
           {c.transaction &&

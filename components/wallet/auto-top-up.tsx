@@ -2,8 +2,11 @@
 // Auto top-up for a Base wallet: the threshold, the amount and how many authorizations to sign (their sum is the
 // cap), an optional cap per 30 days; the wallet signs each EIP-3009 authorization (one prompt each), the server keeps
 // them and settles the next one when a charge leaves the balance below the threshold. Each one is listed with its
-// state, and revoking discards the unused ones. Loaded with the top-up form, for EVM wallets only.
-// data-testid: auto-top-up, auto-top-up-form, auto-top-up-submit, auto-top-up-revoke, auto-top-up-row, auto-top-up-error.
+// state. Turning it off discards the unused ones on the server, then asks the wallet to sign their cancellations
+// (EIP-712 CancelAuthorization, one prompt each), which the server submits so the chain voids them too; declined,
+// they stay listed as discarded with a button to cancel them later. Loaded with the top-up form, for EVM wallets only.
+// data-testid: auto-top-up, auto-top-up-form, auto-top-up-submit, auto-top-up-revoke, auto-top-up-row (data-status),
+// auto-top-up-error, auto-top-up-cancel, auto-top-up-cancelled, auto-top-up-revoked.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslations } from 'use-intl';
@@ -12,7 +15,7 @@ import { formatUsd } from '@/components/account/format-balance.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { rememberedWallet } from '@/components/wallet/use-top-up.ts';
-import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
+import { describeWalletError, isRejection } from '@/components/wallet/wallet-errors.ts';
 import { connectWallet, useWalletOptions } from '@/components/wallet/wallets.ts';
 import type { AppUser } from '@/lib/wire.ts';
 
@@ -54,8 +57,26 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
     },
     onSettled: () => qc.invalidateQueries({ queryKey: KEY }),
   });
+  // The wallet signs one cancellation per discarded nonce; the server checks each and submits them (it pays the gas).
+  const cancel = useMutation({
+    mutationFn: async (nonces: string[]) => {
+      const template = state.data?.toCancel;
+      if (!template || !option) throw new Error(t('openWallet'));
+      const w = await connectWallet(option);
+      if (w.address.toLowerCase() !== wallet.address.toLowerCase()) throw new Error(t('otherAccount', { address: wallet.address }));
+      if (!w.signTypedData) throw new Error(t('unavailable'));
+      const { authorizer, ...typed } = template;
+      const cancellations: { nonce: string; signature: string }[] = [];
+      for (const nonce of nonces) cancellations.push({ nonce, signature: await w.signTypedData({ ...typed, message: { authorizer, nonce } }) });
+      return call('POST /wallet/auto-top-up/cancel', { body: { cancellations } });
+    },
+    onSettled: () => qc.invalidateQueries({ queryKey: KEY }),
+  });
   const revoke = useMutation({
     mutationFn: () => call('DELETE /wallet/auto-top-up', {}),
+    onSuccess: (revoked) => {
+      if (revoked.discarded.length > 0 && state.data?.toCancel && option) cancel.mutate(revoked.discarded.map((d) => d.nonce));
+    },
     onSettled: () => qc.invalidateQueries({ queryKey: KEY }),
   });
 
@@ -65,6 +86,8 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
   };
   const mandate = state.data?.mandate;
   const rows = state.data?.authorizations ?? [];
+  // Discarded but still good on chain until they expire.
+  const uncancelled = rows.filter((a) => a.status === 'revoked' && a.validBefore > Date.now()).map((a) => a.nonce);
 
   return (
     <section aria-labelledby="auto-top-up-heading" className="rounded-xl border border-border bg-card p-5 text-card-foreground" data-testid="auto-top-up">
@@ -109,9 +132,27 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
         </Alert>
       )}
       {revoke.isSuccess && revoke.data.discarded.length > 0 && (
-        <Alert tone="success" className="mt-3">
+        <Alert tone="success" className="mt-3" data-testid="auto-top-up-revoked">
           {t('revoked', { count: revoke.data.discarded.length })}
         </Alert>
+      )}
+      {cancel.isSuccess && (
+        <Alert tone="success" className="mt-3" data-testid="auto-top-up-cancelled">
+          {t('cancelled', { count: cancel.data.cancelled.length })}
+        </Alert>
+      )}
+      {cancel.isError && (
+        <Alert className="mt-3" data-testid="auto-top-up-error">
+          {isRejection(cancel.error) ? t('cancelDeclined') : describeWalletError(cancel.error, 'top-up')}
+        </Alert>
+      )}
+      {uncancelled.length > 0 && !cancel.isPending && state.data?.toCancel && (
+        <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
+          <span className="text-muted-foreground">{t('stillValid', { count: uncancelled.length })}</span>
+          <Button variant="secondary" disabled={!option} onClick={() => cancel.mutate(uncancelled)} data-testid="auto-top-up-cancel">
+            {t('cancelOnChain')}
+          </Button>
+        </div>
       )}
       {rows.length > 0 && (
         <table className="mt-4 w-full text-sm">
@@ -125,7 +166,7 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
           </thead>
           <tbody>
             {rows.map((a) => (
-              <tr key={a.id} className="border-t border-border" data-testid="auto-top-up-row">
+              <tr key={a.id} className="border-t border-border" data-testid="auto-top-up-row" data-status={a.status}>
                 <td className="py-1">{a.seq}</td>
                 <td className="py-1">{formatUsd(a.amountUsd)}</td>
                 <td className="py-1" title={a.transaction ?? a.error ?? undefined}>

@@ -1,5 +1,6 @@
 // EVM wallets through wagmi: injected wallets discovered with EIP-6963 (multiInjectedProviderDiscovery), connected on
-// Base, signing the sign-in text (personal_sign) and the x402 payment (EIP-3009 typed data). Loaded only on demand.
+// Base, signing the sign-in text (personal_sign), the x402 payment (EIP-3009 typed data) and the cancellation of an
+// auto top-up authorization (EIP-712 CancelAuthorization). Loaded only on demand.
 import { createConfig } from 'wagmi';
 import type { Connector } from 'wagmi';
 import { connect, getConnectors, signMessage, signTypedData, watchConnectors } from 'wagmi/actions';
@@ -47,6 +48,7 @@ export async function connectEvm(option: Pick<WalletOption, 'key'>): Promise<Con
     chain: 'evm',
     address,
     signMessage: (message) => signMessage(wagmi(), { connector: c, account: address, message }),
+    signTypedData: (data) => signTypedData(wagmi(), { ...data, connector: c, account: address } as never),
     async signPayment(required: WalletTopUpRequirements) {
       const signer = {
         address,

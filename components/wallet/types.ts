@@ -19,6 +19,13 @@ export interface ConnectedWallet {
   signMessage(message: string): Promise<string>;
   /** The x402 payment payload for the server's requirements, signed in the wallet. */
   signPayment(required: WalletTopUpRequirements): Promise<Record<string, unknown>>;
+  /** EIP-712 typed data signed in the wallet (0x hex): EVM wallets only. */
+  signTypedData?(data: {
+    domain: Record<string, unknown>;
+    types: Record<string, unknown>;
+    primaryType: string;
+    message: Record<string, unknown>;
+  }): Promise<string>;
 }
 
 /** The wallet last used to sign in, so the account page reconnects the same one for top-ups. */

@@ -25,7 +25,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       if (first.kind !== 'owner') return;
       await first.complete('{"status":200,"body":"0xabc"}');
       const again = await keys.claim(account, 'k1', 'hash-a', 'req-2');
-      assert.deepEqual(again, { kind: 'replay', answer: '{"status":200,"body":"0xabc"}' });
+      assert.deepEqual(again, { kind: 'replay', answer: '{"status":200,"body":"0xabc"}', owner: 'req-1' });
       await assert.rejects(keys.claim(account, 'k1', 'hash-b', 'req-3'), (e: any) => e.status === 422 && e.code === 'IDEMPOTENCY_KEY_REUSED');
       // Keys are per account.
       const other = (await createAccount(store, 'other')).id;
@@ -40,8 +40,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const local = keys.claim(account, 'k2', 'h', 'req-2');
       const remote = elsewhere.claim(account, 'k2', 'h', 'req-3');
       if (owner.kind === 'owner') await owner.complete('"done"');
-      assert.deepEqual(await local, { kind: 'replay', answer: '"done"' });
-      assert.deepEqual(await remote, { kind: 'replay', answer: '"done"' });
+      assert.deepEqual(await local, { kind: 'replay', answer: '"done"', owner: 'req-1' });
+      assert.deepEqual(await remote, { kind: 'replay', answer: '"done"', owner: 'req-1' });
 
       const failing = await keys.claim(account, 'k3', 'h', 'req-4');
       const waiting = elsewhere.claim(account, 'k3', 'h', 'req-5');
@@ -60,7 +60,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       // The dead owner can no longer complete what the new owner claimed.
       if (stuck.kind === 'owner') await stuck.complete('"stale"');
       if (taken.kind === 'owner') await taken.complete('"fresh"');
-      assert.deepEqual(await keys.claim(account, 'k4', 'h', 'req-x'), { kind: 'replay', answer: '"fresh"' });
+      assert.deepEqual(await keys.claim(account, 'k4', 'h', 'req-x'), { kind: 'replay', answer: '"fresh"', owner: 'req-new' });
 
       const live = new IdempotencyStore(store, { staleMs: 60_000 });
       const busy = await live.claim(account, 'k5', 'h', 'req-busy');

@@ -17,7 +17,10 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const POLL_MS = 50;
 const SWEEP_EVERY_MS = 10 * 60_000;
 
-export type Claim = { kind: 'owner'; complete(answer: string): Promise<void>; abandon(): Promise<void> } | { kind: 'replay'; answer: string };
+export type Claim =
+  | { kind: 'owner'; complete(answer: string): Promise<void>; abandon(): Promise<void> }
+  /** `owner`: the id of the request whose answer this is. */
+  | { kind: 'replay'; answer: string; owner: string };
 
 interface ClaimRow {
   request_hash: string;
@@ -90,7 +93,7 @@ export class IdempotencyStore {
         });
       }
       if (row.state === 'done') {
-        return { kind: 'replay', answer: row.answer ?? '' };
+        return { kind: 'replay', answer: row.answer ?? '', owner: row.owner };
       }
       if (Number(row.updated_at) < now - this.staleMs) {
         const taken = await this.store.run(

@@ -8,20 +8,31 @@ import type { Amount } from './money.ts';
 
 export type PaymentGate = (price: Amount, meta: { modelId: string; endpoint: string }) => Promise<void>;
 
-const gates = new WeakMap<Principal, { gate: PaymentGate; opened: boolean; quote: boolean }>();
+const gates = new WeakMap<Principal, { gate: PaymentGate; opened: boolean; quote: boolean; paidFor?: string }>();
 
 /**
  * A copy of `principal` for one request, whose first metered call passes `gate`. `quote`: the principal is a
- * placeholder whose gate only refuses with the price (it owns no account).
+ * placeholder whose gate only refuses with the price (it owns no account). `paidFor`: the caller presented a payment
+ * already spent on that request: only that request's answer may be replayed under its Idempotency-Key (the gate
+ * refuses anything that would run).
  */
-export function gatedPrincipal(principal: Principal, gate: PaymentGate, opts: { quote?: boolean } = {}): Principal {
+export function gatedPrincipal(principal: Principal, gate: PaymentGate, opts: { quote?: boolean; paidFor?: string } = {}): Principal {
   const copy = { ...principal };
-  gates.set(copy, { gate, opened: false, quote: opts.quote ?? false });
+  gates.set(copy, { gate, opened: false, quote: opts.quote ?? false, paidFor: opts.paidFor });
   return copy;
 }
 
 /** Whether the principal is a placeholder that only asks for payment. */
 export const isQuote = (p: Principal): boolean => gates.get(p)?.quote === true;
+
+/**
+ * Whether the principal may have the stored answer of request `owner` replayed: anyone else may; a caller that
+ * presented a spent payment only the answer of the request that payment paid for.
+ */
+export function mayReplay(p: Principal, owner: string): boolean {
+  const paidFor = gates.get(p)?.paidFor;
+  return paidFor === undefined || paidFor === owner;
+}
 
 /** Whether the principal's work is still waiting on its payment (its account may hold nothing yet). */
 export const awaitsPayment = (p: Principal): boolean => gates.get(p)?.opened === false;

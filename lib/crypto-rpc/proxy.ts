@@ -3,11 +3,18 @@
 // the worst case of the batch) → the caller's caps (requests per minute, credits per 24 h) → the Idempotency-Key
 // claim (a replay returns here, unbilled) → one metered call: reserve the worst case, forward to the upstream pool,
 // settle on what the answers cost (a JSON-RPC error at the flat rate), or release when no answer came.
+//
+// Paid on the spot (x402 per request, lib/wallet/per-request.ts): a caller without credentials hears the worst case
+// as an `exact` price right after pricing, before any cap or claim is taken. A paid call runs as the payer's wallet
+// through the same caps and the same Idempotency-Key claim; its payment is settled and credited when the meter opens
+// (lib/billing/payment-gate.ts), so a call refused by a cap or replayed under its key moves no money. A replay
+// answers with the settlement the first attempt got.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../api/errors.ts';
 import type { UnitPrices } from '../billing/pricing.ts';
-import { type MeterContext, type MeterDeps, openMeter } from '../billing/metered.ts';
+import { type MeterContext, type MeterDeps, type MeteredCall, openMeter } from '../billing/metered.ts';
+import { isQuote, mayReplay } from '../billing/payment-gate.ts';
 import type { RpcConfig } from './config.ts';
 import { type Claim, IDEMPOTENCY_KEY, IdempotencyStore } from '../billing/idempotency.ts';
 import { answerWithIds, callIds, withoutIds } from './ids.ts';
@@ -25,7 +32,12 @@ interface StoredAnswer {
   credits: number;
   /** As written (null for a notification), so a replay can answer with the retry's ids. */
   callIds: (string | null)[];
+  /** The x402 settlement headers of a call paid on the spot, given again with its replay. */
+  payment?: Record<string, string>;
 }
+
+/** The response headers a payment on the spot adds (lib/wallet/per-request.ts). */
+const PAYMENT_HEADERS = ['PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE'];
 
 export interface RpcCallContext extends MeterContext {
   /** Aborts when the client goes away (a read-only call without an Idempotency-Key is then abandoned). */
@@ -48,6 +60,11 @@ export interface RpcProxyDeps extends MeterDeps {
   /** Namespace of the shared counters in Redis. */
   keyPrefix: string;
   log?: (message: string) => void;
+}
+
+function paymentHeaders(headers: Record<string, string>): Record<string, string> | undefined {
+  const found = PAYMENT_HEADERS.filter((name) => headers[name] !== undefined);
+  return found.length > 0 ? Object.fromEntries(found.map((name) => [name, headers[name]])) : undefined;
 }
 
 export class RpcProxy {
@@ -103,8 +120,17 @@ export class RpcProxy {
     const credits = rules.map((r) => spec.baseCredits * TIER_MULTIPLIER[(r as { tier: keyof typeof TIER_MULTIPLIER }).tier]);
     const sends = rules.some((r) => r && 'tier' in r && r.sends === true);
     const worst = worstCase(credits, errorCredits);
+    const metering: MeteredCall = {
+      modelId: rpcModelId(slug),
+      endpoint: `/crypto/rpc/${slug}`,
+      prices: this.prices,
+      unit: 'rpc_credit',
+      estimate: { rpcCredits: worst },
+    };
 
     const p = ctx.principal;
+    // A caller that has not paid yet owns no account: its meter only answers the 402 with the price.
+    if (isQuote(p)) await openMeter(this.deps, ctx, metering);
     const admission = await this.limiter.admit(p.keyId, worst);
     Object.assign(ctx.responseHeaders, admission.headers);
     let claim: Claim | undefined;
@@ -117,20 +143,17 @@ export class RpcProxy {
         const hash = createHash('sha256').update(slug).update('\n').update(withoutIds(text)).digest('hex');
         claim = await this.idempotency.claim(p.accountId, idempotencyKey, hash, ctx.requestId);
         if (claim.kind === 'replay') {
+          if (!mayReplay(p, claim.owner)) throw new ApiError('PAYMENT_ALREADY_CREDITED');
           admission.finish(0);
           const b = await this.deps.ledger.balances(p.accountId);
-          const { body: stored, credits: billed, callIds: original } = JSON.parse(claim.answer) as StoredAnswer;
+          const { body: stored, credits: billed, callIds: original, payment } = JSON.parse(claim.answer) as StoredAnswer;
+          Object.assign(ctx.responseHeaders, payment);
           const replay = answerWithIds(stored, original, ids);
           return { body: replay, credits: billed, costUsd: creditsCostUsd(billed, creditPriceUsd), replayed: true, usdAfter: b.usd - b.usdHeld };
         }
       }
-      const meter = await openMeter(this.deps, ctx, {
-        modelId: rpcModelId(slug),
-        endpoint: `/crypto/rpc/${slug}`,
-        prices: this.prices,
-        unit: 'rpc_credit',
-        estimate: { rpcCredits: worst },
-      });
+      const meter = await openMeter(this.deps, ctx, metering);
+      const payment = paymentHeaders(ctx.responseHeaders);
       let answer;
       try {
         // A call that changes state, or one the client may retry by key, runs to its end even if the client leaves.
@@ -154,7 +177,7 @@ export class RpcProxy {
         // The answer was billed: a failure to store it leaves the claim pending (a retry waits, then takes it over),
         // which is safer than handing the key back at once.
         owner
-          ?.complete(JSON.stringify({ body: answer.text, credits: total, callIds: ids } satisfies StoredAnswer))
+          ?.complete(JSON.stringify({ body: answer.text, credits: total, callIds: ids, payment } satisfies StoredAnswer))
           .catch((e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not store the answer for replay`)),
       ]);
       return {

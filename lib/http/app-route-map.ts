@@ -184,6 +184,7 @@ export const APP_ROUTE_MAP = {
   'GET /wallet/auto-top-up': 'walletAutoTopUp',
   'PUT /wallet/auto-top-up': 'walletSetAutoTopUp',
   'DELETE /wallet/auto-top-up': 'walletRevokeAutoTopUp',
+  'POST /wallet/auto-top-up/cancel': 'walletCancelAutoTopUps',
 } as const satisfies Record<`${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`, keyof AppRoutes>;
 
 export type AppRouteKey = keyof typeof APP_ROUTE_MAP;

@@ -17,7 +17,7 @@ import { ApiError, type ErrorCode, isApiError, toApiError } from '../api/errors.
 import type { HeaderMap } from '../api/headers.ts';
 import { type Claim, IDEMPOTENCY_KEY } from '../billing/idempotency.ts';
 import { log } from '../log.ts';
-import { isQuote } from '../billing/payment-gate.ts';
+import { isQuote, mayReplay } from '../billing/payment-gate.ts';
 import { readBody, setPrereadBody } from './body.ts';
 import type { RequestCtx } from './context.ts';
 import { type Reply, sendReply } from './reply.ts';
@@ -74,7 +74,11 @@ export async function runBilled(ctx: RequestCtx, produce: () => Promise<Reply>):
   let claim: Extract<Claim, { kind: 'owner' }> | undefined;
   if (key !== undefined && accountId !== undefined) {
     const c = await ctx.svc.idempotency.claim(accountId, key, claimHash(ctx, body), ctx.requestId);
-    if (c.kind === 'replay') return replay(ctx, JSON.parse(c.answer) as Kept);
+    if (c.kind === 'replay') {
+      // A spent x402 payment presented again replays only the answer it paid for.
+      if (ctx.principal && !mayReplay(ctx.principal, c.owner)) throw new ApiError('PAYMENT_ALREADY_CREDITED');
+      return replay(ctx, JSON.parse(c.answer) as Kept);
+    }
     claim = c;
     ctx.detach();
   }

@@ -167,7 +167,8 @@ export async function requireCaller(ctx: RequestCtx): Promise<Principal> {
   if (payment) {
     if (!scheme || typeof payment.value !== 'string') throw new ApiError('PAYMENT_HEADER_NOT_ACCEPTED');
     const header = { name: payment.name, value: payment.value };
-    const paid = await ctx.svc.wallet.paidCaller({ path: ctx.url.pathname, scheme, header, requestId: ctx.requestId, headers: ctx.extraHeaders });
+    const idempotent = ctx.req.headers['idempotency-key'] !== undefined;
+    const paid = await ctx.svc.wallet.paidCaller({ path: ctx.url.pathname, scheme, header, requestId: ctx.requestId, headers: ctx.extraHeaders, idempotent });
     ctx.principal = paid.principal;
     ctx.wallet = paid.wallet;
     return paid.principal;

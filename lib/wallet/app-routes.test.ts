@@ -13,7 +13,7 @@ import { base58 } from '@scure/base';
 import { randomBytes } from 'node:crypto';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type Anvil, FACILITATOR_KEY, startAnvil } from '../../e2e/support/chains/anvil.ts';
+import { type Anvil, FACILITATOR_KEY, startAnvil, USDC } from '../../e2e/support/chains/anvil.ts';
 import { type Solana, solanaKeyPair, startSolana } from '../../e2e/support/chains/solana.ts';
 import { type Harness, startHarness } from '../../e2e/support/harness.ts';
 import { principalForUser } from '../users/users.ts';
@@ -350,7 +350,16 @@ describe('auto top-up', () => {
     const del = await call(routes.walletRevokeAutoTopUp, '/wallet/auto-top-up', { method: 'DELETE', browser: b });
     assert.equal(del.status, 200, del.text);
     assert.equal(del.json.discarded.length, 2);
-    assert.equal((await getAuto(b)).json.mandate, null);
+    // As the form lists it (no amount): the state, nothing to sign, and the domain cancellations are signed under.
+    const listed = await call(routes.walletAutoTopUp, '/wallet/auto-top-up', { browser: b });
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      [listed.json.mandate, listed.json.toSign, listed.json.authorizations.map((a: { status: string }) => a.status)],
+      [null, null, ['revoked', 'revoked']],
+    );
+    const d = listed.json.toCancel.domain;
+    assert.deepEqual([d.chainId, d.verifyingContract.toLowerCase()], [8453, USDC.toLowerCase()]);
+    assert.equal(listed.json.toCancel.authorizer, addressOf(s).toLowerCase());
     assert.equal(await anvil.usdcBalance(addressOf(s)), 50_000_000n, 'a threshold of 0 and a revoke: nothing moved');
   });
 

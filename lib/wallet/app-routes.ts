@@ -22,8 +22,9 @@ import type { MeResponse, WalletChain, WalletChallenge, WalletSignInFields, Wall
 import { startSession } from '../users/session-start.ts';
 import { requestedAmount, solanaSigners } from './app-payment.ts';
 import { autoTopUpBody } from './auto-topup.ts';
+import { cancelBody, cancelTypedData } from './auto-topup-cancel.ts';
 import { findWallet } from './wallets.ts';
-import type { AutoTopUpRevoked, AutoTopUpState } from './wire.ts';
+import type { AutoTopUpCancelled, AutoTopUpCancelTemplate, AutoTopUpRevoked, AutoTopUpState } from './wire.ts';
 
 /** The sign-in challenges' URI: the route they are redeemed at, on the public origin. */
 export const WALLET_SIGN_IN_PATH = '/api/app/wallet/sign-in';
@@ -70,12 +71,22 @@ export function walletRoutes(deps: AppDeps) {
     return found;
   }
 
+  function cancelTemplate(address: string): AutoTopUpCancelTemplate {
+    const { domain, types, primaryType } = cancelTypedData(wallets.settings, address, `0x${'0'.repeat(64)}`);
+    return { domain, types, primaryType, authorizer: address };
+  }
+
   return {
-    /** The mandate, and what the wallet signs each authorization against (?amount=<USD>, as a top-up's). */
+    /**
+     * The mandate, and what the wallet signs each authorization against (with ?amount=<USD>, as a top-up's; without
+     * it, as the form lists the mandate, toSign is null).
+     */
     walletAutoTopUp: appRoute(deps, 'session', async ({ req, session }) => {
       const wallet = await fullWallet(session);
-      const amount = requestedAmount(new URL(req.url).searchParams.get('amount'), wallets.settings);
-      const requirement = wallet.namespace === 'eip155' ? wallets.autoTopUpRequirement(amount) : undefined;
+      const raw = new URL(req.url).searchParams.get('amount');
+      const amount = raw === null ? undefined : requestedAmount(raw, wallets.settings);
+      const base = wallet.namespace === 'eip155' && wallets.settings.rails.evm;
+      const requirement = base && amount !== undefined ? wallets.autoTopUpRequirement(amount) : undefined;
       const toSign: WalletTopUpRequirements | null = requirement
         ? {
             x402Version: 2,
@@ -85,7 +96,13 @@ export function walletRoutes(deps: AppDeps) {
             maximumUsd: fromMicros(wallets.settings.maxTopUp),
           }
         : null;
-      return json<AutoTopUpState & { toSign: WalletTopUpRequirements | null }>({ ...(await wallets.autoTopUp(wallet)), toSign });
+      // What the wallet signs to cancel a discarded authorization on chain (its message: this wallet and the nonce).
+      const toCancel: AutoTopUpCancelTemplate | null = base ? cancelTemplate(wallet.address) : null;
+      return json<AutoTopUpState & { toSign: WalletTopUpRequirements | null; toCancel: AutoTopUpCancelTemplate | null }>({
+        ...(await wallets.autoTopUp(wallet)),
+        toSign,
+        toCancel,
+      });
     }),
 
     walletSetAutoTopUp: appRoute(deps, { auth: 'session+csrf', body: autoTopUpBody, bodyLimit: BODY_LIMIT }, async ({ session, body }) => {
@@ -94,6 +111,11 @@ export function walletRoutes(deps: AppDeps) {
 
     walletRevokeAutoTopUp: appRoute(deps, 'session+csrf', async ({ session }) => {
       return json<AutoTopUpRevoked>(await wallets.revokeAutoTopUp(await fullWallet(session)));
+    }),
+
+    /** The wallet's signed cancellations of its discarded authorizations, submitted on chain (auto-topup-cancel.ts). */
+    walletCancelAutoTopUps: appRoute(deps, { auth: 'session+csrf', body: cancelBody, bodyLimit: BODY_LIMIT }, async ({ session, body }) => {
+      return json<AutoTopUpCancelled>({ cancelled: await wallets.cancelAutoTopUps(await fullWallet(session), body) });
     }),
 
     walletChallenge: appRoute(deps, 'none', async ({ req }) => {

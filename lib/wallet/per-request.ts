@@ -1,8 +1,10 @@
-// x402 per request: a chat or image request sent without credentials is paid on the spot (LAGOON_X402_PER_REQUEST).
+// x402 per request: a chat, image or JSON-RPC request sent without credentials is paid on the spot
+// (LAGOON_X402_PER_REQUEST).
 //
 // Unpaid, the request runs as a placeholder caller up to the point where its metered call prices its worst case (the
 // same code that prices every hold, so the price cannot drift from what is held), and is answered 402 there: `accepts`
-// lists `exact` at the price for images, and `upto` with the price as the cap for chat (prompt + max_tokens at the
+// lists `exact` at the price for images and JSON-RPC calls (the call's credits, each at the dearer of its method's and
+// the error rate: what its hold covers), and `upto` with the price as the cap for chat (prompt + max_tokens at the
 // model's prices, plus any planned web search). Nothing is admitted, held or run.
 //
 // Paid (PAYMENT-SIGNATURE, or X-PAYMENT), the payment is read and verified before the work starts, and the request
@@ -22,7 +24,7 @@
 // Work that fails before its answer is delivered releases its hold the same way: its whole payment stays the wallet's.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { ApiError } from '../api/errors.ts';
+import { ApiError, isApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
 import { gatedPrincipal } from '../billing/payment-gate.ts';
 import { fromMicros } from '../billing/money.ts';
@@ -31,7 +33,7 @@ import type { WalletConfig } from './config.ts';
 import type { Facilitator } from './facilitator.ts';
 import type { PaymentTerms } from './payment.ts';
 import { requestOffers } from './requirements.ts';
-import { settlePayment, verifyPayment } from './topup.ts';
+import { settlePayment, spentPayment, verifyPayment } from './topup.ts';
 import { ensureWallet, type Wallet, walletPrincipal } from './wallets.ts';
 
 export type RequestScheme = 'exact' | 'upto';
@@ -43,9 +45,13 @@ const ROUTES: Record<string, RequestScheme> = {
   '/api/v1/image/generate': 'exact',
 };
 
+/** Routes with a parameter, by prefix: POST /crypto/rpc/{network} (GET /crypto/rpc/networks asks for no caller). */
+const PREFIXES: [string, RequestScheme][] = [['/api/v1/crypto/rpc/', 'exact']];
+
 export function requestSchemeOf(cfg: WalletConfig, path: string): RequestScheme | undefined {
   if (!cfg.perRequest.enabled || !(cfg.rails.evm || cfg.rails.solana)) return undefined;
-  return Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+  if (Object.hasOwn(ROUTES, path)) return ROUTES[path];
+  return PREFIXES.find(([prefix]) => path.startsWith(prefix) && path.length > prefix.length)?.[1];
 }
 
 export interface PerRequestDeps {
@@ -127,15 +133,41 @@ export function quoteCaller(deps: PerRequestDeps, path: string, scheme: RequestS
 /**
  * The caller of a paid request: the payer's wallet, whose first metered call settles the payment (for exactly its
  * price or cap) and credits it before holding. `headers`: the response's, which receive PAYMENT-RESPONSE.
+ * `idempotent`: the request carries an Idempotency-Key; the retry of a request whose answer was lost may then present
+ * its spent payment again, and gets that request's stored answer (and nothing else: anything that would run is the
+ * 409 a spent payment gets).
  */
 export async function paidCaller(
   deps: PerRequestDeps,
-  args: { path: string; scheme: RequestScheme; header: { name: string; value: string }; requestId: string; headers: Record<string, string> },
+  args: {
+    path: string;
+    scheme: RequestScheme;
+    header: { name: string; value: string };
+    requestId: string;
+    headers: Record<string, string>;
+    idempotent?: boolean;
+  },
 ): Promise<{ principal: Principal; wallet: Wallet }> {
   const { cfg, store } = deps;
   const terms: PaymentTerms = { schemes: [args.scheme], min: 1, max: cfg.perRequest.maxAmount, what: 'payment' };
   const deps402 = { store, cfg, facilitator: deps.facilitator };
-  const verified = await verifyPayment(deps402, args.header.value, terms);
+  let verified;
+  try {
+    verified = await verifyPayment(deps402, args.header.value, terms);
+  } catch (e) {
+    if (!args.idempotent || !isApiError(e) || e.code !== 'PAYMENT_ALREADY_CREDITED') throw e;
+    const spent = await spentPayment(deps402, args.header.value, terms);
+    if (!spent?.requestId) throw e;
+    const wallet = await ensureWallet(store, spent.rail === 'evm' ? 'eip155' : 'solana', spent.payer);
+    const principal = gatedPrincipal(
+      await walletPrincipal(store, wallet),
+      async () => {
+        throw e;
+      },
+      { paidFor: spent.requestId },
+    );
+    return { principal, wallet };
+  }
   const wallet = await ensureWallet(store, verified.payment.rail === 'evm' ? 'eip155' : 'solana', verified.payer);
   const principal = await walletPrincipal(store, wallet);
   const gated = gatedPrincipal(principal, async (price, meta) => {

@@ -152,6 +152,24 @@ export async function verifyPayment(deps: TopUpDeps, header: string, terms?: Pay
   return { payment, payer, verified, onChainAlready };
 }
 
+/**
+ * A payment already settled and credited, as a retry presents it again: its payer and the request it paid for (x402
+ * per request). Undefined for a payment not (yet) settled here. Its signature was checked when it was settled: the
+ * payment key is the payer's authorization (EVM) or the signed transaction's message (Solana).
+ */
+export async function spentPayment(
+  deps: Pick<TopUpDeps, 'store' | 'cfg' | 'facilitator'>,
+  header: string,
+  terms?: PaymentTerms,
+): Promise<{ rail: Payment['rail']; payer: string; requestId: string | null } | undefined> {
+  const payment = await readPayment(header, deps.cfg, () => deps.facilitator.solanaFeePayer(), terms);
+  const row = await deps.store.get<{ payer: string; request_id: string | null }>(
+    "SELECT payer, request_id FROM x402_topups WHERE payment_key = $1 AND status = 'settled'",
+    [payment.paymentKey],
+  );
+  return row ? { rail: payment.rail, payer: row.payer, requestId: row.request_id } : undefined;
+}
+
 export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResult> {
   return settlePayment(deps, await verifyPayment(deps, header));
 }

@@ -77,8 +77,8 @@ export interface AutoTopUpAuthorization {
   /** The EIP-3009 nonce (what `cancelAuthorization` names on chain). */
   nonce: string;
   amountUsd: number;
-  /** ready → claimed → settled, failed or expired; ready → revoked. */
-  status: 'ready' | 'claimed' | 'settled' | 'failed' | 'expired' | 'revoked';
+  /** ready → claimed → settled, failed or expired; ready → revoked; revoked or expired → cancelled (on chain). */
+  status: 'ready' | 'claimed' | 'settled' | 'failed' | 'expired' | 'revoked' | 'cancelled';
   /** Unix ms after which the chain refuses it. */
   validBefore: number;
   /** Settled: the transaction that paid it. */
@@ -115,6 +115,22 @@ export interface AutoTopUpRequest {
   periodDays?: number | null;
   /** x402 payment payloads (EIP-3009 authorizations to the server's Base recipient), as an x402 client makes them. */
   payments: Record<string, unknown>[];
+}
+
+/**
+ * What a wallet signs (EIP-712, USDC's own domain) to cancel one of its discarded authorizations on chain: the message
+ * is `{ authorizer, nonce }` for each nonce.
+ */
+export interface AutoTopUpCancelTemplate {
+  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
+  types: { CancelAuthorization: { name: string; type: string }[] };
+  primaryType: 'CancelAuthorization';
+  authorizer: string;
+}
+
+/** POST /wallet/auto-top-up/cancel: each nonce cancelled (transaction null: the chain had already used or cancelled it). */
+export interface AutoTopUpCancelled {
+  cancelled: { nonce: string; transaction: string | null }[];
 }
 
 /** DELETE /wallet/auto-top-up: what was discarded (the wallet may also cancel these nonces on chain). */
