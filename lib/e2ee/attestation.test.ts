@@ -47,3 +47,13 @@ test('a quote provider gets REPORTDATA for this key and nonce; its evidence and 
   assert.equal(body.verified, false);
   assert.deepEqual(seen, reportData(addressOf(key.publicKey), Buffer.from(NONCE, 'hex')));
 });
+
+test('a key whose scalar starts with a zero byte is kept at 32 bytes and signs (one key in 256)', async () => {
+  let key = newKeyPair();
+  for (let i = 0; i < 5000 && key.secretKey[0] !== 0; i++) key = newKeyPair();
+  assert.equal(key.secretKey[0], 0, 'a key with a leading zero byte turned up');
+  assert.equal(key.secretKey.length, 32);
+  const body = await attestationBody(key, 'm', NONCE, undefined);
+  const signer = await recoverMessageAddress({ message: keyProofText(NONCE, 'm'), signature: body.key_proof as `0x${string}` });
+  assert.equal(signer, addressOf(key.publicKey));
+});

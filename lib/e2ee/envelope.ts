@@ -29,7 +29,12 @@ export interface KeyPair {
 export function newKeyPair(): KeyPair {
   const ecdh = createECDH('secp256k1');
   const publicKey = new Uint8Array(ecdh.generateKeys());
-  return { secretKey: new Uint8Array(ecdh.getPrivateKey()), publicKey };
+  // getPrivateKey() drops leading zero bytes (one key in 256 comes back 31 bytes long, which signing refuses): the
+  // scalar is put back at its full 32 bytes.
+  const raw = ecdh.getPrivateKey();
+  const secretKey = new Uint8Array(32);
+  secretKey.set(raw, 32 - raw.length);
+  return { secretKey, publicKey };
 }
 
 /** A public key as the headers carry it: 130 hex characters of an uncompressed point on the curve. */
