@@ -22,3 +22,16 @@ export interface Store extends Queryable {
   readonly forUpdate: string;
   close(): Promise<void>;
 }
+
+/** A Store view of an open transaction, so helpers written against Store (createAccount, accountKeys) join it. */
+export function storeInTx(store: Store, q: Queryable): Store {
+  return {
+    kind: store.kind,
+    forUpdate: store.forUpdate,
+    all: (sql, params) => q.all(sql, params),
+    get: (sql, params) => q.get(sql, params),
+    run: (sql, params) => q.run(sql, params),
+    tx: (fn) => fn(q),
+    close: async () => undefined,
+  } as Store;
+}

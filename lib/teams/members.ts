@@ -5,7 +5,7 @@ import { createAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys, forgetPrincipals } from '../auth/keys.ts';
 import type { LimitPeriod } from '../billing/key-limits.ts';
-import type { Queryable, Store } from '../db/store.ts';
+import { type Queryable, type Store, storeInTx } from '../db/store.ts';
 import type { TeamRole } from '../users/rows.ts';
 
 export type { TeamRole };
@@ -96,7 +96,7 @@ export async function listMembers(store: Store, accountId: string): Promise<Memb
 /** Adds the member and their server-held key of the team, in the caller's transaction. */
 export async function addMember(q: Queryable, store: Store, accountId: string, userId: string, role: TeamRole, now = Date.now()): Promise<void> {
   await q.run('INSERT INTO team_members (account_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)', [accountId, userId, role, now]);
-  await accountKeys(txStore(store, q), accountId).create({ type: 'INFERENCE', description: MEMBER_KEY_DESCRIPTION, browserApp: true, memberId: userId });
+  await accountKeys(storeInTx(store, q), accountId).create({ type: 'INFERENCE', description: MEMBER_KEY_DESCRIPTION, browserApp: true, memberId: userId });
 }
 
 /** A team account owned by the user, with its owner's key. */
@@ -104,7 +104,7 @@ export async function createTeam(store: Store, userId: string, name: string): Pr
   const trimmed = typeof name === 'string' ? name.trim() : '';
   if (!trimmed || trimmed.length > 80) throw new ApiError('INVALID_REQUEST', 'A team name is 1–80 characters', { param: 'name' });
   return store.tx(async (q) => {
-    const account = await createAccount(txStore(store, q), trimmed);
+    const account = await createAccount(storeInTx(store, q), trimmed);
     await addMember(q, store, account.id, userId, 'owner');
     return { accountId: account.id, name: account.name, role: 'owner' as const };
   });
@@ -165,17 +165,4 @@ export async function removeMember(store: Store, accountId: string, actorId: str
     await q.run('UPDATE sessions SET active_account_id = NULL WHERE user_id = $1 AND active_account_id = $2', [userId, accountId]);
   });
   forgetPrincipals(store);
-}
-
-/** A Store view of an open transaction, so helpers written against Store (createAccount, accountKeys) join it. */
-function txStore(store: Store, q: Queryable): Store {
-  return {
-    kind: store.kind,
-    forUpdate: store.forUpdate,
-    all: (sql, params) => q.all(sql, params),
-    get: (sql, params) => q.get(sql, params),
-    run: (sql, params) => q.run(sql, params),
-    tx: (fn) => fn(q),
-    close: async () => undefined,
-  } as Store;
 }

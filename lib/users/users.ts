@@ -7,7 +7,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { createAccount, getAccount, refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
 import { accountKeys, type Principal } from '../auth/keys.ts';
-import type { Queryable, Store } from '../db/store.ts';
+import { type Store, storeInTx } from '../db/store.ts';
 import { toUser, type User, USER_COLUMNS, type UserRow } from './rows.ts';
 import { walletUserPrincipal } from './wallet-users.ts';
 
@@ -62,19 +62,6 @@ function isUniqueViolation(e: unknown): boolean {
   return typeof err?.message === 'string' && err.message.includes('UNIQUE constraint failed');
 }
 
-/** A Store view of an open transaction, so helpers written against Store (createAccount, accountKeys) join it. */
-function inTx(store: Store, q: Queryable): Store {
-  return {
-    kind: store.kind,
-    forUpdate: store.forUpdate,
-    all: (sql, params) => q.all(sql, params),
-    get: (sql, params) => q.get(sql, params),
-    run: (sql, params) => q.run(sql, params),
-    tx: (fn) => fn(q),
-    close: async () => undefined,
-  } as Store;
-}
-
 export interface SignUpInput {
   email: unknown;
   password: unknown;
@@ -119,7 +106,7 @@ async function createUser(
         opts.operator === undefined
           ? Number((await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE wallet_id IS NULL'))?.n ?? 0) === 0
           : opts.operator && !(await q.get('SELECT id FROM users WHERE is_admin = TRUE AND wallet_id IS NULL LIMIT 1'));
-      const txStore = inTx(store, q);
+      const txStore = storeInTx(store, q);
       const account = await createAccount(txStore, email.slice(0, 200));
       await accountKeys(txStore, account.id).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
       const u: User = {
@@ -214,7 +201,7 @@ export async function addEmailLogin(store: Store, user: User, input: { email?: u
   try {
     await store.tx(async (q) => {
       if (await q.get('SELECT id FROM users WHERE email = $1', [email])) throw new ApiError('INVALID_REQUEST', DUPLICATE, { param: 'email' });
-      const txStore = inTx(store, q);
+      const txStore = storeInTx(store, q);
       if (!(await accountKeys(txStore, user.accountId).browserKey(Date.now())))
         await accountKeys(txStore, user.accountId).create({ type: 'INFERENCE', description: BROWSER_KEY_DESCRIPTION, browserApp: true });
       const changed = await q.run(
