@@ -15,7 +15,7 @@ import { ask } from './support/chat.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
 import { openAccountLink } from './support/nav.ts';
 import { textOf, until, waitForCount, waitForText } from './support/wait.ts';
-import { injectTestWallets, type TestWallets } from './wallet-test-wallets.ts';
+import { injectTestWallets, signInWithTestWallet, type TestWallets } from './wallet-test-wallets.ts';
 
 const skip = browserSkip();
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
@@ -58,10 +58,7 @@ else
       page = opened.page;
       wallets = await injectTestWallets(opened.rec.context, privateKeyToAccount(generatePrivateKey()));
       await anvil.mint(wallets.evm.address, 50_000_000n);
-      await page.goto('/sign-in');
-      await page.getByTestId('wallet-continue').click();
-      await page.getByTestId('wallet-option').filter({ hasText: 'E2E Test Wallet' }).click();
-      await until(() => new URL(page.url()).pathname === '/', 'the chat page after signing in');
+      await signInWithTestWallet(page);
     });
     after(async () => {
       await run?.close();

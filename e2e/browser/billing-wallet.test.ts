@@ -10,8 +10,8 @@ import { type Anvil, FACILITATOR_KEY, startAnvil } from '../support/chains/anvil
 import { screenshot } from '../support/browser.ts';
 import { type AppRun, browserSkip, startApp } from './support/app.ts';
 import { assertNoKeyMaterial } from './support/key-scan.ts';
-import { textOf, until, waitForText } from './support/wait.ts';
-import { injectTestWallets, type TestWallets } from './wallet-test-wallets.ts';
+import { textOf, waitForText } from './support/wait.ts';
+import { injectTestWallets, signInWithTestWallet, type TestWallets } from './wallet-test-wallets.ts';
 import { openAccountLink } from './support/nav.ts';
 
 const skip = browserSkip();
@@ -35,10 +35,7 @@ else
       page = opened.page;
       wallets = await injectTestWallets(opened.rec.context, privateKeyToAccount(generatePrivateKey()));
       await anvil.mint(wallets.evm.address, 50_000_000n);
-      await page.goto('/sign-in');
-      await page.getByTestId('wallet-continue').click();
-      await page.getByTestId('wallet-option').filter({ hasText: 'E2E Test Wallet' }).click();
-      await until(() => new URL(page.url()).pathname === '/', 'the chat page after signing in');
+      await signInWithTestWallet(page);
     });
     after(async () => {
       await run?.close();

@@ -2,11 +2,12 @@
 // EIP-6963 (what wagmi discovers) and a wallet-standard Solana wallet (what Solana apps discover). Signing crosses
 // to Node through context.exposeBinding; `reject` makes the next signature fail as a user's "Reject" does (4001).
 // The Solana wallet signs messages (sign-in) and transactions (top-up: its signature added, nothing else changed).
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { getTransactionDecoder, getTransactionEncoder, type SignatureBytes } from '@solana/kit';
 import type { Hex, LocalAccount } from 'viem';
 import nacl from 'tweetnacl';
 import { base58 } from '@scure/base';
+import { until } from './support/wait.ts';
 
 export interface TestWallets {
   evm: LocalAccount;
@@ -123,4 +124,12 @@ export async function injectTestWallets(context: BrowserContext, evm: LocalAccou
     { evmAddr: evm.address, solAddr: wallets.solana.address, solPk: Array.from(sol.publicKey) },
   );
   return wallets;
+}
+
+/** Signs in on /sign-in with the injected test wallet (injectTestWallets) and waits for the chat page. */
+export async function signInWithTestWallet(page: Page): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByTestId('wallet-continue').click();
+  await page.getByTestId('wallet-option').filter({ hasText: 'E2E Test Wallet' }).click();
+  await until(() => new URL(page.url()).pathname === '/', 'the chat page after signing in');
 }
