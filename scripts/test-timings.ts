@@ -1,23 +1,49 @@
 // A node:test reporter that writes how long each test file took, slowest first, so the suite's wall time has a
 // breakdown without timing anything inside the tests. scripts/test.ts runs it beside the spec reporter and prints the
 // head of the list. A file's time is the runner's own duration for the file's process (its imports and hooks too).
+//
+// Beside the wall time, the CPU each file's process tree used (user + system): the reporter runs in the runner's
+// process, which reaps each file's process, so the runner's children's CPU (/proc/self/stat) grows by that file's
+// CPU — its servers, engines and browsers included — when the file ends. Wall time depends on what else the machine
+// runs; CPU time much less, so it is the number to cut when the suite is slow on a busy machine. Files run one at a
+// time in a lane, so each growth belongs to the file that just ended.
+import fs from 'node:fs';
 import type { TestEvent } from 'node:test/reporters';
 
+const TICKS = 100; // USER_HZ on Linux
+
+function childrenCpuS(): number | undefined {
+  try {
+    // Fields after the command's closing parenthesis; cutime and cstime are fields 16 and 17 of the line.
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / TICKS;
+  } catch {
+    return undefined; // not Linux: wall time only
+  }
+}
+
 export default async function* timings(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
-  const files = new Map<string, { s: number; tests: number }>();
+  const files = new Map<string, { s: number; cpu: number; tests: number }>();
+  let lastCpu = childrenCpuS();
   for await (const event of source) {
     const data = event.data as { file?: string; nesting?: number; name?: string; details?: { duration_ms?: number } } | undefined;
     if (!data?.file || data.nesting !== 0) continue;
-    const row = files.get(data.file) ?? { s: 0, tests: 0 };
+    const row = files.get(data.file) ?? { s: 0, cpu: 0, tests: 0 };
     files.set(data.file, row);
     // The runner's entry for the whole file is named by its path (relative to where the run started).
     const whole = data.name !== undefined && data.file.endsWith(`/${data.name}`);
-    if (whole && event.type === 'test:complete') row.s = (data.details?.duration_ms ?? 0) / 1000;
-    else if (!whole && (event.type === 'test:pass' || event.type === 'test:fail')) row.tests++;
+    if (whole && event.type === 'test:complete') {
+      row.s = (data.details?.duration_ms ?? 0) / 1000;
+      const cpu = childrenCpuS();
+      if (cpu !== undefined && lastCpu !== undefined) row.cpu = cpu - lastCpu;
+      lastCpu = cpu;
+    } else if (!whole && (event.type === 'test:pass' || event.type === 'test:fail')) row.tests++;
   }
   const rows = [...files].map(([file, r]) => ({ file: file.replace(`${process.cwd()}/`, ''), ...r }));
   rows.sort((a, b) => b.s - a.s);
   const total = rows.reduce((t, r) => t + r.s, 0);
-  yield `# test files by wall time (sum ${total.toFixed(0)} s over ${rows.length} files; seconds, top-level tests, file)\n`;
-  for (const r of rows) yield `${r.s.toFixed(1).padStart(7)} s  ${String(r.tests).padStart(4)}  ${r.file}\n`;
+  const cpu = rows.reduce((t, r) => t + r.cpu, 0);
+  yield `# test files by wall time (sum ${total.toFixed(0)} s wall, ${cpu.toFixed(0)} s CPU over ${rows.length} files; wall, CPU, top-level tests, file)\n`;
+  for (const r of rows) yield `${r.s.toFixed(1).padStart(7)} s ${r.cpu.toFixed(1).padStart(7)} s cpu  ${String(r.tests).padStart(4)}  ${r.file}\n`;
 }

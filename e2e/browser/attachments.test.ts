@@ -3,6 +3,9 @@
 // before any upload, and XSS payloads in model output, user text and file names render as inert text. Ends with
 // the key-material scan over everything the browser received.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Dialog, Page } from 'playwright-core';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
@@ -97,10 +100,12 @@ else
       const uploads: string[] = [];
       const onRequest = (r: { method(): string; url(): string }) => r.method() === 'POST' && uploads.push(r.url());
       page.on('request', onRequest);
-      await fileInput().setInputFiles([
-        { name: 'huge.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(12 * 1024 * 1024, 0x20) },
-        { name: 'setup.exe', mimeType: 'application/x-msdownload', buffer: Buffer.from('MZ\x90\x00') },
-      ]);
+      // Handed over as paths on disk: 12 MB sent as a buffer crosses the DevTools protocol as base64, which can take
+      // longer than the action's timeout on a busy machine; a path is read by the browser itself.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-attach-'));
+      fs.writeFileSync(path.join(dir, 'huge.pdf'), Buffer.alloc(12 * 1024 * 1024, 0x20));
+      fs.writeFileSync(path.join(dir, 'setup.exe'), Buffer.from('MZ\x90\x00'));
+      await fileInput().setInputFiles([path.join(dir, 'huge.pdf'), path.join(dir, 'setup.exe')]);
       const alert = await waitForText(composerAlert(), 'setup.exe');
       assert.match(alert, /“huge\.pdf” is 12 MB; the limit is 10 MB per file\./);
       assert.match(alert, /“setup\.exe” is not a supported file type\./);
@@ -109,6 +114,7 @@ else
       assert.match(await page.getByText(/^Up to 5 files, 10 MB each/).innerText(), /images \(vision models\), PDF, DOCX, PPTX, XLSX, TXT, MD, CSV/);
       page.off('request', onRequest);
       assert.deepEqual(uploads, [], 'nothing was uploaded');
+      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     test('XSS payloads in model output, user text and file names render as text: no dialog, no injected element', async () => {
