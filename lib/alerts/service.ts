@@ -9,6 +9,7 @@
 //    answer, a timeout or a network error retries after an exponential backoff with jitter, up to `maxAttempts`.
 //    A restart loses nothing: what was due is still due, and a lease that died with its instance expires.
 import { randomBytes } from 'node:crypto';
+import { AccountNudge } from '../billing/account-nudge.ts';
 import type { AlertsConfig } from '../config.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import type { Store } from '../db/store.ts';
@@ -51,8 +52,8 @@ export class AlertService {
   readonly alerts: AlertStore;
   private readonly opts: AlertServiceOptions;
   private readonly owner = `alerts-${randomBytes(6).toString('hex')}`;
-  private readonly dirty = new Set<string>();
-  private nudgeTimer: NodeJS.Timeout | undefined;
+  /** Settled accounts, evaluated together a moment later. */
+  private readonly nudges = new AccountNudge(NUDGE_DELAY_MS, (ids) => this.track(Promise.all(ids.map((id) => this.evaluate(id)))));
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private running = new Set<Promise<unknown>>();
@@ -77,6 +78,7 @@ export class AlertService {
 
   start(): void {
     this.stopped = false;
+    this.nudges.resume();
     this.pollTimer = setInterval(() => this.kick(), this.opts.config.pollMs);
     this.pollTimer.unref();
     this.sweepTimer = setInterval(() => this.track(this.sweep()), this.opts.config.sweepMs);
@@ -87,23 +89,14 @@ export class AlertService {
   /** Stops the timers and waits for what is under way (a delivery cut off here is sent again after its lease). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.pollTimer, this.sweepTimer, this.nudgeTimer]) if (t) clearTimeout(t);
-    this.nudgeTimer = undefined;
+    for (const t of [this.pollTimer, this.sweepTimer]) if (t) clearTimeout(t);
+    this.nudges.stop();
     while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
   /** A settlement touched the account: evaluate it soon, off the request's path. Cheap: one Set add. */
   nudge(accountId: string): void {
-    if (this.stopped) return;
-    this.dirty.add(accountId);
-    if (this.nudgeTimer) return;
-    this.nudgeTimer = setTimeout(() => {
-      this.nudgeTimer = undefined;
-      const ids = [...this.dirty];
-      this.dirty.clear();
-      this.track(Promise.all(ids.map((id) => this.evaluate(id))));
-    }, NUDGE_DELAY_MS);
-    this.nudgeTimer.unref();
+    this.nudges.nudge(accountId);
   }
 
   /** Evaluates one account's alerts; returns the events that fired. */

@@ -11,6 +11,7 @@
 //    "authorization used" with the transfer found on chain) makes that second settlement credit nothing twice.
 import { randomUUID } from 'node:crypto';
 import { isApiError } from '../api/errors.ts';
+import { AccountNudge } from '../billing/account-nudge.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import type { Store } from '../db/store.ts';
 import { log } from '../log.ts';
@@ -62,8 +63,10 @@ export type AutoTopUpOutcome =
 
 export class AutoTopUpRunner {
   private readonly deps: AutoTopUpRunnerDeps;
-  private readonly dirty = new Set<string>();
-  private nudgeTimer: NodeJS.Timeout | undefined;
+  /** Settled accounts, checked together a moment later. */
+  private readonly nudges = new AccountNudge(NUDGE_DELAY_MS, (ids) => {
+    for (const id of ids) this.track(this.check(id));
+  });
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<unknown>>();
   private stopped = false;
@@ -75,6 +78,7 @@ export class AutoTopUpRunner {
   /** Sweeps every `sweepMs` (restarts, settlements on instances that died before checking), and once now. */
   start(sweepMs = 60_000): void {
     this.stopped = false;
+    this.nudges.resume();
     this.sweepTimer = setInterval(() => this.track(this.sweep()), sweepMs);
     this.sweepTimer.unref();
     this.track(this.sweep());
@@ -82,28 +86,19 @@ export class AutoTopUpRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.sweepTimer, this.nudgeTimer]) if (t) clearTimeout(t);
-    this.nudgeTimer = undefined;
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    this.nudges.stop();
     while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
   /** A charge settled on the account: check it soon, off the request's path (one Set add). */
   nudge(accountId: string): void {
-    if (this.stopped) return;
-    this.dirty.add(accountId);
-    if (this.nudgeTimer) return;
-    this.nudgeTimer = setTimeout(() => {
-      this.nudgeTimer = undefined;
-      const ids = [...this.dirty];
-      this.dirty.clear();
-      for (const id of ids) this.track(this.check(id));
-    }, NUDGE_DELAY_MS);
-    this.nudgeTimer.unref();
+    this.nudges.nudge(accountId);
   }
 
   /** Waits for the checks under way (tests; a graceful stop). */
   async idle(): Promise<void> {
-    while (this.running.size || this.nudgeTimer) {
+    while (this.running.size || this.nudges.pending) {
       if (this.running.size) await Promise.allSettled([...this.running]);
       else await new Promise((r) => setTimeout(r, NUDGE_DELAY_MS));
     }
