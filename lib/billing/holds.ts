@@ -13,6 +13,8 @@ export interface NewHold extends HeldAmount {
   requestId: string;
   accountId: string;
   keyId: string | null;
+  /** The team member the key acts for (member-cap.ts); table holds find it through the key. */
+  memberId?: string | null;
   createdAt: number;
 }
 
@@ -26,12 +28,20 @@ export interface HoldBook {
   totals(accountId: string, unclaimed?: boolean): HeldAmount | undefined;
   /** The key's held totals when this book keeps them; undefined means: sum the key's hold rows. */
   keyTotals(keyId: string): HeldAmount | undefined;
+  /** A team member's held total (USD plus DIEM) when this book keeps it; undefined means: sum their hold rows. */
+  memberTotal(accountId: string, memberId: string): number | undefined;
+  /**
+   * Moves each time a claimed hold is dropped (`committed`). A reservation reading outside a transaction (memory
+   * holds) reads again when it moved during its reads: a settlement that committed in between would otherwise be
+   * missing from both the rows it read before and the holds it counts after.
+   */
+  readonly version: number;
   /** Records a hold. Synchronous up to its first await, so a check just before it cannot be raced in process. */
   add(q: Queryable, h: NewHold): Promise<void>;
   /** Claims the hold for settling or releasing; undefined when it was already claimed. */
   take(q: Queryable, requestId: string): Promise<HeldAmount | undefined>;
   /** Called once the claim's transaction has committed (memory: the totals drop only then, never before). */
-  committed(hold: HeldAmount & { accountId: string; keyId: string | null }): void;
+  committed(hold: HeldAmount & { requestId: string; accountId: string; keyId: string | null }): void;
 }
 
 /**
@@ -43,6 +53,8 @@ export function tableHolds(store: Store, instanceId: string | null = null): Hold
     inMemory: false,
     totals: () => undefined,
     keyTotals: () => undefined,
+    memberTotal: () => undefined,
+    version: 0,
     async add(q, h) {
       await q.run('UPDATE accounts SET usd_held = usd_held + $2, diem_held = diem_held + $3 WHERE id = $1', [h.accountId, h.usd, h.diem]);
       await q.run('INSERT INTO holds (request_id, account_id, key_id, usd, diem, created_at, instance_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
@@ -76,7 +88,7 @@ interface AccountHolds {
 }
 
 export function memoryHolds(): HoldBook {
-  const live = new Map<string, { accountId: string; keyId: string | null; held: HeldAmount }>();
+  const live = new Map<string, { accountId: string; keyId: string | null; member: string | undefined; held: HeldAmount }>();
   const accounts = new Map<string, AccountHolds>();
   // Per key, claimed and unclaimed together: a key limit counts everything not yet committed.
   const keys = new Map<string, HeldAmount>();
@@ -88,6 +100,17 @@ export function memoryHolds(): HoldBook {
     if (k.usd <= 0 && k.diem <= 0) keys.delete(keyId);
     else keys.set(keyId, k);
   };
+  // Per team member (account and user), USD plus DIEM, claimed and unclaimed together like a key's. A claimed hold's
+  // member is remembered by its request id until `committed`, which the caller calls with the Hold it knows.
+  const members = new Map<string, number>();
+  const claimedMembers = new Map<string, { member: string; amount: number }>();
+  const addMember = (member: string, amount: number) => {
+    const left = (members.get(member) ?? 0) + amount;
+    if (left <= 0) members.delete(member);
+    else members.set(member, left);
+  };
+  const memberKey = (accountId: string, memberId: string) => `${accountId}\u0000${memberId}`;
+  let version = 0;
   const of = (id: string) => {
     let a = accounts.get(id);
     if (!a) accounts.set(id, (a = { unclaimed: { usd: 0, diem: 0 }, claimed: { usd: 0, diem: 0 } }));
@@ -109,21 +132,34 @@ export function memoryHolds(): HoldBook {
       return unclaimed ? { ...a.unclaimed } : { usd: a.unclaimed.usd + a.claimed.usd, diem: a.unclaimed.diem + a.claimed.diem };
     },
     keyTotals: (keyId) => ({ ...(keys.get(keyId) ?? { usd: 0, diem: 0 }) }),
+    memberTotal: (accountId, memberId) => members.get(memberKey(accountId, memberId)) ?? 0,
+    get version() {
+      return version;
+    },
     async add(_q, h) {
-      live.set(h.requestId, { accountId: h.accountId, keyId: h.keyId, held: { usd: h.usd, diem: h.diem } });
+      const member = h.memberId ? memberKey(h.accountId, h.memberId) : undefined;
+      live.set(h.requestId, { accountId: h.accountId, keyId: h.keyId, member, held: { usd: h.usd, diem: h.diem } });
       move(of(h.accountId).unclaimed, undefined, h);
       addKey(h.keyId, h, 1);
+      if (member) addMember(member, h.usd + h.diem);
     },
     async take(_q, requestId) {
       const entry = live.get(requestId);
       if (!entry) return undefined;
       live.delete(requestId);
+      if (entry.member) claimedMembers.set(requestId, { member: entry.member, amount: entry.held.usd + entry.held.diem });
       const a = of(entry.accountId);
       move(a.claimed, a.unclaimed, entry.held);
       return entry.held;
     },
     committed(held) {
+      version++;
       addKey(held.keyId, held, -1);
+      const claimed = claimedMembers.get(held.requestId);
+      if (claimed) {
+        claimedMembers.delete(held.requestId);
+        addMember(claimed.member, -claimed.amount);
+      }
       const a = accounts.get(held.accountId);
       if (!a) return;
       a.claimed.usd -= held.usd;

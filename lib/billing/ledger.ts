@@ -9,6 +9,7 @@ import type { Queryable, Store } from '../db/store.ts';
 import { type HeldAmount, type HoldBook, tableHolds } from './holds.ts';
 import { addEntry } from './entries.ts';
 import { addKeySpend, type KeyLimit, keySpent, limitMessage } from './key-limits.ts';
+import { type MemberCap, memberCapExceeded, memberCapOf, memberHeldFromRows, memberSettled, periodStart } from './member-cap.ts';
 import { type Amount, diemEpoch, microsToString } from './money.ts';
 import type { Unit } from './pricing.ts';
 
@@ -120,7 +121,28 @@ export interface ReserveInput {
   estimate: Amount;
   /** The key's consumption limits, when it has any. */
   keyLimit?: KeyLimit;
+  /** The team member the key acts for (`api_keys.member_id`): their cap is enforced with the hold (member-cap.ts). */
+  memberId?: string | null;
   now?: number;
+}
+
+interface MemberRoom {
+  cap: MemberCap;
+  settled: number;
+  /** Their hold rows' total; undefined when the hold book keeps it (memory). */
+  heldRows: number | undefined;
+}
+
+/** The member's cap and what counts against it, read in the reservation; null: no cap. 401 once they left the team. */
+async function memberRoom(q: Queryable, accountId: string, memberId: string, now: number, holds: HoldBook): Promise<MemberRoom | null> {
+  const cap = await memberCapOf(q, accountId, memberId);
+  if (cap === undefined) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', 'You are no longer a member of this team');
+  if (cap === null) return null;
+  const [settled, heldRows] = await Promise.all([
+    memberSettled(q, accountId, memberId, periodStart(cap.period, now)),
+    holds.memberTotal(accountId, memberId) === undefined ? memberHeldFromRows(q, accountId, memberId) : undefined,
+  ]);
+  return { cap, settled, heldRows };
 }
 
 const CAP_NONE = Number.MAX_SAFE_INTEGER;
@@ -138,10 +160,21 @@ export async function reserveIn(
   const now = input.now ?? Date.now();
   const requestId = input.requestId ?? randomUUID();
   const limit = input.keyLimit;
-  // Every read first; from here to holds.add nothing awaits, so in-memory holds cannot be raced.
-  const before = await readBalances(store, q, input.accountId, now, !holds.inMemory);
-  const spent = limit ? await keySpent(q, limit, now) : undefined;
-  const keyHeldRows = limit && !holds.keyTotals(limit.keyId) ? await keyHeldFromRows(q, limit.keyId) : undefined;
+  const memberId = input.memberId ?? null;
+  // Every read first; from here to holds.add nothing awaits, so in-memory holds cannot be raced. With memory holds the
+  // reads are outside a transaction: when a settlement dropped its hold while they ran, they are read again.
+  let before: Balances;
+  let spent: HeldAmount | undefined;
+  let keyHeldRows: HeldAmount | undefined;
+  let member: MemberRoom | null;
+  for (;;) {
+    const version = holds.version;
+    before = await readBalances(store, q, input.accountId, now, !holds.inMemory);
+    spent = limit ? await keySpent(q, limit, now) : undefined;
+    keyHeldRows = limit && !holds.keyTotals(limit.keyId) ? await keyHeldFromRows(q, limit.keyId) : undefined;
+    member = memberId ? await memberRoom(q, input.accountId, memberId, now, holds) : null;
+    if (holds.version === version) break;
+  }
   const held = holds.totals(input.accountId);
   if (held) [before.usdHeld, before.diemHeld] = [held.usd, held.diem];
   // What the key may still spend this period, per currency.
@@ -152,11 +185,16 @@ export async function reserveIn(
   // DIEM is spent first, as far as the account's allowance and the key's DIEM cap allow; USD covers the rest.
   const take = splitCharge(input.estimate, Math.min(before.diem - before.diemHeld, keyDiem));
   if (take.usd > keyUsd) throw new ApiError('API_KEY_USD_SPEND_LIMIT_EXCEEDED', limitMessage('USD', limit!));
+  if (member) {
+    // The member's cap, USD and DIEM together: settled this period + their holds in flight + this hold.
+    const memberHeld = member.heldRows ?? holds.memberTotal(input.accountId, memberId!)!;
+    if (member.settled + memberHeld + take.usd + take.diem > member.cap.cap) throw memberCapExceeded(member.cap, member.settled, memberHeld);
+  }
   if (take.usd > before.usd - before.usdHeld) {
     if (keyDiem < before.diem - before.diemHeld) throw new ApiError('API_KEY_DIEM_SPEND_LIMIT_EXCEEDED', limitMessage('DIEM', limit!));
     throw shortOfCredit(input.estimate, before, keyDiem);
   }
-  await holds.add(q, { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem, createdAt: now });
+  await holds.add(q, { requestId, accountId: input.accountId, keyId: input.keyId, memberId, usd: take.usd, diem: take.diem, createdAt: now });
   return { hold: { requestId, accountId: input.accountId, keyId: input.keyId, usd: take.usd, diem: take.diem }, before };
 }
 

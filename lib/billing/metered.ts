@@ -82,20 +82,26 @@ export interface Meter {
 
 const tokensOf = (q: Quantities) => (q.promptTokens ?? 0) + (q.completionTokens ?? 0);
 
+/** The least a hold of this quote adds to a team member's cap (USD and DIEM at par), however it splits. */
+const leastHoldOf = (estimate: Amount) => Math.min(estimate.usd, estimate.diem);
+
 /** Takes the request and its token estimate from the credential's budget for this model; 429 (logged) when over. */
 export async function admit(
   deps: Pick<MeterDeps, 'limiter' | 'store'>,
   ctx: Pick<MeterContext, 'principal'>,
   model: ModelEntry,
   tokens: number,
-  /** The call's worst case in micro-USD, for a team member's cap (0: only a cap already spent refuses). */
-  estimateUsd = 0,
+  /**
+   * The least the call's hold can be (micro-units, USD and DIEM together), for a team member's early cap refusal (0:
+   * only a cap already spent refuses). The reservation enforces the cap itself.
+   */
+  leastHold = 0,
 ): Promise<Admission> {
   const p = ctx.principal;
   // Every model-bound call (chat, responses, embeddings, media, jobs) is admitted here: the key's modelPrivacy is
   // enforced once, before any budget is taken or anything held; so are a team member's model list and cap.
   refuseByModelPrivacy(p, model);
-  await refuseByMember(deps.store, p, model.id, estimateUsd);
+  await refuseByMember(deps.store, p, model.id, leastHold);
   const tier = p.accountTier === 'partner' ? 'partner' : 'default';
   try {
     return await deps.limiter.admit({ credential: p.keyId, modelId: model.id, model, tier }, tokens);
@@ -205,11 +211,18 @@ async function openMeterNow(deps: MeterDeps, ctx: MeterContext, call: MeteredCal
   await passGate(ctx.principal, estimate, { modelId: call.model?.id ?? call.modelId ?? call.endpoint, endpoint: call.endpoint });
   let admission: Admission | undefined;
   if (call.model) {
-    admission = await admit(deps, ctx, call.model, tokensOf(call.estimate), estimate.usd);
+    admission = await admit(deps, ctx, call.model, tokensOf(call.estimate), leastHoldOf(estimate));
     Object.assign(ctx.responseHeaders, admission.headers);
-  } else await refuseByMember(deps.store, ctx.principal, undefined, estimate.usd);
+  } else await refuseByMember(deps.store, ctx.principal, undefined, leastHoldOf(estimate));
   const p = ctx.principal;
-  const reserved = deps.ledger.reserve({ requestId: ctx.requestId, accountId: p.accountId, keyId: p.keyId, keyLimit: keyLimitOf(p.key), estimate });
+  const reserved = deps.ledger.reserve({
+    requestId: ctx.requestId,
+    accountId: p.accountId,
+    keyId: p.keyId,
+    keyLimit: keyLimitOf(p.key),
+    memberId: p.key.memberId,
+    estimate,
+  });
   // A request refused for credit still counted as a request; its tokens go back to the budget.
   const { hold, before } = await reserved.catch((e) => {
     void admission?.finish(0);

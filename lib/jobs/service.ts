@@ -233,7 +233,14 @@ export class JobService {
       const fetchReference = this.media.fetcher(id, { allowHosts: this.deps.fetchAllowHosts, signal: caller.signal });
       const prepared = await kind.prepare(validated, model, { wire: this.deps.wire, fetchReference, signal: caller.signal });
       const estimate = quote(prices, prepared.estimate);
-      const { hold, before } = await this.deps.ledger.reserve({ requestId: id, accountId: p.accountId, keyId: p.keyId, keyLimit: keyLimitOf(p.key), estimate });
+      const { hold, before } = await this.deps.ledger.reserve({
+        requestId: id,
+        accountId: p.accountId,
+        keyId: p.keyId,
+        keyLimit: keyLimitOf(p.key),
+        memberId: p.key.memberId,
+        estimate,
+      });
       held = hold;
       const job = { id, kind: kind.name, modelId: model.id, accountId: p.accountId, keyId: p.keyId, request: prepared.request, quote: estimate, hold };
       if (!(await this.jobs.insert(job, cap))) throw tooManyJobs(kind, cap);

@@ -1,50 +1,23 @@
-// A team member's limits, enforced where every billed call is admitted (lib/billing/metered.ts#admit), like a key's
+// A team member's limits, checked where every billed call is admitted (lib/billing/metered.ts#admit), like a key's
 // modelPrivacy: the member must still be one (read from the database on each call), the model must be on their list,
-// and what they spent this period plus the call's worst case must fit their cap. Nothing is held when refused.
+// and their cap must not be spent already. This is the early, cheap refusal, before any budget is taken; the cap's
+// authority is the reservation (lib/billing/member-cap.ts), which also counts what their requests in flight hold.
 import { ApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
-import type { LimitPeriod } from '../billing/key-limits.ts';
-import { microsToString } from '../billing/money.ts';
+import { memberCapExceeded, memberSettled, periodStart } from '../billing/member-cap.ts';
 import type { Queryable } from '../db/store.ts';
 import { membership } from './members.ts';
 
-/** When the cap's current period began (UTC): a day, a week from Monday, a calendar month, or ever. */
-export function periodStart(period: LimitPeriod, now: number): number {
-  const d = new Date(now);
-  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-  if (period === 'EPOCH') return day;
-  if (period === 'WEEK') return day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
-  if (period === 'MONTH') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-  return 0;
-}
-
-/** What the member's keys of the team were charged (micro-USD) since `from`, and what their requests in flight hold. */
-export async function memberSpent(q: Queryable, accountId: string, userId: string, from: number): Promise<{ usd: number; heldUsd: number }> {
-  const [spent, held] = await Promise.all([
-    q.get<{ usd: number | string | null }>(
-      'SELECT SUM(u.usd) AS usd FROM usage u JOIN api_keys k ON k.id = u.key_id WHERE u.account_id = $1 AND k.member_id = $2 AND u.created_at >= $3',
-      [accountId, userId, from],
-    ),
-    q.get<{ usd: number | string | null }>(
-      'SELECT SUM(h.usd) AS usd FROM holds h JOIN api_keys k ON k.id = h.key_id WHERE h.account_id = $1 AND k.member_id = $2',
-      [accountId, userId],
-    ),
-  ]);
-  return { usd: Number(spent?.usd ?? 0), heldUsd: Number(held?.usd ?? 0) };
-}
-
-const PERIOD_WORDS: Record<LimitPeriod, string> = { EPOCH: 'per day', WEEK: 'per week', MONTH: 'per month', LIFETIME: 'in all' };
-
 /**
  * Refuses a team key's call: 401 once its member has left, 403 MODEL_NOT_ALLOWED_FOR_MEMBER for a model off their
- * list, 402 TEAM_MEMBER_SPEND_LIMIT_EXCEEDED when the worst case (`estimateUsd`, micro-USD) does not fit their cap.
- * Keys of a personal account pass without a read.
+ * list, 402 TEAM_MEMBER_SPEND_LIMIT_EXCEEDED when their settled spend this period plus the least the call can hold
+ * (`leastHold`, micro-units) is over their cap. Keys of a personal account pass without a read.
  */
 export async function refuseByMember(
   q: Queryable,
   principal: Pick<Principal, 'accountId' | 'key'>,
   modelId: string | undefined,
-  estimateUsd: number,
+  leastHold: number,
   now = Date.now(),
 ): Promise<void> {
   const userId = principal.key.memberId;
@@ -58,12 +31,6 @@ export async function refuseByMember(
     });
   }
   if (m.capUsd === null) return;
-  const { usd, heldUsd } = await memberSpent(q, principal.accountId, userId, periodStart(m.capPeriod, now));
-  if (usd + heldUsd + estimateUsd > m.capUsd) {
-    throw new ApiError(
-      'TEAM_MEMBER_SPEND_LIMIT_EXCEEDED',
-      `You have reached your team spend cap of ${microsToString(m.capUsd)} USD ${PERIOD_WORDS[m.capPeriod]} (spent ${microsToString(usd)} USD)`,
-      { capUsd: microsToString(m.capUsd), spentUsd: microsToString(usd), period: m.capPeriod },
-    );
-  }
+  const settled = await memberSettled(q, principal.accountId, userId, periodStart(m.capPeriod, now));
+  if (settled + leastHold > m.capUsd) throw memberCapExceeded({ cap: m.capUsd, period: m.capPeriod }, settled, 0);
 }

@@ -1,13 +1,16 @@
 // Teams on a real service, SQLite and PostgreSQL: an owner makes a team and invites by link; the invitee accepts while
 // signed in and the session acts for the team; credit moves between the owner's own and the team's balance exactly
 // once with a ledger entry on each side; a member's app chat and API key bill the team as that member; their cap and
-// model list refuse at admission with a clear body; a member sees only their own keys and usage, never the team's
-// statement; admins filter the statement by member; a removed member loses the team at once, on a second instance
-// sharing the database too (PostgreSQL).
+// model list refuse at admission with a clear body; concurrent requests cannot overshoot the cap (the reservation
+// enforces it, DIEM at par, on one instance and on two sharing PostgreSQL); a member sees only their own keys and
+// usage, never the team's statement; admins filter the statement by member; a removed member loses the team at once,
+// on a second instance sharing the database too (PostgreSQL).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { reconcile } from '../billing/entries.ts';
+import { setDiemDaily } from '../billing/ledger.ts';
+import { memberSettled } from '../billing/member-cap.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { RouteHandler } from '../http/app-route.ts';
 import { createSession, SESSION_COOKIE } from '../users/sessions.ts';
@@ -239,6 +242,73 @@ for (const backend of BACKENDS)
         r.status === 201 ? (await finish(bob.browser, ((await r.json()) as TemporaryTurnResponse).assistant.id)).error?.code : (await r.json()).code;
       assert.equal(refusal, 'TEAM_MEMBER_SPEND_LIMIT_EXCEEDED');
       await call('updateMember', path, alice.browser, { method: 'PATCH', body: { capUsd: null }, params });
+    });
+
+    test("a member's cap holds under concurrency, DIEM at par: of 3K requests K fit, the rest are 402 and charge nothing", async () => {
+      const K = 3;
+      const path = `/teams/${teamId}/members/${bob.user.id}`;
+      const params = { id: teamId, userId: bob.user.id };
+      // One body for every request, so each reserves the same worst case; the delay keeps the admitted ones in flight
+      // while the others reserve.
+      const body = { model: 'scripted-model', max_tokens: 500, messages: [{ role: 'user', content: 'race [[delay:400]] [[reply:ok]]' }] };
+      const held = async () => {
+        const b = await d.h.svc.ledger.balances(teamId);
+        return b.usdHeld + b.diemHeld;
+      };
+      // The worst case, read off the team's held credit while one such request runs.
+      const probe = post(d.h, '/chat/completions', bobKey, body);
+      let worst = 0;
+      for (let i = 0; i < 200 && worst === 0; i++) {
+        worst = await held();
+        if (!worst) await new Promise((r) => setTimeout(r, 5));
+      }
+      assert.ok(worst > 0, 'the probe held its worst case');
+      assert.equal((await probe).status, 200);
+      await d.h.svc.ledger.drain();
+      // DIEM counts against the cap at par: the team gets an allowance that pays for part of the race.
+      await setDiemDaily(d.h.svc.store, teamId, Math.round(worst * 1.5));
+
+      const bobKeys = 'SELECT id FROM api_keys WHERE account_id = $1 AND member_id = $2';
+      let second: Harness | undefined;
+      if (backend === 'postgres') second = await startHarness({ app: true, databaseUrl: d.h.svc.config.databaseUrl });
+      try {
+        for (const instances of second ? [[d.h], [d.h, second]] : [[d.h]]) {
+          const since = Date.now();
+          // A cap that fits K worst cases beyond what bob has spent (a hold can be a micro-unit over when it splits).
+          const cap = (await memberSettled(d.h.svc.store, teamId, bob.user.id, 0)) + K * worst + Math.floor(worst / 2);
+          const set = await call('updateMember', path, alice.browser, { method: 'PATCH', body: { capUsd: cap / 1_000_000, capPeriod: 'LIFETIME' }, params });
+          assert.equal(set.status, 200, set.text);
+          const answers = await Promise.all(Array.from({ length: 3 * K }, (_, i) => post(instances[i % instances.length], '/chat/completions', bobKey, body)));
+          const ok = answers.filter((a) => a.status === 200);
+          const refused = answers.filter((a) => a.status !== 200);
+          assert.equal(ok.length, K, `on ${instances.length} instance(s): ${answers.map((a) => a.status).join(',')}`);
+          for (const r of refused) {
+            assert.equal(r.status, 402, r.text);
+            assert.equal(r.json.code, 'TEAM_MEMBER_SPEND_LIMIT_EXCEEDED');
+            assert.match(r.json.error, new RegExp(`spend cap of ${(cap / 1_000_000).toFixed(6).replace('.', '\\.')} USD in all`));
+            assert.equal(r.json.capUsd, (cap / 1_000_000).toFixed(6));
+            assert.equal(r.json.period, 'LIFETIME');
+          }
+          for (const h of instances) await h.svc.ledger.drain();
+          assert.ok((await memberSettled(d.h.svc.store, teamId, bob.user.id, 0)) <= cap, 'settled spend within the cap');
+          const rows = await d.h.svc.store.all<{ usd: number | string; diem: number | string }>(
+            `SELECT usd, diem FROM usage WHERE key_id IN (${bobKeys}) AND created_at >= $3`,
+            [teamId, bob.user.id, since],
+          );
+          assert.equal(rows.length, K, 'only the admitted requests were charged');
+          if (instances.length === 1)
+            assert.ok(
+              rows.some((r) => Number(r.diem) > 0),
+              'DIEM paid for some, and counted',
+            );
+          assert.equal(await held(), 0, 'nothing left held');
+        }
+      } finally {
+        await second?.close();
+        await setDiemDaily(d.h.svc.store, teamId, 0);
+        await call('updateMember', path, alice.browser, { method: 'PATCH', body: { capUsd: null, capPeriod: 'MONTH' }, params });
+      }
+      assert.deepEqual((await reconcile(d.h.svc.store)).differences, []);
     });
 
     test('a removed member loses the team at once: keys, session, and on a second instance', async () => {

@@ -3,13 +3,13 @@
 // the transaction that acts, so a removed member or a lowered role holds at once on every instance.
 import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
+import { memberSettled, periodStart } from '../billing/member-cap.ts';
 import { fromMicros, toMicros } from '../billing/money.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import { appRoute, json, noContent } from '../http/app-route.ts';
 import { parseCookies, SESSION_COOKIE, setSessionAccount } from '../users/sessions.ts';
 import type { User } from '../users/users.ts';
 import type { CreatedInvite, TeamDetail, TeamInviteView, TeamMemberView, TeamsView, TransferResult } from '../wire.ts';
-import { memberSpent, periodStart } from './admission.ts';
 import { acceptInvite, createInvite, type Invite, openInvites, revokeInvite } from './invites.ts';
 import { CAP_PERIODS, createTeam, listMembers, type MemberView, membership, removeMember, requireRole, teamsOf, updateMember } from './members.ts';
 import { transferCredit } from './transfer.ts';
@@ -48,7 +48,8 @@ export function teamRoutes(deps: AppDeps) {
   }
 
   async function memberView(m: MemberView, now: number): Promise<TeamMemberView> {
-    const spent = await memberSpent(store, m.accountId, m.userId, periodStart(m.capPeriod, now));
+    // What counts against the cap: USD and DIEM (at par) settled this period.
+    const spent = await memberSettled(store, m.accountId, m.userId, periodStart(m.capPeriod, now));
     return {
       userId: m.userId,
       email: m.email,
@@ -56,7 +57,7 @@ export function teamRoutes(deps: AppDeps) {
       role: m.role,
       capUsd: m.capUsd === null ? null : fromMicros(m.capUsd),
       capPeriod: m.capPeriod,
-      spentUsd: fromMicros(spent.usd),
+      spentUsd: fromMicros(spent),
       models: m.allowedModels,
     };
   }

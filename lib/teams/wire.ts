@@ -23,10 +23,10 @@ export interface TeamMemberView {
   email: string;
   displayName: string;
   role: TeamRoleName;
-  /** USD per period; null: no cap. */
+  /** USD per period, DIEM spent counting at par (1 DIEM = 1 USD); null: no cap. */
   capUsd: number | null;
   capPeriod: CapPeriodName;
-  /** What the member spent in the cap's current period (USD). */
+  /** What the member spent in the cap's current period (USD and DIEM at par, settled; holds in flight left out). */
   spentUsd: number;
   /** null: any model. */
   models: string[] | null;
