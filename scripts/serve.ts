@@ -64,6 +64,11 @@ async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: stopping; waiting for ${inFlight()} in-flight request(s)`);
+  // A stop never hangs: should closing the backend or the store wedge, the process still ends, 30 s after the drain.
+  setTimeout(() => {
+    console.error(`${signal}: the stop did not finish in 60 s; exiting`);
+    process.exit(1);
+  }, 60_000).unref();
   server.close();
   server.closeIdleConnections();
   const deadline = Date.now() + 30_000;

@@ -94,7 +94,9 @@ function runLane(laneFiles: string[], index: number): Promise<Lane> {
     `--test-reporter-destination=${timings}`,
   ];
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=180000', ...concurrency, ...laneFiles], {
+  // --test-force-exit: a file whose tests have ended exits even if a failed cleanup left a server or a child's pipe
+  // open; without it such a file never ends and the whole run hangs (a test's timeout covers tests, not that wait).
+  const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=180000', '--test-force-exit', ...concurrency, ...laneFiles], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: 'test' },
   });

@@ -72,11 +72,16 @@ export async function startLoggedServer(env: NodeJS.ProcessEnv): Promise<LoggedS
   proc.stderr!.on('data', (b) => (log += b));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   let origin = '';
-  for (let i = 0; i < 300 && !origin; i++) {
+  // A loaded machine can take tens of seconds to start a server: wait up to 90 s, and stop early if it exits. One that
+  // did not start is killed here, since the caller never gets it to stop (it would keep the test file alive).
+  for (let i = 0; i < 1800 && !origin && proc.exitCode === null; i++) {
     const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(log);
     if (m) origin = m[1];
     else await new Promise((r) => setTimeout(r, 50));
   }
-  if (!origin) throw new Error(`the server did not start:\n${log}`);
+  if (!origin) {
+    proc.kill('SIGKILL');
+    throw new Error(`the server did not start:\n${log}`);
+  }
   return { proc, origin, log: () => log, exited };
 }
