@@ -12,6 +12,7 @@ import { createPermit2ApprovalTx, UptoEvmScheme } from '@x402/evm/upto/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { reconcile } from '../../lib/billing/entries.ts';
 import { type Anvil, FACILITATOR_KEY, startAnvil, USDC } from '../support/chains/anvil.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { BASE_PAY_TO, evmWallet, signInHeader, signPayment, walletEnv } from './clients.ts';
@@ -110,6 +111,24 @@ test('a wallet with no account pays a chat upto its cap; only what it used moves
   }
   assert.deepEqual(await balances(account), [payerBefore - BigInt(used), payToBefore + BigInt(used)]);
   assert.equal((await statement(account)).transactions.length, 2);
+  // The provisional credit and its return are ledger entries: every balance still adds up.
+  assert.deepEqual((await reconcile(h.svc.store)).differences, []);
+});
+
+test('the same upto payment sent five times at once runs one chat and settles once', async () => {
+  const account = await payer(1);
+  const [payerBefore, payToBefore] = await balances(account);
+  const header = await signPayment(uptoClient(account), await required());
+  const answers = await Promise.all(Array.from({ length: 5 }, () => chat(fetch, { 'PAYMENT-SIGNATURE': header })));
+  const ok = answers.filter((r) => r.status === 200);
+  assert.equal(ok.length, 1, answers.map((r) => r.status).join(','));
+  for (const r of answers.filter((a) => a.status !== 200)) {
+    assert.equal(r.status, 409);
+    assert.match((await r.json()).code, /^PAYMENT_(IN_PROGRESS|ALREADY_CREDITED)$/);
+  }
+  const used = BigInt(Math.round((await ok[0].json()).cost.usd * 1_000_000));
+  assert.deepEqual(await balances(account), [payerBefore - used, payToBefore + used]);
+  assert.equal((await statement(account)).currentBalance, 0);
 });
 
 test('the published fetch wrapper pays a chat with upto on its own, and a streamed chat settles what it used', async () => {
@@ -162,4 +181,5 @@ test('a chat that fails moves nothing on chain and leaves the wallet nothing', a
   assert.deepEqual(await balances(account), [payerBefore, payToBefore]);
   const s = await statement(account);
   assert.deepEqual([s.currentBalance, s.transactions.length], [0, 0]);
+  assert.deepEqual((await reconcile(h.svc.store)).differences, []);
 });
