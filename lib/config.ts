@@ -19,6 +19,7 @@ import {
   type WalletConfig,
   walletConfigOf,
   parsePerRequestMaxUsd,
+  parseUptoNetworks,
 } from './wallet/config.ts';
 
 /** The levels of the structured log (pino's). */
@@ -677,6 +678,11 @@ export const SETTINGS = {
     parse: parsePerRequestMaxUsd,
     doc: 'the most one request paid on the spot may cost (its price, or the cap of an `upto` payment), in USD',
   },
+  LAGOON_X402_UPTO_NETWORKS: {
+    default: 'base',
+    parse: parseUptoNetworks,
+    doc: "the EVM networks (`base`, `base-sepolia`, comma-separated, or `none`) where chat paid on the spot uses x402's own `upto` scheme: the payer approves Permit2 once, authorises the cap, and only what the chat used is settled. Elsewhere `upto` is signed as an exact payment of the cap and the unused part stays the wallet's credit. Needs Permit2 and x402's upto proxy on that chain (both are on Base)",
+  },
   LAGOON_RPC_UPSTREAMS: {
     parse: parseUpstreams,
     doc: 'the nodes of the crypto JSON-RPC proxy: `network=url,url;network=url` or a JSON object of URLs per network, in order of preference; only these networks are served. URLs may carry provider keys: they are never logged or returned',
@@ -840,6 +846,7 @@ export function loadConfig(env: Env = process.env): Config {
         maxTopUpUsd: v.LAGOON_X402_MAX_TOPUP_USD,
         perRequest: v.LAGOON_X402_PER_REQUEST,
         perRequestMaxUsd: v.LAGOON_X402_PER_REQUEST_MAX_USD,
+        uptoNetworks: v.LAGOON_X402_UPTO_NETWORKS,
         siwxMaxAgeSeconds: v.LAGOON_SIWX_MAX_AGE_SECONDS,
         siwxStatement: v.LAGOON_SIWX_STATEMENT,
       },

@@ -2,7 +2,9 @@
 // (`exact`, on Base and on Solana) and one chat (`upto`, a cap) through the published x402 client, unmodified for
 // `exact`; each answer carries the settlement, the wallet's statement shows the payment and the charge, and the part
 // of an `upto` cap the chat did not use is the wallet's balance. A replayed payment pays nothing twice; a payment for
-// the wrong amount, or one that cannot be verified, is a 402 that says so and moves no money.
+// the wrong amount, or one that cannot be verified, is a 402 that says so and moves no money. `upto` here is the
+// fallback for networks without x402's upto contracts (LAGOON_X402_UPTO_NETWORKS=none): the exact payload for the cap;
+// x402-upto.test.ts pays x402's own upto on Base.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
@@ -27,7 +29,12 @@ before(async () => {
   [anvil, solana] = await Promise.all([startAnvil(), startSolana()]);
   await solana.fund(solanaPayTo, 0n);
   h = await startHarness({
-    env: { ...walletEnv({ anvil, solana, solanaPayTo }), LAGOON_X402_PER_REQUEST: '1', LAGOON_X402_PER_REQUEST_MAX_USD: '1' },
+    env: {
+      ...walletEnv({ anvil, solana, solanaPayTo }),
+      LAGOON_X402_PER_REQUEST: '1',
+      LAGOON_X402_PER_REQUEST_MAX_USD: '1',
+      LAGOON_X402_UPTO_NETWORKS: 'none',
+    },
     models: [
       {
         id: 'demo-image',

@@ -23,7 +23,7 @@ import { holdClosed, holdOpened, recordUsage } from '../metrics/registry.ts';
 import type { ModelEntry } from '../models/schema.ts';
 import { refuseByModelPrivacy } from '../auth/model-privacy.ts';
 import { refuseByMember } from '../teams/admission.ts';
-import { awaitsPayment, passGate } from './payment-gate.ts';
+import { awaitsPayment, passGate, type PaymentTab } from './payment-gate.ts';
 
 export interface MeterDeps {
   ledger: Ledger;
@@ -125,10 +125,21 @@ class OpenMeter implements Meter {
   private readonly prices: UnitPrices;
   /** The charge once settled (zero once released); undefined while open. */
   private outcome: Amount | undefined;
-  /** Resolves once the settlement is recorded (Ledger.settle). */
+  /** Resolves once the settlement is recorded (Ledger.settle), and its payment settled when it has a tab. */
   private recordedAt: Promise<unknown> | undefined;
+  /** The payment settled after the work (x402 `upto`), when the call's gate handed one out. */
+  private readonly tab: PaymentTab | undefined;
 
-  constructor(ledger: Ledger, admission: Admission | undefined, call: MeteredCall, prices: UnitPrices, hold: Hold, before: Balances) {
+  constructor(
+    ledger: Ledger,
+    admission: Admission | undefined,
+    call: MeteredCall,
+    prices: UnitPrices,
+    hold: Hold,
+    before: Balances,
+    tab: PaymentTab | undefined,
+  ) {
+    this.tab = tab;
     this.ledger = ledger;
     this.admission = admission;
     this.call = call;
@@ -151,7 +162,7 @@ class OpenMeter implements Meter {
     const unit = call.unit ?? 'token';
     // The ledger gets the exact cost (a fraction of a micro-unit is carried per account); the caller sees it rounded.
     const span = openSpan('settlement', { 'lagoon.request_id': this.hold.requestId, 'lagoon.unit': call.unit ?? 'token' });
-    this.recordedAt = this.ledger.settle(this.hold, exact, {
+    const recorded = this.ledger.settle(this.hold, exact, {
       modelId: call.model?.id ?? call.modelId ?? call.endpoint,
       endpoint: call.endpoint,
       promptTokens: actual.promptTokens ?? 0,
@@ -163,6 +174,9 @@ class OpenMeter implements Meter {
       quantity: quantityOf(unit, actual),
     }).recorded;
     this.outcome = chargeFor(cost, this.hold);
+    this.recordedAt = this.tab ? Promise.all([recorded, this.tab.settle(this.outcome)]) : recorded;
+    // Whoever awaits `recorded()` sees a failure; nobody awaiting it must not make it an unhandled rejection.
+    this.recordedAt.catch(() => {});
     if (span) {
       span.setAttributes({ 'lagoon.charged.usd_micros': this.outcome.usd, 'lagoon.charged.diem_micros': this.outcome.diem });
       // The span lasts until the settlement is recorded (journaled or committed).
@@ -190,6 +204,7 @@ class OpenMeter implements Meter {
     holdClosed();
     void this.ledger.release(this.hold);
     void this.admission?.finish(0);
+    this.tab?.release().catch((err) => log.error({ err }, 'could not release a payment settled after the work'));
   }
 }
 
@@ -207,8 +222,25 @@ async function openMeterNow(deps: MeterDeps, ctx: MeterContext, call: MeteredCal
   const prices = call.prices ?? unitPrices(call.model!);
   // Priced before admission: a unit the price list leaves out is refused before it takes any budget.
   const estimate = quote(prices, call.estimate, call.fees);
-  // Work paid on the spot is paid here, for its worst case, before anything is admitted or held.
-  await passGate(ctx.principal, estimate, { modelId: call.model?.id ?? call.modelId ?? call.endpoint, endpoint: call.endpoint });
+  // Work paid on the spot is paid here, for its worst case, before anything is admitted or held (or authorised here
+  // and paid when the meter settles: its tab).
+  const tab = await passGate(ctx.principal, estimate, { modelId: call.model?.id ?? call.modelId ?? call.endpoint, endpoint: call.endpoint });
+  try {
+    return await admitAndHold(deps, ctx, call, prices, estimate, tab);
+  } catch (e) {
+    await tab?.release().catch((err) => log.error({ err }, 'could not release a payment settled after the work'));
+    throw e;
+  }
+}
+
+async function admitAndHold(
+  deps: MeterDeps,
+  ctx: MeterContext,
+  call: MeteredCall,
+  prices: UnitPrices,
+  estimate: Amount,
+  tab: PaymentTab | undefined,
+): Promise<Meter> {
   let admission: Admission | undefined;
   if (call.model) {
     admission = await admit(deps, ctx, call.model, tokensOf(call.estimate), leastHoldOf(estimate));
@@ -230,7 +262,7 @@ async function openMeterNow(deps: MeterDeps, ctx: MeterContext, call: MeteredCal
   });
   holdOpened();
   noteModel(ctx.responseHeaders, call.model?.id ?? call.modelId ?? call.endpoint);
-  return new OpenMeter(deps.ledger, admission, call, prices, hold, before);
+  return new OpenMeter(deps.ledger, admission, call, prices, hold, before, tab);
 }
 
 /**

@@ -2,11 +2,21 @@
 // same code that prices its hold. The metered call hands its worst case to the gate when it knows it, before it
 // admits or holds anything and before any engine runs: the gate either refuses with the price (the unpaid request's
 // 402) or takes the payment for that price and credits it to the principal's account, and the call then holds and
-// settles as any other. The gate is opened once per request; later meters of the same request pass through.
+// settles as any other. A payment that settles only what the work used (x402's `upto`) hands the call a tab
+// instead: the call settles the tab with its charge when it settles, or releases it when it releases its hold. The
+// gate is opened once per request; later meters of the same request pass through.
 import type { Principal } from '../auth/keys.ts';
 import type { Amount } from './money.ts';
 
-export type PaymentGate = (price: Amount, meta: { modelId: string; endpoint: string }) => Promise<void>;
+/** A payment authorised before the work and settled after it, for what the work was charged. */
+export interface PaymentTab {
+  /** Settles the charge; the call's settlement is recorded only once this resolves (a rejection fails the answer). */
+  settle(charge: Amount): Promise<void>;
+  /** The work produced nothing: nothing is paid. */
+  release(): Promise<void>;
+}
+
+export type PaymentGate = (price: Amount, meta: { modelId: string; endpoint: string }) => Promise<void | PaymentTab>;
 
 const gates = new WeakMap<Principal, { gate: PaymentGate; opened: boolean; quote: boolean; paidFor?: string }>();
 
@@ -37,10 +47,10 @@ export function mayReplay(p: Principal, owner: string): boolean {
 /** Whether the principal's work is still waiting on its payment (its account may hold nothing yet). */
 export const awaitsPayment = (p: Principal): boolean => gates.get(p)?.opened === false;
 
-/** Runs the principal's gate, once, with the price of its first metered call. */
-export async function passGate(p: Principal, price: Amount, meta: { modelId: string; endpoint: string }): Promise<void> {
+/** Runs the principal's gate, once, with the price of its first metered call; the tab of a payment settled after. */
+export async function passGate(p: Principal, price: Amount, meta: { modelId: string; endpoint: string }): Promise<PaymentTab | undefined> {
   const g = gates.get(p);
-  if (!g || g.opened) return;
+  if (!g || g.opened) return undefined;
   g.opened = true;
-  await g.gate(price, meta);
+  return (await g.gate(price, meta)) ?? undefined;
 }

@@ -48,3 +48,11 @@ test('bad or half-finished settings fail loudly at start', () => {
   ];
   for (const env of bad) assert.throws(() => loadWalletConfig(env, 3000), /^Error: Invalid configuration: LAGOON_/, JSON.stringify(env));
 });
+
+test("x402's own upto: on Base by default, on the networks listed, nowhere with `none`", () => {
+  assert.equal(loadWalletConfig({}, 3000).evm.uptoPermit2, true);
+  assert.equal(loadWalletConfig({ LAGOON_X402_BASE_NETWORK: 'base-sepolia' }, 3000).evm.uptoPermit2, false);
+  assert.equal(loadWalletConfig({ LAGOON_X402_BASE_NETWORK: 'base-sepolia', LAGOON_X402_UPTO_NETWORKS: 'base, base-sepolia' }, 3000).evm.uptoPermit2, true);
+  assert.equal(loadWalletConfig({ LAGOON_X402_UPTO_NETWORKS: 'none' }, 3000).evm.uptoPermit2, false);
+  assert.throws(() => loadWalletConfig({ LAGOON_X402_UPTO_NETWORKS: 'ethereum' }, 3000), /LAGOON_X402_UPTO_NETWORKS/);
+});

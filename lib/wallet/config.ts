@@ -19,6 +19,12 @@ export interface EvmRail {
   rpcUrl: string | undefined;
   /** The in-process facilitator's hot wallet (pays the gas of transferWithAuthorization). */
   facilitatorKey: `0x${string}` | undefined;
+  /**
+   * Whether chat paid on the spot is offered under x402's own `upto` scheme here (Permit2 and x402's upto proxy, which
+   * must be deployed on this chain): the payer authorises the cap and only what was used is settled. Otherwise `upto`
+   * is authorised as an exact payment of the cap (lib/wallet/per-request.ts).
+   */
+  uptoPermit2: boolean;
 }
 
 export interface SolanaRail {
@@ -64,6 +70,15 @@ export function parseEvmNetwork(raw: string): (typeof EVM_NETWORKS)[keyof typeof
   const preset = EVM_NETWORKS[raw as keyof typeof EVM_NETWORKS];
   if (!preset) throw new Error(`must be one of ${Object.keys(EVM_NETWORKS).join(', ')}, got "${raw}"`);
   return preset;
+}
+
+/** LAGOON_X402_UPTO_NETWORKS: EVM network names (EVM_NETWORKS), comma-separated; `none` for none. */
+export function parseUptoNetworks(raw: string): string[] {
+  if (raw === 'none') return [];
+  const names = raw.split(',').map((n) => n.trim());
+  const unknown = names.find((n) => !Object.hasOwn(EVM_NETWORKS, n));
+  if (unknown !== undefined) throw new Error(`must be \`none\` or a comma-separated list of ${Object.keys(EVM_NETWORKS).join(', ')}, got "${unknown}"`);
+  return names.map((n) => EVM_NETWORKS[n as keyof typeof EVM_NETWORKS].network);
 }
 
 export function parseSolanaNetwork(raw: string): (typeof SOLANA_NETWORKS)[keyof typeof SOLANA_NETWORKS] {
@@ -140,6 +155,8 @@ export interface WalletSettings {
   maxTopUpUsd: number;
   perRequest: boolean;
   perRequestMaxUsd: number;
+  /** CAIP-2 ids of the EVM networks where x402's upto contracts are used (EvmRail.uptoPermit2). */
+  uptoNetworks: string[];
   siwxMaxAgeSeconds: number;
   siwxStatement: string;
 }
@@ -155,6 +172,7 @@ export function walletConfigOf(s: WalletSettings, port: number): WalletConfig {
     payTo: s.evmPayTo ?? '',
     rpcUrl: s.evmRpcUrl,
     facilitatorKey: s.evmFacilitatorKey,
+    uptoPermit2: s.uptoNetworks.includes(s.evmNetwork.network),
   };
   const solana: SolanaRail = {
     network: s.solanaNetwork.network,

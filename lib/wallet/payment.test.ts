@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../config.ts';
+import { getAddress } from 'viem';
 import { readPayment } from './payment.ts';
 
 const PAY_TO = '0x2670B922ef37C7Df47158725C0CC407b5382293F';
@@ -65,6 +66,50 @@ test('accepted must be our offer in every field but the amount, and match the au
   // Permit2 payloads carry no EIP-3009 authorization: refused, since only those are keyed on chain.
   await assert.rejects(
     readPayment(b64({ x402Version: 2, accepted: offer('5000000'), payload: { signature: '0x01', permit2Authorization: {} } }), cfg, noFeePayer),
+    { code: 'INVALID_PAYMENT_FORMAT' },
+  );
+});
+
+test("x402's own upto: a Permit2 authorization of the cap to the upto proxy, for our recipient and facilitator", async () => {
+  const FACILITATOR = getAddress('0x70997970c51812dc3a010c7d01b54abb8dcf1ac8');
+  const uptoFacilitator = async () => FACILITATOR;
+  const terms = { schemes: ['upto'] as const, min: 1, max: 1_000_000, what: 'payment' };
+  const accepted = {
+    ...offer('5000'),
+    scheme: 'upto',
+    extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2', facilitatorAddress: FACILITATOR },
+  };
+  const auth = (over: Record<string, unknown> = {}, witness: Record<string, unknown> = {}) => ({
+    from: FROM,
+    permitted: { token: accepted.asset, amount: '5000' },
+    spender: '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002',
+    nonce: '123456789',
+    deadline: '99999999999',
+    witness: { to: PAY_TO, facilitator: FACILITATOR, validAfter: '0', ...witness },
+    ...over,
+  });
+  const send = (a: unknown, acc: unknown = accepted) =>
+    readPayment(b64({ x402Version: 2, accepted: acc, payload: { signature: '0x01', permit2Authorization: a } }), cfg, noFeePayer, terms, uptoFacilitator);
+  const p = await send(auth());
+  assert.deepEqual([p.scheme, p.settledAfterWork, p.amount, p.payer], ['upto', true, 5000, FROM]);
+  assert.equal(p.paymentKey, `eip155:8453:permit2:${FROM.toLowerCase()}:123456789`);
+  assert.deepEqual(p.requirements, accepted);
+  await assert.rejects(send(auth({ spender: PAY_TO })), { code: 'INVALID_PAYMENT' });
+  await assert.rejects(send(auth({}, { to: FROM })), { code: 'INVALID_PAYMENT_RECIPIENT' });
+  await assert.rejects(send(auth({}, { facilitator: PAY_TO })), { code: 'INVALID_PAYMENT' });
+  await assert.rejects(send(auth({ permitted: { token: PAY_TO, amount: '5000' } })), { code: 'UNSUPPORTED_TOKEN' });
+  await assert.rejects(send(auth(), { ...accepted, amount: '4000' }), { code: 'INVALID_PAYMENT' });
+  await assert.rejects(send(auth(), { ...accepted, extra: { name: 'USD Coin', version: '2' } }), { code: 'INVALID_PAYMENT' });
+  await assert.rejects(send(auth({ nonce: '0x12' })), { code: 'INVALID_PAYMENT_FORMAT' });
+  // An EIP-3009 payload is not x402's upto where the contracts are used.
+  await assert.rejects(
+    readPayment(
+      b64({ x402Version: 2, accepted, payload: { signature: '0x01', authorization: authorization('5000') } }),
+      cfg,
+      noFeePayer,
+      terms,
+      uptoFacilitator,
+    ),
     { code: 'INVALID_PAYMENT_FORMAT' },
   );
 });

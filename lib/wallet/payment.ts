@@ -4,6 +4,7 @@
 // Solana transaction) is the same in all three, and it is what the signature covers, so each is normalised to a v2
 // payload whose `accepted` is our own offer at the payment's amount. Everything a client chose is checked against
 // our offer here, before any facilitator call: network, token, recipient, timeout, extra, and the amount's bounds.
+// x402's own EVM `upto` (a Permit2 transfer of at most the cap, per-request.ts) comes only in the v2 envelope.
 import { createHash } from 'node:crypto';
 import { getTransactionDecoder } from '@solana/kit';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
@@ -11,7 +12,8 @@ import { ApiError } from '../api/errors.ts';
 import { isAddress } from 'viem';
 import type { WalletConfig } from './config.ts';
 import { V1_NETWORK_NAMES } from './networks.ts';
-import { evmOffer, type Rail, solanaOffer } from './requirements.ts';
+import { evmOffer, evmUptoOffer, type Rail, solanaOffer } from './requirements.ts';
+import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { decodeBase64Json } from './siwx-payload.ts';
 
 export interface Payment {
@@ -22,14 +24,20 @@ export interface Payment {
   /** Micro-USD (USDC units). */
   amount: number;
   /**
-   * What the chain allows to happen once: EVM `network:token:from:nonce` (EIP-3009), Solana `network:sha256(message)`.
-   * The signature is deliberately not part of it (an ECDSA signature has a second valid form).
+   * What the chain allows to happen once: EVM `network:token:from:nonce` (EIP-3009) or `network:permit2:from:nonce`
+   * (Permit2's nonces are the owner's, whatever the token), Solana `network:sha256(message)`. The signature is
+   * deliberately not part of it (an ECDSA signature has a second valid form).
    */
   paymentKey: string;
   /** EVM: the authorization's signer; Solana: known only once the facilitator has read the transaction. */
   payer: string | undefined;
-  /** The scheme the client chose from our offer: `upto` is authorised and settled as its cap (per-request.ts). */
+  /** The scheme the client chose from our offer (per-request.ts). */
   scheme: 'exact' | 'upto';
+  /**
+   * x402's own `upto` (a Permit2 authorisation of `amount` at most): verified before the work, settled after it for
+   * what the work used. Otherwise a payment is settled for `amount` before the work (an `upto` one for its cap).
+   */
+  settledAfterWork: boolean;
   /** EVM: the authorization (for finding a settlement on chain). */
   authorization?: { from: string; to: string; value: string; nonce: string };
 }
@@ -109,6 +117,7 @@ function evmPayment(cfg: WalletConfig, t: PaymentTerms, env: Record<string, unkn
     requirements: offer,
     amount,
     scheme: 'exact',
+    settledAfterWork: false,
     paymentKey: `${offer.network}:${offer.asset.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
     payer: from,
     authorization: { from, to: String(to), value: String(value), nonce },
@@ -144,17 +153,72 @@ async function solanaPayment(
     requirements: offer,
     amount,
     scheme: 'exact',
+    settledAfterWork: false,
     paymentKey: `${offer.network}:${createHash('sha256').update(messageBytes).digest('hex')}`,
     payer: undefined,
   };
 }
 
-/** Normalises and checks a payment header; throws a 4xx ApiError naming the first field that is not acceptable. */
+const UINT = /^[0-9]{1,78}$/;
+
+/** x402's own EVM `upto`: a Permit2 transfer to the upto proxy of at most the cap, for our recipient and facilitator. */
+async function evmUptoPayment(
+  cfg: WalletConfig,
+  t: PaymentTerms,
+  env: Record<string, unknown>,
+  accepted: Record<string, unknown> | undefined,
+  facilitator: string,
+): Promise<Payment> {
+  if (!accepted) throw bad('an upto payment needs an x402 v2 PAYMENT-SIGNATURE with `accepted`');
+  const scheme = isObject(env.payload) ? env.payload : undefined;
+  const auth = scheme && isObject(scheme.permit2Authorization) ? scheme.permit2Authorization : undefined;
+  const permitted = auth && isObject(auth.permitted) ? auth.permitted : undefined;
+  const witness = auth && isObject(auth.witness) ? auth.witness : undefined;
+  if (!scheme || !auth || !permitted || !witness || typeof scheme.signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(scheme.signature))
+    throw bad(`an upto payment on ${cfg.evm.network} must carry a Permit2 authorization (permit2Authorization) and its signature`);
+  const { from, spender, nonce, deadline } = auth;
+  if (typeof from !== 'string' || !isAddress(from, { strict: false })) throw bad('permit2Authorization.from must be an address');
+  if (![nonce, deadline, witness.validAfter].every((v) => typeof v === 'string' && UINT.test(v)))
+    throw bad('permit2Authorization.nonce, deadline and witness.validAfter must be decimal strings');
+  const amount = amountOf(permitted.amount, t);
+  const offer = await evmUptoOffer(cfg, amount, facilitator);
+  checkAccepted('evm', accepted, offer);
+  if (accepted.amount !== permitted.amount) throw new ApiError('INVALID_PAYMENT', 'accepted.amount differs from the permitted amount');
+  if (!eqAddress('evm', permitted.token, offer.asset)) throw new ApiError('UNSUPPORTED_TOKEN', `Only ${offer.asset} (USDC) is accepted on ${offer.network}`);
+  if (!eqAddress('evm', witness.to, offer.payTo)) throw new ApiError('INVALID_PAYMENT_RECIPIENT', `Payments must be made to ${offer.payTo}`);
+  if (!eqAddress('evm', spender, x402UptoPermit2ProxyAddress))
+    throw new ApiError('INVALID_PAYMENT', `The Permit2 spender must be ${x402UptoPermit2ProxyAddress}`);
+  if (!eqAddress('evm', witness.facilitator, facilitator)) throw new ApiError('INVALID_PAYMENT', `The witness must name the facilitator ${facilitator}`);
+  const permit2Authorization = {
+    from,
+    permitted: { token: permitted.token, amount: permitted.amount },
+    spender,
+    nonce,
+    deadline,
+    witness: { to: witness.to, facilitator: witness.facilitator, validAfter: witness.validAfter },
+  };
+  return {
+    rail: 'evm',
+    payload: { x402Version: 2, accepted: offer, payload: { signature: scheme.signature, permit2Authorization } },
+    requirements: offer,
+    amount,
+    scheme: 'upto',
+    settledAfterWork: true,
+    paymentKey: `${offer.network}:permit2:${from.toLowerCase()}:${nonce}`,
+    payer: from,
+  };
+}
+
+/**
+ * Normalises and checks a payment header; throws a 4xx ApiError naming the first field that is not acceptable.
+ * `uptoFacilitator`: the address that settles x402's own EVM `upto` (undefined: `upto` is the exact payload for the cap).
+ */
 export async function readPayment(
   header: string,
   cfg: WalletConfig,
   solanaFeePayer: () => Promise<string | undefined>,
   terms: PaymentTerms = topUpTerms(cfg),
+  uptoFacilitator: () => Promise<string | undefined> = async () => undefined,
 ): Promise<Payment> {
   const env = decodeBase64Json(header, 'INVALID_PAYMENT_FORMAT', MAX_PAYMENT_HEADER);
   if (env.x402Version !== 1 && env.x402Version !== 2) throw bad('x402Version must be 1 or 2');
@@ -165,8 +229,13 @@ export async function readPayment(
   if (!terms.schemes.includes(scheme as 'exact'))
     throw new ApiError('UNSUPPORTED_SCHEME', `The "${String(scheme)}" scheme is not accepted here; use ${terms.schemes.map((x) => `"${x}"`).join(' or ')}`);
   const rail = railOf(network, cfg);
-  // Our `upto` is authorised with the exact scheme's payload for the cap (an EIP-3009 authorization, a Solana
-  // transfer): the packages' Permit2 and payment-channel forms are not taken, and the checks below say so.
+  if (rail === 'evm' && scheme === 'upto') {
+    const facilitator = await uptoFacilitator();
+    if (facilitator) return evmUptoPayment(cfg, terms, env, accepted, facilitator);
+  }
+  // Elsewhere (Solana, an EVM network without x402's upto contracts) our `upto` is authorised with the exact scheme's
+  // payload for the cap (an EIP-3009 authorization, a Solana transfer): Permit2 and payment-channel forms are not
+  // taken there, and the checks below say so.
   const envelope = accepted && scheme === 'upto' ? { ...env, accepted: { ...accepted, scheme: 'exact' } } : env;
   const inner = accepted && scheme === 'upto' ? { ...accepted, scheme: 'exact' } : accepted;
   const p = rail === 'evm' ? evmPayment(cfg, terms, envelope, inner) : await solanaPayment(cfg, terms, envelope, inner, await solanaFeePayer());

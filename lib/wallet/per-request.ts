@@ -14,16 +14,26 @@
 // and runs against that credit and is charged what it used, and the answer carries PAYMENT-RESPONSE (and
 // X-PAYMENT-RESPONSE for the legacy headers). Anything refused before that point moves no money.
 //
-// `upto`. The x402 upto scheme authorises a maximum and settles only what was used. The packages in use implement it
-// with Permit2 and a proxy contract on EVM, and with a payment channel program on Solana; neither contract exists on
-// the chains this server is tested on (and Permit2's on-chain flow needs a prior token approval by the payer). USDC's
-// own authorization (EIP-3009) moves exactly the signed value, as does a signed Solana transfer. So our `upto` is
+// `upto`. The x402 upto scheme authorises a maximum and settles only what was used. On an EVM network where x402's
+// upto contracts are deployed and our facilitator settles them (LAGOON_X402_UPTO_NETWORKS; Base by default), that is
+// what chat is offered: the published scheme (@x402/evm/upto), a Permit2 transfer of at most the cap to x402's upto
+// proxy, bound to our recipient and our facilitator. The payer approves Permit2 for USDC once, on chain, before
+// the first such payment (the 402's description says so; verification fails with permit2_allowance_required
+// otherwise). The payment is verified before the work starts (signature, balance, allowance: a simulated settlement
+// of the cap), claimed, and the work runs against the cap credited provisionally; after it, exactly what it was
+// charged is settled on chain and credited, and the rest of the cap is taken back (lib/wallet/upto-settlement.ts).
+// The payer's USDC decreases by the charge alone; a request that fails before producing anything moves nothing. The
+// answer carries PAYMENT-RESPONSE when its settlement ends before its headers are sent (a non-streamed answer).
+//
+// Elsewhere (Solana, whose upto is a payment channel program, or an EVM network without the contracts) USDC's own
+// authorization (EIP-3009) moves exactly the signed value, as does a signed Solana transfer. There our `upto` is
 // authorised with the exact scheme's payload for the cap, the cap is settled before the work starts, the work is
 // charged what it used, and the unused part is returned to the wallet's balance (its statement shows the payment and
 // the charge; the wallet spends the rest by signing in with Sign-In-With-X, or tops up no more until it is used).
 // Work that fails before its answer is delivered releases its hold the same way: its whole payment stays the wallet's.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { PERMIT2_ADDRESS } from '@x402/evm';
 import { ApiError, isApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
 import { gatedPrincipal } from '../billing/payment-gate.ts';
@@ -34,6 +44,7 @@ import type { Facilitator } from './facilitator.ts';
 import type { PaymentTerms } from './payment.ts';
 import { requestOffers } from './requirements.ts';
 import { settlePayment, spentPayment, verifyPayment } from './topup.ts';
+import { authorizeUpto } from './upto-settlement.ts';
 import { ensureWallet, type Wallet, walletPrincipal } from './wallets.ts';
 
 export type RequestScheme = 'exact' | 'upto';
@@ -65,11 +76,14 @@ export interface PerRequestDeps {
 /** A request's 402: what to sign for it. */
 async function priced(deps: PerRequestDeps, path: string, scheme: RequestScheme, amount: number, meta: { modelId: string }): Promise<PaymentRequired> {
   const feePayer = deps.cfg.rails.solana ? await deps.facilitator.solanaFeePayer() : undefined;
-  const accepts: PaymentRequirements[] = requestOffers(deps.cfg, scheme, amount, feePayer);
+  const uptoFacilitator = scheme === 'upto' && deps.cfg.rails.evm ? await deps.facilitator.uptoFacilitator() : undefined;
+  const accepts: PaymentRequirements[] = await requestOffers(deps.cfg, scheme, amount, feePayer, uptoFacilitator);
   const description =
-    scheme === 'upto'
-      ? `${meta.modelId}: at most ${fromMicros(amount)} USD; what the request does not use stays the wallet's credit`
-      : `${meta.modelId}: ${fromMicros(amount)} USD`;
+    scheme !== 'upto'
+      ? `${meta.modelId}: ${fromMicros(amount)} USD`
+      : uptoFacilitator
+        ? `${meta.modelId}: at most ${fromMicros(amount)} USD. On ${deps.cfg.evm.network} only what the request uses is settled (x402 upto, Permit2: approve Permit2 ${PERMIT2_ADDRESS} for USDC first); elsewhere the cap is paid and what the request does not use stays the wallet's credit`
+        : `${meta.modelId}: at most ${fromMicros(amount)} USD; what the request does not use stays the wallet's credit`;
   return {
     x402Version: 2,
     error: 'Payment required',
@@ -183,9 +197,15 @@ export async function paidCaller(
         { details: { paid: String(paid), required: String(price.usd) } },
       );
     }
-    const result = await settlePayment(deps402, verified, args.requestId);
-    args.headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(result.settlement);
-    if (args.header.name !== 'payment-signature') args.headers['X-PAYMENT-RESPONSE'] = args.headers['PAYMENT-RESPONSE'];
+    const answer = (settlement: SettleResponse) => {
+      args.headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(settlement);
+      if (args.header.name !== 'payment-signature') args.headers['X-PAYMENT-RESPONSE'] = args.headers['PAYMENT-RESPONSE'];
+    };
+    if (verified.payment.settledAfterWork) {
+      const tab = await authorizeUpto(deps402, verified, args.requestId);
+      return { settle: async (charge) => answer(await tab.settle(charge.usd)), release: () => tab.release() };
+    }
+    answer((await settlePayment(deps402, verified, args.requestId)).settlement);
   });
   return { principal: gated, wallet };
 }

@@ -2,6 +2,7 @@
 // Solana), built from configuration alone. The amount is the only field a payment may choose (a top-up is any
 // amount from the minimum to the maximum); every other field of a payment's `accepted` must equal these.
 import type { PaymentRequirements } from '@x402/core/types';
+import { UptoEvmScheme } from '@x402/evm/upto/server';
 import type { WalletConfig } from './config.ts';
 
 export type Rail = 'evm' | 'solana';
@@ -48,10 +49,32 @@ export function railNames(cfg: WalletConfig): string[] {
   return names;
 }
 
+const uptoServer = new UptoEvmScheme();
+
 /**
- * The offers for a request paid on the spot: `exact` at its price, or `upto` with its cap (metered work). Our `upto`
- * is signed as the exact scheme's payload for the cap (lib/wallet/per-request.ts says why).
+ * Our EVM offer under x402's own `upto` scheme (Permit2), for a cap of `amount`: the package's server scheme adds
+ * what its client signs with (the transfer method, and the facilitator the payer lets settle).
  */
-export function requestOffers(cfg: WalletConfig, scheme: 'exact' | 'upto', amount: number, solanaFeePayer: string | undefined): PaymentRequirements[] {
-  return offers(cfg, amount, solanaFeePayer).map((o) => ({ ...o, scheme }));
+export function evmUptoOffer(cfg: WalletConfig, amount: number, facilitatorAddress: string): Promise<PaymentRequirements> {
+  const offer = { ...evmOffer(cfg, amount), scheme: 'upto' };
+  return uptoServer.enhancePaymentRequirements(offer, { x402Version: 2, scheme: 'upto', network: offer.network, extra: { facilitatorAddress } }, []);
+}
+
+/**
+ * The offers for a request paid on the spot: `exact` at its price, or `upto` with its cap (metered work). `upto` is
+ * x402's own scheme on an EVM network with its contracts when the facilitator settles it (`uptoFacilitator`), and
+ * elsewhere the exact scheme's payload for the cap (lib/wallet/per-request.ts says why).
+ */
+export async function requestOffers(
+  cfg: WalletConfig,
+  scheme: 'exact' | 'upto',
+  amount: number,
+  solanaFeePayer: string | undefined,
+  uptoFacilitator: string | undefined,
+): Promise<PaymentRequirements[]> {
+  return Promise.all(
+    offers(cfg, amount, solanaFeePayer).map((o) =>
+      scheme === 'upto' && o.network === cfg.evm.network && uptoFacilitator ? evmUptoOffer(cfg, amount, uptoFacilitator) : { ...o, scheme },
+    ),
+  );
 }

@@ -31,7 +31,7 @@ export interface TopUpResult {
  */
 const STALE_CLAIM_MS = 10 * 60_000;
 
-interface Claim {
+export interface Claim {
   id: string;
   claimId: string;
 }
@@ -42,7 +42,14 @@ async function refuseIfDone(store: Store, paymentKey: string, now: number): Prom
   if (row?.status === 'pending' && now - Number(row.updated_at) < STALE_CLAIM_MS) throw new ApiError('PAYMENT_IN_PROGRESS');
 }
 
-async function claim(store: Store, p: Payment, payer: string, now: number, requestId: string | undefined, origin: PaymentOrigin | undefined): Promise<Claim> {
+export async function claim(
+  store: Store,
+  p: Payment,
+  payer: string,
+  now: number,
+  requestId: string | undefined,
+  origin: PaymentOrigin | undefined,
+): Promise<Claim> {
   const id = randomUUID();
   const claimId = randomUUID();
   const inserted = await store.run(
@@ -61,7 +68,7 @@ async function claim(store: Store, p: Payment, payer: string, now: number, reque
   throw new ApiError(row?.status === 'settled' ? 'PAYMENT_ALREADY_CREDITED' : 'PAYMENT_IN_PROGRESS');
 }
 
-async function markFailed(store: Store, c: Claim, reason: string): Promise<void> {
+export async function markFailed(store: Store, c: Claim, reason: string): Promise<void> {
   await store.run(`UPDATE x402_topups SET status = 'failed', error = $3, updated_at = $4 WHERE id = $1 AND claim_id = $2 AND status = 'pending'`, [
     c.id,
     c.claimId,
@@ -92,7 +99,7 @@ async function credit(store: Store, c: Claim, wallet: Wallet, amount: number, tx
   });
 }
 
-const reasonOf = (r: { invalidReason?: string; errorReason?: string }) => r.invalidReason ?? r.errorReason ?? 'unknown';
+export const reasonOf = (r: { invalidReason?: string; errorReason?: string }) => r.invalidReason ?? r.errorReason ?? 'unknown';
 
 function verificationFailed(v: VerifyResponse): ApiError {
   const reason = reasonOf(v);
@@ -133,7 +140,13 @@ export interface VerifiedPayment {
 /** Reads and verifies a payment header; nothing is claimed or moved. Throws a 4xx naming what is wrong. */
 export async function verifyPayment(deps: TopUpDeps, header: string, terms?: PaymentTerms): Promise<VerifiedPayment> {
   const { store, cfg, facilitator } = deps;
-  const payment = await readPayment(header, cfg, () => facilitator.solanaFeePayer(), terms);
+  const payment = await readPayment(
+    header,
+    cfg,
+    () => facilitator.solanaFeePayer(),
+    terms,
+    () => facilitator.uptoFacilitator(),
+  );
   await refuseIfDone(store, payment.paymentKey, Date.now());
 
   let verified: VerifyResponse;
@@ -162,7 +175,13 @@ export async function spentPayment(
   header: string,
   terms?: PaymentTerms,
 ): Promise<{ rail: Payment['rail']; payer: string; requestId: string | null } | undefined> {
-  const payment = await readPayment(header, deps.cfg, () => deps.facilitator.solanaFeePayer(), terms);
+  const payment = await readPayment(
+    header,
+    deps.cfg,
+    () => deps.facilitator.solanaFeePayer(),
+    terms,
+    () => deps.facilitator.uptoFacilitator(),
+  );
   const row = await deps.store.get<{ payer: string; request_id: string | null }>(
     "SELECT payer, request_id FROM x402_topups WHERE payment_key = $1 AND status = 'settled'",
     [payment.paymentKey],

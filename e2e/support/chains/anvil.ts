@@ -1,6 +1,7 @@
 // A local EVM chain for the wallet tests: anvil (from the npm @foundry-rs/anvil package) on 127.0.0.1 with chain id
-// 8453, a test USDC (EIP-3009) at the real Base USDC address and Multicall3 at its usual address, so the server's
-// production payment requirements work unchanged. One chain per test file; it stops with the file.
+// 8453, a test USDC (EIP-3009) at the real Base USDC address, Multicall3 at its usual address, and the contracts of
+// x402's `upto` scheme (Permit2 and the upto proxy, permit2.ts) at theirs, so the server's production payment
+// requirements work unchanged. One chain per test file; it stops with the file.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -13,6 +14,7 @@ import {
   createWalletClient,
   defineChain,
   type Hex,
+  type LocalAccount,
   http,
   parseGwei,
   publicActions,
@@ -20,12 +22,13 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { BASE_MAINNET } from '../../../lib/wallet/networks.ts';
+import { PERMIT2, permit2Deployment, UPTO_PROXY } from './permit2.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ANVIL = process.env.ANVIL_BIN ?? path.resolve(here, '../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
 const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
-export type ContractName = 'TestUSDC' | 'MiniMulticall3' | 'TestWallet' | 'TestWalletFactory';
+export type ContractName = 'TestUSDC' | 'MiniMulticall3' | 'TestWallet' | 'TestWalletFactory' | 'TestUptoPermit2Proxy';
 export const CONTRACTS: Record<ContractName, { abi: Abi; bytecode: Hex; deployedBytecode: Hex }> = JSON.parse(
   fs.readFileSync(path.join(here, 'contracts.json'), 'utf8'),
 ).contracts;
@@ -45,6 +48,8 @@ export interface Anvil {
   deploy(name: ContractName, args?: unknown[]): Promise<Hex>;
   /** Sends a transaction from the deployer (e.g. a third party submitting an authorization first). */
   write(args: { address: Hex; abi: Abi; functionName: string; args: unknown[] }): Promise<Hex>;
+  /** Sends a transaction from `account` (given gas money first), and waits for its success. */
+  send(account: LocalAccount, tx: { to: Hex; data: Hex }): Promise<Hex>;
   /** Moves the chain's clock (the token checks validBefore against block time). */
   increaseTime(seconds: number): Promise<void>;
   close(): Promise<void>;
@@ -129,6 +134,19 @@ export async function startAnvil(): Promise<Anvil> {
   await testClient.setCode({ address: USDC, bytecode: (await publicClient.getCode({ address: token }))! });
   await testClient.setCode({ address: MULTICALL3, bytecode: CONTRACTS.MiniMulticall3.deployedBytecode });
   const usdc = { address: USDC, abi: CONTRACTS.TestUSDC.abi };
+  // x402 upto: Permit2 deployed as on public chains; the proxy has no constructor, so its runtime code is all it needs.
+  await deployer.waitForTransactionReceipt({ hash: await deployer.sendTransaction(permit2Deployment()) });
+  if (!(await publicClient.getCode({ address: PERMIT2 }))) throw new Error('Permit2 was not deployed at its canonical address');
+  await testClient.setCode({ address: UPTO_PROXY, bytecode: CONTRACTS.TestUptoPermit2Proxy.deployedBytecode });
+
+  const send = async (account: LocalAccount, tx: { to: Hex; data: Hex }): Promise<Hex> => {
+    await testClient.setBalance({ address: account.address, value: 10n ** 18n });
+    const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
+    const hash = await wallet.sendTransaction(tx);
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    return hash;
+  };
 
   return {
     rpcUrl,
@@ -141,6 +159,7 @@ export async function startAnvil(): Promise<Anvil> {
     },
     deploy,
     write,
+    send,
     async increaseTime(seconds) {
       await testClient.increaseTime({ seconds });
       await testClient.mine({ blocks: 1 });
