@@ -141,7 +141,12 @@ export function ImageEditor({
       </div>
       {canMask ? (
         <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
-          <span>{painted ? t('maskPainted') : t('maskHint')}</span>
+          {/* Both texts hold their place, one hidden: the dialog is centred, so a line more or less would move the
+              picture under the brush at the first dab. */}
+          <span className="grid">
+            <span className={`col-start-1 row-start-1 ${painted ? 'invisible' : ''}`}>{t('maskHint')}</span>
+            <span className={`col-start-1 row-start-1 ${painted ? '' : 'invisible'}`}>{t('maskPainted')}</span>
+          </span>
           <Button size="sm" variant="ghost" onClick={clear} disabled={!painted} data-testid="image-editor-clear">
             {t('clear')}
           </Button>
