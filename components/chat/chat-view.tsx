@@ -29,6 +29,7 @@ import { useAttachments } from './use-attachments.ts';
 import { useBranch } from './use-branch.ts';
 import { useChatController } from './use-chat-controller.ts';
 import { useFileDrop } from './use-file-drop.ts';
+import { dropTemporaryFiles } from './temporary-files.ts';
 import { useStopOnEscape } from './use-stop-on-escape.ts';
 import { ImageActionsContext } from '@/components/images/image-actions.ts';
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
@@ -60,7 +61,10 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
   const activeId = conversationId ?? temporaryId;
   useEffect(() => {
     if (!temporaryId) return;
-    return () => qc.removeQueries({ queryKey: qk.conversation(temporaryId) });
+    return () => {
+      qc.removeQueries({ queryKey: qk.conversation(temporaryId) });
+      dropTemporaryFiles(temporaryId);
+    };
   }, [qc, temporaryId]);
   const query = useConversation(activeId);
   const conv = query.data;
@@ -129,13 +133,15 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
     onFollow: () => setFollowToken((t) => t + 1),
   });
   const attachments = useAttachments(limits, !!model?.capabilities.vision);
-  // The image mode makes pictures from words: it takes no files (and no model is asked to read them).
-  const attachBlocked = temporary ? t('temporaryNoFiles') : image.enabled ? t('imageNoFiles') : undefined;
+  // The image mode makes pictures from words: it takes no files (and no model is asked to read them). A temporary
+  // chat has no image mode; its files are read for each turn and kept in this page only (temporary-files.ts).
+  const imageMode = image.enabled && !temporary;
+  const attachBlocked = imageMode ? t('imageNoFiles') : undefined;
   const drop = useFileDrop(attachBlocked ? () => {} : attachments.add);
   const stop = () => lastAnswer && controller.stop(lastAnswer.id);
   useStopOnEscape(generating, stop);
   const sendMessage = (text: string) => {
-    if (image.enabled && !temporary) return image.generate(text);
+    if (imageMode) return image.generate(text);
     const files = attachments.items;
     attachments.clear();
     return controller.send(text, files, last?.id ?? null);
@@ -237,7 +243,7 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
           </ChatActionsContext.Provider>
         )}
       </div>
-      {image.enabled && image.model && (
+      {imageMode && image.model && (
         <div className="shrink-0 px-3 sm:px-6">
           <ImageOptions models={image.models} styles={image.styles} model={image.model} choices={image.choices} onChange={image.change} />
         </div>
@@ -248,12 +254,12 @@ export function ChatView({ conversationId, characterSlug = null }: Props) {
         limits={limits}
         generating={generating}
         stopping={live === 'stopping'}
-        blocked={image.enabled ? undefined : blocked}
+        blocked={imageMode ? undefined : blocked}
         attachBlocked={attachBlocked}
         onSend={sendMessage}
         onStop={stop}
         tools={temporary ? undefined : <ImageModeToggle on={image.enabled} available={image.available} why={image.unavailable} onToggle={image.toggle} />}
-        placeholder={temporary ? t('placeholderTemporary') : image.enabled ? t('placeholderImage') : undefined}
+        placeholder={temporary ? t('placeholderTemporary') : imageMode ? t('placeholderImage') : undefined}
       />
       <GenerationStatus generating={generating} outcome={lastAnswer?.status} />
       {drop.dragging && <DropOverlay limits={limits} />}

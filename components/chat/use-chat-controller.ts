@@ -5,11 +5,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useRef, useState } from 'react';
 import { AppApiError, call, qk } from '@/components/api/client';
-import type { AppConversationWithMessages, AppMessage, ChatSettings } from '@/lib/wire.ts';
+import type { AppConversationWithMessages, AppMessage, ChatSettings, TemporaryTurnRequest } from '@/lib/wire.ts';
 import { mergeConversation, seedConversation, upsertMessages } from './chat-cache.ts';
 import { getLive, updateLive } from './live-store.ts';
 import { finishAnswer, followStream } from './stream-manager.ts';
 import type { TranscriptRow } from './transcript-rows.ts';
+import { keepTemporaryFiles, temporaryFiles } from './temporary-files.ts';
 import { toUploads, type DraftAttachment } from './use-attachments.ts';
 
 type Failure = Extract<TranscriptRow, { kind: 'failure' }>;
@@ -39,23 +40,30 @@ function asFailure(e: unknown, retry?: () => void): Failure {
   };
 }
 
-/** A temporary chat's branch up to `leafId` (oldest first), as the server is sent it: it holds the chat alone. */
-function temporaryHistory(qc: ReturnType<typeof useQueryClient>, chatId: string, leafId: string | null) {
+/**
+ * A temporary chat's branch up to `leafId` (oldest first), as the server is sent it: it holds the chat alone, so the
+ * user messages' files go again too (temporary-files.ts).
+ */
+function temporaryHistory(qc: ReturnType<typeof useQueryClient>, chatId: string, leafId: string | null): TemporaryTurnRequest['history'] {
   const all = qc.getQueryData<AppConversationWithMessages>(qk.conversation(chatId))?.messages ?? [];
   const byId = new Map(all.map((m) => [m.id, m]));
-  const out: { id: string; role: 'user' | 'assistant'; content: string }[] = [];
-  for (let m = leafId ? byId.get(leafId) : undefined; m; m = m.parentId ? byId.get(m.parentId) : undefined)
-    if (m.role !== 'system') out.unshift({ id: m.id, role: m.role, content: m.content });
+  const out: TemporaryTurnRequest['history'] = [];
+  for (let m = leafId ? byId.get(leafId) : undefined; m; m = m.parentId ? byId.get(m.parentId) : undefined) {
+    if (m.role === 'system') continue;
+    const files = m.role === 'user' ? temporaryFiles(chatId, m.id) : [];
+    out.unshift({ id: m.id, role: m.role, content: m.content, ...(files.length ? { attachments: files } : {}) });
+  }
   return out;
 }
 
-/** Settings a temporary turn takes (no tools, knowledge or memory: nothing of the account's is read). */
-const temporarySettings = ({ systemPrompt, temperature, webSearch, citations, includeServiceSystemPrompt }: ChatSettings) => ({
+/** Settings a temporary turn takes: its tools too, but no knowledge or memory (nothing of the account's is read). */
+const temporarySettings = ({ systemPrompt, temperature, webSearch, citations, includeServiceSystemPrompt, tools }: ChatSettings) => ({
   ...(systemPrompt !== undefined ? { systemPrompt } : {}),
   ...(temperature !== undefined ? { temperature } : {}),
   ...(webSearch !== undefined ? { webSearch } : {}),
   ...(citations !== undefined ? { citations } : {}),
   ...(includeServiceSystemPrompt !== undefined ? { includeServiceSystemPrompt } : {}),
+  ...(tools?.length ? { tools } : {}),
 });
 
 export function useChatController(options: ControllerOptions) {
@@ -80,9 +88,19 @@ export function useChatController(options: ControllerOptions) {
         if (o.temporary && o.conversationId) {
           const id = o.conversationId;
           const history = temporaryHistory(qc, id, parentId);
+          // An edit keeps the original's files, which only this page holds.
+          const uploads = attachmentsFrom ? temporaryFiles(id, attachmentsFrom) : await toUploads(files);
           const res = await call('POST /chat/temporary', {
-            body: { chatId: id, history, content, ...(o.modelId ? { modelId: o.modelId } : {}), settings: temporarySettings(o.settings) },
+            body: {
+              chatId: id,
+              history,
+              content,
+              ...(uploads.length ? { attachments: uploads } : {}),
+              ...(o.modelId ? { modelId: o.modelId } : {}),
+              settings: temporarySettings(o.settings),
+            },
           });
+          if (res.user) keepTemporaryFiles(id, res.user.id, uploads);
           upsertMessages(qc, id, res.user ? [res.user, res.assistant] : [res.assistant]);
           opts.current.setLeaf(res.assistant.id);
           followStream(qc, id, res.assistant.id);

@@ -13,6 +13,9 @@ import { Button } from '@/components/ui/button.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
 import type { AppImage, AppImageModel, EditImageRequest } from '@/lib/images/wire.ts';
 
+/** The brush, in the picture's pixels: a 24th of its width, at least 6. */
+const brushRadius = (width: number) => Math.max(6, width / 24);
+
 export interface EditSource {
   /** A gallery image… */
   sourceId?: string;
@@ -36,7 +39,8 @@ export function ImageEditor({
   const t = useTranslations('imageEditor');
   const id = useId();
   const canvas = useRef<HTMLCanvasElement>(null);
-  const drawing = useRef(false);
+  /** Where the stroke being painted last was, in the picture's pixels (null: no stroke). */
+  const last = useRef<{ x: number; y: number } | null>(null);
   const [painted, setPainted] = useState(false);
   const [prompt, setPrompt] = useState('');
   const canMask = model.maskRefusal === null;
@@ -49,23 +53,39 @@ export function ImageEditor({
     onSuccess: (r) => onDone(r.images),
   });
 
-  /** The canvas takes the picture's own pixel size once it loads, so the mask lines up with it exactly. */
-  const fit = (img: HTMLImageElement) => {
-    const c = canvas.current;
-    if (!c) return;
-    c.width = img.naturalWidth;
-    c.height = img.naturalHeight;
+  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  /**
+   * The canvas takes the picture's own pixel size once it loads (or at once, when it had loaded before), so the mask
+   * lines up with it exactly whatever size it is shown at and whatever the screen's pixel ratio.
+   */
+  const fit = (img: HTMLImageElement | null) => {
+    if (!img?.complete || !img.naturalWidth) return;
+    const { naturalWidth: width, naturalHeight: height } = img;
+    setSize((s) => (s?.width === width && s.height === height ? s : { width, height }));
   };
   const paint = (e: PointerEvent<HTMLCanvasElement>) => {
     const c = canvas.current;
     const ctx = c?.getContext('2d');
     if (!c || !ctx) return;
+    // CSS pixels to the picture's, each axis on its own (the canvas is stretched over the picture as shown).
     const r = c.getBoundingClientRect();
-    const scale = c.width / r.width;
-    ctx.fillStyle = '#ffffff';
+    const p = { x: ((e.clientX - r.left) * c.width) / r.width, y: ((e.clientY - r.top) * c.height) / r.height };
+    const radius = brushRadius(c.width);
+    ctx.fillStyle = ctx.strokeStyle = '#ffffff';
     ctx.beginPath();
-    ctx.arc((e.clientX - r.left) * scale, (e.clientY - r.top) * scale, Math.max(6, c.width / 24), 0, Math.PI * 2);
-    ctx.fill();
+    const from = last.current;
+    // A segment from the last point, so a fast stroke (few pointer events) paints a band rather than dots.
+    if (from) {
+      ctx.lineWidth = radius * 2;
+      ctx.lineCap = 'round';
+      ctx.moveTo(from.x, from.y);
+      ctx.lineTo(p.x, p.y);
+      ctx.stroke();
+    } else {
+      ctx.arc(p.x, p.y, radius, 0, Math.PI * 2);
+      ctx.fill();
+    }
+    last.current = p;
     setPainted(true);
   };
   const clear = () => {
@@ -94,28 +114,39 @@ export function ImageEditor({
       }
     >
       <div className="relative overflow-hidden rounded-lg border border-border bg-muted">
-        <img src={source.url} alt={t('picture')} onLoad={(e) => fit(e.currentTarget)} className="block h-auto w-full" />
+        <img src={source.url} alt={t('picture')} ref={fit} onLoad={(e) => fit(e.currentTarget)} className="block h-auto w-full" />
         <canvas
           ref={canvas}
           aria-label={canMask ? t('maskLabel') : undefined}
           aria-hidden={canMask ? undefined : true}
           data-testid="image-editor-mask"
+          width={size?.width}
+          height={size?.height}
+          data-brush-radius={size ? brushRadius(size.width) : undefined}
           className={`absolute inset-0 h-full w-full opacity-50 ${canMask ? 'cursor-crosshair touch-none' : 'pointer-events-none'}`}
           onPointerDown={(e) => {
-            if (!canMask) return;
-            drawing.current = true;
+            if (!canMask || !size) return;
+            last.current = null;
             e.currentTarget.setPointerCapture(e.pointerId);
             paint(e);
           }}
-          onPointerMove={(e) => drawing.current && paint(e)}
+          onPointerMove={(e) => last.current && paint(e)}
           onPointerUp={() => {
-            drawing.current = false;
+            last.current = null;
+          }}
+          onPointerCancel={() => {
+            last.current = null;
           }}
         />
       </div>
       {canMask ? (
         <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
-          <span>{painted ? t('maskPainted') : t('maskHint')}</span>
+          {/* Both texts hold their place, one hidden: the dialog is centred, so a line more or less would move the
+              picture under the brush at the first dab. */}
+          <span className="grid">
+            <span className={`col-start-1 row-start-1 ${painted ? 'invisible' : ''}`}>{t('maskHint')}</span>
+            <span className={`col-start-1 row-start-1 ${painted ? '' : 'invisible'}`}>{t('maskPainted')}</span>
+          </span>
           <Button size="sm" variant="ghost" onClick={clear} disabled={!painted} data-testid="image-editor-clear">
             {t('clear')}
           </Button>

@@ -1,11 +1,14 @@
 // "Edit this image" in Chromium, on the demo editor (which applies a small vocabulary for real and reads a one-channel
 // mask): a gallery image is edited with a mask painted on the canvas, the edited image joins the gallery, changed only
-// where painted, billed once as one image; a picture attached to a chat message is edited too (no mask).
+// where painted, billed once as one image; a picture attached to a chat message is edited too (no mask). Then the mask
+// lines up with the picture: a rectangle painted on a wide picture shown scaled down, on a screen of pixel ratio 2,
+// is where it was painted in the picture's own pixels, in the mask the server received.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
+import { greyscaleMask } from '../../lib/images/app-edit.ts';
 import { DEFAULT_CATALOGUE } from '../../lib/models/catalogue.ts';
 import { screenshot, seriousA11yViolations } from '../support/browser.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
@@ -156,5 +159,93 @@ else
         [true, true, true],
         'inverted red',
       );
+    });
+
+    test('the painted mask lines up with the picture: a wide picture shown scaled, at pixel ratio 2', async () => {
+      const { page: hidpi } = await run.newPage({ viewport: { width: 900, height: 800 }, deviceScaleFactor: 2 });
+      await run.signIn(hidpi, user.email);
+      await hidpi.getByTestId('composer-input').waitFor();
+      if ((await hidpi.getByTestId('image-mode-toggle').getAttribute('aria-pressed')) === 'true') await hidpi.getByTestId('image-mode-toggle').click();
+      await pickModel(hidpi, 'Scripted vision-model');
+      const [W, H] = [1200, 500];
+      const png = await sharp({ create: { width: W, height: H, channels: 3, background: { r: 30, g: 90, b: 200 } } })
+        .png()
+        .toBuffer();
+      await hidpi.locator('input[type="file"]').setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: png });
+      await ask(hidpi, 'What is this?');
+      await lastQuestion(hidpi).getByTestId('attachment-edit').click();
+      const mask = hidpi.getByTestId('image-editor-mask');
+      await until(async () => (await mask.evaluate((c: HTMLCanvasElement) => `${c.width}x${c.height}`)) === `${W}x${H}`, 'the mask canvas at the picture size');
+      const box = (await mask.boundingBox())!;
+      assert.ok(box.width < W / 1.5, `the picture is shown scaled down (${box.width} CSS px for ${W} px)`);
+      assert.ok(Math.abs(box.width / box.height - W / H) < 0.02, 'shown at its own aspect ratio');
+      const radius = Number(await mask.getAttribute('data-brush-radius'));
+      assert.ok(radius > 0);
+
+      // One stroke over the rectangle [left, right] × [top, bottom] (the picture's pixels), row by row, each row
+      // closer than the brush is wide: painted is that rectangle grown by the brush's radius.
+      const [left, top, right, bottom] = [300, 150, 700, 300];
+      const screen = (x: number, y: number): [number, number] => [box.x + (x * box.width) / W, box.y + (y * box.height) / H];
+      const rows: number[] = [];
+      for (let y = top; y < bottom; y += radius) rows.push(y);
+      rows.push(bottom);
+      await hidpi.mouse.move(...screen(left, top));
+      await hidpi.mouse.down();
+      for (const [i, y] of rows.entries()) {
+        const [from, to] = i % 2 ? [right, left] : [left, right];
+        await hidpi.mouse.move(...screen(from, y), { steps: 2 });
+        await hidpi.mouse.move(...screen(to, y), { steps: 4 });
+      }
+      await hidpi.mouse.up();
+      const after = (await mask.boundingBox())!;
+      assert.deepEqual([after.x, after.y], [box.x, box.y], 'the picture stayed put under the brush');
+      await hidpi.getByTestId('image-editor-prompt').fill('make it black and white');
+      const sent = hidpi.waitForRequest((r) => r.url().endsWith('/api/app/images/edit') && r.method() === 'POST');
+      await hidpi.getByTestId('image-editor-apply').click();
+      const body = (await sent).postDataJSON() as { image: string; mask: string };
+      assert.equal(body.image, `data:image/png;base64,${png.toString('base64')}`, 'the picture goes as it is');
+      await hidpi.getByTestId('image-editor').waitFor({ state: 'detached' });
+
+      // The painted mask (opaque where painted) and what the engine reads of it (white where painted).
+      const painted = await sharp(Buffer.from(body.mask.split(',')[1], 'base64'))
+        .ensureAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      assert.deepEqual([painted.info.width, painted.info.height], [W, H], 'the mask has the picture’s size');
+      const grey = await sharp(await greyscaleMask(body.mask))
+        .extractChannel(0)
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      assert.deepEqual([grey.info.width, grey.info.height, grey.info.channels], [W, H, 1]);
+      const extent = (on: (x: number, y: number) => boolean) => {
+        const e = { left: W, top: H, right: -1, bottom: -1 };
+        for (let y = 0; y < H; y++)
+          for (let x = 0; x < W; x++)
+            if (on(x, y)) Object.assign(e, { left: Math.min(e.left, x), top: Math.min(e.top, y), right: Math.max(e.right, x), bottom: Math.max(e.bottom, y) });
+        return e;
+      };
+      const expected = { left: left - radius, top: top - radius, right: right + radius, bottom: bottom + radius };
+      for (const [what, got] of [
+        ['opaque in the painted mask', extent((x, y) => painted.data[(y * W + x) * 4 + 3] > 127)],
+        ['white in the engine’s mask', extent((x, y) => grey.data[y * W + x] > 127)],
+      ] as const) {
+        for (const k of ['left', 'top', 'right', 'bottom'] as const)
+          assert.ok(Math.abs(got[k] - expected[k]) <= 2, `${what}: ${k} at ${got[k]}, painted at ${expected[k].toFixed(1)} (±2 px)`);
+      }
+      // Inside the rectangle all painted; beyond the brush, nothing.
+      const alpha = (x: number, y: number) => painted.data[(y * W + x) * 4 + 3];
+      for (const [x, y] of [
+        [left, top],
+        [right, bottom],
+        [(left + right) / 2, (top + bottom) / 2],
+      ])
+        assert.ok(alpha(Math.round(x), Math.round(y)) > 200, `painted at ${x},${y}`);
+      for (const [x, y] of [
+        [Math.floor(left - radius - 4), (top + bottom) / 2],
+        [Math.ceil(right + radius + 4), (top + bottom) / 2],
+        [(left + right) / 2, Math.floor(top - radius - 4)],
+        [(left + right) / 2, Math.ceil(bottom + radius + 4)],
+      ])
+        assert.equal(alpha(Math.round(x), Math.round(y)), 0, `unpainted at ${x},${y}`);
     });
   });

@@ -1,17 +1,21 @@
 // Share links and temporary chats in Chromium: the owner switches to an older branch and shares it from the chat
 // header; the link opened signed out shows that branch only (never indexed), and passes axe; another signed-in user
 // continues it as a chat of their own; the owner revokes it from the account page and the link becomes the 404 page.
-// Then a temporary chat: answered, never in the history, and gone after a reload.
+// Then a temporary chat: answered, never in the history, and gone after a reload; and one with a document attached
+// and an MCP server switched on, whose text reaches the model and whose tool call shows, with nothing stored.
 // Ends with the key-material scan and the CSP check.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { userConversations } from '../../lib/conversations/conversations.ts';
+import { McpServers } from '../../lib/tools/mcp-servers.ts';
 import { screenshot, seriousA11yViolations } from '../support/browser.ts';
+import { startHttpMcp, type TestHttpMcp } from '../support/mcp/http-server.ts';
 import { type AppRun, browserSkip, startApp, type TestUser } from './support/app.ts';
-import { ask, conversationId, lastAnswer, messages } from './support/chat.ts';
+import { ask, conversationId, lastAnswer, lastQuestion, messages } from './support/chat.ts';
+import { documents } from './support/documents.ts';
 import { assertNoCspViolations, assertNoKeyMaterial } from './support/key-scan.ts';
-import { textOf, until, waitForCount, waitForText } from './support/wait.ts';
+import { textOf, until, waitForAttribute, waitForCount, waitForText } from './support/wait.ts';
 
 const skip = browserSkip();
 
@@ -19,6 +23,7 @@ if (skip) test('browser: share links and temporary chats', { skip }, () => {});
 else
   describe('browser: share links and temporary chats', () => {
     let run: AppRun;
+    let mcp: TestHttpMcp;
     let alice: TestUser;
     let bob: TestUser;
     let page: Page;
@@ -26,7 +31,9 @@ else
     let link = '';
 
     before(async () => {
-      run = await startApp();
+      mcp = await startHttpMcp();
+      run = await startApp({ env: { LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+      await new McpServers(run.h.svc.store, run.h.svc.secrets).add({ name: 'calc', transport: 'http', url: mcp.url });
       alice = await run.newUser({ usd: 5 });
       bob = await run.newUser({ usd: 5 });
       const ops = userConversations(run.h.svc.store, alice.user.id);
@@ -38,7 +45,10 @@ else
       ({ page } = await run.newPage());
       await run.signIn(page, alice.email, `/c/${c.id}`);
     });
-    after(() => run?.close());
+    after(async () => {
+      await run?.close();
+      await mcp?.close();
+    });
 
     test('the owner shares the branch on screen from the chat header', async () => {
       // The chat opens on its newest answer; the owner goes back to the first version, and shares that.
@@ -143,6 +153,53 @@ else
           .count(),
         0,
       );
+    });
+
+    test('a temporary chat reads an attached document and calls a switched-on tool; nothing is stored', async () => {
+      const tables = ['conversations', 'messages', 'memories', 'shares'];
+      const rows = async () =>
+        Promise.all(tables.map(async (t) => Number((await run.h.svc.store.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${t}`))?.n ?? 0)));
+      const before = await rows();
+      const requests = run.h.engine.requests.length;
+      await page.goto('/');
+      await page.getByTestId('composer-input').waitFor();
+      await page.getByTestId('temporary-toggle').click();
+      await waitForText(page.getByTestId('temporary-notice'), /not saved/);
+      await page.getByTestId('chat-settings').click();
+      await page.locator('[data-testid="tool-toggle"][data-name="calc"]').check();
+      await page.getByRole('button', { name: 'Save' }).click();
+      const pdf = (await documents())[0];
+      await page.locator('input[type="file"]').setInputFiles({ name: pdf.name, mimeType: pdf.mimeType, buffer: pdf.buffer });
+      await waitForCount(page.locator('form[aria-label="Send a message"] [data-testid="attachment-chip"]'), 1);
+
+      assert.equal(await ask(page, 'Add the pages [[tool:calc__add:{"a":2,"b":3}]] [[reply:The sum is 5.]]'), 'The sum is 5.');
+      await waitForText(lastQuestion(page).getByTestId('attachment-chip'), pdf.name);
+      const step = lastAnswer(page).getByTestId('tool-step');
+      await waitForAttribute(step, 'data-status', 'done');
+      assert.equal(await step.getAttribute('data-tool'), 'calc__add');
+      await step.locator('summary').click();
+      assert.equal(await textOf(step.getByTestId('tool-result')), '2 + 3 = 5');
+      // Every request of the turn (the tool's round too) carried the document's text, and offered the tool.
+      const turn = run.h.engine.requests.slice(requests).filter((r) => JSON.stringify(r.body.messages).includes('Add the pages'));
+      assert.ok(turn.length >= 2, `${turn.length} engine requests`);
+      for (const r of turn) {
+        assert.match(JSON.stringify(r.body.messages), new RegExp(pdf.marker ?? '-'));
+        assert.ok(JSON.stringify(r.body.tools ?? []).includes('calc__add'), 'the tool is offered');
+      }
+      // The next turn: the page sends the file again (the server kept nothing of it).
+      const second = run.h.engine.requests.length;
+      assert.match(await ask(page, 'And again [[reply:Still here.]]'), /Still here/);
+      const again = run.h.engine.requests.slice(second).find((r) => JSON.stringify(r.body.messages).includes('And again'));
+      assert.match(JSON.stringify(again?.body.messages), new RegExp(pdf.marker ?? '-'));
+
+      assert.deepEqual(await rows(), before, `no row in ${tables.join(', ')}`);
+      assert.deepEqual(await userConversations(run.h.svc.store, alice.user.id).search(pdf.marker ?? '-'), []);
+      await page.reload();
+      await page.getByTestId('composer-input').waitFor();
+      await until(async () => (await page.getByTestId('temporary-toggle').getAttribute('aria-pressed')) === 'false', 'the switch to be off');
+      assert.equal(await messages(page, 'user').count(), 0);
+      assert.equal(await page.getByTestId('attachment-chip').count(), 0);
+      assert.deepEqual(await rows(), before);
     });
 
     test('no key material reached the browser; no CSP violation', async () => {

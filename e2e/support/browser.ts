@@ -50,12 +50,13 @@ const TEXT = /json|text|javascript|event-stream|xml|svg|css|html/i;
 /** A context that records every response (and every SSE body, once complete) the pages in it receive. */
 export async function recordingContext(
   browser: Browser,
-  opts: { baseURL: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' },
+  opts: { baseURL: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; deviceScaleFactor?: number },
 ): Promise<RecordingContext> {
   const context = await browser.newContext({
     baseURL: opts.baseURL,
     viewport: opts.viewport ?? { width: 1280, height: 800 },
     colorScheme: opts.colorScheme ?? 'light',
+    deviceScaleFactor: opts.deviceScaleFactor ?? 1,
   });
   const received: Received[] = [];
   const pending = new Set<Promise<void>>();

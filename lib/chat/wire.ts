@@ -30,12 +30,14 @@ export interface SendMessageResponse {
 export interface TemporaryTurnRequest {
   /** The browser's id for the chat (`temporary-<uuid>`), echoed as the messages' conversationId. */
   chatId: string;
-  /** The branch so far, oldest first. */
-  history: { id: string; role: 'user' | 'assistant'; content: string }[];
+  /** The branch so far, oldest first; a user message's files go again with it (the server keeps none). */
+  history: { id: string; role: 'user' | 'assistant'; content: string; attachments?: UploadAttachment[] }[];
   /** The new message; absent to answer the history's last (user) message again. */
   content?: string;
+  /** The new message's files: read for this turn only. */
+  attachments?: UploadAttachment[];
   modelId?: string;
-  settings?: Pick<ChatSettings, 'systemPrompt' | 'temperature' | 'webSearch' | 'citations' | 'includeServiceSystemPrompt'>;
+  settings?: Pick<ChatSettings, 'systemPrompt' | 'temperature' | 'webSearch' | 'citations' | 'includeServiceSystemPrompt' | 'tools'>;
 }
 
 export interface TemporaryTurnResponse {

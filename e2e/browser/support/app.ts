@@ -29,6 +29,8 @@ export interface ContextOptions {
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
   isMobile?: boolean;
+  /** Device pixels per CSS pixel (2: a high-density screen). */
+  deviceScaleFactor?: number;
 }
 
 export interface AppRun {
@@ -66,7 +68,12 @@ export async function startApp(opts: HarnessOptions = {}, browserArgs?: (h: Harn
     contexts,
     secrets,
     async newPage(o = {}) {
-      const rec = await recordingContext(browser, { baseURL: h.origin, viewport: o.viewport, colorScheme: o.colorScheme });
+      const rec = await recordingContext(browser, {
+        baseURL: h.origin,
+        viewport: o.viewport,
+        colorScheme: o.colorScheme,
+        deviceScaleFactor: o.deviceScaleFactor,
+      });
       contexts.push(rec);
       rec.context.setDefaultTimeout(15_000);
       return { page: await rec.context.newPage(), rec };
