@@ -204,7 +204,10 @@ try {
         const port = await freePort();
         const ready = /bench app on (\S+) (\{.*\})\n/;
         const child = await world.spawn(
-          [...(env.BENCH_PROFILE && !cwd ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${env.BENCH_PROFILE}`] : []), 'scripts/bench/app-server.ts'],
+          [
+            ...(env.BENCH_PROFILE && !cwd ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${env.BENCH_PROFILE}`] : []),
+            'scripts/bench/app-server.ts',
+          ],
           { ...world.lagoonEnv, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dir, LAGOON_NO_APP: '0' },
           ready,
           cwd,
@@ -212,13 +215,15 @@ try {
         const m = ready.exec(readyOutput.get(child) ?? '')!;
         return { base: m[1], pid: child.pid!, who: JSON.parse(m[2]) as AppWho };
       };
-      const servers = [{ name: 'lagoon', s: await startApp(undefined) }, ...(env.BENCH_BASELINE ? [{ name: 'before', s: await startApp(env.BENCH_BASELINE) }] : [])];
+      const servers = [
+        { name: 'lagoon', s: await startApp(undefined) },
+        ...(env.BENCH_BASELINE ? [{ name: 'before', s: await startApp(env.BENCH_BASELINE) }] : []),
+      ];
       const rounds = servers.length > 1 ? APP_ROUNDS : 1;
       const sums = new Map(servers.map((x) => [x.name, { appCpuUs: 0, apiCpuUs: 0, appWallMs: 0, apiWallMs: 0, chats: 0 }]));
       for (let r = 0; r < rounds; r++) {
         for (const { name, s } of r % 2 ? [...servers].reverse() : servers) {
           const a = await appVsApi(s.base, s.pid, s.who, 'bench-fast', Math.ceil(APP_CHATS / rounds));
-          if (env.BENCH_DEBUG) console.log(name, s.pid, JSON.stringify(a));
           const t = sums.get(name)!;
           for (const k of ['appCpuUs', 'apiCpuUs', 'appWallMs', 'apiWallMs'] as const) t[k] += a[k] * a.chats;
           t.chats += a.chats;
