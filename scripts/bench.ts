@@ -11,7 +11,7 @@
 // alone costs. Each relay's CPU (user + system from /proc) is divided by the requests and events it relayed: CPU per
 // request and per event, steadier than rates on a shared machine. Two more phases: `rpc`, the JSON-RPC proxy against
 // anvil directly (bench/rpc.ts), and `app`, the browser app's chat path against /api/v1's for the same answer
-// (bench/app-chat.ts; BENCH_APP_CHATS of each); `images` and `jobs` (bench/media.ts): image generation and upscaling per
+// (bench/app-chat.ts; BENCH_APP_CHATS of each, and the baseline's in BENCH_APP_ROUNDS alternating rounds); `images` and `jobs` (bench/media.ts): image generation and upscaling per
 // megapixel, and job queue-to-start and jobs per minute on one and two instances. BENCH_ONLY=latency,throughput,
 // streams,rpc,app,images,jobs,soak picks phases;
 // BENCH_PORTKEY=0 leaves the peer out, BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
@@ -39,6 +39,7 @@ const THROUGHPUT_ROUNDS = Number(env.BENCH_THROUGHPUT_ROUNDS ?? 5);
 const STREAMS = Number(env.BENCH_STREAMS ?? 1000);
 const SOAK_S = Number(env.BENCH_SOAK_S ?? 20);
 const APP_CHATS = Number(env.BENCH_APP_CHATS ?? 200);
+const APP_ROUNDS = Number(env.BENCH_APP_ROUNDS ?? 4);
 const only = new Set((env.BENCH_ONLY ?? 'latency,throughput,streams,rpc,app,images,jobs,soak').split(','));
 
 const world = await startWorld({
@@ -193,28 +194,62 @@ try {
   }
 
   if (only.has('app')) {
-    // Its own Lagoon with the app's API on (scripts/bench/app-server.ts): the same catalogue, limits and mock.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-app-'));
+    // Its own Lagoon with the app's API on (scripts/bench/app-server.ts): the same catalogue, limits and mock; with a
+    // baseline, that checkout's too, the two measured in alternating rounds so both see the same load.
+    const dirs: string[] = [];
     try {
-      const port = await freePort();
-      const ready = /bench app on (\S+) (\{.*\})\n/;
-      const child = await world.spawn(
-        ['scripts/bench/app-server.ts'],
-        { ...world.lagoonEnv, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dir, LAGOON_NO_APP: '0' },
-        ready,
-      );
-      const m = ready.exec(readyOutput.get(child) ?? '')!;
-      const a = await appVsApi(m[1], child.pid!, JSON.parse(m[2]) as AppWho, 'bench-fast', APP_CHATS);
-      console.log(
-        `app chat vs API, ${a.chats} sequential streamed answers each: /api/app ${f(a.appCpuUs, 0)} µs CPU per chat (${f(a.appWallMs, 2)} ms), /api/v1 ${f(a.apiCpuUs, 0)} µs (${f(a.apiWallMs, 2)} ms)`,
-      );
+      const startApp = async (cwd: string | undefined) => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-app-'));
+        dirs.push(dir);
+        const port = await freePort();
+        const ready = /bench app on (\S+) (\{.*\})\n/;
+        const child = await world.spawn(
+          [
+            ...(env.BENCH_PROFILE && !cwd ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${env.BENCH_PROFILE}`] : []),
+            'scripts/bench/app-server.ts',
+          ],
+          { ...world.lagoonEnv, PORT: String(port), HOST: '127.0.0.1', LAGOON_DATA_DIR: dir, LAGOON_NO_APP: '0' },
+          ready,
+          cwd,
+        );
+        const m = ready.exec(readyOutput.get(child) ?? '')!;
+        return { base: m[1], pid: child.pid!, who: JSON.parse(m[2]) as AppWho };
+      };
+      const servers = [
+        { name: 'lagoon', s: await startApp(undefined) },
+        ...(env.BENCH_BASELINE ? [{ name: 'before', s: await startApp(env.BENCH_BASELINE) }] : []),
+      ];
+      const rounds = servers.length > 1 ? APP_ROUNDS : 1;
+      const sums = new Map(servers.map((x) => [x.name, { appCpuUs: 0, apiCpuUs: 0, appWallMs: 0, apiWallMs: 0, chats: 0 }]));
+      for (let r = 0; r < rounds; r++) {
+        for (const { name, s } of r % 2 ? [...servers].reverse() : servers) {
+          const a = await appVsApi(s.base, s.pid, s.who, 'bench-fast', Math.ceil(APP_CHATS / rounds));
+          const t = sums.get(name)!;
+          for (const k of ['appCpuUs', 'apiCpuUs', 'appWallMs', 'apiWallMs'] as const) t[k] += a[k] * a.chats;
+          t.chats += a.chats;
+        }
+      }
+      const per = (name: string) => {
+        const t = sums.get(name);
+        return t && { app: t.appCpuUs / t.chats, api: t.apiCpuUs / t.chats, appMs: t.appWallMs / t.chats, apiMs: t.apiWallMs / t.chats, chats: t.chats };
+      };
+      for (const { name } of servers) {
+        const a = per(name)!;
+        console.log(
+          `app chat vs API (${name}), ${a.chats} sequential streamed answers each: /api/app ${f(a.app, 0)} µs CPU per chat (${f(a.appMs, 2)} ms), /api/v1 ${f(a.api, 0)} µs (${f(a.apiMs, 2)} ms); app ${f(ratio(a.app, a.api))}× the API's CPU`,
+        );
+      }
+      const [a, o] = [per('lagoon')!, per('before')];
       Object.assign(summary, {
-        app_cpu_us_per_chat: f(a.appCpuUs, 0),
-        api_cpu_us_per_chat: f(a.apiCpuUs, 0),
-        app_vs_api_cpu: f(ratio(a.appCpuUs, a.apiCpuUs)),
+        app_cpu_us_per_chat: f(a.app, 0),
+        api_cpu_us_per_chat: f(a.api, 0),
+        app_vs_api_cpu: f(ratio(a.app, a.api)),
+        before_app_cpu_us_per_chat: f(o?.app, 0),
+        before_api_cpu_us_per_chat: f(o?.api, 0),
+        before_app_vs_api_cpu: f(ratio(o?.app, o?.api)),
       });
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
     }
   }
 

@@ -193,21 +193,18 @@ export function chatRoutes(deps: AppDeps) {
     // Audio is written down now, so a file that is too long or unreadable is refused before anything is stored.
     await transcribeAudioAttachments(svc.chatDeps, attachments, { requestId: `app-${c.id}`, signal }, kept.length);
 
-    // Everything is checked: from here on the turn is stored.
-    const userMsg = await ops.addMessage(c.id, { parentId: input.parentId, role: 'user', content: input.content, attachments });
     const memories = await memoriesFor(user, c);
-    const assistant = await ops.addMessage(c.id, { parentId: userMsg.id, role: 'assistant', content: '', status: 'streaming', modelId: model.id, memories });
-    if (isFirst && c.title === DEFAULT_TITLE) {
-      const title = autoTitle(input.content);
-      await ops.rename(c.id, title === DEFAULT_TITLE && attachments.length ? attachments[0].name : title);
-    }
-    if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
+    const autoNamed = isFirst && c.title === DEFAULT_TITLE ? autoTitle(input.content) : undefined;
+    // Everything is checked: from here on the turn is stored, in one transaction with the chat's new title and model.
+    const turn = await ops.addTurn(c.id, {
+      user: { parentId: input.parentId, role: 'user', content: input.content, attachments },
+      assistant: { role: 'assistant', content: '', status: 'streaming', modelId: model.id, memories },
+      title: autoNamed === DEFAULT_TITLE && attachments.length ? attachments[0].name : autoNamed,
+      modelId: input.modelId && input.modelId !== c.modelId ? input.modelId : undefined,
+    });
+    const { user: userMsg, assistant } = turn;
     await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model, memories, signal);
-    const out: SendMessageResponse = {
-      user: toAppMessage(userMsg),
-      assistant: toAppMessage(assistant),
-      conversation: toAppConversation(await ops.conversation(c.id)),
-    };
+    const out: SendMessageResponse = { user: toAppMessage(userMsg), assistant: toAppMessage(assistant), conversation: toAppConversation(turn.conversation) };
     return json(out, 201);
   };
 

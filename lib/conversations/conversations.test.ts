@@ -103,6 +103,46 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal((await alice.search('zebra'))[0].conversation.id, c.id);
     });
 
+    test('a turn: both messages, the title and the model in one write, as the stored conversation says', async () => {
+      const c = await alice.create();
+      const turn = await alice.addTurn(c.id, {
+        user: { parentId: null, role: 'user', content: 'Plan a trip' },
+        assistant: { role: 'assistant', content: '', status: 'streaming', modelId: 'm1' },
+        title: '  Plan\n a trip ',
+        modelId: 'm1',
+      });
+      assert.equal(turn.assistant.parentId, turn.user.id);
+      assert.ok(turn.assistant.createdAt > turn.user.createdAt);
+      assert.deepEqual(turn.conversation, await alice.conversation(c.id));
+      assert.equal(turn.conversation.title, 'Plan a trip');
+      assert.equal(turn.conversation.modelId, 'm1');
+      assert.deepEqual(
+        (await alice.get(c.id)).messages.map((m) => [m.role, m.status]),
+        [
+          ['user', 'complete'],
+          ['assistant', 'streaming'],
+        ],
+      );
+      // Without a title or model the chat only moves forward; a parent from elsewhere or another user's chat stores nothing.
+      const next = await alice.addTurn(c.id, {
+        user: { parentId: turn.assistant.id, role: 'user', content: 'More' },
+        assistant: { role: 'assistant', content: 'ok' },
+      });
+      assert.equal(next.conversation.title, 'Plan a trip');
+      assert.deepEqual(next.conversation, await alice.conversation(c.id));
+      const other = await alice.create();
+      await assert.rejects(
+        alice.addTurn(other.id, { user: { parentId: turn.user.id, role: 'user', content: 'x' }, assistant: { role: 'assistant', content: '' } }),
+        code('INVALID_REQUEST'),
+      );
+      await assert.rejects(
+        bob.addTurn(c.id, { user: { parentId: null, role: 'user', content: 'x' }, assistant: { role: 'assistant', content: '' } }),
+        code('NOT_FOUND'),
+      );
+      assert.equal((await alice.get(c.id)).messages.length, 4);
+      assert.equal((await alice.get(other.id)).messages.length, 0);
+    });
+
     test('edit-and-resend keeps the earlier branch', async () => {
       const c = await alice.create();
       const u1 = await alice.addMessage(c.id, { parentId: null, role: 'user', content: 'What is 2+2?' });

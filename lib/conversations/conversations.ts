@@ -9,7 +9,7 @@ import { ApiError } from '../api/errors.ts';
 import type { Param, Store } from '../db/store.ts';
 import { cleanTitle, clampLimit, decodeCursor, encodeCursor, notFound, parse } from './input.ts';
 import { messageOps } from './messages.ts';
-import { C_COLS, type ConversationRow, stamp, toConversation } from './rows.ts';
+import { C_COLS, type ConversationRow, owned, stamp, toConversation } from './rows.ts';
 import { userScope } from './scope.ts';
 import { organiseOps } from './organise.ts';
 import { searchOps } from './search.ts';
@@ -21,6 +21,7 @@ export { exportJson, exportMarkdown } from './export.ts';
 export { chatSettingsSchema } from './types.ts';
 export type {
   AddMessageInput,
+  AddTurnInput,
   Attachment,
   ChatSettings,
   ChatSettingsPatch,
@@ -131,7 +132,7 @@ export function userConversations(store: Store, userId: string): ConversationOps
     async remove(id) {
       await store.tx(async (q) => {
         await getConversation(q, id, true);
-        await q.run(`DELETE FROM messages WHERE conversation_id = $1 AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $2)`, [id, userId]);
+        await q.run(`DELETE FROM messages WHERE conversation_id = $1 AND ${owned(2, 'messages')}`, [id, userId]);
         // Its share links go with it, snapshots and all (shares.ts).
         await q.run('DELETE FROM shares WHERE conversation_id = $1 AND user_id = $2', [id, userId]);
         const n = await q.run('DELETE FROM conversations WHERE id = $1 AND user_id = $2', [id, userId]);

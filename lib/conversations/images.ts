@@ -285,18 +285,22 @@ export function userImages(store: Store, userId: string): UserImages {
         // Summed in micro-units, so the total is exact.
         const add = (usd: number, micros: number) => (Math.round(usd * 1e6) + micros) / 1e6;
         const next = { costUsd: add(usage.costUsd, image.costUsd), costDiem: add(usage.costDiem, image.costDiem) };
-        await q.run(
-          `UPDATE messages SET attachments = $1, usage = $2, updated_at = $3 WHERE id = $4 AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $5)`,
-          [JSON.stringify(attachments), JSON.stringify(next), stamp(), messageId, userId],
-        );
+        await q.run(`UPDATE messages SET attachments = $1, usage = $2, updated_at = $3 WHERE id = $4 AND ${owned(5, 'messages')}`, [
+          JSON.stringify(attachments),
+          JSON.stringify(next),
+          stamp(),
+          messageId,
+          userId,
+        ]);
       });
     },
 
     async touch(messageId) {
-      const n = await store.run(
-        `UPDATE messages SET updated_at = $1 WHERE id = $2 AND status = 'streaming' AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $3)`,
-        [stamp(), messageId, userId],
-      );
+      const n = await store.run(`UPDATE messages SET updated_at = $1 WHERE id = $2 AND status = 'streaming' AND ${owned(3, 'messages')}`, [
+        stamp(),
+        messageId,
+        userId,
+      ]);
       return n > 0;
     },
   };

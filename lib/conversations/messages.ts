@@ -2,80 +2,120 @@
 // Every statement filters by the scope's user: messages are reached only through a conversation the user owns.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.ts';
-import type { Param } from '../db/store.ts';
-import { notFound, parse } from './input.ts';
-import { owned, stamp } from './rows.ts';
+import { z } from 'zod';
+import type { Param, Queryable } from '../db/store.ts';
+import { cleanTitle, notFound, parse } from './input.ts';
+import { M_COLS_BARE, type MessageRow, owned, stamp, toMessage } from './rows.ts';
 import type { UserScope } from './scope.ts';
 import { latestUnder } from './tree.ts';
 import { addMessageSchema, type ConversationOps, type Message, type UpdateMessageOptions, type UpdateMessagePatch, updateMessageSchema } from './types.ts';
 
-export type MessageOps = Pick<ConversationOps, 'addMessage' | 'message' | 'updateMessage' | 'path' | 'siblings' | 'branchLeaf'>;
+export type MessageOps = Pick<ConversationOps, 'addMessage' | 'addTurn' | 'message' | 'updateMessage' | 'path' | 'siblings' | 'branchLeaf'>;
+
+const modelIdSchema = z.string().min(1).max(200).nullable();
+const answerSchema = addMessageSchema.omit({ parentId: true });
 
 export function messageOps(scope: UserScope): MessageOps {
   const { store, userId, getConversation, messagesOf, getMessage, touch, pathIn } = scope;
+
+  /** 400 unless parentId is a message of this conversation. */
+  async function checkParent(q: Queryable, conversationId: string, parentId: string | null): Promise<void> {
+    if (parentId === null) return;
+    const parent = await q.get(`SELECT m.id FROM messages m WHERE m.id = $1 AND m.conversation_id = $2 AND ${owned(3)}`, [parentId, conversationId, userId]);
+    if (!parent) throw new ApiError('INVALID_REQUEST', 'parentId is not a message of this conversation', { param: 'parentId' });
+  }
+
+  /** A stamp after every message of the conversation, so creation order holds across instances' clocks. */
+  async function nextStamp(q: Queryable, conversationId: string): Promise<number> {
+    const last = await q.get<{ at: number | string | null }>(`SELECT MAX(m.created_at) AS at FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)}`, [
+      conversationId,
+      userId,
+    ]);
+    return stamp(last?.at == null ? 0 : Number(last.at) + 1);
+  }
+
+  async function insert(q: Queryable, conversationId: string, v: z.output<typeof addMessageSchema>, at: number): Promise<Message> {
+    const m: Message = {
+      id: randomUUID(),
+      conversationId,
+      parentId: v.parentId,
+      role: v.role,
+      content: v.content,
+      reasoning: v.reasoning ?? null,
+      attachments: v.attachments ?? [],
+      citations: v.citations ?? [],
+      modelId: v.modelId ?? null,
+      status: v.status ?? 'complete',
+      usage: v.usage ?? null,
+      error: v.error ?? null,
+      memories: v.memories ?? [],
+      createdAt: at,
+      updatedAt: at,
+    };
+    // INSERT … SELECT from the user's own conversation row: nothing is written unless the user owns it.
+    const n = await q.run(
+      `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, error, memories, created_at, updated_at)
+       SELECT CAST($1 AS TEXT), c.id, CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS TEXT),
+              CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS TEXT), CAST($15 AS TEXT), CAST($12 AS BIGINT), CAST($12 AS BIGINT)
+       FROM conversations c WHERE c.id = $13 AND c.user_id = $14`,
+      [
+        m.id,
+        m.parentId,
+        m.role,
+        m.content,
+        m.reasoning,
+        JSON.stringify(m.attachments),
+        JSON.stringify(m.citations),
+        m.modelId,
+        m.status,
+        m.usage === null ? null : JSON.stringify(m.usage),
+        m.error === null ? null : JSON.stringify(m.error),
+        at,
+        conversationId,
+        userId,
+        m.memories.length ? JSON.stringify(m.memories) : null,
+      ],
+    );
+    if (n === 0) throw notFound('Conversation');
+    return m;
+  }
 
   return {
     async addMessage(conversationId, input) {
       const v = parse(addMessageSchema, input);
       return store.tx(async (q) => {
         await getConversation(q, conversationId, true);
-        if (v.parentId !== null) {
-          const parent = await q.get(`SELECT m.id FROM messages m WHERE m.id = $1 AND m.conversation_id = $2 AND ${owned(3)}`, [
-            v.parentId,
-            conversationId,
-            userId,
-          ]);
-          if (!parent) throw new ApiError('INVALID_REQUEST', 'parentId is not a message of this conversation', { param: 'parentId' });
-        }
-        const last = await q.get<{ at: number | string | null }>(
-          `SELECT MAX(m.created_at) AS at FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)}`,
-          [conversationId, userId],
-        );
-        const at = stamp(last?.at == null ? 0 : Number(last.at) + 1);
-        const m: Message = {
-          id: randomUUID(),
-          conversationId,
-          parentId: v.parentId,
-          role: v.role,
-          content: v.content,
-          reasoning: v.reasoning ?? null,
-          attachments: v.attachments ?? [],
-          citations: v.citations ?? [],
-          modelId: v.modelId ?? null,
-          status: v.status ?? 'complete',
-          usage: v.usage ?? null,
-          error: v.error ?? null,
-          memories: v.memories ?? [],
-          createdAt: at,
-          updatedAt: at,
-        };
-        // INSERT … SELECT from the user's own conversation row: nothing is written unless the user owns it.
-        const n = await q.run(
-          `INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, attachments, citations, model_id, status, usage, error, memories, created_at, updated_at)
-           SELECT CAST($1 AS TEXT), c.id, CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS TEXT),
-                  CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS TEXT), CAST($10 AS TEXT), CAST($11 AS TEXT), CAST($15 AS TEXT), CAST($12 AS BIGINT), CAST($12 AS BIGINT)
-           FROM conversations c WHERE c.id = $13 AND c.user_id = $14`,
-          [
-            m.id,
-            m.parentId,
-            m.role,
-            m.content,
-            m.reasoning,
-            JSON.stringify(m.attachments),
-            JSON.stringify(m.citations),
-            m.modelId,
-            m.status,
-            m.usage === null ? null : JSON.stringify(m.usage),
-            m.error === null ? null : JSON.stringify(m.error),
-            at,
-            conversationId,
-            userId,
-            m.memories.length ? JSON.stringify(m.memories) : null,
-          ],
-        );
-        if (n === 0) throw notFound('Conversation');
-        await touch(q, conversationId, at);
+        await checkParent(q, conversationId, v.parentId);
+        const m = await insert(q, conversationId, v, await nextStamp(q, conversationId));
+        await touch(q, conversationId, m.createdAt);
         return m;
+      });
+    },
+
+    async addTurn(conversationId, turn) {
+      const u = parse(addMessageSchema, turn.user);
+      const a = parse(answerSchema, turn.assistant);
+      const title = turn.title === undefined ? undefined : cleanTitle(turn.title);
+      const modelId = turn.modelId === undefined ? undefined : parse(modelIdSchema, turn.modelId);
+      // One transaction where addMessage twice, rename and setModel took four: a turn is the app's commonest write.
+      return store.tx(async (q) => {
+        const c = await getConversation(q, conversationId, true);
+        await checkParent(q, conversationId, u.parentId);
+        const user = await insert(q, conversationId, u, await nextStamp(q, conversationId));
+        const assistant = await insert(q, conversationId, { ...a, parentId: user.id }, stamp(user.createdAt + 1));
+        let updatedAt = Math.max(c.updatedAt, assistant.createdAt);
+        if (title === undefined && modelId === undefined) await touch(q, conversationId, assistant.createdAt);
+        else {
+          // As rename and setModel do: the chat moves to now.
+          updatedAt = stamp();
+          const params: Param[] = [updatedAt, conversationId, userId];
+          const sets = ['updated_at = $1'];
+          if (title !== undefined) sets.push(`title = $${params.push(title)}`);
+          if (modelId !== undefined) sets.push(`model_id = $${params.push(modelId)}`);
+          await q.run(`UPDATE conversations SET ${sets.join(', ')} WHERE id = $2 AND user_id = $3`, params);
+        }
+        const conversation = { ...c, updatedAt, title: title ?? c.title, modelId: modelId === undefined ? c.modelId : modelId };
+        return { user, assistant, conversation };
       });
     },
 
@@ -86,39 +126,41 @@ export function messageOps(scope: UserScope): MessageOps {
     // Overloads on an object literal: the implementation's signature covers both.
     updateMessage: (async (id: string, patch: UpdateMessagePatch, opts: UpdateMessageOptions = {}) => {
       const p = parse(updateMessageSchema, patch);
-      return store.tx(async (q) => {
-        const existing = await getMessage(q, id);
-        if (existing.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'only assistant messages can be updated', { param: 'id' });
-        if (opts.ifStatus !== undefined && existing.status !== opts.ifStatus) return undefined;
-        const sets: string[] = [];
-        const params: Param[] = [];
-        const set = (col: string, value: Param) => {
-          params.push(value);
-          sets.push(`${col} = $${params.length}`);
-        };
-        if (p.content !== undefined) set('content', p.content);
-        if (p.reasoning !== undefined) set('reasoning', p.reasoning);
-        if (p.status !== undefined) set('status', p.status);
-        if (p.usage !== undefined) set('usage', p.usage === null ? null : JSON.stringify(p.usage));
-        if (p.citations !== undefined) set('citations', JSON.stringify(p.citations));
-        if (p.error !== undefined) set('error', p.error === null ? null : JSON.stringify(p.error));
-        if (p.modelId !== undefined) set('model_id', p.modelId);
-        if (p.toolSteps !== undefined) set('tool_steps', p.toolSteps.length ? JSON.stringify(p.toolSteps) : null);
-        set('updated_at', stamp());
-        params.push(id, userId);
-        let where = `id = $${params.length - 1} AND role = 'assistant' AND conversation_id IN (SELECT id FROM conversations WHERE user_id = $${params.length})`;
-        if (opts.ifStatus !== undefined) {
-          params.push(opts.ifStatus);
-          where += ` AND status = $${params.length}`;
-        }
-        const n = await q.run(`UPDATE messages SET ${sets.join(', ')} WHERE ${where}`, params);
-        if (n === 0) {
+      const sets: string[] = [];
+      const params: Param[] = [];
+      const set = (col: string, value: Param) => {
+        params.push(value);
+        sets.push(`${col} = $${params.length}`);
+      };
+      if (p.content !== undefined) set('content', p.content);
+      if (p.reasoning !== undefined) set('reasoning', p.reasoning);
+      if (p.status !== undefined) set('status', p.status);
+      if (p.usage !== undefined) set('usage', p.usage === null ? null : JSON.stringify(p.usage));
+      if (p.citations !== undefined) set('citations', JSON.stringify(p.citations));
+      if (p.error !== undefined) set('error', p.error === null ? null : JSON.stringify(p.error));
+      if (p.modelId !== undefined) set('model_id', p.modelId);
+      if (p.toolSteps !== undefined) set('tool_steps', p.toolSteps.length ? JSON.stringify(p.toolSteps) : null);
+      set('updated_at', stamp());
+      params.push(id, userId);
+      let where = `id = $${params.length - 1} AND role = 'assistant' AND ${owned(params.length, 'messages')}`;
+      if (opts.ifStatus !== undefined) {
+        params.push(opts.ifStatus);
+        where += ` AND status = $${params.length}`;
+      }
+      // The row comes back from the UPDATE itself; only an update that changed nothing reads the row, to say why.
+      const update = async (q: Queryable) => {
+        const row = await q.get<MessageRow>(`UPDATE messages SET ${sets.join(', ')} WHERE ${where} RETURNING ${M_COLS_BARE}`, params);
+        if (!row) {
+          const existing = await getMessage(q, id);
+          if (existing.role !== 'assistant') throw new ApiError('INVALID_REQUEST', 'only assistant messages can be updated', { param: 'id' });
           if (opts.ifStatus !== undefined) return undefined;
           throw notFound('Message');
         }
-        if (!opts.quiet) await touch(q, existing.conversationId);
-        return getMessage(q, id);
-      });
+        if (!opts.quiet) await touch(q, row.conversation_id);
+        return toMessage(row);
+      };
+      // A quiet update (an answer's progress) is one statement: it needs no transaction of its own.
+      return opts.quiet ? update(store) : store.tx(update);
     }) as ConversationOps['updateMessage'],
 
     async path(conversationId, leafId) {

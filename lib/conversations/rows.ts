@@ -64,8 +64,14 @@ export interface MessageRow {
 export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at, c.folder_id, c.pinned_at, c.archived_at';
 export const M_COLS =
   'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.memories, m.created_at, m.updated_at, m.tool_steps';
-/** Restricts `m` to messages of conversations owned by the user in parameter $N. */
-export const owned = (n: number) => `m.conversation_id IN (SELECT id FROM conversations WHERE user_id = $${n})`;
+/** M_COLS unqualified: what an UPDATE … RETURNING may name (SQLite takes no table prefix there). */
+export const M_COLS_BARE = M_COLS.replaceAll('m.', '');
+/**
+ * Restricts `m` to messages of conversations owned by the user in parameter $N. A lookup of the message's own
+ * conversation by its key: `IN (SELECT id FROM conversations WHERE user_id = …)` made SQLite list every conversation
+ * of the user for each statement (milliseconds for a user with thousands).
+ */
+export const owned = (n: number, alias = 'm') => `EXISTS (SELECT 1 FROM conversations oc WHERE oc.id = ${alias}.conversation_id AND oc.user_id = $${n})`;
 
 export const toConversation = (r: ConversationRow): Conversation => ({
   id: r.id,

@@ -165,6 +165,16 @@ export const addMessageSchema = z.strictObject({
 });
 export type AddMessageInput = z.input<typeof addMessageSchema>;
 
+/** A turn of the chat stored at once: the user's message and the answer's row, which hangs under it. */
+export interface AddTurnInput {
+  user: AddMessageInput;
+  assistant: Omit<AddMessageInput, 'parentId'>;
+  /** Renames the chat (its first turn). */
+  title?: string;
+  /** The model the chat's next turns use. */
+  modelId?: string | null;
+}
+
 export const updateMessageSchema = z
   .strictObject({
     content: z.string().max(MAX_CONTENT).optional(),
@@ -206,6 +216,11 @@ export interface ConversationOps {
   remove(id: string): Promise<void>;
   updateSettings(id: string, patch: ChatSettingsPatch): Promise<Conversation>;
   addMessage(conversationId: string, input: AddMessageInput): Promise<Message>;
+  /**
+   * The user's message and the answer under it, with the chat's title and model when the turn sets them, in one
+   * transaction; with the conversation as it then is.
+   */
+  addTurn(conversationId: string, turn: AddTurnInput): Promise<{ user: Message; assistant: Message; conversation: Conversation }>;
   /** One message of one of the user's conversations (NOT_FOUND otherwise). */
   message(id: string): Promise<Message>;
   updateMessage(id: string, patch: UpdateMessagePatch): Promise<Message>;

@@ -65,7 +65,8 @@ export async function appVsApi(base: string, pid: number, who: AppWho, model: st
   };
   // One conversation per app chat, made beforehand: what is measured is the turn, not the conversation's creation.
   const conversations: string[] = [];
-  for (let i = 0; i < chats + block; i++) {
+  const n = Math.ceil(chats / block) * block;
+  for (let i = 0; i < n + block; i++) {
     const c = JSON.parse(await ok(await request(`${base}/api/app/conversations`, { method: 'POST', headers: app, body: '{}' }), 'a conversation')) as {
       id: string;
     };
@@ -76,7 +77,7 @@ export async function appVsApi(base: string, pid: number, who: AppWho, model: st
     await apiChat();
   }
   const f = { appCpuUs: 0, apiCpuUs: 0, appWallMs: 0, apiWallMs: 0, chats };
-  for (let done = 0; done < chats; done += block) {
+  for (let done = 0; done < n; done += block) {
     let c0 = cpuNow(pid);
     let t0 = performance.now();
     for (let i = 0; i < block; i++) await appChat(conversations.pop()!);
@@ -88,6 +89,5 @@ export async function appVsApi(base: string, pid: number, who: AppWho, model: st
     f.apiWallMs += performance.now() - t0;
     f.apiCpuUs += (cpuNow(pid) - c0) * 1000;
   }
-  const n = Math.ceil(chats / block) * block;
   return { appCpuUs: f.appCpuUs / n, apiCpuUs: f.apiCpuUs / n, appWallMs: f.appWallMs / n, apiWallMs: f.apiWallMs / n, chats: n };
 }

@@ -24,8 +24,8 @@ export interface World {
   rpc?: Target[];
   /** The catalogue and rate-limit files Lagoon was started with, for another Lagoon of the same setup. */
   lagoonEnv: Record<string, string>;
-  /** Starts a child process that is stopped (and its data removed) with the world. */
-  spawn(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess>;
+  /** Starts a child process (in `cwd`, default this checkout) that is stopped (and its data removed) with the world. */
+  spawn(args: string[], env: Record<string, string>, ready: RegExp, cwd?: string): Promise<ChildProcess>;
   close(): Promise<void>;
 }
 
@@ -189,8 +189,8 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
       ...(before ? [rpcTarget('before', before.child.pid, beforePort, before.key)] : []),
       rpcTarget('lagoon', lagoon.pid, lagoonPort, key),
     ];
-    const spawnChild = async (args: string[], env: Record<string, string>, ready: RegExp) => {
-      const child = await start(args, env, ready);
+    const spawnChild = async (args: string[], env: Record<string, string>, ready: RegExp, cwd?: string) => {
+      const child = await start(args, env, ready, cwd);
       children.push(child);
       return child;
     };
