@@ -52,22 +52,49 @@ const patterns = args.length
 // node:test's default (cores - 1) would run them one by one.
 const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
 
-// The full suite runs in two lanes side by side, each one file at a time: the browser tests (Chromium beside a
-// server) in one, everything else in the other. Most files wait on servers, chains and timers more than they compute,
-// so two lanes on two cores take far less wall time than one, and no two browsers run at once. The container tests
-// come last in their lane, so the background image build (above) has had the rest of the run to finish.
-// LAGOON_TEST_LANES=1 runs one lane. The first lane's report streams; the second's follows when both end.
+// The full suite runs in lanes side by side, each one file at a time. Most files wait on servers, chains, browsers and
+// timers more than they compute (the browser files use about a third of a core), so four lanes on two cores take far
+// less wall time than one: the browser files (Chromium beside a server) in two lanes, split by their last measured
+// wall times (scripts/test-weights.json, longest first, each to the lighter lane), the API and container tests in a
+// third, the rest (lib/, components/, scripts/, the app and wallet tests) in a fourth. The container tests come last
+// in theirs, so the background image build (above) has had the rest of the run to finish.
+// LAGOON_TEST_LANES=1 runs one lane, =2 the browser files in one and the rest in the other. The first lane's report
+// streams; the others follow when all end.
 const BROWSER = /^e2e\/browser\//;
+const API = /^e2e\/(api|deploy)\//;
 const LAST = /^e2e\/deploy\//;
 const files = unit
   ? patterns
   : [...new Set(patterns.flatMap((p) => (/[*?[]/.test(p) ? fs.globSync(p, { cwd: root }) : [p])))]
       .filter((f) => !f.includes('node_modules'))
       .sort((a, b) => Number(LAST.test(a)) - Number(LAST.test(b)) || a.localeCompare(b));
-const lanes =
-  unit || process.env.LAGOON_TEST_LANES === '1'
+
+/** Splits files into n lanes by weight: longest first, each to the lane with the least so far. */
+function balance(list: string[], n: number): string[][] {
+  let weights: Record<string, number> = {};
+  try {
+    weights = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'test-weights.json'), 'utf8'));
+  } catch {}
+  const w = (f: string) => weights[f] ?? 60;
+  const out = Array.from({ length: n }, () => ({ files: [] as string[], total: 0 }));
+  for (const f of [...list].sort((a, b) => w(b) - w(a))) {
+    const lane = out.reduce((min, l) => (l.total < min.total ? l : min));
+    lane.files.push(f);
+    lane.total += w(f);
+  }
+  return out.map((l) => l.files);
+}
+
+const laneCount = Number(process.env.LAGOON_TEST_LANES ?? 4);
+const browser = files.filter((f) => BROWSER.test(f));
+const rest = files.filter((f) => !BROWSER.test(f));
+const lanes = (
+  unit || laneCount === 1
     ? [files]
-    : [files.filter((f) => !BROWSER.test(f)), files.filter((f) => BROWSER.test(f))].filter((l) => l.length);
+    : laneCount === 2
+      ? [rest, browser]
+      : [rest.filter((f) => !API.test(f)), rest.filter((f) => API.test(f)), ...balance(browser, 2)]
+).filter((l) => l.length);
 
 const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const countLine = (line: string, into: typeof counts) => {
