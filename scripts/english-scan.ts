@@ -39,7 +39,7 @@ const WORDY = new Set([
  * Words that are the same in every language: names (the app's, products', file formats'), units and codes, and
  * values the browser reads rather than shows (`<img loading="lazy">`).
  */
-const ALLOWED = new Set(['Lagoon', 'CSV', 'JSON', 'USD', 'DIEM', 'HTTP', 'stdio', 'Base', 'Solana', 'lazy', 'eager']);
+const ALLOWED = new Set(['Lagoon', 'CSV', 'JSON', 'USD', 'DIEM', 'HTTP', 'stdio', 'Base', 'Solana', 'Open WebUI', 'lazy', 'eager']);
 /** Code shown as code (a command to type, a snippet's source), and errors thrown only to developers. */
 const CODE = new Set(['npx lagoon model add', 'const client = new OpenAI({ baseURL: ', 'not a sealed text']);
 
