@@ -46,7 +46,9 @@ const CODE = new Set(['npx lagoon model add', 'const client = new OpenAI({ baseU
 /** Attributes that hold code, never words, whatever they look like. */
 const CODE_ATTRIBUTES = new Set(['className', 'data-testid', 'testId', 'id', 'href', 'src', 'type', 'name', 'role', 'rel', 'target', 'autoComplete', 'inputMode', 'accept', 'pattern', 'key', 'htmlFor', 'lang', 'dataKey', 'stackId']);
 
-const hasWords = (text: string) => /[A-Za-z]{2,}/.test(text) && !ALLOWED.has(text.trim()) && !CODE.has(text) && !/^https?:\/\/\S+$/.test(text);
+/** A message key ("sortPopular", "nav.newChat") or an identifier, not words. */
+const isKey = (text: string) => /^[a-z]+(\.?[A-Z]?[a-z0-9]+)*$/.test(text) && /[A-Z.]/.test(text);
+const hasWords = (text: string) => /[A-Za-z]{2,}/.test(text) && !ALLOWED.has(text.trim()) && !CODE.has(text) && !isKey(text) && !/^https?:\/\/\S+$/.test(text);
 /** Prose: "Could not load", "Saved.", " is empty." — not a code, a path, a class list or an identifier. */
 const isProse = (text: string) => {
   const s = text.trim();
