@@ -41,14 +41,14 @@ const WORDY = new Set([
  */
 const ALLOWED = new Set(['Lagoon', 'CSV', 'JSON', 'USD', 'DIEM', 'HTTP', 'stdio', 'Base', 'Solana', 'Open WebUI', 'lazy', 'eager']);
 /** Code shown as code (a command to type, a snippet's source), and errors thrown only to developers. */
-const CODE = new Set(['npx lagoon model add', 'const client = new OpenAI({ baseURL: ', 'not a sealed text']);
+const CODE = new Set(['npx lagoon model add', 'const client = new OpenAI({ baseURL:', 'not a sealed text']);
 
 /** Attributes that hold code, never words, whatever they look like. */
 const CODE_ATTRIBUTES = new Set(['className', 'data-testid', 'testId', 'id', 'href', 'src', 'type', 'name', 'role', 'rel', 'target', 'autoComplete', 'inputMode', 'accept', 'pattern', 'key', 'htmlFor', 'lang', 'dataKey', 'stackId']);
 
 /** A message key ("sortPopular", "nav.newChat") or an identifier, not words. */
 const isKey = (text: string) => /^[a-z]+(\.?[A-Z]?[a-z0-9]+)*$/.test(text) && /[A-Z.]/.test(text);
-const hasWords = (text: string) => /[A-Za-z]{2,}/.test(text) && !ALLOWED.has(text.trim()) && !CODE.has(text) && !isKey(text) && !/^https?:\/\/\S+$/.test(text);
+const hasWords = (text: string) => /[A-Za-z]{2,}/.test(text) && !ALLOWED.has(text.trim()) && !CODE.has(text.trim()) && !isKey(text) && !/^https?:\/\/\S+$/.test(text);
 /** Prose: "Could not load", "Saved.", " is empty." — not a code, a path, a class list or an identifier. */
 const isProse = (text: string) => {
   const s = text.trim();
