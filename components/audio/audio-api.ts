@@ -50,7 +50,8 @@ async function send(path: string, init: RequestInit): Promise<Response> {
     res = await fetch(APP_API + path, { ...init, credentials: 'same-origin' });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw new AudioRequestError({ status: 0, code: 'NETWORK_ERROR', message: 'Could not reach the server.' });
+    // Worded by audioErrorText (status 0) in the user's language.
+    throw new AudioRequestError({ status: 0, code: 'NETWORK_ERROR', message: '' });
   }
   if (!res.ok) throw await failureOf(res);
   return res;

@@ -32,6 +32,7 @@ function Bubble({ from, children }: { from: PreviewMessage['role']; children: st
 }
 
 export function PreviewChat({ draft, name }: { draft: PreviewDraft; name: string }) {
+  const t = useTranslations('characters');
   const [messages, setMessages] = useState<PreviewMessage[]>([]);
   const [text, setText] = useState('');
   const end = useRef<HTMLLIElement>(null);

@@ -31,11 +31,12 @@ class StaleKey extends Error {}
 
 /** A turn refused here, by reason (the page words it in the user's language); `detail` is the server's own message. */
 export class TurnError extends Error {
-  constructor(
-    readonly reason: 'nonceMismatch' | 'answerFailed' | 'unencrypted',
-    readonly detail?: string,
-  ) {
+  readonly reason: 'nonceMismatch' | 'answerFailed' | 'unencrypted';
+  readonly detail?: string;
+  constructor(reason: TurnError['reason'], detail?: string) {
     super(detail ?? reason);
+    this.reason = reason;
+    this.detail = detail;
   }
 }
 

@@ -8,11 +8,12 @@ export type WalletT = ReturnType<typeof useTranslations<'walletErrors'>>;
 
 /** A failure found in the browser (the wallet gone, no account shared, …), worded by describeWalletError. */
 export class WalletProblem extends Error {
-  constructor(
-    readonly reason: 'gone' | 'noAccount' | 'cannotSignSolana' | 'noPayment' | 'switchAccount',
-    readonly values: Record<string, string> = {},
-  ) {
+  readonly reason: 'gone' | 'noAccount' | 'cannotSignSolana' | 'noPayment' | 'switchAccount';
+  readonly values: Record<string, string>;
+  constructor(reason: WalletProblem['reason'], values: Record<string, string> = {}) {
     super(reason);
+    this.reason = reason;
+    this.values = values;
   }
 }
 
