@@ -41,7 +41,14 @@ const WORDY = new Set([
  */
 const ALLOWED = new Set(['Lagoon', 'CSV', 'JSON', 'USD', 'DIEM', 'HTTP', 'stdio', 'Base', 'Solana', 'Open WebUI', 'lazy', 'eager']);
 /** Code shown as code (a command to type, a snippet's source), and errors thrown only to developers. */
-const CODE = new Set(['npx lagoon model add', 'const client = new OpenAI({ baseURL:', 'not a sealed text']);
+const CODE = new Set([
+  'npx lagoon model add',
+  'const client = new OpenAI({ baseURL:',
+  'not a sealed text',
+  'Bearer x', // an Authorization header
+  'x min x s', // a wait in units (formatWait)
+  'Remove the background', // an image turn's request as the server stores it (lib/images/app-routes.ts)
+]);
 
 /** Attributes that hold code, never words, whatever they look like. */
 const CODE_ATTRIBUTES = new Set(['className', 'data-testid', 'testId', 'id', 'href', 'src', 'type', 'name', 'role', 'rel', 'target', 'autoComplete', 'inputMode', 'accept', 'pattern', 'key', 'htmlFor', 'lang', 'dataKey', 'stackId']);
@@ -111,6 +118,11 @@ export function englishIn(file: string, text = readFileSync(join(ROOT, file), 'u
     } else if ((ts.isJsxAttribute(n) || ts.isPropertyAssignment(n)) && WORDY.has(propName(n) ?? '')) {
       const value = ts.isJsxAttribute(n) ? n.initializer : n.initializer;
       for (const l of shown(value)) if (hasWords(l.text) && !inCode(l)) report(l, `${propName(n)}: '${l.text}'`);
+    } else if (ts.isTemplateExpression(n)) {
+      // A template is judged whole, its ${…} read as a word: "“${name}” is ${size} long; at most ${max}." is prose.
+      const whole = [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join('x');
+      if (isProse(whole) && !inCode(n)) report(n, `\`${whole}\``);
+      return n.templateSpans.forEach((s) => visit(s.expression));
     } else if (isLiteral(n) && isProse(n.text) && !inCode(n)) report(n, `'${n.text}'`);
     n.forEachChild(visit);
   };
