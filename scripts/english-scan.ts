@@ -51,11 +51,33 @@ const CODE = new Set([
 ]);
 
 /** Attributes that hold code, never words, whatever they look like. */
-const CODE_ATTRIBUTES = new Set(['className', 'data-testid', 'testId', 'id', 'href', 'src', 'type', 'name', 'role', 'rel', 'target', 'autoComplete', 'inputMode', 'accept', 'pattern', 'key', 'htmlFor', 'lang', 'dataKey', 'stackId']);
+const CODE_ATTRIBUTES = new Set([
+  'className',
+  'data-testid',
+  'testId',
+  'id',
+  'href',
+  'src',
+  'type',
+  'name',
+  'role',
+  'rel',
+  'target',
+  'autoComplete',
+  'inputMode',
+  'accept',
+  'pattern',
+  'key',
+  'htmlFor',
+  'lang',
+  'dataKey',
+  'stackId',
+]);
 
 /** A message key ("sortPopular", "nav.newChat") or an identifier, not words. */
 const isKey = (text: string) => /^[a-z]+(\.?[A-Z]?[a-z0-9]+)*$/.test(text) && /[A-Z.]/.test(text);
-const hasWords = (text: string) => /[A-Za-z]{2,}/.test(text) && !ALLOWED.has(text.trim()) && !CODE.has(text.trim()) && !isKey(text) && !/^https?:\/\/\S+$/.test(text);
+const hasWords = (text: string) =>
+  /[A-Za-z]{2,}/.test(text) && !ALLOWED.has(text.trim()) && !CODE.has(text.trim()) && !isKey(text) && !/^https?:\/\/\S+$/.test(text);
 /** Prose: "Could not load", "Saved.", " is empty." — not a code, a path, a class list or an identifier. */
 const isProse = (text: string) => {
   const s = text.trim();
@@ -73,7 +95,12 @@ function shown(e: ts.Node | undefined, out: Literal[] = []): Literal[] {
   if (isLiteral(e)) out.push(e);
   else if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e)) shown(e.expression, out);
   else if (ts.isConditionalExpression(e)) shown(e.whenTrue, shown(e.whenFalse, out));
-  else if (ts.isBinaryExpression(e) && [ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.PlusToken].includes(e.operatorToken.kind))
+  else if (
+    ts.isBinaryExpression(e) &&
+    [ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.PlusToken].includes(
+      e.operatorToken.kind,
+    )
+  )
     shown(e.right, e.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken ? out : shown(e.left, out));
   else if (ts.isTemplateExpression(e)) {
     out.push(e.head);
@@ -93,10 +120,17 @@ function propName(n: ts.Node): string | undefined {
 function inCode(n: ts.Node): boolean {
   for (let p: ts.Node | undefined = n.parent; p; p = p.parent) {
     if (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || (ts.isExpressionStatement(p) && ts.isStringLiteral(p.expression))) return true;
-    if (ts.isCallExpression(p) && /^console\.|^(cn|clsx|require|import)$|\.(startsWith|endsWith|includes|test|match|split|replace|getItem|setItem|querySelector)$/.test(p.expression.getText())) return true;
+    if (
+      ts.isCallExpression(p) &&
+      /^console\.|^(cn|clsx|require|import)$|\.(startsWith|endsWith|includes|test|match|split|replace|getItem|setItem|querySelector)$/.test(
+        p.expression.getText(),
+      )
+    )
+      return true;
     const name = propName(p);
     if (name && CODE_ATTRIBUTES.has(name)) return true;
-    if (ts.isBinaryExpression(p) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(p.operatorToken.kind)) return true;
+    if (ts.isBinaryExpression(p) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(p.operatorToken.kind))
+      return true;
     if (ts.isCaseClause(p) && p.expression === n) return true;
     if (ts.isLiteralTypeNode(p) || ts.isElementAccessExpression(p) || ts.isComputedPropertyName(p)) return true;
     if (ts.isFunctionLike(p) || ts.isSourceFile(p)) return false;

@@ -58,20 +58,14 @@ export function TwoFactorSettings() {
       </h3>
       {data && (
         <p className="text-sm text-muted-foreground" data-testid="two-factor-state" data-on={data.totp ? 'true' : 'false'}>
-          {data.totp
-            ? t('on', { count: data.recoveryCodesLeft })
-            : data.available
-              ? t('off')
-              : t('unavailable')}
+          {data.totp ? t('on', { count: data.recoveryCodesLeft }) : data.available ? t('off') : t('unavailable')}
         </p>
       )}
       {error && !codeError && <Alert data-testid="two-factor-error">{error.message}</Alert>}
 
       {codes && (
         <div className="flex flex-col gap-2 rounded-lg border border-border p-3" data-testid="recovery-codes">
-          <p className="text-sm">
-            {t('recoveryCodes')}
-          </p>
+          <p className="text-sm">{t('recoveryCodes')}</p>
           <ul className="grid grid-cols-2 gap-1 font-mono text-sm">
             {codes.map((c) => (
               <li key={c} data-testid="recovery-code">

@@ -244,12 +244,7 @@ export function AlertsPage() {
   const t = useTranslations('alerts');
   const settings = useQuery({ queryKey: SETTINGS, queryFn: ({ signal }) => call('GET /alerts', { signal }) });
   return (
-    <DashPage
-      title={t('title')}
-      description={t('description')}
-      current="/alerts"
-      testId="alerts-page"
-    >
+    <DashPage title={t('title')} description={t('description')} current="/alerts" testId="alerts-page">
       <QueryContent query={settings} loading={t('loading')} failed={t('failed')}>
         {(view) => (
           <>

@@ -16,10 +16,7 @@ test('audioErrorText: no credit, rate limits and busy engines in plain words; ot
     "You're out of credit: add credit to hear answers read aloud.",
   );
   assert.equal(say({ status: 402, code: 'X', message: '' }, 'dictation'), "You're out of credit: add credit to dictate.");
-  assert.equal(
-    say({ status: 429, code: 'RATE_LIMIT_EXCEEDED', message: '', retryAfter: 12 }, 'speech'),
-    'Too many read-alouds just now. Try again in 12 s.',
-  );
+  assert.equal(say({ status: 429, code: 'RATE_LIMIT_EXCEEDED', message: '', retryAfter: 12 }, 'speech'), 'Too many read-alouds just now. Try again in 12 s.');
   assert.equal(
     say({ status: 429, code: 'RATE_LIMIT_EXCEEDED', message: '', retryAfter: 600 }, 'dictation'),
     'Too many dictations just now. Try again in 10 min.',

@@ -85,12 +85,15 @@ export function useDictation(onText: (text: string) => void, limits: { maxSecond
     if (session.current) return;
     const say = latest.current.t;
     setError(null);
-    const why = dictationUnsupported({
-      isSecureContext: window.isSecureContext,
-      // Undefined on pages that are not secure contexts, whatever the types say.
-      mediaDevices: navigator.mediaDevices as MediaDevices | undefined,
-      MediaRecorder: typeof MediaRecorder === 'undefined' ? undefined : MediaRecorder,
-    }, say);
+    const why = dictationUnsupported(
+      {
+        isSecureContext: window.isSecureContext,
+        // Undefined on pages that are not secure contexts, whatever the types say.
+        mediaDevices: navigator.mediaDevices as MediaDevices | undefined,
+        MediaRecorder: typeof MediaRecorder === 'undefined' ? undefined : MediaRecorder,
+      },
+      say,
+    );
     if (why) {
       setError(why);
       return;

@@ -48,9 +48,7 @@ export function ForgotPasswordForm() {
     return (
       <div className="flex flex-col gap-4" data-testid="forgot-sent">
         <h1 className="text-xl font-semibold">{t('checkEmail')}</h1>
-        <p className="text-sm text-muted-foreground">
-          {t('resetSent', { email: email.trim() })}
-        </p>
+        <p className="text-sm text-muted-foreground">{t('resetSent', { email: email.trim() })}</p>
         {back}
       </div>
     );

@@ -34,11 +34,7 @@ export function PasskeySignIn({ next }: { next: string }) {
       >
         {t('passkey')}
       </Button>
-      {err && (
-        <Alert data-testid="passkey-sign-in-error">
-          {err.name === 'NotAllowedError' ? t('passkeyCancelled') : err.message}
-        </Alert>
-      )}
+      {err && <Alert data-testid="passkey-sign-in-error">{err.name === 'NotAllowedError' ? t('passkeyCancelled') : err.message}</Alert>}
     </div>
   );
 }

@@ -26,7 +26,7 @@ export function SsoSignIn({ next, error }: { next: string; error?: string }) {
         className="inline-flex h-10 w-full items-center justify-center rounded-md border border-border bg-secondary px-4 text-sm font-medium text-secondary-foreground hover:bg-secondary/80"
         data-testid="sso-sign-in"
       >
-        {t('ssoWith', { provider: info.data.name })}
+        {t('ssoWith', { provider: info.data.name ?? '' })}
       </a>
       {why && <Alert data-testid="sso-error">{why}</Alert>}
     </div>

@@ -129,11 +129,7 @@ function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; uni
     <ChartFrame
       title={title}
       testId={usd ? 'chart-spend' : 'chart-spend-diem'}
-      summary={
-        top
-          ? t('spentSummary', { unit, first, last, day: formatDay(top.date), amount: format(totalOf(top)) })
-          : t('nothingSpent', { first, last })
-      }
+      summary={top ? t('spentSummary', { unit, first, last, day: formatDay(top.date), amount: format(totalOf(top)) }) : t('nothingSpent', { first, last })}
       chart={
         <Bars
           data={dayRows}
@@ -190,11 +186,7 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
       <ChartFrame
         title={t('tokensPerDay')}
         testId="chart-tokens"
-        summary={
-          tokenPeak
-            ? t('tokensSummary', { day: formatDay(tokenPeak.date), tokens: formatCount(tokenPeak.tokens) })
-            : t('noTokens')
-        }
+        summary={tokenPeak ? t('tokensSummary', { day: formatDay(tokenPeak.date), tokens: formatCount(tokenPeak.tokens) }) : t('noTokens')}
         chart={
           <Bars data={dayRows} title={t('tokensPerDay')} yAxis={{ width: 48, tickFormatter: (v: number) => compact.format(v) }} format={formatCount}>
             <Bar dataKey="tokens" name={t('tokens')} fill={seriesColour(3)} isAnimationActive={false} />
@@ -214,11 +206,7 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
       <ChartFrame
         title={t('hoursTitle')}
         testId="chart-hours"
-        summary={
-          hourPeak
-            ? t('hoursSummary', { hour: hourLabel(hourPeak.hour), requests: formatCount(hourPeak.requests) })
-            : t('noRequests')
-        }
+        summary={hourPeak ? t('hoursSummary', { hour: hourLabel(hourPeak.hour), requests: formatCount(hourPeak.requests) }) : t('noRequests')}
         chart={
           <Bars data={hourRows} title={t('requestsPerHour')} yAxis={{ width: 40, allowDecimals: false }} format={formatCount}>
             <Bar dataKey="requests" name={t('requests')} fill={seriesColour(0)} isAnimationActive={false} />

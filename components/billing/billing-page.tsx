@@ -91,19 +91,10 @@ function Body({ s }: { s: BillingSummary }) {
           <StatCard
             label={t('diemToday')}
             value={formatDiem(b.diem)}
-            note={
-              b.diemDailyAllowance > 0
-                ? t('allowanceRefills', { amount: formatDiem(b.diemDailyAllowance), when: when(b.diemResetsAt) })
-                : t('noAllowance')
-            }
+            note={b.diemDailyAllowance > 0 ? t('allowanceRefills', { amount: formatDiem(b.diemDailyAllowance), when: when(b.diemResetsAt) }) : t('noAllowance')}
             testId="balance-diem"
           />
-          <StatCard
-            label={t('held')}
-            value={formatSpend(b.usdHeld, b.diemHeld)}
-            note={t('heldNote')}
-            testId="balance-held"
-          />
+          <StatCard label={t('held')} value={formatSpend(b.usdHeld, b.diemHeld)} note={t('heldNote')} testId="balance-held" />
         </dl>
       </Section>
       <Section id="billing-spend" title={t('spend')}>
@@ -132,11 +123,7 @@ function Body({ s }: { s: BillingSummary }) {
       <Section id="billing-charts" title={t('charts')}>
         <BillingCharts chart={s.chart} />
       </Section>
-      <Section
-        id="billing-statement"
-        title={t('statement')}
-        note={t('statementNote')}
-      >
+      <Section id="billing-statement" title={t('statement')} note={t('statementNote')}>
         <Statement filters={s.filters} />
       </Section>
     </>

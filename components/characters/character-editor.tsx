@@ -75,7 +75,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
   });
 
   const modelOptions = models.map((m) => ({ id: m.id, name: m.name }));
-  if (draft.modelId && !modelOptions.some((m) => m.id === draft.modelId)) modelOptions.push({ id: draft.modelId, name: t('notAvailable', { model: draft.modelId }) });
+  if (draft.modelId && !modelOptions.some((m) => m.id === draft.modelId))
+    modelOptions.push({ id: draft.modelId, name: t('notAvailable', { model: draft.modelId }) });
 
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]" data-testid="character-editor">

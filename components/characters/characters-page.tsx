@@ -145,11 +145,7 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
                 </ul>
               ) : (
                 <EmptyState testId="characters-empty">
-                  {scope === 'mine' && !q.trim() && !tags.length
-                    ? t('noneMine')
-                    : q.trim() || tags.length
-                      ? t('noMatch')
-                      : t('noneHere')}
+                  {scope === 'mine' && !q.trim() && !tags.length ? t('noneMine') : q.trim() || tags.length ? t('noMatch') : t('noneHere')}
                 </EmptyState>
               )}
               {data.total > PAGE_SIZE && (

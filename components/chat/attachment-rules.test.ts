@@ -8,7 +8,8 @@ import { checkFiles as check, describeLimits as describe, effectiveType, type Fi
 // The words come from the catalogue; in English they read as the composer shows them.
 const t = createTranslator({ locale: 'en', messages: en, namespace: 'attachments' });
 const describeLimits = (limits: AttachmentLimits) => describe(limits, t);
-const checkFiles: (...a: [FileLike[], number, AttachmentLimits, boolean]) => ReturnType<typeof check<FileLike>> = (files, n, limits, vision) => check(files, n, limits, vision, t);
+const checkFiles: (...a: [FileLike[], number, AttachmentLimits, boolean]) => ReturnType<typeof check<FileLike>> = (files, n, limits, vision) =>
+  check(files, n, limits, vision, t);
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const limits: AttachmentLimits = {

@@ -100,7 +100,13 @@ export interface Checked<F extends FileLike> {
 }
 
 /** Which of `files` may join the `alreadyAttached` ones, and why the others may not. */
-export function checkFiles<F extends FileLike>(files: readonly F[], alreadyAttached: number, limits: AttachmentLimits, vision: boolean, t: AttachT): Checked<F> {
+export function checkFiles<F extends FileLike>(
+  files: readonly F[],
+  alreadyAttached: number,
+  limits: AttachmentLimits,
+  vision: boolean,
+  t: AttachT,
+): Checked<F> {
   const out: Checked<F> = { accepted: [], errors: [] };
   let room = limits.maxFiles - alreadyAttached;
   for (const file of files) {

@@ -37,9 +37,7 @@ export function KnowledgePage() {
       <div className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-col gap-2">
           <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
-          <p className="text-sm text-muted-foreground">
-            {t('intro')}
-          </p>
+          <p className="text-sm text-muted-foreground">{t('intro')}</p>
         </header>
         <form
           className="flex flex-wrap items-end gap-2"
@@ -192,7 +190,9 @@ function CollectionDetail({
                 <FileRow
                   key={f.id}
                   file={f}
-                  onDelete={() => m.removeFile.mutate({ id, fileId: f.id }, { onError: (e) => toast({ tone: 'error', message: messageOf(e, tc('somethingWrong')) }) })}
+                  onDelete={() =>
+                    m.removeFile.mutate({ id, fileId: f.id }, { onError: (e) => toast({ tone: 'error', message: messageOf(e, tc('somethingWrong')) }) })
+                  }
                 />
               ))}
             </ul>

@@ -71,9 +71,7 @@ export function MemoryPage() {
       <div className="mx-auto flex max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-col gap-2">
           <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
-          <p className="text-sm text-muted-foreground">
-            {t('intro')}
-          </p>
+          <p className="text-sm text-muted-foreground">{t('intro')}</p>
         </header>
         <QueryContent query={list} loading={t('loading')} failed={t('failed')}>
           {(data) => (

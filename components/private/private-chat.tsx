@@ -30,12 +30,8 @@ function AttestationNote({ a }: { a: PrivateAttestation | undefined }) {
   if (!a) return null;
   return (
     <p className="text-xs text-muted-foreground" data-testid="private-attestation" data-verified={String(a.verified)}>
-      {a.verified
-        ? t('attested', { provider: a.teeProvider, address: a.signingAddress })
-        : t('notAttested', { key: a.signingAddress.slice(0, 10) })}{' '}
-      <span data-testid="private-no-share">
-        {t('noShare')}
-      </span>
+      {a.verified ? t('attested', { provider: a.teeProvider, address: a.signingAddress }) : t('notAttested', { key: a.signingAddress.slice(0, 10) })}{' '}
+      <span data-testid="private-no-share">{t('noShare')}</span>
     </p>
   );
 }

@@ -62,11 +62,7 @@ export function VaultGate({ vault, onUnlocked }: { vault: PrivateVaultView | nul
       }}
     >
       <h2 className="text-lg font-semibold">{vault ? t('unlockTitle') : t('setTitle')}</h2>
-      <p className="text-sm text-muted-foreground">
-        {vault
-          ? t('unlockNote')
-          : t('setNote')}
-      </p>
+      <p className="text-sm text-muted-foreground">{vault ? t('unlockNote') : t('setNote')}</p>
       {vault ? (
         <InputField
           id="private-unlock-passphrase"

@@ -121,11 +121,7 @@ export function PromptsPage() {
                     </ul>
                   )}
                 </Section>
-                <Section
-                  id="prompt-shared"
-                  title={t('shared')}
-                  note={data.canShare ? t('sharedByYou') : t('sharedByOperator')}
-                >
+                <Section id="prompt-shared" title={t('shared')} note={data.canShare ? t('sharedByYou') : t('sharedByOperator')}>
                   {data.canShare && <AddPrompt shared limits={data} />}
                   {shared.length === 0 ? (
                     <EmptyState testId="prompt-shared-empty">{t('noneShared')}</EmptyState>

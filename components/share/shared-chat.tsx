@@ -65,7 +65,9 @@ function Message({ m }: { m: AppSharedMessage }) {
               <p className="whitespace-pre-wrap">{m.reasoning}</p>
             </details>
           )}
-          {m.tools && m.tools.length > 0 && <p className="mb-2 text-xs text-muted-foreground">{t('used', { tools: m.tools.map((tool) => tool.name).join(', ') })}</p>}
+          {m.tools && m.tools.length > 0 && (
+            <p className="mb-2 text-xs text-muted-foreground">{t('used', { tools: m.tools.map((tool) => tool.name).join(', ') })}</p>
+          )}
           <Markdown text={m.content} citations={m.citations} live={false} />
           {m.status !== 'complete' && <p className="text-xs text-muted-foreground">{m.status === 'error' ? t('failed') : t('stopped')}</p>}
           {m.citations.length > 0 && (

@@ -15,9 +15,7 @@ export function SharedLinks() {
       <h2 id="shares-heading" className="mb-2 text-lg font-semibold">
         {t('title')}
       </h2>
-      <p className="mb-2 text-sm text-muted-foreground">
-        {t('intro')}
-      </p>
+      <p className="mb-2 text-sm text-muted-foreground">{t('intro')}</p>
       {shares.data?.items.length === 0 && <p className="text-sm text-muted-foreground">{t('none')}</p>}
       {shares.data && shares.data.items.length > 0 && (
         <ul className="flex flex-col gap-2">

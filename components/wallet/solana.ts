@@ -24,8 +24,7 @@ const walletChain = (network: string) => (network === SOLANA_DEVNET.network ? 's
 /** The x402 payment for the server's requirements: the wallet signs the transaction the server built, as it stands. */
 async function signServerTransaction(wallet: Wallet, account: WalletAccount, required: WalletTopUpRequirements): Promise<Record<string, unknown>> {
   const feature = wallet.features['solana:signTransaction'] as SignTransaction | undefined;
-  if (!feature)
-    throw new WalletProblem('cannotSignSolana', { wallet: wallet.name });
+  if (!feature) throw new WalletProblem('cannotSignSolana', { wallet: wallet.name });
   const unsigned = required.transaction;
   const network = required.accepts[0]?.network;
   if (!unsigned || !network) throw new WalletProblem('noPayment');

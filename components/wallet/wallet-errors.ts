@@ -27,10 +27,7 @@ export function isRejection(err: unknown): boolean {
 }
 
 export function describeWalletError(err: unknown, action: 'sign-in' | 'top-up', t: WalletT): string {
-  if (isRejection(err))
-    return action === 'sign-in'
-      ? t('declinedSignIn')
-      : t('declinedPayment');
+  if (isRejection(err)) return action === 'sign-in' ? t('declinedSignIn') : t('declinedPayment');
   if (err instanceof WalletProblem) return t(err.reason, err.values as never);
   if (err instanceof AppApiError) {
     switch (err.code) {

@@ -45,9 +45,7 @@ export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['w
         <h2 id="add-credit-heading" className="text-lg font-semibold">
           {t('title')}
         </h2>
-        <p className="mt-1 text-sm text-muted-foreground">
-          {t('intro', { chain: wallet.chain })}
-        </p>
+        <p className="mt-1 text-sm text-muted-foreground">{t('intro', { chain: wallet.chain })}</p>
         <form onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-4">
           <AmountPicker value={amount} onChange={setAmount} error={touched ? invalid : undefined} disabled={topUp.isPending} />
           {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up', tw)}</Alert>}
