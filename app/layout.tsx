@@ -2,20 +2,20 @@ import type { Metadata, Viewport } from 'next';
 import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { catalogue } from '@/components/i18n/catalogue.ts';
-import { requestLocale } from '@/components/i18n/server.ts';
+import { appDescription, requestLocale } from '@/components/i18n/server.ts';
 import { Providers } from '@/components/providers.tsx';
 import { THEME_SCRIPT } from '@/components/theme/theme-script.ts';
 import './globals.css';
 
-export const metadata: Metadata = {
+export const generateMetadata = async (): Promise<Metadata> => ({
   title: { default: 'Lagoon', template: '%s · Lagoon' },
-  description: 'Chat with AI models on a self-hosted Lagoon server.',
+  description: await appDescription(),
   applicationName: 'Lagoon',
   // The web app manifest (public/manifest.webmanifest): installable, with its icons and theme colours.
   manifest: '/manifest.webmanifest',
   icons: { icon: '/icon.svg', apple: '/icons/apple-touch-icon.png' },
   appleWebApp: { capable: true, title: 'Lagoon', statusBarStyle: 'default' },
-};
+});
 
 // No maximum-scale: pinch zoom stays available (accessibility); inputs are 16 px so focusing one does not zoom.
 // resizes-content keeps the composer above the on-screen keyboard on Android.

@@ -3,6 +3,7 @@
 // server signs every other session out). Wallet users have no password, so only the name is offered to them.
 // data-testid: profile-form, display-name, profile-save, profile-done, password-form, current-password,
 // new-password, confirm-password, password-save, password-done, password-error.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { AppApiError, call, qk } from '@/components/api/client.ts';
@@ -22,6 +23,8 @@ const PASSWORD_MIN = 10;
 const paramOf = (e: unknown): string | undefined => (e instanceof AppApiError && typeof e.body.param === 'string' ? e.body.param : undefined);
 
 function ProfileForm({ user }: { user: AppUser }) {
+  const t = useTranslations('accountSettings');
+  const tc = useTranslations('common');
   const id = useId();
   const qc = useQueryClient();
   const [name, setName] = useState(user.displayName ?? '');
@@ -36,29 +39,29 @@ function ProfileForm({ user }: { user: AppUser }) {
   return (
     <form onSubmit={submit} className="flex flex-col gap-3" data-testid="profile-form" aria-labelledby={`${id}-h`}>
       <h3 id={`${id}-h`} className="font-medium">
-        Display name
+        {t('displayName')}
       </h3>
       <InputField
         id={`${id}-name`}
-        label="Name shown in the app"
+        label={t('nameLabel')}
         value={name}
         maxLength={80}
         onChange={(e) => {
           setName(e.target.value);
           save.reset();
         }}
-        hint="Leave empty to show your email instead."
+        hint={t('nameHint')}
         error={save.isError ? save.error.message : undefined}
         className="sm:max-w-sm"
         data-testid="display-name"
       />
       <div className="flex items-center gap-3">
         <Button type="submit" size="sm" pending={save.isPending} data-testid="profile-save">
-          Save name
+          {t('saveName')}
         </Button>
         {save.isSuccess && (
           <span role="status" className="text-sm text-success" data-testid="profile-done">
-            Saved.
+            {tc('saved')}
           </span>
         )}
       </div>
@@ -67,6 +70,7 @@ function ProfileForm({ user }: { user: AppUser }) {
 }
 
 function PasswordForm() {
+  const t = useTranslations('accountSettings');
   const id = useId();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -95,11 +99,11 @@ function PasswordForm() {
   return (
     <form onSubmit={submit} className="flex flex-col gap-3 sm:max-w-sm" data-testid="password-form" aria-labelledby={`${id}-h`}>
       <h3 id={`${id}-h`} className="font-medium">
-        Password
+        {t('password')}
       </h3>
       <PasswordField
         id={`${id}-current`}
-        label="Current password"
+        label={t('currentPassword')}
         autoComplete="current-password"
         required
         value={current}
@@ -109,37 +113,34 @@ function PasswordForm() {
       />
       <PasswordField
         id={`${id}-new`}
-        label="New password"
+        label={t('newPassword')}
         autoComplete="new-password"
         required
         minLength={PASSWORD_MIN}
         value={next}
         onChange={edit(setNext)}
-        hint={`At least ${PASSWORD_MIN} characters.`}
+        hint={t('passwordHint', { min: PASSWORD_MIN })}
         error={param === 'newPassword' ? change.error?.message : undefined}
         data-testid="new-password"
       />
       <PasswordField
         id={`${id}-confirm`}
-        label="New password again"
+        label={t('newPasswordAgain')}
         autoComplete="new-password"
         required
         value={confirm}
         onChange={edit(setConfirm)}
-        error={mismatch ? 'The two new passwords differ' : undefined}
+        error={mismatch ? t('differ') : undefined}
         data-testid="confirm-password"
       />
       {change.isError && !param && <Alert data-testid="password-error">{change.error.message}</Alert>}
       <div className="flex flex-wrap items-center gap-3">
         <Button type="submit" size="sm" pending={change.isPending} data-testid="password-save">
-          Change password
+          {t('changePassword')}
         </Button>
         {change.isSuccess && (
           <span role="status" className="text-sm text-success" data-testid="password-done">
-            Password changed.{' '}
-            {change.data.sessionsEnded > 0
-              ? `Signed out ${change.data.sessionsEnded} other session${change.data.sessionsEnded === 1 ? '' : 's'}.`
-              : 'No other sessions were signed in.'}
+            {t('changed')} {change.data.sessionsEnded > 0 ? t('signedOut', { count: change.data.sessionsEnded }) : t('noOtherSessions')}
           </span>
         )}
       </div>
@@ -148,10 +149,11 @@ function PasswordForm() {
 }
 
 export function AccountSettings({ user }: { user: AppUser }) {
+  const t = useTranslations('accountSettings');
   return (
     <section aria-labelledby="settings-heading" className="flex flex-col gap-6">
       <h2 id="settings-heading" className="text-lg font-semibold">
-        Settings
+        {t('settings')}
       </h2>
       <ProfileForm user={user} />
       <SignInMethods user={user} />

@@ -2,11 +2,10 @@
 // What DIEM is, where it appears (each answer's cost, balances): an info button opening a short explanation. The
 // same words are the button's accessible description, so a screen reader gets them without opening it.
 import { useEffect, useId, useRef, useState } from 'react';
-
-export const DIEM_EXPLAINED =
-  'DIEM is your free daily allowance on this server, counted like dollars: 1 DIEM pays for 1 USD of inference. It refills every day at 00:00 UTC (unused DIEM does not carry over) and is spent before your USD credit.';
+import { useTranslations } from 'use-intl';
 
 export function DiemInfo({ className = '' }: { className?: string }) {
+  const t = useTranslations('diem');
   const [open, setOpen] = useState(false);
   const id = useId();
   const root = useRef<HTMLSpanElement>(null);
@@ -25,7 +24,7 @@ export function DiemInfo({ className = '' }: { className?: string }) {
     <span ref={root} className={`relative inline-flex align-middle ${className}`}>
       <button
         type="button"
-        aria-label="What is DIEM?"
+        aria-label={t('what')}
         aria-describedby={`${id}-text`}
         aria-expanded={open}
         onClick={() => setOpen(!open)}
@@ -41,7 +40,7 @@ export function DiemInfo({ className = '' }: { className?: string }) {
         data-testid="diem-explained"
         className="absolute bottom-full left-1/2 z-40 mb-1 w-64 -translate-x-1/2 rounded-lg border border-border bg-popover p-2.5 text-left text-xs font-normal text-popover-foreground shadow-lg"
       >
-        {DIEM_EXPLAINED}
+        {t('explained')}
       </span>
     </span>
   );

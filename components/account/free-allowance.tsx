@@ -1,19 +1,21 @@
 'use client';
 // A newcomer's first screen says what they can spend without paying: the free daily DIEM left today and when it
 // refills (nothing when this server gives none).
+import { useTranslations } from 'use-intl';
 import { useQuery } from '@tanstack/react-query';
 import { call, qk } from '@/components/api/client.ts';
 import { DiemInfo } from '@/components/account/diem-info.tsx';
 import { formatDiem } from '@/components/account/format-balance.ts';
 
 export function FreeAllowance() {
+  const t = useTranslations('freeAllowance');
   const account = useQuery({ queryKey: qk.account, queryFn: ({ signal }) => call('GET /account', { signal }) });
   const a = account.data;
   const daily = a?.diemDailyAllowance ?? 0;
   if (!a || daily <= 0) return null;
   return (
     <p className="inline-flex items-center gap-1 text-sm text-muted-foreground" data-testid="free-allowance">
-      {`You have ${formatDiem(a.balances.diem)} of your free ${formatDiem(daily)} DIEM left today; it refills every day at 00:00 UTC.`}
+      {t('left', { left: formatDiem(a.balances.diem), daily: formatDiem(daily) })}
       <DiemInfo />
     </p>
   );

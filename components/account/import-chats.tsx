@@ -2,6 +2,7 @@
 // Import chat history from another app: a ChatGPT export (conversations.json), or an Open WebUI or LibreChat JSON
 // export, or this app's own (a chat's JSON, or the zip of all chats). The file goes to the server as it is; the answer lists what was taken and what was left out, and why.
 // data-testid: import-file, import-result, import-skipped.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { call, qk } from '@/components/api/client.ts';
@@ -12,6 +13,7 @@ import type { AppImportResult } from '@/lib/wire.ts';
 const SOURCE: Record<AppImportResult['source'], string> = { chatgpt: 'ChatGPT', 'open-webui': 'Open WebUI', librechat: 'LibreChat', lagoon: 'Lagoon' };
 
 export function ImportChats() {
+  const t = useTranslations('importChats');
   const id = useId();
   const qc = useQueryClient();
   const run = useMutation({
@@ -22,7 +24,7 @@ export function ImportChats() {
   return (
     <div className="flex flex-col gap-2">
       <label htmlFor={id} className="text-sm font-medium">
-        Import chats (ChatGPT <code>conversations.json</code>, Open WebUI or LibreChat JSON, or this app's own JSON or zip of all chats)
+        {t.rich('label', { code: (name) => <code>{name}</code> })}
       </label>
       <input
         id={id}
@@ -37,14 +39,13 @@ export function ImportChats() {
           e.target.value = '';
         }}
       />
-      {run.isPending && <Spinner label="Importing" className="size-5" />}
+      {run.isPending && <Spinner label={t('importing')} className="size-5" />}
       {run.error && <Alert tone="error">{(run.error as Error).message}</Alert>}
       {r && (
         <div data-testid="import-result" className="text-sm">
           <p>
-            From {SOURCE[r.source]}: {r.imported.length} {r.imported.length === 1 ? 'chat' : 'chats'} imported ({r.imported.reduce((n, c) => n + c.messages, 0)}{' '}
-            messages, every branch kept)
-            {r.dropped > 0 && `; ${r.dropped} system, tool or hidden messages and attachments left out`}.
+            {t('result', { source: SOURCE[r.source], count: r.imported.length, messages: r.imported.reduce((n, c) => n + c.messages, 0) })}
+            {r.dropped > 0 && t('dropped', { dropped: r.dropped })}.
           </p>
           {r.skipped.length > 0 && (
             <ul data-testid="import-skipped" className="mt-1 list-disc pl-5 text-muted-foreground">

@@ -2,6 +2,7 @@
 // Passkeys on the account page: the list (name, when added and last used), "Add a passkey" (the browser's own
 // WebAuthn dialog, through @simplewebauthn/browser), and removing one. A passkey signs in on its own, no password.
 // data-testid: passkeys, passkey-row, passkey-name, passkey-add, passkey-delete, passkey-error.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { startRegistration } from '@simplewebauthn/browser';
 import { useId, useState } from 'react';
@@ -15,6 +16,8 @@ const KEY = ['account', 'passkeys'] as const;
 const when = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 
 export function PasskeySettings() {
+  const t = useTranslations('passkeys');
+  const tc = useTranslations('common');
   const id = useId();
   const qc = useQueryClient();
   const list = useQuery({ queryKey: KEY, queryFn: ({ signal }) => call('GET /account/passkeys', { signal }) });
@@ -40,11 +43,11 @@ export function PasskeySettings() {
   return (
     <section className="flex flex-col gap-3 sm:max-w-md" data-testid="passkeys" aria-labelledby={`${id}-h`}>
       <h3 id={`${id}-h`} className="font-medium">
-        Passkeys
+        {t('title')}
       </h3>
       <p className="text-sm text-muted-foreground">
-        Sign in with your device’s screen lock or a security key instead of your password
-        {list.data ? ` (for ${list.data.rpId})` : ''}.
+        {t('intro')}
+        {list.data ? t('for', { rpId: list.data.rpId }) : ''}.
       </p>
       {list.data && list.data.passkeys.length > 0 && (
         <ul className="flex flex-col divide-y divide-border rounded-lg border border-border">
@@ -56,8 +59,8 @@ export function PasskeySettings() {
                 </span>
                 <span className="text-muted-foreground">
                   {' '}
-                  · added {when(p.createdAt)}
-                  {p.lastUsedAt ? ` · last used ${when(p.lastUsedAt)}` : ' · not used yet'}
+                  {t('added', { when: when(p.createdAt) })}
+                  {p.lastUsedAt ? t('lastUsed', { when: when(p.lastUsedAt) }) : t('notUsed')}
                 </span>
               </span>
               <Button
@@ -67,17 +70,17 @@ export function PasskeySettings() {
                 pending={remove.isPending && remove.variables === p.id}
                 data-testid="passkey-delete"
               >
-                Remove
+                {tc('remove')}
               </Button>
             </li>
           ))}
         </ul>
       )}
-      {error && <Alert data-testid="passkey-error">{cancelled ? 'The passkey was not created (the dialog was closed or timed out).' : error.message}</Alert>}
+      {error && <Alert data-testid="passkey-error">{cancelled ? t('cancelled') : error.message}</Alert>}
       <InputField
         id={`${id}-name`}
-        label="Name (optional)"
-        placeholder="e.g. Laptop"
+        label={t('name')}
+        placeholder={t('namePlaceholder')}
         maxLength={60}
         value={name}
         onChange={(e) => setName(e.target.value)}
@@ -85,7 +88,7 @@ export function PasskeySettings() {
       />
       <div>
         <Button size="sm" onClick={() => add.mutate()} pending={add.isPending} data-testid="passkey-add">
-          Add a passkey
+          {t('add')}
         </Button>
       </div>
     </section>

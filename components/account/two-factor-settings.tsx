@@ -4,6 +4,7 @@
 // On → turning it off takes a current code or a recovery code. Without a secrets key on the server it says so.
 // data-testid: two-factor, two-factor-state, totp-setup, totp-secret, totp-uri, totp-code, totp-confirm,
 // recovery-codes, recovery-done, totp-disable-code, totp-disable, two-factor-error.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { AppApiError, call } from '@/components/api/client.ts';
@@ -14,6 +15,7 @@ import { InputField } from '@/components/ui/fields.tsx';
 const KEY = ['account', 'two-factor'] as const;
 
 export function TwoFactorSettings() {
+  const t = useTranslations('twoFactor');
   const id = useId();
   const qc = useQueryClient();
   const info = useQuery({ queryKey: KEY, queryFn: ({ signal }) => call('GET /account/two-factor', { signal }) });
@@ -52,24 +54,18 @@ export function TwoFactorSettings() {
   return (
     <section className="flex flex-col gap-3 sm:max-w-md" data-testid="two-factor" aria-labelledby={`${id}-h`}>
       <h3 id={`${id}-h`} className="font-medium">
-        Two-step sign-in
+        {t('title')}
       </h3>
       {data && (
         <p className="text-sm text-muted-foreground" data-testid="two-factor-state" data-on={data.totp ? 'true' : 'false'}>
-          {data.totp
-            ? `On: signing in asks for a code from your authenticator app. ${data.recoveryCodesLeft} recovery code${data.recoveryCodesLeft === 1 ? '' : 's'} left.`
-            : data.available
-              ? 'Off. Add a code from an authenticator app to every sign-in.'
-              : 'Not available: this server has no secrets key (LAGOON_SECRETS_KEY) to keep authenticator secrets with. Ask its operator.'}
+          {data.totp ? t('on', { count: data.recoveryCodesLeft }) : data.available ? t('off') : t('unavailable')}
         </p>
       )}
       {error && !codeError && <Alert data-testid="two-factor-error">{error.message}</Alert>}
 
       {codes && (
         <div className="flex flex-col gap-2 rounded-lg border border-border p-3" data-testid="recovery-codes">
-          <p className="text-sm">
-            Your recovery codes, shown only this once. Keep them somewhere safe: each one signs you in once if you lose your authenticator.
-          </p>
+          <p className="text-sm">{t('recoveryCodes')}</p>
           <ul className="grid grid-cols-2 gap-1 font-mono text-sm">
             {codes.map((c) => (
               <li key={c} data-testid="recovery-code">
@@ -78,7 +74,7 @@ export function TwoFactorSettings() {
             ))}
           </ul>
           <Button size="sm" variant="secondary" onClick={() => setCodes(null)} data-testid="recovery-done">
-            I have saved them
+            {t('saved')}
           </Button>
         </div>
       )}
@@ -86,7 +82,7 @@ export function TwoFactorSettings() {
       {data && !data.totp && data.available && !begin.data && (
         <div>
           <Button size="sm" onClick={() => begin.mutate()} pending={begin.isPending} data-testid="totp-setup">
-            Set up two-step sign-in
+            {t('setUp')}
           </Button>
         </div>
       )}
@@ -94,18 +90,20 @@ export function TwoFactorSettings() {
       {data && !data.totp && begin.data && (
         <form onSubmit={onConfirm} className="flex flex-col gap-3" data-testid="totp-enrol">
           <p className="text-sm">
-            Add this key to your authenticator app (or{' '}
-            <a href={begin.data.uri} className="text-primary underline underline-offset-4" data-testid="totp-uri">
-              open it in the app
-            </a>
-            ), then enter the 6-digit code it shows.
+            {t.rich('addKey', {
+              link: (words) => (
+                <a href={begin.data.uri} className="text-primary underline underline-offset-4" data-testid="totp-uri">
+                  {words}
+                </a>
+              ),
+            })}
           </p>
           <code className="break-all rounded bg-muted px-2 py-1 font-mono text-sm" data-testid="totp-secret">
             {begin.data.secret}
           </code>
           <InputField
             id={`${id}-code`}
-            label="Code from the app"
+            label={t('code')}
             autoComplete="one-time-code"
             inputMode="numeric"
             value={code}
@@ -115,7 +113,7 @@ export function TwoFactorSettings() {
           />
           <div>
             <Button type="submit" size="sm" pending={confirm.isPending} data-testid="totp-confirm">
-              Turn on
+              {t('turnOn')}
             </Button>
           </div>
         </form>
@@ -125,7 +123,7 @@ export function TwoFactorSettings() {
         <form onSubmit={onDisable} className="flex flex-col gap-3" data-testid="totp-disable-form">
           <InputField
             id={`${id}-off`}
-            label="Code (or a recovery code) to turn it off"
+            label={t('offCode')}
             autoComplete="one-time-code"
             value={code}
             onChange={(e) => setCode(e.target.value)}
@@ -134,7 +132,7 @@ export function TwoFactorSettings() {
           />
           <div>
             <Button type="submit" size="sm" variant="secondary" pending={disable.isPending} data-testid="totp-disable">
-              Turn off
+              {t('turnOff')}
             </Button>
           </div>
         </form>

@@ -7,6 +7,7 @@
 // delivery-log, delivery-row (data-channel, data-status).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
+import { useLocale, useTranslations } from 'use-intl';
 import { AppApiError, call } from '@/components/api/client.ts';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -24,6 +25,7 @@ const amountText = (v: number | null) => (v === null ? '' : String(v));
 const amountOf = (t: string): number | null => (t.trim() === '' ? null : Number(t));
 
 function SettingsForm({ view }: { view: AlertSettingsView }) {
+  const t = useTranslations('alerts');
   const id = useId();
   const qc = useQueryClient();
   const [emailOn, setEmailOn] = useState(view.saved ? view.email !== null : view.mail);
@@ -57,49 +59,49 @@ function SettingsForm({ view }: { view: AlertSettingsView }) {
   return (
     <form onSubmit={submit} className="flex flex-col gap-4 rounded-xl border border-border bg-card p-4" data-testid="alerts-form" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`} className="text-lg font-semibold">
-        When to alert
+        {t('whenTo')}
       </h2>
       <div className="grid gap-4 sm:grid-cols-2">
         <InputField
           id={`${id}-usd`}
-          label="Low USD balance: alert below"
+          label={t('lowUsd')}
           type="number"
           min={0}
           step="0.01"
           inputMode="decimal"
           value={lowUsd}
           onChange={(e) => setLowUsd(e.target.value)}
-          hint="In USD; leave empty for no USD alert."
+          hint={t('lowUsdHint')}
           error={errorOf('lowUsd')}
           data-testid="alert-low-usd"
         />
         <InputField
           id={`${id}-diem`}
-          label="Low DIEM balance: alert below"
+          label={t('lowDiem')}
           type="number"
           min={0}
           step="0.01"
           inputMode="decimal"
           value={lowDiem}
           onChange={(e) => setLowDiem(e.target.value)}
-          hint="In DIEM; leave empty for no DIEM alert."
+          hint={t('lowDiemHint')}
           error={errorOf('lowDiem')}
           data-testid="alert-low-diem"
         />
       </div>
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" checked={keyBudgets} onChange={(e) => setKeyBudgets(e.target.checked)} data-testid="alert-key-budgets" />
-        Alert when an API key with a consumption limit reaches 50 %, 80 % (nearing its cap) and 100 % of it in a period
+        {t('keyBudgets')}
       </label>
-      <h2 className="text-lg font-semibold">Where to send them</h2>
+      <h2 className="text-lg font-semibold">{t('whereTo')}</h2>
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" checked={emailOn} disabled={!view.mail} onChange={(e) => setEmailOn(e.target.checked)} data-testid="alert-email-on" />
-        Email {view.mail ? '' : '(this server sends no mail)'}
+        {t('email')} {view.mail ? '' : t('noMail')}
       </label>
       {emailOn && (
         <InputField
           id={`${id}-email`}
-          label="Email address"
+          label={t('emailAddress')}
           type="email"
           value={email}
           onChange={(e) => setEmail(e.target.value)}
@@ -110,12 +112,12 @@ function SettingsForm({ view }: { view: AlertSettingsView }) {
       )}
       <InputField
         id={`${id}-webhook`}
-        label="Webhook URL"
+        label={t('webhookUrl')}
         type="url"
         placeholder="https://example.com/hooks/lagoon"
         value={webhook}
         onChange={(e) => setWebhook(e.target.value)}
-        hint="Each alert is POSTed as JSON, signed (webhook-id, webhook-timestamp, webhook-signature headers); failures are retried with backoff."
+        hint={t('webhookHint')}
         error={errorOf('webhookUrl')}
         data-testid="alert-webhook"
       />
@@ -126,11 +128,11 @@ function SettingsForm({ view }: { view: AlertSettingsView }) {
       )}
       <div className="flex items-center gap-3">
         <Button type="submit" size="sm" pending={save.isPending} data-testid="alerts-save">
-          Save alerts
+          {t('save')}
         </Button>
         {save.isSuccess && (
           <span role="status" className="text-sm text-success" data-testid="alerts-saved">
-            Saved.
+            {t('saved')}
           </span>
         )}
       </div>
@@ -139,6 +141,8 @@ function SettingsForm({ view }: { view: AlertSettingsView }) {
 }
 
 function SecretAndTest({ view }: { view: AlertSettingsView }) {
+  const t = useTranslations('alerts');
+  const locale = useLocale();
   const qc = useQueryClient();
   const rotate = useMutation({ mutationFn: () => call('POST /alerts/secret'), onSuccess: (v) => qc.setQueryData(SETTINGS, v) });
   const test = useMutation({ mutationFn: () => call('POST /alerts/test'), onSuccess: () => void qc.invalidateQueries({ queryKey: LOG }) });
@@ -146,27 +150,29 @@ function SecretAndTest({ view }: { view: AlertSettingsView }) {
   return (
     <section aria-labelledby="alerts-test-h" className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4">
       <h2 id="alerts-test-h" className="text-lg font-semibold">
-        Signing secret and test
+        {t('secretAndTest')}
       </h2>
       {view.webhookSecret && (
         <div className="flex flex-col gap-1 text-sm">
-          <span className="font-medium">Webhook signing secret</span>
+          <span className="font-medium">{t('secret')}</span>
           <code className="break-all rounded bg-muted px-2 py-1" data-testid="webhook-secret">
             {view.webhookSecret}
           </code>
-          <span className="text-xs text-muted-foreground">Verify each delivery with it (docs/API.md, “Alert webhooks”). A new one replaces it at once.</span>
+          <span className="text-xs text-muted-foreground">{t('secretHint')}</span>
         </div>
       )}
       <div className="flex flex-wrap items-center gap-3">
         <Button size="sm" variant="secondary" pending={rotate.isPending} onClick={() => rotate.mutate()} data-testid="rotate-secret">
-          New secret
+          {t('newSecret')}
         </Button>
         <Button size="sm" pending={test.isPending} onClick={() => test.mutate()} data-testid="send-test">
-          Send test alert
+          {t('sendTest')}
         </Button>
         {test.isSuccess && (
           <span role="status" className="text-sm text-success" data-testid="test-sent">
-            Test queued for {test.data.channels.join(' and ')}.
+            {t('testQueued', {
+              channels: new Intl.ListFormat(locale, { type: 'conjunction' }).format(test.data.channels.map((channel) => t('channelName', { channel }))),
+            })}
           </span>
         )}
         {test.isError && (
@@ -180,6 +186,7 @@ function SecretAndTest({ view }: { view: AlertSettingsView }) {
 }
 
 function DeliveryLog() {
+  const t = useTranslations('alerts');
   const log = useQuery({
     queryKey: LOG,
     queryFn: ({ signal }) => call('GET /alerts/deliveries', { query: { page: 1, limit: 50 }, signal }),
@@ -188,24 +195,24 @@ function DeliveryLog() {
   return (
     <section aria-labelledby="alerts-log-h" className="flex flex-col gap-3">
       <h2 id="alerts-log-h" className="text-lg font-semibold">
-        Delivery log
+        {t('log')}
       </h2>
-      <QueryContent query={log} loading="Loading the delivery log" failed="Could not load the delivery log">
+      <QueryContent query={log} loading={t('logLoading')} failed={t('logFailed')}>
         {(page) =>
           page.items.length === 0 ? (
-            <EmptyState testId="delivery-empty">No alerts sent yet.</EmptyState>
+            <EmptyState testId="delivery-empty">{t('noneSent')}</EmptyState>
           ) : (
             <DataTable
-              label="Alert deliveries"
-              caption="Alert deliveries, newest first"
+              label={t('deliveries')}
+              caption={t('deliveriesCaption')}
               testId="delivery-log"
               columns={[
-                { label: 'Time' },
-                { label: 'Event' },
-                { label: 'Channel' },
-                { label: 'Status' },
-                { label: 'Attempts', numeric: true },
-                { label: 'Response' },
+                { label: t('time') },
+                { label: t('event') },
+                { label: t('channel') },
+                { label: t('status') },
+                { label: t('attempts'), numeric: true },
+                { label: t('response') },
               ]}
             >
               {page.items.map((d) => (
@@ -216,12 +223,12 @@ function DeliveryLog() {
                     <span className="block max-w-md truncate text-xs text-muted-foreground">{d.summary}</span>
                   </td>
                   <td className={TD} title={d.target}>
-                    {d.channel}
+                    {t('channelName', { channel: d.channel })}
                   </td>
-                  <td className={TD}>{d.status}</td>
+                  <td className={TD}>{t('statusName', { status: d.status })}</td>
                   <td className={`${TD} text-right tabular-nums`}>{d.attempts}</td>
                   <td className={TD} title={d.error ?? undefined}>
-                    {d.responseCode ?? (d.channel === 'email' && d.status === 'delivered' ? 'sent' : (d.error ?? '—'))}
+                    {d.responseCode ?? (d.channel === 'email' && d.status === 'delivered' ? t('sent') : (d.error ?? '—'))}
                   </td>
                 </tr>
               ))}
@@ -234,15 +241,11 @@ function DeliveryLog() {
 }
 
 export function AlertsPage() {
+  const t = useTranslations('alerts');
   const settings = useQuery({ queryKey: SETTINGS, queryFn: ({ signal }) => call('GET /alerts', { signal }) });
   return (
-    <DashPage
-      title="Alerts"
-      description="Be told when your balance runs low or an API key's budget fills up: by email and by signed webhook, once per crossing."
-      current="/alerts"
-      testId="alerts-page"
-    >
-      <QueryContent query={settings} loading="Loading your alerts" failed="Could not load your alerts">
+    <DashPage title={t('title')} description={t('description')} current="/alerts" testId="alerts-page">
+      <QueryContent query={settings} loading={t('loading')} failed={t('failed')}>
         {(view) => (
           <>
             <SettingsForm view={view} />

@@ -12,6 +12,17 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
+/**
+ * The words of the failures this file makes itself (no answer; an answer without our error body), in the page's
+ * language: the catalogue's `apiClient`, handed over by the i18n provider before anything is fetched.
+ */
+let words = { unreachable: 'HTTP 0', requestFailed: 'HTTP {status}' };
+export function setClientWords(w: typeof words): void {
+  words = w;
+}
+export const requestFailed = (status: number): string => words.requestFailed.replace('{status}', String(status));
+const unreachable = () => ({ error: words.unreachable });
+
 export class AppApiError extends Error implements AppError {
   readonly status: number;
   readonly code: string;
@@ -19,7 +30,7 @@ export class AppApiError extends Error implements AppError {
   readonly body: Record<string, unknown>;
 
   constructor(status: number, body: Record<string, unknown>, retryAfter?: number) {
-    super(typeof body.error === 'string' ? body.error : `Request failed (HTTP ${status})`);
+    super(typeof body.error === 'string' ? body.error : requestFailed(status));
     this.status = status;
     this.code = typeof body.code === 'string' ? body.code : status === 0 ? 'NETWORK_ERROR' : 'UNKNOWN_ERROR';
     this.retryAfter = retryAfter;
@@ -54,7 +65,7 @@ export async function api<T>(path: string, opts: ApiOptions = {}): Promise<T> {
     });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw new AppApiError(0, { error: 'Could not reach the server. Check your connection and try again.' });
+    throw new AppApiError(0, unreachable());
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
@@ -66,7 +77,7 @@ export async function api<T>(path: string, opts: ApiOptions = {}): Promise<T> {
   }
   if (!res.ok) {
     const ra = Number(res.headers.get('retry-after'));
-    const body = json && typeof json === 'object' ? (json as Record<string, unknown>) : { error: `Request failed (HTTP ${res.status})` };
+    const body = json && typeof json === 'object' ? (json as Record<string, unknown>) : { error: requestFailed(res.status) };
     throw new AppApiError(res.status, body, Number.isFinite(ra) && ra > 0 ? ra : undefined);
   }
   return json as T;
@@ -126,10 +137,10 @@ export async function callStream<K extends AppRouteKey>(route: K, ...[opts]: Cal
     });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw new AppApiError(0, { error: 'Could not reach the server. Check your connection and try again.' });
+    throw new AppApiError(0, unreachable());
   }
   if (res.ok) return res;
-  const body = (await res.json().catch(() => ({ error: `Request failed (HTTP ${res.status})` }))) as Record<string, unknown>;
+  const body = (await res.json().catch(() => ({ error: requestFailed(res.status) }))) as Record<string, unknown>;
   throw new AppApiError(res.status, body);
 }
 

@@ -23,9 +23,15 @@ export function audioDuration(file: Blob, timeoutMs = 5000): Promise<number | un
 }
 
 /** Why `file` is too long to attach, or null. */
-export async function audioTooLong(file: Blob, name: string, maxSeconds: number): Promise<string | null> {
+/** Why `file` is too long (the catalogue's audioErrors.audioTooLong, worded by `say`), or null. */
+export async function audioTooLong(
+  file: Blob,
+  name: string,
+  maxSeconds: number,
+  say: (values: { name: string; length: string; max: string }) => string,
+): Promise<string | null> {
   const seconds = await audioDuration(file);
   if (seconds === undefined || seconds <= maxSeconds) return null;
   const m = (s: number) => (s >= 120 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`);
-  return `“${name}” is ${m(seconds)} long; audio can be at most ${m(maxSeconds)}.`;
+  return say({ name: `“${name}”`, length: m(seconds), max: m(maxSeconds) });
 }

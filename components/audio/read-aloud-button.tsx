@@ -16,6 +16,7 @@ import { useVoicePrefs } from './voice-prefs.ts';
 
 export function ReadAloudButton({ id, text }: { id: string; text: string }) {
   const t = useTranslations('audio');
+  const te = useTranslations('audioErrors');
   const speech = useAudioOptions().data?.speech;
   const prefs = useVoicePrefs();
   const csrf = useCsrfToken();
@@ -43,7 +44,7 @@ export function ReadAloudButton({ id, text }: { id: string; text: string }) {
       </IconButton>
       {error && (
         <span role="alert" data-testid="read-aloud-error" className="flex items-center gap-2 text-xs text-error">
-          {audioErrorText(error, 'speech')}
+          {audioErrorText(error, 'speech', te)}
           {(error.status === 402 || error.code === 'INSUFFICIENT_BALANCE') && (
             <Link href="/account" className="font-medium text-primary underline">
               {t('addCredit')}

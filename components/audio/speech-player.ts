@@ -90,8 +90,8 @@ const failureOf = (e: unknown): AudioFailure =>
   e instanceof AudioRequestError
     ? { status: e.status, code: e.code, message: e.message, retryAfter: e.retryAfter }
     : (e as Error)?.name === 'NotAllowedError'
-      ? { status: -1, code: 'PLAYBACK_BLOCKED', message: 'The browser blocked playback: press read aloud again.' }
-      : { status: -1, code: 'PLAYBACK_FAILED', message: 'This browser could not play the audio.' };
+      ? { status: -1, code: 'PLAYBACK_BLOCKED', message: '' }
+      : { status: -1, code: 'PLAYBACK_FAILED', message: '' };
 
 export const canStreamMp3 = (): boolean => typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported('audio/mpeg');
 

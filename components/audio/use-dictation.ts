@@ -4,6 +4,7 @@
 // route and handed back as text. Every failure (the microphone denied, missing or busy; the server's refusal) is a
 // sentence for the user; the microphone is released as soon as recording ends, or when the component goes away.
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { AudioRequestError, postDictation, useCsrfToken } from './audio-api.ts';
 import { audioErrorText, dictationUnsupported, microphoneErrorText } from './audio-errors.ts';
 
@@ -35,12 +36,13 @@ export function useDictation(onText: (text: string) => void, limits: { maxSecond
   const [error, setError] = useState<string | null>(null);
   const session = useRef<Session | undefined>(undefined);
   const csrf = useCsrfToken();
-  const latest = useRef({ onText, csrf, limits });
-  latest.current = { onText, csrf, limits };
+  const t = useTranslations('audioErrors');
+  const latest = useRef({ onText, csrf, limits, t });
+  latest.current = { onText, csrf, limits, t };
 
   const release = useCallback((s: Session) => {
     clearInterval(s.timer);
-    for (const t of s.stream.getTracks()) t.stop();
+    for (const track of s.stream.getTracks()) track.stop();
     if (session.current === s) session.current = undefined;
   }, []);
 
@@ -49,24 +51,24 @@ export function useDictation(onText: (text: string) => void, limits: { maxSecond
       release(s);
       if (s.cancelled) return;
       const blob = new Blob(s.chunks, { type: s.recorder.mimeType || s.chunks[0]?.type || 'audio/webm' });
-      const { limits: l, csrf: token, onText: deliver } = latest.current;
+      const { limits: l, csrf: token, onText: deliver, t: say } = latest.current;
       if (blob.size === 0) {
         setPhase('idle');
-        setError('No sound was recorded. Check that the right microphone is selected, then try again.');
+        setError(say('emptyAudio'));
         return;
       }
       if (l && blob.size > l.maxBytes) {
         setPhase('idle');
-        setError('The recording is too long to transcribe: keep it shorter.');
+        setError(say('tooLong'));
         return;
       }
       setPhase('transcribing');
       try {
         const result = await postDictation(blob, token);
         if (result.text) deliver(result.text);
-        else setError('No speech was recognised in the recording. Try again, speaking clearly.');
+        else setError(say('noSpeech'));
       } catch (e) {
-        setError(e instanceof AudioRequestError ? audioErrorText(e, 'dictation') : 'The recording could not be sent.');
+        setError(e instanceof AudioRequestError ? audioErrorText(e, 'dictation', say) : say('notSent'));
       } finally {
         setPhase('idle');
       }
@@ -81,13 +83,17 @@ export function useDictation(onText: (text: string) => void, limits: { maxSecond
 
   const start = useCallback(async () => {
     if (session.current) return;
+    const say = latest.current.t;
     setError(null);
-    const why = dictationUnsupported({
-      isSecureContext: window.isSecureContext,
-      // Undefined on pages that are not secure contexts, whatever the types say.
-      mediaDevices: navigator.mediaDevices as MediaDevices | undefined,
-      MediaRecorder: typeof MediaRecorder === 'undefined' ? undefined : MediaRecorder,
-    });
+    const why = dictationUnsupported(
+      {
+        isSecureContext: window.isSecureContext,
+        // Undefined on pages that are not secure contexts, whatever the types say.
+        mediaDevices: navigator.mediaDevices as MediaDevices | undefined,
+        MediaRecorder: typeof MediaRecorder === 'undefined' ? undefined : MediaRecorder,
+      },
+      say,
+    );
     if (why) {
       setError(why);
       return;
@@ -98,17 +104,17 @@ export function useDictation(onText: (text: string) => void, limits: { maxSecond
       stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
     } catch (e) {
       setPhase('idle');
-      setError(microphoneErrorText(e));
+      setError(microphoneErrorText(e, say));
       return;
     }
     let recorder: MediaRecorder;
     try {
-      const mimeType = RECORDING_TYPES.find((t) => MediaRecorder.isTypeSupported(t));
+      const mimeType = RECORDING_TYPES.find((type) => MediaRecorder.isTypeSupported(type));
       recorder = new MediaRecorder(stream, mimeType ? { mimeType, audioBitsPerSecond: 48_000 } : undefined);
     } catch (e) {
-      for (const t of stream.getTracks()) t.stop();
+      for (const track of stream.getTracks()) track.stop();
       setPhase('idle');
-      setError(microphoneErrorText(e));
+      setError(microphoneErrorText(e, say));
       return;
     }
     const startedAt = Date.now();
@@ -132,7 +138,7 @@ export function useDictation(onText: (text: string) => void, limits: { maxSecond
       s.cancelled = true;
       release(s);
       setPhase('idle');
-      setError('Recording failed. Try again.');
+      setError(say('recordingFailed'));
     };
     session.current = s;
     setElapsed(0);

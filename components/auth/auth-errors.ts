@@ -1,5 +1,9 @@
 // Turning what the user typed and what the server answered into messages beside the right field.
+import type { useTranslations } from 'use-intl';
 import { AppApiError } from '@/components/api/client.ts';
+
+/** The messages' translator (`useTranslations('authErrors')`): the words are the user's language. */
+export type AuthT = ReturnType<typeof useTranslations<'authErrors'>>;
 
 export type AuthField = 'email' | 'password' | 'displayName';
 export type FieldErrors = Partial<Record<AuthField, string>>;
@@ -26,15 +30,15 @@ export interface AuthInput {
 }
 
 /** The checks the browser can make before sending; the server repeats them and has the last word. */
-export function validateAuth(input: AuthInput, mode: 'sign-in' | 'sign-up'): FieldErrors {
+export function validateAuth(input: AuthInput, mode: 'sign-in' | 'sign-up', t: AuthT): FieldErrors {
   const errors: FieldErrors = {};
-  if (!input.email.trim()) errors.email = 'Enter your email address';
-  else if (!EMAIL_SHAPE.test(input.email.trim())) errors.email = 'Enter a valid email address';
-  if (!input.password) errors.password = 'Enter your password';
-  else if (mode === 'sign-up' && [...input.password].length < PASSWORD_MIN) errors.password = `Use at least ${PASSWORD_MIN} characters`;
-  else if (mode === 'sign-up' && [...input.password].length > PASSWORD_MAX) errors.password = `Use at most ${PASSWORD_MAX} characters`;
+  if (!input.email.trim()) errors.email = t('emailMissing');
+  else if (!EMAIL_SHAPE.test(input.email.trim())) errors.email = t('emailInvalid');
+  if (!input.password) errors.password = t('passwordMissing');
+  else if (mode === 'sign-up' && [...input.password].length < PASSWORD_MIN) errors.password = t('atLeast', { min: PASSWORD_MIN });
+  else if (mode === 'sign-up' && [...input.password].length > PASSWORD_MAX) errors.password = t('atMost', { max: PASSWORD_MAX });
   if (mode === 'sign-up' && (input.displayName?.trim().length ?? 0) > DISPLAY_NAME_MAX) {
-    errors.displayName = `Use at most ${DISPLAY_NAME_MAX} characters`;
+    errors.displayName = t('atMost', { max: DISPLAY_NAME_MAX });
   }
   return errors;
 }
@@ -49,19 +53,19 @@ function fieldOf(path: unknown, message: string): AuthField | undefined {
 }
 
 /** Maps a failed sign-in/sign-up to field errors (400 `issues`, or a message naming the field) or a form message. */
-export function describeAuthError(err: unknown, mode: 'sign-in' | 'sign-up'): AuthErrorView {
-  if (!(err instanceof AppApiError)) return { fields: {}, form: 'Something went wrong. Please try again.' };
+export function describeAuthError(err: unknown, mode: 'sign-in' | 'sign-up', t: AuthT): AuthErrorView {
+  if (!(err instanceof AppApiError)) return { fields: {}, form: t('generic') };
   if (err.status === 401) {
-    return { fields: {}, form: mode === 'sign-in' ? 'Incorrect email or password.' : 'Could not create the account.' };
+    return { fields: {}, form: mode === 'sign-in' ? t('wrongCredentials') : t('signUpFailed') };
   }
   if (err.status === 429) {
-    return { fields: {}, form: 'Too many attempts.', retryAt: Date.now() + (err.retryAfter ?? 60) * 1000 };
+    return { fields: {}, form: t('tooMany'), retryAt: Date.now() + (err.retryAfter ?? 60) * 1000 };
   }
   if (err.status === 400) {
     const fields: FieldErrors = {};
     const issues = Array.isArray(err.body.issues) ? (err.body.issues as Array<{ path?: unknown; message?: unknown }>) : [];
     for (const issue of issues) {
-      const message = typeof issue.message === 'string' ? issue.message : 'Invalid value';
+      const message = typeof issue.message === 'string' ? issue.message : t('invalidValue');
       const field = fieldOf(issue.path, message);
       if (field && !fields[field]) fields[field] = message;
     }
@@ -72,5 +76,5 @@ export function describeAuthError(err: unknown, mode: 'sign-in' | 'sign-up'): Au
     return Object.keys(fields).length ? { fields } : { fields, form: err.message };
   }
   if (err.status === 0) return { fields: {}, form: err.message };
-  return { fields: {}, form: `The server could not complete this (${err.status}). Please try again.` };
+  return { fields: {}, form: t('serverFailed', { status: err.status }) };
 }

@@ -20,6 +20,7 @@ import { WalletEntry } from '@/components/wallet/wallet-entry.tsx';
 
 export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in' | 'sign-up'; next: string; setupToken?: string; ssoError?: string }) {
   const t = useTranslations('auth');
+  const te = useTranslations('authErrors');
   const signUp = mode === 'sign-up';
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -42,7 +43,7 @@ export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in'
     const input = signUp
       ? { email: email.trim(), password, displayName: displayName.trim() || undefined, ...(setupToken ? { setupToken } : {}) }
       : { email: email.trim(), password };
-    const fields = validateAuth(input, mode);
+    const fields = validateAuth(input, mode, te);
     if (Object.keys(fields).length) {
       setErrors({ fields });
       setAttempt((n) => n + 1);
@@ -51,7 +52,7 @@ export function AuthForm({ mode, next, setupToken, ssoError }: { mode: 'sign-in'
     setErrors({ fields: {} });
     submit.mutate(input, {
       onError: (err) => {
-        setErrors(describeAuthError(err, mode));
+        setErrors(describeAuthError(err, mode, te));
         setAttempt((n) => n + 1);
       },
     });

@@ -2,6 +2,7 @@
 // Asks for a password-reset mail. The answer is the same whether the address has an account or not; when the server
 // has no mail (LAGOON_SMTP_URL unset) the page says so and points to the operator instead.
 // data-testid: forgot-form, forgot-email, forgot-submit, forgot-sent, forgot-off, forgot-error.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
@@ -11,6 +12,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { TextField } from '@/components/auth/text-field.tsx';
 
 export function ForgotPasswordForm() {
+  const t = useTranslations('authPages');
+  const te = useTranslations('authErrors');
   const info = useQuery({ queryKey: ['auth', 'recovery'], queryFn: () => call('GET /auth/recovery') });
   const [email, setEmail] = useState('');
   const [fieldError, setFieldError] = useState<string>();
@@ -19,7 +22,7 @@ export function ForgotPasswordForm() {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     const address = email.trim();
-    if (!address) return setFieldError('Enter your email address');
+    if (!address) return setFieldError(te('emailMissing'));
     setFieldError(undefined);
     send.mutate(address);
   };
@@ -27,7 +30,7 @@ export function ForgotPasswordForm() {
   const back = (
     <p className="text-center text-sm text-muted-foreground">
       <Link href="/sign-in" className="font-medium text-primary underline-offset-4 hover:underline">
-        Back to sign in
+        {t('backToSignIn')}
       </Link>
     </p>
   );
@@ -35,8 +38,8 @@ export function ForgotPasswordForm() {
   if (info.data && !info.data.mail)
     return (
       <div className="flex flex-col gap-4" data-testid="forgot-off">
-        <h1 className="text-xl font-semibold">Reset your password</h1>
-        <p className="text-sm text-muted-foreground">Password reset by email is off on this server. Ask its operator to reset your password.</p>
+        <h1 className="text-xl font-semibold">{t('resetTitle')}</h1>
+        <p className="text-sm text-muted-foreground">{t('resetOff')}</p>
         {back}
       </div>
     );
@@ -44,10 +47,8 @@ export function ForgotPasswordForm() {
   if (send.isSuccess)
     return (
       <div className="flex flex-col gap-4" data-testid="forgot-sent">
-        <h1 className="text-xl font-semibold">Check your email</h1>
-        <p className="text-sm text-muted-foreground">
-          If an account uses {email.trim()}, a link to choose a new password is on its way. It works once, for a short time.
-        </p>
+        <h1 className="text-xl font-semibold">{t('checkEmail')}</h1>
+        <p className="text-sm text-muted-foreground">{t('resetSent', { email: email.trim() })}</p>
         {back}
       </div>
     );
@@ -56,13 +57,13 @@ export function ForgotPasswordForm() {
   const emailError = fieldError ?? (serverError?.body?.param === 'email' ? serverError.message : undefined);
   return (
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="forgot-form">
-      <h1 className="text-xl font-semibold">Reset your password</h1>
-      <p className="-mt-2 text-sm text-muted-foreground">Enter your account’s email and we’ll send you a link to choose a new password.</p>
+      <h1 className="text-xl font-semibold">{t('resetTitle')}</h1>
+      <p className="-mt-2 text-sm text-muted-foreground">{t('resetIntro')}</p>
       {serverError && !emailError && <Alert data-testid="forgot-error">{serverError.message}</Alert>}
       <TextField
         id="forgot-email"
         data-testid="forgot-email"
-        label="Email"
+        label={t('email')}
         type="email"
         autoComplete="username"
         inputMode="email"
@@ -74,7 +75,7 @@ export function ForgotPasswordForm() {
         error={emailError}
       />
       <Button type="submit" size="lg" className="w-full" pending={send.isPending} disabled={info.isPending} data-testid="forgot-submit">
-        Send reset link
+        {t('sendReset')}
       </Button>
       {back}
     </form>

@@ -2,6 +2,7 @@
 // "Sign in with a passkey" on the sign-in page: the browser's WebAuthn dialog offers this site's passkeys (no email
 // needed), and a verified one starts the session.
 // data-testid: passkey-sign-in, passkey-sign-in-error.
+import { useTranslations } from 'use-intl';
 import { useMutation } from '@tanstack/react-query';
 import { startAuthentication } from '@simplewebauthn/browser';
 import { call } from '@/components/api/client.ts';
@@ -10,6 +11,7 @@ import { Button } from '@/components/ui/button.tsx';
 import { useSessionStarted } from '@/components/auth/use-auth-submit.ts';
 
 export function PasskeySignIn({ next }: { next: string }) {
+  const t = useTranslations('authPages');
   const started = useSessionStarted(next);
   const signIn = useMutation({
     mutationFn: async () => {
@@ -30,13 +32,9 @@ export function PasskeySignIn({ next }: { next: string }) {
         pending={signIn.isPending || signIn.isSuccess}
         data-testid="passkey-sign-in"
       >
-        Sign in with a passkey
+        {t('passkey')}
       </Button>
-      {err && (
-        <Alert data-testid="passkey-sign-in-error">
-          {err.name === 'NotAllowedError' ? 'No passkey was used (the dialog was closed or timed out).' : err.message}
-        </Alert>
-      )}
+      {err && <Alert data-testid="passkey-sign-in-error">{err.name === 'NotAllowedError' ? t('passkeyCancelled') : err.message}</Alert>}
     </div>
   );
 }

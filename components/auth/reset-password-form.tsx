@@ -2,6 +2,7 @@
 // Sets a new password from a mailed link (/reset-password#token=…: the token stays out of server logs and Referers).
 // On success every session of the account has ended, and the user signs in with the new password.
 // data-testid: reset-form, reset-password, reset-submit, reset-done, reset-error.
+import { useTranslations } from 'use-intl';
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -12,6 +13,8 @@ import { PASSWORD_MIN } from '@/components/auth/auth-errors.ts';
 import { PasswordField } from '@/components/auth/password-field.tsx';
 
 export function ResetPasswordForm() {
+  const t = useTranslations('authPages');
+  const te = useTranslations('authErrors');
   const [token, setToken] = useState<string | null>(null);
   const [password, setPassword] = useState('');
   const [fieldError, setFieldError] = useState<string>();
@@ -23,7 +26,7 @@ export function ResetPasswordForm() {
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    if ([...password].length < PASSWORD_MIN) return setFieldError(`Use at least ${PASSWORD_MIN} characters`);
+    if ([...password].length < PASSWORD_MIN) return setFieldError(te('atLeast', { min: PASSWORD_MIN }));
     setFieldError(undefined);
     reset.mutate({ token: token ?? '', password });
   };
@@ -31,10 +34,10 @@ export function ResetPasswordForm() {
   if (reset.isSuccess)
     return (
       <div className="flex flex-col gap-4" data-testid="reset-done">
-        <h1 className="text-xl font-semibold">Password changed</h1>
-        <p className="text-sm text-muted-foreground">Your new password is set, and every device that was signed in has been signed out.</p>
+        <h1 className="text-xl font-semibold">{t('passwordChanged')}</h1>
+        <p className="text-sm text-muted-foreground">{t('passwordChangedBody')}</p>
         <Link href="/sign-in" className={buttonClasses(undefined, 'lg', 'w-full')} data-testid="reset-sign-in">
-          Sign in
+          {t('signIn')}
         </Link>
       </div>
     );
@@ -44,28 +47,28 @@ export function ResetPasswordForm() {
   const missing = token === '';
   return (
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="reset-form">
-      <h1 className="text-xl font-semibold">Choose a new password</h1>
+      <h1 className="text-xl font-semibold">{t('chooseNew')}</h1>
       {(missing || (serverError && !passwordError)) && (
         <Alert data-testid="reset-error">
-          {missing ? 'This page needs the link from your reset mail.' : serverError?.message}{' '}
+          {missing ? t('needsLink') : serverError?.message}{' '}
           <Link href="/forgot-password" className="font-medium underline underline-offset-4">
-            Ask for a new link
+            {t('newLink')}
           </Link>
         </Alert>
       )}
       <PasswordField
         id="reset-password"
         data-testid="reset-password"
-        label="New password"
+        label={t('newPassword')}
         autoComplete="new-password"
         required
         value={password}
         onChange={(e) => setPassword(e.target.value)}
         error={passwordError}
-        hint={`At least ${PASSWORD_MIN} characters.`}
+        hint={t('atLeastHint', { min: PASSWORD_MIN })}
       />
       <Button type="submit" size="lg" className="w-full" pending={reset.isPending} disabled={missing || token === null} data-testid="reset-submit">
-        Set new password
+        {t('setNew')}
       </Button>
     </form>
   );

@@ -2,6 +2,7 @@
 // The sign-in's second step: the code from the user's authenticator app (or one of their recovery codes) redeems the
 // challenge the password step returned. An expired challenge sends the user back to the password.
 // data-testid: second-factor-form, second-factor-code, second-factor-submit, second-factor-error.
+import { useTranslations } from 'use-intl';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { AppApiError, call } from '@/components/api/client.ts';
@@ -11,6 +12,7 @@ import { TextField } from '@/components/auth/text-field.tsx';
 import { useSessionStarted } from '@/components/auth/use-auth-submit.ts';
 
 export function SecondFactorForm({ challenge, next, onRestart }: { challenge: string; next: string; onRestart: () => void }) {
+  const t = useTranslations('authPages');
   const [code, setCode] = useState('');
   const started = useSessionStarted(next);
   const redeem = useMutation({
@@ -25,21 +27,21 @@ export function SecondFactorForm({ challenge, next, onRestart }: { challenge: st
   const expired = err instanceof AppApiError && err.status === 401;
   return (
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="second-factor-form">
-      <h1 className="text-xl font-semibold">Two-step sign-in</h1>
-      <p className="-mt-2 text-sm text-muted-foreground">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+      <h1 className="text-xl font-semibold">{t('twoStep')}</h1>
+      <p className="-mt-2 text-sm text-muted-foreground">{t('twoStepIntro')}</p>
       {err && !expired && err instanceof AppApiError && err.status !== 400 && <Alert data-testid="second-factor-error">{err.message}</Alert>}
       {expired && (
         <Alert data-testid="second-factor-error">
           {err.message}{' '}
           <button type="button" className="font-medium underline underline-offset-4" onClick={onRestart}>
-            Start again
+            {t('startAgain')}
           </button>
         </Alert>
       )}
       <TextField
         id="second-factor-code"
         data-testid="second-factor-code"
-        label="Code"
+        label={t('code')}
         autoComplete="one-time-code"
         inputMode="text"
         autoCapitalize="none"
@@ -50,7 +52,7 @@ export function SecondFactorForm({ challenge, next, onRestart }: { challenge: st
         error={err instanceof AppApiError && err.status === 400 ? err.message : undefined}
       />
       <Button type="submit" size="lg" className="w-full" pending={redeem.isPending || redeem.isSuccess} data-testid="second-factor-submit">
-        Verify
+        {t('verify')}
       </Button>
     </form>
   );

@@ -8,6 +8,7 @@
 // React and a canvas carries no accessible content; for at most a few hundred points SVG costs nothing noticeable.
 // Loaded on demand (next/dynamic) so the page's first bundle stays small.
 import type { ComponentProps, ReactNode } from 'react';
+import { useTranslations } from 'use-intl';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CELL, ChartFrame, HEAD, seriesColour } from '@/components/billing/chart-frame.tsx';
 import { formatCount, formatDay, formatDiem, formatUsd } from '@/components/usage/format.ts';
@@ -24,7 +25,6 @@ const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFra
 const hourLabel = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 // Axis ticks of tiny amounts stay short: "$0.000015" rather than a rounded "$0.00".
 const axisUsd = (v: number) => (v === 0 ? '$0' : v < 0.01 ? `$${Number(v.toPrecision(2))}` : formatUsd(v));
-const modelLabel = (m: string) => (m === 'other' ? 'Other models' : m);
 
 function peak<T>(rows: T[], value: (r: T) => number): T | undefined {
   let best: T | undefined;
@@ -113,6 +113,8 @@ type Day = BillingSummary['chart']['days'][number];
  * unit that was charged gets its own chart (USD alone when nothing was).
  */
 function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; unit: 'USD' | 'DIEM' }) {
+  const t = useTranslations('billingCharts');
+  const modelLabel = (m: string) => (m === 'other' ? t('otherModels') : m);
   const usd = unit === 'USD';
   const of = (d: Day) => (usd ? d.spend : d.spendDiem);
   const totalOf = (d: Day) => (usd ? d.total : d.totalDiem);
@@ -121,17 +123,13 @@ function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; uni
   const first = formatDay(days[0].date);
   const last = formatDay(days.at(-1)!.date);
   const top = peak(days, totalOf);
-  const title = `${unit} spent per day, by model`;
+  const title = t('spentPerDay', { unit });
   const dayRows = days.map((d) => ({ ...d, label: formatDay(d.date) }));
   return (
     <ChartFrame
       title={title}
       testId={usd ? 'chart-spend' : 'chart-spend-diem'}
-      summary={
-        top
-          ? `${unit} spent per UTC day from ${first} to ${last}, stacked by model; the most on ${formatDay(top.date)}: ${format(totalOf(top))}.`
-          : `Nothing spent from ${first} to ${last}.`
-      }
+      summary={top ? t('spentSummary', { unit, first, last, day: formatDay(top.date), amount: format(totalOf(top)) }) : t('nothingSpent', { first, last })}
       chart={
         <Bars
           data={dayRows}
@@ -153,9 +151,9 @@ function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; uni
       table={
         <FigureTable
           testId={usd ? 'chart-spend-table' : 'chart-spend-diem-table'}
-          caption={`${unit} spent per UTC day, by model`}
-          first="Day"
-          columns={[...models.map(modelLabel), 'Total']}
+          caption={t('spentCaption', { unit })}
+          first={t('day')}
+          columns={[...models.map(modelLabel), t('total')]}
           rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [...models.map((m) => format(of(d)[m] ?? 0)), format(totalOf(d))] }))}
         />
       }
@@ -164,6 +162,7 @@ function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; uni
 }
 
 export default function BillingCharts({ chart }: { chart: BillingSummary['chart'] }) {
+  const t = useTranslations('billingCharts');
   const { days, models, hours } = chart;
   const tokenPeak = peak(days, (d) => d.tokens);
   const hourPeak = peak(hours, (h) => h.requests);
@@ -185,49 +184,41 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
         </div>
       )}
       <ChartFrame
-        title="Tokens per day"
+        title={t('tokensPerDay')}
         testId="chart-tokens"
-        summary={
-          tokenPeak
-            ? `Prompt and completion tokens per UTC day; the most on ${formatDay(tokenPeak.date)}: ${formatCount(tokenPeak.tokens)}.`
-            : 'No tokens in the last 30 days.'
-        }
+        summary={tokenPeak ? t('tokensSummary', { day: formatDay(tokenPeak.date), tokens: formatCount(tokenPeak.tokens) }) : t('noTokens')}
         chart={
-          <Bars data={dayRows} title="Tokens per day" yAxis={{ width: 48, tickFormatter: (v: number) => compact.format(v) }} format={formatCount}>
-            <Bar dataKey="tokens" name="Tokens" fill={seriesColour(3)} isAnimationActive={false} />
+          <Bars data={dayRows} title={t('tokensPerDay')} yAxis={{ width: 48, tickFormatter: (v: number) => compact.format(v) }} format={formatCount}>
+            <Bar dataKey="tokens" name={t('tokens')} fill={seriesColour(3)} isAnimationActive={false} />
           </Bars>
         }
-        tableLabel="Tokens per day"
+        tableLabel={t('tokensPerDay')}
         table={
           <FigureTable
             testId="chart-tokens-table"
-            caption="Tokens and requests per UTC day"
-            first="Day"
-            columns={['Tokens', 'Requests']}
+            caption={t('tokensCaption')}
+            first={t('day')}
+            columns={[t('tokens'), t('requests')]}
             rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [formatCount(d.tokens), formatCount(d.requests)] }))}
           />
         }
       />
       <ChartFrame
-        title="Requests per hour, last 24 hours"
+        title={t('hoursTitle')}
         testId="chart-hours"
-        summary={
-          hourPeak
-            ? `Requests per hour in your time zone; the most at ${hourLabel(hourPeak.hour)}: ${formatCount(hourPeak.requests)}.`
-            : 'No requests in the last 24 hours.'
-        }
+        summary={hourPeak ? t('hoursSummary', { hour: hourLabel(hourPeak.hour), requests: formatCount(hourPeak.requests) }) : t('noRequests')}
         chart={
-          <Bars data={hourRows} title="Requests per hour" yAxis={{ width: 40, allowDecimals: false }} format={formatCount}>
-            <Bar dataKey="requests" name="Requests" fill={seriesColour(0)} isAnimationActive={false} />
+          <Bars data={hourRows} title={t('requestsPerHour')} yAxis={{ width: 40, allowDecimals: false }} format={formatCount}>
+            <Bar dataKey="requests" name={t('requests')} fill={seriesColour(0)} isAnimationActive={false} />
           </Bars>
         }
-        tableLabel="Requests per hour"
+        tableLabel={t('requestsPerHour')}
         table={
           <FigureTable
             testId="chart-hours-table"
-            caption="Requests per hour, last 24 hours"
-            first="Hour"
-            columns={['Requests']}
+            caption={t('hoursTitle')}
+            first={t('hour')}
+            columns={[t('requests')]}
             rows={hours.map((h) => ({ key: h.hour, label: hourLabel(h.hour), cells: [formatCount(h.requests)] }))}
           />
         }

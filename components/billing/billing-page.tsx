@@ -5,7 +5,6 @@
 // data-testid: billing-page, balance-usd, balance-held, balance-diem, spend-today, spend-7d, spend-30d, projection,
 // billing-add-credit (plus chart-* and the statement's, see billing-charts.tsx and statement.tsx).
 import { useTranslations } from 'use-intl';
-import { DIEM_EXPLAINED } from '@/components/account/diem-info.tsx';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useIsMutating, useQueryClient } from '@tanstack/react-query';
@@ -17,118 +16,114 @@ import { Statement } from '@/components/billing/statement.tsx';
 import { useMe } from '@/components/session/use-me.ts';
 import { QueryContent } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { formatCount, formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
+import { formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
 import type { BillingSummary, SpendWindow } from '@/lib/wire.ts';
 
 const BillingCharts = dynamic(() => import('@/components/billing/billing-charts.tsx'), {
   ssr: false,
-  loading: () => <Spinner label="Loading the charts" className="size-5" />,
+  loading: () => <Loading what="loadingCharts" />,
 });
 // Wallet code (wagmi, viem, the x402 client) is downloaded only by users who signed in with a wallet.
 const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), {
   ssr: false,
-  loading: () => <Spinner label="Loading top-up" className="size-5" />,
+  loading: () => <Loading what="loadingTopUp" />,
 });
 
-const when = (ms: number) => new Date(ms).toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
-const spendNote = (w: SpendWindow) => `${formatCount(w.requests)} request${w.requests === 1 ? '' : 's'}`;
+function Loading({ what }: { what: 'loadingCharts' | 'loadingTopUp' }) {
+  const t = useTranslations('billing');
+  return <Spinner label={t(what)} className="size-5" />;
+}
 
-function projection(s: BillingSummary): string {
+const when = (ms: number) => new Date(ms).toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+type T = ReturnType<typeof useTranslations<'billing'>>;
+
+const spendNote = (t: T, w: SpendWindow) => t('requests', { count: w.requests });
+
+function projection(t: T, s: BillingSummary): string {
   const { usdPerDay, runsOutAt } = s.projection;
-  if (runsOutAt === null) return 'No USD spent in the last 7 days, so your USD credit is not running down.';
+  if (runsOutAt === null) return t('notRunningDown');
   const days = (runsOutAt - s.now) / 86_400_000;
-  if (days > 1000) return `At ${formatUsd(usdPerDay)} a day (the last 7 days’ average), your USD credit lasts more than 1,000 days.`;
-  const lasts = days < 1 ? 'less than a day' : `about ${formatCount(Math.floor(days))} day${Math.floor(days) === 1 ? '' : 's'}`;
-  return `At ${formatUsd(usdPerDay)} a day (the last 7 days’ average), your USD credit lasts ${lasts}, until ${new Date(runsOutAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })}.`;
+  const perDay = formatUsd(usdPerDay);
+  if (days > 1000) return t('lastsOver1000', { perDay });
+  const date = new Date(runsOutAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return days < 1 ? t('lastsUnderADay', { perDay, date }) : t('lastsDays', { perDay, days: Math.floor(days), date });
 }
 
 function AddCredit({ s }: { s: BillingSummary }) {
+  const t = useTranslations('billing');
   const me = useMe();
   const wallet = me.data?.user.wallet;
   if (s.topUp === 'wallet' && wallet) return <WalletTopUp wallet={wallet} />;
   return (
     <div className="rounded-xl border border-border bg-card p-5 text-sm text-muted-foreground" data-testid="billing-add-credit">
-      {s.isOperator ? (
-        <>
-          You are this server’s operator: grant credit to any account, yours included, on the{' '}
-          <Link href="/operator" className="font-medium text-primary underline-offset-4 hover:underline">
-            Operator page
-          </Link>
-          .
-        </>
-      ) : (
-        <>
-          USD credit on this server is added by its operator. See{' '}
-          <Link href="/account#add-credit" className="font-medium text-primary underline-offset-4 hover:underline">
-            how to add credit
-          </Link>
-          .
-        </>
-      )}
+      {s.isOperator
+        ? t.rich('operatorGrant', {
+            link: (words) => (
+              <Link href="/operator" className="font-medium text-primary underline-offset-4 hover:underline">
+                {words}
+              </Link>
+            ),
+          })
+        : t.rich('operatorAdds', {
+            link: (words) => (
+              <Link href="/account#add-credit" className="font-medium text-primary underline-offset-4 hover:underline">
+                {words}
+              </Link>
+            ),
+          })}
     </div>
   );
 }
 
 function Body({ s }: { s: BillingSummary }) {
+  const t = useTranslations('billing');
+  const td = useTranslations('diem');
   const b = s.balances;
   return (
     <>
-      <Section id="billing-balances" title="Balances">
+      <Section id="billing-balances" title={t('balances')}>
         <p className="mb-3 text-sm text-muted-foreground" data-testid="diem-line">
-          <span className="font-medium text-foreground">What is DIEM?</span> {DIEM_EXPLAINED}
+          <span className="font-medium text-foreground">{td('what')}</span> {td('explained')}
         </p>
         <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-          <StatCard label="USD credit" value={formatUsd(b.usd)} note="Spendable now; used once today’s DIEM is spent." testId="balance-usd" />
+          <StatCard label={t('usdCredit')} value={formatUsd(b.usd)} note={t('usdCreditNote')} testId="balance-usd" />
           <StatCard
-            label="DIEM today"
+            label={t('diemToday')}
             value={formatDiem(b.diem)}
-            note={
-              b.diemDailyAllowance > 0
-                ? `Allowance ${formatDiem(b.diemDailyAllowance)} a day; refills ${when(b.diemResetsAt)}.`
-                : 'No daily allowance on this account.'
-            }
+            note={b.diemDailyAllowance > 0 ? t('allowanceRefills', { amount: formatDiem(b.diemDailyAllowance), when: when(b.diemResetsAt) }) : t('noAllowance')}
             testId="balance-diem"
           />
-          <StatCard
-            label="Held by requests in flight"
-            value={formatSpend(b.usdHeld, b.diemHeld)}
-            note="Reserved until they finish; the unused part comes back."
-            testId="balance-held"
-          />
+          <StatCard label={t('held')} value={formatSpend(b.usdHeld, b.diemHeld)} note={t('heldNote')} testId="balance-held" />
         </dl>
       </Section>
-      <Section id="billing-spend" title="Spend">
+      <Section id="billing-spend" title={t('spend')}>
         <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-          <StatCard label="Today (UTC)" value={formatSpend(s.spend.today.usd, s.spend.today.diem)} note={spendNote(s.spend.today)} testId="spend-today" />
+          <StatCard label={t('today')} value={formatSpend(s.spend.today.usd, s.spend.today.diem)} note={spendNote(t, s.spend.today)} testId="spend-today" />
           <StatCard
-            label="Last 7 days"
+            label={t('last7')}
             value={formatSpend(s.spend.last7Days.usd, s.spend.last7Days.diem)}
-            note={spendNote(s.spend.last7Days)}
+            note={spendNote(t, s.spend.last7Days)}
             testId="spend-7d"
           />
           <StatCard
-            label="Last 30 days"
+            label={t('last30')}
             value={formatSpend(s.spend.last30Days.usd, s.spend.last30Days.diem)}
-            note={spendNote(s.spend.last30Days)}
+            note={spendNote(t, s.spend.last30Days)}
             testId="spend-30d"
           />
         </dl>
         <p className="text-sm" data-testid="projection">
-          {projection(s)}
+          {projection(t, s)}
         </p>
       </Section>
-      <Section id="billing-add" title="Add credit">
+      <Section id="billing-add" title={t('addCredit')}>
         <AddCredit s={s} />
       </Section>
-      <Section id="billing-charts" title="Charts">
+      <Section id="billing-charts" title={t('charts')}>
         <BillingCharts chart={s.chart} />
       </Section>
-      <Section
-        id="billing-statement"
-        title="Statement"
-        note="Every charge and credit of your account. Times are shown in your time zone; filter dates are UTC days."
-      >
+      <Section id="billing-statement" title={t('statement')} note={t('statementNote')}>
         <Statement filters={s.filters} />
       </Section>
     </>

@@ -2,6 +2,7 @@
 // The editor's avatar: the current one or a preview of the file picked (shown from a local blob: URL until saved;
 // the server then resizes it to 512×512). The file is checked for type and size here so a mistake is caught at once.
 // data-testid: avatar-input, avatar-preview, avatar-error.
+import { useTranslations } from 'use-intl';
 import { useEffect, useMemo } from 'react';
 import { CharacterAvatar } from '@/components/characters/character-avatar.tsx';
 import { AVATAR_TYPES, avatarProblem } from '@/components/characters/draft.ts';
@@ -23,6 +24,8 @@ export function AvatarField({
   error: string | null;
   onError: (e: string | null) => void;
 }) {
+  const t = useTranslations('characters');
+  const td = useTranslations('characterDraft');
   const previewUrl = useMemo(() => (file ? URL.createObjectURL(file) : null), [file]);
   useEffect(() => {
     if (!previewUrl) return;
@@ -34,14 +37,14 @@ export function AvatarField({
         <CharacterAvatar
           key={previewUrl ?? currentUrl ?? ''}
           slug={slug || 'new'}
-          name={name || 'New character'}
+          name={name || t('new')}
           photoUrl={previewUrl ?? currentUrl}
           className="size-20"
         />
       </div>
       <div className="flex min-w-0 flex-1 flex-col gap-1">
         <label htmlFor="character-avatar" className="text-sm font-medium">
-          Avatar
+          {t('avatar')}
         </label>
         <input
           id="character-avatar"
@@ -54,13 +57,13 @@ export function AvatarField({
           onChange={(e) => {
             const f = e.target.files?.[0] ?? null;
             const problem = f && avatarProblem(f);
-            onError(problem);
+            onError(problem && td(problem));
             onFile(problem ? null : f);
             if (problem) e.target.value = '';
           }}
         />
         <p id="character-avatar-hint" className="text-xs text-muted-foreground">
-          PNG, JPEG, WebP or GIF up to 5 MB; it is cropped to a square.
+          {t('avatarHint')}
         </p>
         {error && (
           <p className="text-sm text-error" role="alert" data-testid="avatar-error">

@@ -1,5 +1,6 @@
 // One character in the browse grid: avatar, name (a link to its page), who made it, its rating and chats, tags (click
 // one to filter by it), the description and a button to start a chat.
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { CharacterAvatar } from '@/components/characters/character-avatar.tsx';
 import { characterPath } from '@/components/characters/queries.ts';
@@ -9,6 +10,7 @@ import type { CharacterSummary } from '@/components/characters/types.ts';
 
 export function CharacterCard({ character, onTag }: { character: CharacterSummary; onTag: (tag: string) => void }) {
   const { slug, name, description, tags, stats, owner, visibility } = character;
+  const t = useTranslations('characters');
   const headingId = `character-${slug}`;
   return (
     <li className="flex" data-testid="character-card" data-slug={slug}>
@@ -22,10 +24,10 @@ export function CharacterCard({ character, onTag }: { character: CharacterSummar
               </Link>
             </h2>
             <p className="text-xs text-muted-foreground">
-              {owner ? `by ${owner.name}` : 'Built in'}
+              {owner ? t('by', { name: owner.name }) : t('builtIn')}
               {visibility === 'private' && (
                 <span className="ml-1.5 rounded bg-muted px-1.5 py-0.5 font-medium text-foreground" data-testid="private-badge">
-                  Private
+                  {t('private')}
                 </span>
               )}
             </p>
@@ -35,25 +37,23 @@ export function CharacterCard({ character, onTag }: { character: CharacterSummar
                   <StarRow value={stats.averageRating} className="[&_svg]:size-3.5" /> ({stats.ratingCount})
                 </span>
               ) : (
-                <span>No reviews yet</span>
+                <span>{t('noReviews')}</span>
               )}
-              <span>
-                · {stats.chats} {stats.chats === 1 ? 'chat' : 'chats'}
-              </span>
+              <span>{t('chats', { count: stats.chats })}</span>
             </p>
           </div>
         </div>
         {tags.length > 0 && (
-          <ul className="flex flex-wrap gap-1" aria-label="Tags">
-            {tags.map((t) => (
-              <li key={t}>
+          <ul className="flex flex-wrap gap-1" aria-label={t('tags')}>
+            {tags.map((tag) => (
+              <li key={tag}>
                 <button
                   type="button"
-                  onClick={() => onTag(t)}
-                  title={`Show characters tagged ${t}`}
+                  onClick={() => onTag(tag)}
+                  title={t('showTagged', { tag })}
                   className="rounded-full bg-muted px-2 py-0.5 text-xs text-muted-foreground hover:bg-accent hover:text-foreground"
                 >
-                  {t}
+                  {tag}
                 </button>
               </li>
             ))}

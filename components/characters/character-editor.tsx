@@ -6,6 +6,7 @@
 // character-instructions-input, character-first-message-input, character-example-input, character-model,
 // character-temperature, character-web, character-slug-input, character-publish, character-save, editor-error
 // (plus avatar-field.tsx's and preview-chat.tsx's).
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
@@ -23,6 +24,9 @@ import { TextArea } from '@/components/characters/text-area.tsx';
 import type { CharacterDetail, Visibility } from '@/components/characters/types.ts';
 
 export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
+  const t = useTranslations('characters');
+  const tc = useTranslations('common');
+  const td = useTranslations('characterDraft');
   const router = useRouter();
   const toast = useToast();
   const qc = useQueryClient();
@@ -36,7 +40,7 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
   // A character created by an earlier attempt whose later step (the avatar) failed: a retry updates it instead.
   const created = useRef<CharacterDetail | null>(null);
   const problems = draftProblems(draft);
-  const shown = tried ? problems : {};
+  const shown = Object.fromEntries(Object.entries(tried ? problems : {}).map(([k, p]) => [k, td(p.key, p.values)])) as Partial<Record<keyof Draft, string>>;
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setDraft((d) => ({ ...d, [k]: v }));
   const input = inputOf(draft);
 
@@ -60,7 +64,7 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
       qc.setQueryData(charKeys.one(c.slug), { character: c });
       void qc.invalidateQueries({ queryKey: charKeys.all });
       toast({
-        message: c.visibility === 'public' ? `Saved and published ${c.name}.` : `Saved ${c.name}. It is private until you publish it.`,
+        message: c.visibility === 'public' ? t('savedPublished', { name: c.name }) : t('savedPrivate', { name: c.name }),
         tone: 'success',
       });
       router.push(characterPath(c.slug));
@@ -71,7 +75,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
   });
 
   const modelOptions = models.map((m) => ({ id: m.id, name: m.name }));
-  if (draft.modelId && !modelOptions.some((m) => m.id === draft.modelId)) modelOptions.push({ id: draft.modelId, name: `${draft.modelId} (not available)` });
+  if (draft.modelId && !modelOptions.some((m) => m.id === draft.modelId))
+    modelOptions.push({ id: draft.modelId, name: t('notAvailable', { model: draft.modelId }) });
 
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]" data-testid="character-editor">
@@ -95,7 +100,7 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         />
         <InputField
           id="character-name"
-          label="Name"
+          label={t('name')}
           required
           maxLength={LIMITS.name}
           value={draft.name}
@@ -106,8 +111,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         {existing && existing.visibility === 'private' && (
           <InputField
             id="character-slug"
-            label="Public ID"
-            hint="What the API's character_slug takes and the page's address. It can change only while the character is private."
+            label={t('publicId')}
+            hint={t('publicIdHint')}
             value={slug}
             onChange={(e) => setSlug(e.target.value)}
             data-testid="character-slug-input"
@@ -115,8 +120,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         )}
         <TextArea
           id="character-description"
-          label="Description"
-          hint="Shown on the character's card and page."
+          label={t('description')}
+          hint={t('descriptionHint')}
           rows={3}
           maxLength={LIMITS.description}
           value={draft.description}
@@ -125,8 +130,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         />
         <InputField
           id="character-tags"
-          label="Tags"
-          hint={`Separated by commas, up to ${LIMITS.tags}.`}
+          label={t('tags')}
+          hint={t('tagsHint', { max: LIMITS.tags })}
           value={draft.tags}
           onChange={(e) => set('tags', e.target.value)}
           error={shown.tags}
@@ -134,8 +139,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         />
         <TextArea
           id="character-instructions"
-          label="Instructions"
-          hint="The system prompt: who the character is, how it speaks, what it knows."
+          label={t('instructions')}
+          hint={t('instructionsHint')}
           rows={8}
           maxLength={LIMITS.instructions}
           value={draft.instructions}
@@ -144,8 +149,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         />
         <TextArea
           id="character-first-message"
-          label="First message"
-          hint="What the character says to open every new chat."
+          label={t('firstMessage')}
+          hint={t('firstMessageHint')}
           rows={3}
           maxLength={LIMITS.firstMessage}
           value={draft.firstMessage}
@@ -154,8 +159,8 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         />
         <TextArea
           id="character-example"
-          label="Example dialogue"
-          hint="A few lines showing how the character talks."
+          label={t('example')}
+          hint={t('exampleHint')}
           rows={4}
           maxLength={LIMITS.exampleDialogue}
           value={draft.exampleDialogue}
@@ -165,12 +170,12 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
         <div className="grid gap-4 sm:grid-cols-2">
           <SelectField
             id="character-model"
-            label="Preferred model"
+            label={t('preferredModel')}
             value={draft.modelId}
             onChange={(e) => set('modelId', e.target.value)}
             data-testid="character-model"
           >
-            <option value="">The chat’s default model</option>
+            <option value="">{t('chatDefaultModel')}</option>
             {modelOptions.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name}
@@ -179,14 +184,14 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
           </SelectField>
           <InputField
             id="character-temperature"
-            label="Temperature"
+            label={t('temperature')}
             type="number"
             inputMode="decimal"
             min={0}
             max={2}
             step={0.1}
-            placeholder="Model default"
-            hint="0 to 2; blank for the model’s default."
+            placeholder={t('modelDefault')}
+            hint={t('temperatureHint')}
             value={draft.temperature}
             onChange={(e) => set('temperature', e.target.value)}
             error={shown.temperature}
@@ -201,26 +206,26 @@ export function CharacterEditor({ existing }: { existing?: CharacterDetail }) {
             className="size-4"
             data-testid="character-web"
           />
-          Web search in this character’s chats
+          {t('webSearch')}
         </label>
         <label className="flex items-start gap-2 text-sm">
           <input type="checkbox" checked={publish} onChange={(e) => setPublish(e.target.checked)} className="mt-0.5 size-4" data-testid="character-publish" />
           <span>
-            <span className="font-medium">Published</span>
-            <span className="block text-muted-foreground">Everyone on this server can find it and chat with it. Unchecked, only you can.</span>
+            <span className="font-medium">{t('published')}</span>
+            <span className="block text-muted-foreground">{t('publishedNote')}</span>
           </span>
         </label>
         {save.isError && (
-          <Alert title="Could not save the character" data-testid="editor-error">
+          <Alert title={t('saveFailed')} data-testid="editor-error">
             {save.error.message}
           </Alert>
         )}
         <div className="flex flex-wrap gap-2">
           <Button type="submit" pending={save.isPending} data-testid="character-save">
-            {existing ? 'Save changes' : 'Create character'}
+            {existing ? t('saveChanges') : t('create')}
           </Button>
           <Button variant="ghost" onClick={() => router.push(existing ? characterPath(existing.slug) : '/characters')}>
-            Cancel
+            {tc('cancel')}
           </Button>
         </div>
       </form>

@@ -4,6 +4,7 @@
 // data-testid: character-page, character-name, character-owner, character-visibility, character-description,
 // character-tag, character-first-message, character-instructions, character-example, character-missing (plus
 // start-chat.tsx's, owner-actions.tsx's and reviews.tsx's).
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { AppApiError } from '@/components/api/client.ts';
@@ -30,11 +31,12 @@ function TextBlock({ title, children, testId, open }: { title: string; children:
 }
 
 function Facts({ c }: { c: CharacterDetail }) {
+  const t = useTranslations('characters');
   const facts: [string, ReactNode][] = [
-    ['Model', c.modelId ?? 'The chat’s default'],
-    ['Temperature', c.temperature ?? 'The model’s default'],
-    ['Web search', c.webEnabled ? 'On' : 'Off'],
-    ['Chats', c.stats.chats.toLocaleString('en-US')],
+    [t('factModel'), c.modelId ?? t('chatDefault')],
+    [t('factTemperature'), c.temperature ?? t('modelDefaultLong')],
+    [t('factWeb'), c.webEnabled ? t('on') : t('off')],
+    [t('factChats'), c.stats.chats.toLocaleString('en-US')],
   ];
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
@@ -49,6 +51,7 @@ function Facts({ c }: { c: CharacterDetail }) {
 }
 
 function Character({ c, isAdmin }: { c: CharacterDetail; isAdmin: boolean }) {
+  const t = useTranslations('characters');
   return (
     <div className="flex flex-col gap-6">
       <header className="flex flex-col gap-4 sm:flex-row sm:items-start">
@@ -58,24 +61,24 @@ function Character({ c, isAdmin }: { c: CharacterDetail; isAdmin: boolean }) {
             {c.name}
           </h1>
           <p className="text-sm text-muted-foreground">
-            <span data-testid="character-owner">{c.isOwner ? 'Made by you' : c.owner ? `Made by ${c.owner.name}` : 'Built in'}</span>
+            <span data-testid="character-owner">{c.isOwner ? t('madeByYou') : c.owner ? t('madeBy', { name: c.owner.name }) : t('builtIn')}</span>
             {' · '}
-            <span data-testid="character-visibility">{c.visibility === 'public' ? 'Published' : 'Private: only you can see it'}</span>
-            {c.adult && ' · Adult'}
+            <span data-testid="character-visibility">{c.visibility === 'public' ? t('published') : t('privateToYou')}</span>
+            {c.adult && t('adult')}
           </p>
           <p className="text-xs text-muted-foreground">
-            Public ID <code className="rounded bg-muted px-1 py-0.5 break-all">{c.slug}</code>
+            {t('publicId')} <code className="rounded bg-muted px-1 py-0.5 break-all">{c.slug}</code>
           </p>
           {c.tags.length > 0 && (
-            <ul className="flex flex-wrap gap-1" aria-label="Tags">
-              {c.tags.map((t) => (
-                <li key={t}>
+            <ul className="flex flex-wrap gap-1" aria-label={t('tags')}>
+              {c.tags.map((tag) => (
+                <li key={tag}>
                   <Link
-                    href={`/characters?tag=${encodeURIComponent(t)}`}
+                    href={`/characters?tag=${encodeURIComponent(tag)}`}
                     className="rounded-full bg-muted px-2 py-0.5 text-xs text-muted-foreground hover:bg-accent hover:text-foreground"
                     data-testid="character-tag"
                   >
-                    {t}
+                    {tag}
                   </Link>
                 </li>
               ))}
@@ -98,13 +101,13 @@ function Character({ c, isAdmin }: { c: CharacterDetail; isAdmin: boolean }) {
         </div>
       )}
       <Facts c={c} />
-      <TextBlock title="First message" testId="character-first-message" open>
+      <TextBlock title={t('firstMessage')} testId="character-first-message" open>
         {c.firstMessage}
       </TextBlock>
-      <TextBlock title="Instructions" testId="character-instructions">
+      <TextBlock title={t('instructions')} testId="character-instructions">
         {c.instructions}
       </TextBlock>
-      <TextBlock title="Example dialogue" testId="character-example">
+      <TextBlock title={t('example')} testId="character-example">
         {c.exampleDialogue}
       </TextBlock>
       <Reviews character={c} isAdmin={isAdmin} />
@@ -113,6 +116,7 @@ function Character({ c, isAdmin }: { c: CharacterDetail; isAdmin: boolean }) {
 }
 
 export function CharacterPage({ slug }: { slug: string }) {
+  const t = useTranslations('characters');
   const q = useCharacter(slug);
   const isAdmin = useMe().data?.user.isAdmin ?? false;
   const missing = q.error instanceof AppApiError && q.error.status === 404;
@@ -120,18 +124,18 @@ export function CharacterPage({ slug }: { slug: string }) {
     <div className="flex-1 overflow-y-auto" data-testid="character-page">
       <div className="mx-auto flex max-w-4xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <Link href="/characters" className="text-sm text-muted-foreground hover:text-foreground hover:underline">
-          ← All characters
+          {t('backToAll')}
         </Link>
         {missing ? (
           <div data-testid="character-missing" className="flex flex-col items-start gap-3">
-            <h1 className="text-2xl font-semibold">Character not found</h1>
-            <EmptyState>There is no character with this ID, or it is private to the person who made it.</EmptyState>
+            <h1 className="text-2xl font-semibold">{t('notFound')}</h1>
+            <EmptyState>{t('notFoundBody')}</EmptyState>
             <Link href="/characters" className={buttonClasses('secondary', 'md')}>
-              Browse characters
+              {t('browse')}
             </Link>
           </div>
         ) : (
-          <QueryContent query={q} loading="Loading the character" failed="Could not load the character">
+          <QueryContent query={q} loading={t('loadingOne')} failed={t('failedOne')}>
             {(c) => <Character c={c} isAdmin={isAdmin} />}
           </QueryContent>
         )}

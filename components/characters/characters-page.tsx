@@ -3,6 +3,7 @@
 // pages of 24; make a new one or import a card. The server does the filtering (the list can be large).
 // data-testid: characters-page, characters-search, characters-sort, characters-scope-*, active-tag, new-character,
 // characters-pager (plus character-card.tsx's and import-card.tsx's).
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useState } from 'react';
 import { inputClasses } from '@/components/auth/text-field.tsx';
@@ -18,10 +19,10 @@ import { ImportCard } from '@/components/characters/import-card.tsx';
 import { PAGE_SIZE, type BrowseParams, useCharacterList } from '@/components/characters/queries.ts';
 import type { CharacterSort } from '@/components/characters/types.ts';
 
-const SORTS: { value: CharacterSort; label: string }[] = [
-  { value: 'popular', label: 'Most popular' },
-  { value: 'new', label: 'Newest' },
-  { value: 'top', label: 'Top rated' },
+const SORTS: { value: CharacterSort; label: 'sortPopular' | 'sortNew' | 'sortTop' }[] = [
+  { value: 'popular', label: 'sortPopular' },
+  { value: 'new', label: 'sortNew' },
+  { value: 'top', label: 'sortTop' },
 ];
 
 export interface BrowseStart {
@@ -32,6 +33,7 @@ export interface BrowseStart {
 }
 
 export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
+  const t = useTranslations('characters');
   const [search, setSearch] = useState(start.q ?? '');
   const [tags, setTags] = useState<string[]>(start.tag ? [start.tag] : []);
   const [sort, setSort] = useState<CharacterSort>(start.sort ?? 'popular');
@@ -46,19 +48,19 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
     f();
     setPage(1);
   };
-  const addTag = (t: string) => refine(() => setTags((ts) => (ts.includes(t) ? ts : [...ts, t])));
+  const addTag = (tag: string) => refine(() => setTags((ts) => (ts.includes(tag) ? ts : [...ts, tag])));
 
   return (
     <div className="flex-1 overflow-y-auto" data-testid="characters-page">
       <div className="mx-auto flex max-w-6xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-col gap-4 sm:flex-row sm:items-start sm:justify-between">
           <div>
-            <h1 className="text-2xl font-semibold tracking-tight">Characters</h1>
-            <p className="mt-1 text-sm text-muted-foreground">Personas with their own voice and instructions. Pick one to chat with, or make your own.</p>
+            <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
+            <p className="mt-1 text-sm text-muted-foreground">{t('intro')}</p>
           </div>
           <div className="flex flex-wrap items-start gap-2">
             <Link href="/characters/new" className={buttonClasses('primary', 'md')} data-testid="new-character">
-              <PlusIcon className="size-4" /> New character
+              <PlusIcon className="size-4" /> {t('new')}
             </Link>
             <ImportCard />
           </div>
@@ -66,15 +68,15 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
 
         <div className="flex flex-col gap-3">
           <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
-            <div role="search" aria-label="Characters" className="relative flex-1">
+            <div role="search" aria-label={t('title')} className="relative flex-1">
               <label htmlFor="characters-search" className="sr-only">
-                Search characters
+                {t('search')}
               </label>
               <SearchIcon className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
               <input
                 id="characters-search"
                 type="search"
-                placeholder="Search by name, description or tag"
+                placeholder={t('searchPlaceholder')}
                 value={search}
                 onChange={(e) => refine(() => setSearch(e.target.value))}
                 data-testid="characters-search"
@@ -83,7 +85,7 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
             </div>
             <SelectField
               id="characters-sort"
-              label="Sort by"
+              label={t('sortBy')}
               value={sort}
               onChange={(e) => refine(() => setSort(e.target.value as CharacterSort))}
               data-testid="characters-sort"
@@ -91,13 +93,13 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
             >
               {SORTS.map((s) => (
                 <option key={s.value} value={s.value}>
-                  {s.label}
+                  {t(s.label)}
                 </option>
               ))}
             </SelectField>
           </div>
           <div className="flex flex-wrap items-center gap-2">
-            <div role="group" aria-label="Whose characters" className="inline-flex rounded-lg border border-border p-0.5">
+            <div role="group" aria-label={t('whose')} className="inline-flex rounded-lg border border-border p-0.5">
               {(['all', 'mine'] as const).map((s) => (
                 <button
                   key={s}
@@ -110,30 +112,30 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
                     scope === s ? 'bg-accent font-medium text-foreground' : 'text-muted-foreground hover:text-foreground',
                   )}
                 >
-                  {s === 'all' ? 'All' : 'Mine'}
+                  {s === 'all' ? t('all') : t('mine')}
                 </button>
               ))}
             </div>
-            {tags.map((t) => (
+            {tags.map((tag) => (
               <button
-                key={t}
+                key={tag}
                 type="button"
-                onClick={() => refine(() => setTags((ts) => ts.filter((x) => x !== t)))}
+                onClick={() => refine(() => setTags((ts) => ts.filter((x) => x !== tag)))}
                 data-testid="active-tag"
                 className="inline-flex items-center gap-1 rounded-full bg-primary px-2.5 py-1 text-xs font-medium text-primary-foreground hover:bg-primary-hover"
               >
-                {t} <XIcon className="size-3" />
-                <span className="sr-only">(remove this tag filter)</span>
+                {tag} <XIcon className="size-3" />
+                <span className="sr-only">{t('removeTag')}</span>
               </button>
             ))}
           </div>
         </div>
 
-        <QueryContent query={list} loading="Loading characters" failed="Could not load the characters">
+        <QueryContent query={list} loading={t('loading')} failed={t('failed')}>
           {(data) => (
             <>
               <p role="status" className="sr-only">
-                {data.total === 1 ? '1 character' : `${data.total} characters`}
+                {t('count', { count: data.total })}
               </p>
               {data.characters.length ? (
                 <ul className={cn('grid grid-cols-[repeat(auto-fill,minmax(min(100%,17rem),1fr))] gap-4', list.isPlaceholderData && 'opacity-60')}>
@@ -143,11 +145,7 @@ export function CharactersPage({ start = {} }: { start?: BrowseStart }) {
                 </ul>
               ) : (
                 <EmptyState testId="characters-empty">
-                  {scope === 'mine' && !q.trim() && !tags.length
-                    ? 'You have not made any characters yet. Make one, or import a card you already have.'
-                    : q.trim() || tags.length
-                      ? 'No characters match these filters.'
-                      : 'No characters are available on this server yet.'}
+                  {scope === 'mine' && !q.trim() && !tags.length ? t('noneMine') : q.trim() || tags.length ? t('noMatch') : t('noneHere')}
                 </EmptyState>
               )}
               {data.total > PAGE_SIZE && (

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { avatarProblem, draftOf, draftProblems, emptyDraft, inputOf, parseTags, parseTemperature } from './draft.ts';
+import { createTranslator } from 'use-intl/core';
+import en from '../i18n/messages/en.json' with { type: 'json' };
+import { avatarProblem, type DraftProblem, draftOf, draftProblems, emptyDraft, inputOf, parseTags, parseTemperature } from './draft.ts';
 import type { CharacterDetail } from './types.ts';
 
 test('tags: comma-separated, trimmed, lower-case, without blanks or repeats', () => {
@@ -17,13 +19,17 @@ test('temperature: blank is the model default, 0–2 is kept, anything else is i
   assert.equal(parseTemperature('warm'), 'invalid');
 });
 
+// The problems are catalogue keys; in English they read as the editor shows them.
+const say = createTranslator({ locale: 'en', messages: en, namespace: 'characterDraft' });
+const words = (p: DraftProblem | undefined) => (p ? say(p.key, p.values) : '');
+
 test('problems: a name is needed; too many or too long tags and a bad temperature are named', () => {
   assert.deepEqual(Object.keys(draftProblems(emptyDraft)), ['name']);
   const tags = Array.from({ length: 13 }, (_, i) => `t${i}`).join(',');
   const p = draftProblems({ ...emptyDraft, name: 'Ada', tags, temperature: '3' });
-  assert.match(p.tags ?? '', /At most 12 tags/);
-  assert.match(p.temperature ?? '', /0 to 2/);
-  assert.match(draftProblems({ ...emptyDraft, name: 'Ada', tags: 'x'.repeat(33) }).tags ?? '', /at most 32/);
+  assert.match(words(p.tags), /At most 12 tags/);
+  assert.match(words(p.temperature), /0 to 2/);
+  assert.match(words(draftProblems({ ...emptyDraft, name: 'Ada', tags: 'x'.repeat(33) }).tags), /at most 32/);
   assert.deepEqual(draftProblems({ ...emptyDraft, name: 'Ada' }), {});
 });
 
@@ -81,6 +87,6 @@ test('a saved character becomes a draft that gives the same fields back', () => 
 
 test('avatars: images of the four kinds up to 5 MB', () => {
   assert.equal(avatarProblem({ type: 'image/webp', size: 1000 }), null);
-  assert.match(avatarProblem({ type: 'image/svg+xml', size: 1000 }) ?? '', /PNG, JPEG, WebP or GIF/);
-  assert.match(avatarProblem({ type: 'image/png', size: 5 * 1024 * 1024 + 1 }) ?? '', /larger than 5 MB/);
+  assert.match(say(avatarProblem({ type: 'image/svg+xml', size: 1000 }) ?? 'nameMissing'), /PNG, JPEG, WebP or GIF/);
+  assert.match(say(avatarProblem({ type: 'image/png', size: 5 * 1024 * 1024 + 1 }) ?? 'nameMissing'), /larger than 5 MB/);
 });

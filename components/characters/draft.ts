@@ -62,14 +62,20 @@ export function parseTemperature(text: string): number | null | 'invalid' {
   return Number.isFinite(n) && n >= 0 && n <= 2 ? n : 'invalid';
 }
 
+/** A problem with a draft: its message in the catalogue (`characterDraft`) and the numbers it names. */
+export interface DraftProblem {
+  key: 'nameMissing' | 'tooManyTags' | 'tagTooLong' | 'badTemperature';
+  values?: { max: number };
+}
+
 /** What is wrong with the draft before it is sent (the first problem per field), or an empty object. */
-export function draftProblems(d: Draft): Partial<Record<keyof Draft, string>> {
-  const p: Partial<Record<keyof Draft, string>> = {};
-  if (!d.name.trim()) p.name = 'Give the character a name.';
+export function draftProblems(d: Draft): Partial<Record<keyof Draft, DraftProblem>> {
+  const p: Partial<Record<keyof Draft, DraftProblem>> = {};
+  if (!d.name.trim()) p.name = { key: 'nameMissing' };
   const tags = parseTags(d.tags);
-  if (tags.length > LIMITS.tags) p.tags = `At most ${LIMITS.tags} tags.`;
-  else if (tags.some((t) => t.length > LIMITS.tag)) p.tags = `Each tag can be at most ${LIMITS.tag} characters.`;
-  if (parseTemperature(d.temperature) === 'invalid') p.temperature = 'A number from 0 to 2, or blank for the model’s default.';
+  if (tags.length > LIMITS.tags) p.tags = { key: 'tooManyTags', values: { max: LIMITS.tags } };
+  else if (tags.some((t) => t.length > LIMITS.tag)) p.tags = { key: 'tagTooLong', values: { max: LIMITS.tag } };
+  if (parseTemperature(d.temperature) === 'invalid') p.temperature = { key: 'badTemperature' };
   return p;
 }
 
@@ -89,9 +95,9 @@ export function inputOf(d: Draft): CharacterInput {
   };
 }
 
-/** Why an avatar file cannot be used, or null. */
-export function avatarProblem(file: { type: string; size: number }): string | null {
-  if (!AVATAR_TYPES.includes(file.type)) return 'Choose a PNG, JPEG, WebP or GIF image.';
-  if (file.size > AVATAR_MAX_BYTES) return 'The image is larger than 5 MB. Choose a smaller one.';
+/** Why an avatar file cannot be used (its message in the catalogue's `characterDraft`), or null. */
+export function avatarProblem(file: { type: string; size: number }): 'avatarType' | 'avatarSize' | null {
+  if (!AVATAR_TYPES.includes(file.type)) return 'avatarType';
+  if (file.size > AVATAR_MAX_BYTES) return 'avatarSize';
   return null;
 }

@@ -1,6 +1,7 @@
 'use client';
 // The editor's pages: /characters/new, and /characters/[slug]/edit for the owner (anyone else is told it is not theirs).
 // data-testid: character-editor-page, not-owner.
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { buttonClasses } from '@/components/ui/button.tsx';
@@ -23,26 +24,28 @@ function Frame({ title, back, children }: { title: string; back: { href: string;
 }
 
 export function NewCharacterPage() {
+  const t = useTranslations('characters');
   return (
-    <Frame title="New character" back={{ href: '/characters', label: 'All characters' }}>
+    <Frame title={t('new')} back={{ href: '/characters', label: t('allCharacters') }}>
       <CharacterEditor />
     </Frame>
   );
 }
 
 export function EditCharacterPage({ slug }: { slug: string }) {
+  const t = useTranslations('characters');
   const q = useCharacter(slug);
   return (
-    <Frame title={q.data ? `Edit ${q.data.name}` : 'Edit character'} back={{ href: characterPath(slug), label: 'Back to the character' }}>
-      <QueryContent query={q} loading="Loading the character" failed="Could not load the character">
+    <Frame title={q.data ? t('editTitle', { name: q.data.name }) : t('editCharacter')} back={{ href: characterPath(slug), label: t('backToCharacter') }}>
+      <QueryContent query={q} loading={t('loadingOne')} failed={t('failedOne')}>
         {(c) =>
           c.isOwner ? (
             <CharacterEditor existing={c} />
           ) : (
             <div className="flex flex-col items-start gap-3" data-testid="not-owner">
-              <EmptyState>Only the person who made this character can edit it.</EmptyState>
+              <EmptyState>{t('notOwner')}</EmptyState>
               <Link href={characterPath(slug)} className={buttonClasses('secondary', 'md')}>
-                Back to the character
+                {t('backToCharacter')}
               </Link>
             </div>
           )

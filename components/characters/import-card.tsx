@@ -2,6 +2,7 @@
 // "Import a card": a Character Card V2 or V3 file (.json, or .png with the card in its metadata) sent as it is to
 // POST /characters/import. The server parses and checks it; its 400 message (which field is wrong) is shown as it is.
 // data-testid: import-card, import-card-input, import-error.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef } from 'react';
@@ -19,6 +20,7 @@ function cardType(file: File): string {
 }
 
 export function ImportCard() {
+  const t = useTranslations('characters');
   const input = useRef<HTMLInputElement>(null);
   const router = useRouter();
   const toast = useToast();
@@ -27,7 +29,7 @@ export function ImportCard() {
     mutationFn: (file: File) => call('POST /characters/import', { raw: new Blob([file], { type: cardType(file) }) }),
     onSuccess: ({ character }) => {
       void qc.invalidateQueries({ queryKey: charKeys.all });
-      toast({ message: `Imported ${character.name}. It is private until you publish it.`, tone: 'success' });
+      toast({ message: t('imported', { name: character.name }), tone: 'success' });
       router.push(characterPath(character.slug));
     },
   });
@@ -49,10 +51,10 @@ export function ImportCard() {
         }}
       />
       <Button variant="secondary" pending={importing.isPending} onClick={() => input.current?.click()} data-testid="import-card">
-        <DownloadIcon className="size-4" /> Import a card
+        <DownloadIcon className="size-4" /> {t('importCard')}
       </Button>
       {importing.isError && (
-        <Alert title="Could not import that card" data-testid="import-error">
+        <Alert title={t('importFailed')} data-testid="import-error">
           {importing.error.message}
         </Alert>
       )}

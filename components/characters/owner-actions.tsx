@@ -3,6 +3,7 @@
 // operator can do to anyone's published character (unpublish it).
 // data-testid: edit-character, publish-toggle, export-menu, export-{v2,v3}-{json,png}, delete-character,
 // operator-unpublish.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
@@ -17,10 +18,10 @@ import { charKeys, characterPath } from '@/components/characters/queries.ts';
 import type { CharacterDetail, Visibility } from '@/components/characters/types.ts';
 
 const EXPORTS = [
-  { format: 'v2', as: 'json', label: 'Card V2 (.json)' },
-  { format: 'v2', as: 'png', label: 'Card V2 (.png)' },
-  { format: 'v3', as: 'json', label: 'Card V3 (.json)' },
-  { format: 'v3', as: 'png', label: 'Card V3 (.png)' },
+  { format: 'v2', as: 'json' },
+  { format: 'v2', as: 'png' },
+  { format: 'v3', as: 'json' },
+  { format: 'v3', as: 'png' },
 ] as const;
 
 function useCharacterWrite() {
@@ -32,6 +33,8 @@ function useCharacterWrite() {
 }
 
 export function OwnerActions({ character }: { character: CharacterDetail }) {
+  const t = useTranslations('characters');
+  const tc = useTranslations('common');
   const { slug, name, visibility } = character;
   const router = useRouter();
   const toast = useToast();
@@ -43,7 +46,7 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
     onSuccess: ({ character: c }) => {
       written(c);
       toast({
-        message: c.visibility === 'public' ? `${c.name} is published: everyone on this server can find it.` : `${c.name} is private again.`,
+        message: c.visibility === 'public' ? t('nowPublished', { name: c.name }) : t('nowPrivate', { name: c.name }),
         tone: 'success',
       });
     },
@@ -54,7 +57,7 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
     onSuccess: () => {
       qc.removeQueries({ queryKey: charKeys.one(slug) });
       void qc.invalidateQueries({ queryKey: charKeys.all });
-      toast({ message: `Deleted ${name}. Chats with it keep working.`, tone: 'success' });
+      toast({ message: t('deleted', { name }), tone: 'success' });
       router.push('/characters?scope=mine');
     },
     onError: (e) => {
@@ -66,7 +69,7 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
   return (
     <div className="flex flex-wrap gap-2" data-testid="owner-actions">
       <Link href={characterPath(slug, '/edit')} className={buttonClasses('secondary', 'md')} data-testid="edit-character">
-        <PencilIcon className="size-4" /> Edit
+        <PencilIcon className="size-4" /> {tc('edit')}
       </Link>
       <Button
         variant="secondary"
@@ -74,14 +77,14 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
         onClick={() => publish.mutate(visibility === 'public' ? 'private' : 'public')}
         data-testid="publish-toggle"
       >
-        {visibility === 'public' ? 'Unpublish' : 'Publish'}
+        {visibility === 'public' ? t('unpublish') : t('publish')}
       </Button>
       <Menu
-        label="Export as a card"
+        label={t('exportAs')}
         labelledByContent
         trigger={
           <>
-            <DownloadIcon className="size-4" /> Export
+            <DownloadIcon className="size-4" /> {t('export')}
           </>
         }
         triggerClassName={buttonClasses('secondary', 'md')}
@@ -94,18 +97,18 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
             download
             testId={`export-${e.format}-${e.as}`}
           >
-            {e.label}
+            {t('cardFormat', { version: e.format.toUpperCase(), as: e.as })}
           </MenuLink>
         ))}
       </Menu>
       <Button variant="secondary" onClick={() => setConfirming(true)} data-testid="delete-character">
-        <TrashIcon className="size-4" /> Delete
+        <TrashIcon className="size-4" /> {tc('delete')}
       </Button>
       <ConfirmDialog
         open={confirming}
-        title={`Delete ${name}?`}
-        message="The character and its reviews are removed for everyone. Chats already started with it keep working."
-        confirmLabel="Delete character"
+        title={t('deleteTitle', { name })}
+        message={t('deleteMessage')}
+        confirmLabel={t('deleteConfirm')}
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}
         onCancel={() => setConfirming(false)}
@@ -115,6 +118,7 @@ export function OwnerActions({ character }: { character: CharacterDetail }) {
 }
 
 export function OperatorActions({ character }: { character: CharacterDetail }) {
+  const t = useTranslations('characters');
   const toast = useToast();
   const router = useRouter();
   const qc = useQueryClient();
@@ -126,7 +130,7 @@ export function OperatorActions({ character }: { character: CharacterDetail }) {
       // Private now, so it is its owner's alone: the operator can no longer open its page.
       qc.removeQueries({ queryKey: charKeys.one(character.slug) });
       void qc.invalidateQueries({ queryKey: charKeys.all });
-      toast({ message: `${c.name} is no longer published: only its owner can see it.`, tone: 'success' });
+      toast({ message: t('noLongerPublished', { name: c.name }), tone: 'success' });
       router.push('/characters');
     },
     onError: (e) => {
@@ -138,13 +142,13 @@ export function OperatorActions({ character }: { character: CharacterDetail }) {
   return (
     <>
       <Button variant="danger" onClick={() => setConfirming(true)} data-testid="operator-unpublish">
-        Unpublish (operator)
+        {t('operatorUnpublish')}
       </Button>
       <ConfirmDialog
         open={confirming}
-        title={`Unpublish ${character.name}?`}
-        message="It becomes private to its owner again: nobody else can find it or start new chats with it."
-        confirmLabel="Unpublish"
+        title={t('unpublishTitle', { name: character.name })}
+        message={t('unpublishMessage')}
+        confirmLabel={t('unpublish')}
         pending={unpublish.isPending}
         onConfirm={() => unpublish.mutate()}
         onCancel={() => setConfirming(false)}

@@ -3,6 +3,7 @@
 // billed completion on the user's account, but nothing is stored; "Start over" forgets the exchange. Text only: the
 // replies are shown as plain text, never as markup.
 // data-testid: preview-chat, preview-message (data-role), preview-input, preview-send, preview-reset, preview-error.
+import { useTranslations } from 'use-intl';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { call } from '@/components/api/client.ts';
@@ -14,6 +15,7 @@ import type { CharacterInput, PreviewMessage } from '@/components/characters/typ
 type PreviewDraft = Pick<CharacterInput, 'instructions' | 'firstMessage' | 'exampleDialogue' | 'modelId' | 'temperature'> & { name?: string };
 
 function Bubble({ from, children }: { from: PreviewMessage['role']; children: string }) {
+  const t = useTranslations('characters');
   return (
     <li
       data-testid="preview-message"
@@ -23,13 +25,14 @@ function Bubble({ from, children }: { from: PreviewMessage['role']; children: st
         from === 'user' ? 'self-end bg-primary text-primary-foreground' : 'self-start bg-muted text-foreground',
       )}
     >
-      <span className="sr-only">{from === 'user' ? 'You: ' : 'Character: '}</span>
+      <span className="sr-only">{from === 'user' ? t('you') : t('character')}</span>
       {children}
     </li>
   );
 }
 
 export function PreviewChat({ draft, name }: { draft: PreviewDraft; name: string }) {
+  const t = useTranslations('characters');
   const [messages, setMessages] = useState<PreviewMessage[]>([]);
   const [text, setText] = useState('');
   const end = useRef<HTMLLIElement>(null);
@@ -64,14 +67,14 @@ export function PreviewChat({ draft, name }: { draft: PreviewDraft; name: string
     <section aria-labelledby="preview-title" className="flex min-h-96 flex-col gap-3 rounded-xl border border-border bg-card p-4" data-testid="preview-chat">
       <div className="flex items-center justify-between gap-2">
         <h2 id="preview-title" className="text-base font-semibold">
-          Preview {name ? <span className="break-all">{name}</span> : 'the character'}
+          {name ? t.rich('preview', { name, b: (words) => <span className="break-all">{words}</span> }) : t('previewUnnamed')}
         </h2>
         <Button size="sm" variant="ghost" onClick={reset} disabled={!messages.length} data-testid="preview-reset">
-          Start over
+          {t('startOver')}
         </Button>
       </div>
-      <p className="text-xs text-muted-foreground">Chat with your unsaved changes. Each reply is billed like any chat; nothing is saved.</p>
-      <ol role="log" aria-label="Preview conversation" className="flex max-h-[28rem] min-h-40 flex-1 flex-col gap-2 overflow-y-auto">
+      <p className="text-xs text-muted-foreground">{t('previewNote')}</p>
+      <ol role="log" aria-label={t('previewLog')} className="flex max-h-[28rem] min-h-40 flex-1 flex-col gap-2 overflow-y-auto">
         {draft.firstMessage && <Bubble from="assistant">{draft.firstMessage}</Bubble>}
         {messages.map((m, i) => (
           // The exchange only grows or is cleared, so the position is a stable key.
@@ -81,13 +84,13 @@ export function PreviewChat({ draft, name }: { draft: PreviewDraft; name: string
         ))}
         {send.isPending && (
           <li className="self-start text-sm text-muted-foreground" aria-live="polite">
-            Writing a reply…
+            {t('writing')}
           </li>
         )}
         <li ref={end} aria-hidden="true" />
       </ol>
       {send.isError && (
-        <Alert title="The preview could not answer" data-testid="preview-error">
+        <Alert title={t('previewFailed')} data-testid="preview-error">
           {send.error.message}
         </Alert>
       )}
@@ -99,18 +102,18 @@ export function PreviewChat({ draft, name }: { draft: PreviewDraft; name: string
         }}
       >
         <label htmlFor="preview-input" className="sr-only">
-          Message to the character
+          {t('messageTo')}
         </label>
         <input
           id="preview-input"
           value={text}
           onChange={(e) => setText(e.target.value)}
-          placeholder="Say something…"
+          placeholder={t('saySomething')}
           className="h-10 min-w-0 flex-1 rounded-lg border border-input bg-background px-3 text-foreground placeholder:text-muted-foreground focus-visible:border-ring"
           data-testid="preview-input"
         />
         <Button type="submit" pending={send.isPending} disabled={!text.trim()} data-testid="preview-send">
-          Send
+          {t('send')}
         </Button>
       </form>
     </section>

@@ -3,6 +3,7 @@
 // pages first; the operator can remove any. Review text is shown as plain text.
 // data-testid: reviews, my-review, review-form, review-text, review-submit, review-error, edit-review, delete-review,
 // review (data-mine), operator-remove-review, reviews-pager.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { call } from '@/components/api/client.ts';
@@ -21,6 +22,8 @@ const TEXT_MAX = 2000;
 const when = (t: number | string) => new Date(t).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 
 function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterReview | null; onDone: () => void }) {
+  const t = useTranslations('characters');
+  const tc = useTranslations('common');
   const qc = useQueryClient();
   const id = useId();
   const [rating, setRating] = useState(mine?.rating ?? 0);
@@ -44,7 +47,7 @@ function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterRevie
       <StarPicker value={rating} onChange={setRating} name={`${id}-rating`} />
       <TextArea
         id={`${id}-text`}
-        label="Your review (optional)"
+        label={t('reviewText')}
         value={text}
         maxLength={TEXT_MAX}
         rows={3}
@@ -52,26 +55,27 @@ function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterRevie
         data-testid="review-text"
       />
       {save.isError && (
-        <Alert title="Could not save your review" data-testid="review-error">
+        <Alert title={t('reviewSaveFailed')} data-testid="review-error">
           {save.error.message}
         </Alert>
       )}
       <div className="flex gap-2">
         <Button type="submit" pending={save.isPending} disabled={!rating} data-testid="review-submit">
-          {mine ? 'Save review' : 'Post review'}
+          {mine ? t('saveReview') : t('postReview')}
         </Button>
         {mine && (
           <Button variant="ghost" onClick={onDone}>
-            Cancel
+            {tc('cancel')}
           </Button>
         )}
       </div>
-      {!rating && <p className="text-xs text-muted-foreground">Pick from 1 to 5 stars to post.</p>}
+      {!rating && <p className="text-xs text-muted-foreground">{t('pickStars')}</p>}
     </form>
   );
 }
 
 function ReviewItem({ review, actions }: { review: CharacterReview; actions?: React.ReactNode }) {
+  const t = useTranslations('characters');
   return (
     <li className="flex flex-col gap-1 border-b border-border py-3 last:border-b-0" data-testid="review" data-mine={review.isMine}>
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
@@ -79,7 +83,7 @@ function ReviewItem({ review, actions }: { review: CharacterReview; actions?: Re
         <StarRow value={review.rating} />
         <span className="text-xs text-muted-foreground">
           {when(review.createdAt)}
-          {review.updatedAt !== review.createdAt && ' (edited)'}
+          {review.updatedAt !== review.createdAt && t('edited')}
         </span>
       </div>
       {review.text && <p className="text-sm whitespace-pre-wrap break-words">{review.text}</p>}
@@ -89,6 +93,8 @@ function ReviewItem({ review, actions }: { review: CharacterReview; actions?: Re
 }
 
 function MyReview({ character }: { character: CharacterDetail }) {
+  const t = useTranslations('characters');
+  const tc = useTranslations('common');
   const qc = useQueryClient();
   const toast = useToast();
   const mine = character.myReview;
@@ -109,7 +115,7 @@ function MyReview({ character }: { character: CharacterDetail }) {
   return (
     <section aria-labelledby="my-review-title" className="rounded-xl border border-border p-4" data-testid="my-review">
       <h3 id="my-review-title" className="mb-2 text-base font-semibold">
-        {mine ? 'Your review' : 'Review this character'}
+        {mine ? t('yourReview') : t('reviewThis')}
       </h3>
       {!mine || editing ? (
         <ReviewForm key={mine?.updatedAt ?? 'new'} slug={character.slug} mine={mine} onDone={() => setEditing(false)} />
@@ -120,10 +126,10 @@ function MyReview({ character }: { character: CharacterDetail }) {
             actions={
               <div className="mt-1 flex gap-2">
                 <Button size="sm" variant="secondary" onClick={() => setEditing(true)} data-testid="edit-review">
-                  Edit
+                  {tc('edit')}
                 </Button>
                 <Button size="sm" variant="ghost" onClick={() => setConfirming(true)} data-testid="delete-review">
-                  Delete
+                  {tc('delete')}
                 </Button>
               </div>
             }
@@ -132,9 +138,9 @@ function MyReview({ character }: { character: CharacterDetail }) {
       )}
       <ConfirmDialog
         open={confirming}
-        title="Delete your review?"
-        message="Your stars and text are removed from this character."
-        confirmLabel="Delete review"
+        title={t('deleteReviewTitle')}
+        message={t('deleteReviewMessage')}
+        confirmLabel={t('deleteReview')}
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}
         onCancel={() => setConfirming(false)}
@@ -144,6 +150,7 @@ function MyReview({ character }: { character: CharacterDetail }) {
 }
 
 function OperatorRemove({ review }: { review: CharacterReview }) {
+  const t = useTranslations('characters');
   const qc = useQueryClient();
   const toast = useToast();
   const [confirming, setConfirming] = useState(false);
@@ -152,7 +159,7 @@ function OperatorRemove({ review }: { review: CharacterReview }) {
     onSuccess: () => {
       setConfirming(false);
       void qc.invalidateQueries({ queryKey: charKeys.all });
-      toast({ message: `Removed the review by ${review.author.name}.`, tone: 'success' });
+      toast({ message: t('removedReview', { name: review.author.name }), tone: 'success' });
     },
     onError: (e) => {
       setConfirming(false);
@@ -162,13 +169,13 @@ function OperatorRemove({ review }: { review: CharacterReview }) {
   return (
     <div className="mt-1">
       <Button size="sm" variant="ghost" onClick={() => setConfirming(true)} data-testid="operator-remove-review">
-        Remove (operator)
+        {t('operatorRemove')}
       </Button>
       <ConfirmDialog
         open={confirming}
-        title="Remove this review?"
-        message={`The review by ${review.author.name} is deleted for everyone.`}
-        confirmLabel="Remove review"
+        title={t('removeReviewTitle')}
+        message={t('removeReviewMessage', { name: review.author.name })}
+        confirmLabel={t('removeReview')}
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}
         onCancel={() => setConfirming(false)}
@@ -178,6 +185,7 @@ function OperatorRemove({ review }: { review: CharacterReview }) {
 }
 
 export function Reviews({ character, isAdmin }: { character: CharacterDetail; isAdmin: boolean }) {
+  const t = useTranslations('characters');
   const [page, setPage] = useState(1);
   const list = useReviews(character.slug, page);
   const { ratingCount, averageRating } = character.stats;
@@ -185,16 +193,16 @@ export function Reviews({ character, isAdmin }: { character: CharacterDetail; is
     <section aria-labelledby="reviews-title" className="flex flex-col gap-4" data-testid="reviews">
       <div className="flex flex-wrap items-center gap-3">
         <h2 id="reviews-title" className="text-lg font-semibold">
-          Reviews
+          {t('reviews')}
         </h2>
         {ratingCount > 0 && averageRating !== null && (
           <span className="inline-flex items-center gap-1.5 text-sm text-muted-foreground" data-testid="rating-summary">
-            <StarRow value={averageRating} /> {averageRating.toFixed(1)} from {ratingCount} {ratingCount === 1 ? 'review' : 'reviews'}
+            <StarRow value={averageRating} /> {t('ratingSummary', { average: averageRating.toFixed(1), count: ratingCount })}
           </span>
         )}
       </div>
       <MyReview character={character} />
-      <QueryContent query={list} loading="Loading reviews" failed="Could not load the reviews">
+      <QueryContent query={list} loading={t('loadingReviews')} failed={t('failedReviews')}>
         {(data) => {
           const others = data.reviews.filter((r) => !r.isMine);
           return (
@@ -206,7 +214,7 @@ export function Reviews({ character, isAdmin }: { character: CharacterDetail; is
                   ))}
                 </ul>
               ) : (
-                data.total <= (character.myReview ? 1 : 0) && <EmptyState>No one else has reviewed this character yet.</EmptyState>
+                data.total <= (character.myReview ? 1 : 0) && <EmptyState>{t('noOtherReviews')}</EmptyState>
               )}
               {data.total > REVIEWS_PAGE_SIZE && (
                 <Pager

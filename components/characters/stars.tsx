@@ -1,6 +1,7 @@
 'use client';
 // Star ratings: a read-only row (the average, spoken as "4.5 out of 5") and the 1–5 picker of a review, which is a
 // radio group so arrow keys move between the stars and the choice is announced.
+import { useTranslations } from 'use-intl';
 import { useId } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 
@@ -20,8 +21,9 @@ function Star({ fill, className }: { fill: number; className?: string }) {
 }
 
 export function StarRow({ value, className }: { value: number; className?: string }) {
+  const t = useTranslations('characters');
   return (
-    <span role="img" aria-label={`${value.toFixed(1)} out of 5 stars`} className={cn('inline-flex text-amber-700 dark:text-amber-400', className)}>
+    <span role="img" aria-label={t('outOf5', { value: value.toFixed(1) })} className={cn('inline-flex text-amber-700 dark:text-amber-400', className)}>
       {[0, 1, 2, 3, 4].map((i) => (
         <Star key={i} fill={Math.max(0, Math.min(1, value - i))} />
       ))}
@@ -30,9 +32,10 @@ export function StarRow({ value, className }: { value: number; className?: strin
 }
 
 export function StarPicker({ value, onChange, name }: { value: number; onChange: (v: number) => void; name: string }) {
+  const t = useTranslations('characters');
   return (
     <fieldset className="flex flex-col gap-1">
-      <legend className="text-sm font-medium">Your rating</legend>
+      <legend className="text-sm font-medium">{t('yourRating')}</legend>
       <div className="flex gap-0.5" data-testid="review-stars">
         {[1, 2, 3, 4, 5].map((n) => (
           <label
@@ -41,9 +44,7 @@ export function StarPicker({ value, onChange, name }: { value: number; onChange:
           >
             <input type="radio" name={name} value={n} checked={value === n} onChange={() => onChange(n)} className="sr-only" data-testid={`review-star-${n}`} />
             <Star fill={n <= value ? 1 : 0} className="size-7" />
-            <span className="sr-only">
-              {n} {n === 1 ? 'star' : 'stars'}
-            </span>
+            <span className="sr-only">{t('stars', { count: n })}</span>
           </label>
         ))}
       </div>

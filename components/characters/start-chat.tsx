@@ -1,6 +1,7 @@
 'use client';
 // "Start chat", on a character's page and on its card in the browse grid: creates the conversation with the character
 // (the server opens it with the character's first message) and goes to it. One behaviour wherever a chat starts.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { call, qk } from '@/components/api/client.ts';
@@ -20,6 +21,7 @@ interface Props {
 }
 
 export function StartChat({ slug, name, variant = 'primary', size = 'lg', className, testId = 'start-chat' }: Props) {
+  const t = useTranslations('characters');
   const router = useRouter();
   const qc = useQueryClient();
   const start = useMutation({
@@ -32,10 +34,11 @@ export function StartChat({ slug, name, variant = 'primary', size = 'lg', classN
   return (
     <div className={cn('flex flex-col gap-2', className)}>
       <Button variant={variant} size={size} pending={start.isPending} onClick={() => start.mutate()} data-testid={testId}>
-        <ChatIcon className="size-4" /> Start chat<span className="sr-only"> with {name}</span>
+        <ChatIcon className="size-4" /> {t('startChat')}
+        <span className="sr-only">{t('startWith', { name })}</span>
       </Button>
       {start.isError && (
-        <Alert title="Could not start the chat" data-testid="start-chat-error">
+        <Alert title={t('startFailed')} data-testid="start-chat-error">
           {start.error.message}
         </Alert>
       )}

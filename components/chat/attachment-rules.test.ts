@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AttachmentLimits } from '@/lib/wire.ts';
-import { checkFiles, describeLimits, effectiveType } from './attachment-rules.ts';
+import { createTranslator } from 'use-intl/core';
+import en from '../i18n/messages/en.json' with { type: 'json' };
+import { checkFiles as check, describeLimits as describe, effectiveType, type FileLike } from './attachment-rules.ts';
+
+// The words come from the catalogue; in English they read as the composer shows them.
+const t = createTranslator({ locale: 'en', messages: en, namespace: 'attachments' });
+const describeLimits = (limits: AttachmentLimits) => describe(limits, t);
+const checkFiles: (...a: [FileLike[], number, AttachmentLimits, boolean]) => ReturnType<typeof check<FileLike>> = (files, n, limits, vision) =>
+  check(files, n, limits, vision, t);
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const limits: AttachmentLimits = {

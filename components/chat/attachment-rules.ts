@@ -1,7 +1,11 @@
 // Client-side attachment checks against GET /limits, so a refused file is explained before any upload (the server
 // checks again). Pure, so the rules are testable without a browser.
+import type { useTranslations } from 'use-intl';
 import type { AttachmentLimits } from '@/lib/wire.ts';
 import { displayFileName, formatBytes } from './format.ts';
+
+/** The messages' translator (`useTranslations('attachments')`): limits and refusals in the user's language. */
+export type AttachT = ReturnType<typeof useTranslations<'attachments'>>;
 
 /** MIME types by extension, for files the browser reports without a type (common for .md and .csv). */
 const BY_EXTENSION: Record<string, string> = {
@@ -79,13 +83,14 @@ export function effectiveType(file: FileLike): string {
 }
 
 /** "Up to 5 files, 10 MB each: images (vision models), PDF, DOCX, …". */
-export function describeLimits(limits: AttachmentLimits): string {
+export function describeLimits(limits: AttachmentLimits, t: AttachT): string {
   const docs = [...new Set(limits.documentTypes.map((t) => LABELS[t] ?? t.split('/').pop()!.toUpperCase()))];
   const minutes = Math.floor((limits.maxAudioSeconds ?? 0) / 60);
   const sounds = [...new Set((limits.audioTypes ?? []).map((t) => AUDIO_LABELS[t] ?? t.split('/').pop()!.toUpperCase()))];
-  const audio = sounds.length ? [`audio up to ${minutes ? `${minutes} min` : `${limits.maxAudioSeconds} s`} (${sounds.join(', ')})`] : [];
-  const kinds = [...(limits.imageTypes.length ? ['images (vision models)'] : []), ...docs, ...audio];
-  return `Up to ${limits.maxFiles} files, ${formatBytes(limits.maxFileBytes)} each: ${kinds.join(', ')}`;
+  const length = minutes ? t('minutes', { n: minutes }) : t('seconds', { n: limits.maxAudioSeconds ?? 0 });
+  const audio = sounds.length ? [t('audioUpTo', { length, formats: sounds.join(', ') })] : [];
+  const kinds = [...(limits.imageTypes.length ? [t('images')] : []), ...docs, ...audio];
+  return t('limits', { max: limits.maxFiles, size: formatBytes(limits.maxFileBytes), kinds: kinds.join(', ') });
 }
 
 export interface Checked<F extends FileLike> {
@@ -95,7 +100,13 @@ export interface Checked<F extends FileLike> {
 }
 
 /** Which of `files` may join the `alreadyAttached` ones, and why the others may not. */
-export function checkFiles<F extends FileLike>(files: readonly F[], alreadyAttached: number, limits: AttachmentLimits, vision: boolean): Checked<F> {
+export function checkFiles<F extends FileLike>(
+  files: readonly F[],
+  alreadyAttached: number,
+  limits: AttachmentLimits,
+  vision: boolean,
+  t: AttachT,
+): Checked<F> {
   const out: Checked<F> = { accepted: [], errors: [] };
   let room = limits.maxFiles - alreadyAttached;
   for (const file of files) {
@@ -105,15 +116,15 @@ export function checkFiles<F extends FileLike>(files: readonly F[], alreadyAttac
     // Audio is read like a document: the server writes down what is said.
     const isAudio = !!limits.audioTypes?.includes(type);
     if (!isImage && !isAudio && !limits.documentTypes.includes(type)) {
-      out.errors.push(`${name} is not a supported file type.`);
+      out.errors.push(t('unsupported', { name }));
     } else if (isImage && !vision) {
-      out.errors.push(`${name} is an image, and the selected model cannot read images. Pick a model with vision.`);
+      out.errors.push(t('noVision', { name }));
     } else if (file.size > limits.maxFileBytes) {
-      out.errors.push(`${name} is ${formatBytes(file.size)}; the limit is ${formatBytes(limits.maxFileBytes)} per file.`);
+      out.errors.push(t('tooBig', { name, size: formatBytes(file.size), limit: formatBytes(limits.maxFileBytes) }));
     } else if (file.size === 0) {
-      out.errors.push(`${name} is empty.`);
+      out.errors.push(t('empty', { name }));
     } else if (room <= 0) {
-      out.errors.push(`${name} was not added: at most ${limits.maxFiles} files per message.`);
+      out.errors.push(t('tooMany', { name, max: limits.maxFiles }));
     } else {
       room--;
       out.accepted.push({ file, type, kind: isImage ? 'image' : 'document' });

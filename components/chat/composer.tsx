@@ -34,6 +34,7 @@ interface Props {
 
 export function Composer({ attachments, limits, generating, stopping, blocked, attachBlocked, onSend, onStop, tools, placeholder }: Props) {
   const t = useTranslations('chat.composer');
+  const tAttach = useTranslations('attachments');
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -124,7 +125,7 @@ export function Composer({ attachments, limits, generating, stopping, blocked, a
     }
   };
 
-  const limitsText = limits ? describeLimits(limits) : '';
+  const limitsText = limits ? describeLimits(limits, tAttach) : '';
   return (
     <form onSubmit={submit} className="shrink-0 px-3 pt-1 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-6" aria-label={t('form')}>
       <div className="mx-auto w-full max-w-3xl">

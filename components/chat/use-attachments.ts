@@ -1,5 +1,6 @@
 // The files waiting in the composer: checked against the limits as they are added (refusals explained at once),
 // read into data: URLs (images also use theirs as the thumbnail), removable until sent.
+import { useTranslations } from 'use-intl';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { AttachmentLimits, UploadAttachment } from '@/lib/wire.ts';
 import { checkFiles } from './attachment-rules.ts';
@@ -29,7 +30,7 @@ function readDataUrl(file: File, type: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result).replace(/^data:[^;,]*(;base64,)/, `data:${type}$1`));
-    reader.onerror = () => reject(reader.error ?? new Error(`Could not read ${file.name}`));
+    reader.onerror = () => reject(reader.error ?? new Error(file.name));
     reader.readAsDataURL(file);
   });
 }
@@ -40,6 +41,8 @@ export async function toUploads(items: DraftAttachment[]): Promise<UploadAttachm
 
 export function useAttachments(limits: AttachmentLimits | undefined, vision: boolean): Attachments {
   const [items, setItems] = useState<DraftAttachment[]>([]);
+  const t = useTranslations('attachments');
+  const ta = useTranslations('audioErrors');
   const [errors, setErrors] = useState<string[]>([]);
   const count = useRef(0);
   count.current = items.length;
@@ -48,23 +51,23 @@ export function useAttachments(limits: AttachmentLimits | undefined, vision: boo
     (files: File[]) => {
       if (!files.length) return;
       if (!limits) {
-        setErrors(['Attachments are not available yet. Try again in a moment.']);
+        setErrors([t('notYet')]);
         return;
       }
-      const checked = checkFiles(files, count.current, limits, vision);
+      const checked = checkFiles(files, count.current, limits, vision, t);
       setErrors(checked.errors);
       const added = checked.accepted.map(({ file, type, kind }) => {
         const item: DraftAttachment = { id: crypto.randomUUID(), name: file.name, type, size: file.size, kind, dataUrl: readDataUrl(file, type) };
         item.dataUrl.then(
           (url) => kind === 'image' && setItems((list) => list.map((x) => (x.id === item.id ? { ...x, previewUrl: url } : x))),
           () => {
-            setErrors((e) => [...e, `“${displayFileName(file.name)}” could not be read.`]);
+            setErrors((e) => [...e, t('unreadable', { name: `“${displayFileName(file.name)}”` })]);
             setItems((list) => list.filter((x) => x.id !== item.id));
           },
         );
         // Audio over the length limit is taken back as soon as the browser has read how long it is.
         if (type.startsWith('audio/') && limits.maxAudioSeconds)
-          void audioTooLong(file, displayFileName(file.name), limits.maxAudioSeconds).then((why) => {
+          void audioTooLong(file, displayFileName(file.name), limits.maxAudioSeconds, (values) => ta('audioTooLong', values)).then((why) => {
             if (!why) return;
             setErrors((e) => [...e, why]);
             setItems((list) => list.filter((x) => x.id !== item.id));
@@ -74,7 +77,7 @@ export function useAttachments(limits: AttachmentLimits | undefined, vision: boo
       count.current += added.length;
       setItems((list) => [...list, ...added]);
     },
-    [limits, vision],
+    [limits, vision, t, ta],
   );
   const remove = useCallback((id: string) => setItems((list) => list.filter((x) => x.id !== id)), []);
   const clear = useCallback(() => {

@@ -30,7 +30,8 @@ export interface ControllerOptions {
 }
 
 function asFailure(e: unknown, retry?: () => void): Failure {
-  const err = e instanceof AppApiError ? e : new AppApiError(0, { error: (e as Error)?.message || 'Something went wrong.' });
+  // No message of its own: the banner words it (chat.error's generic line) in the user's language.
+  const err = e instanceof AppApiError ? e : new AppApiError(0, { error: (e as Error)?.message || '' });
   return {
     kind: 'failure',
     key: 'failure',

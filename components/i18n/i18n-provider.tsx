@@ -5,10 +5,14 @@
 import { useRouter } from 'next/navigation';
 import { type ReactNode, useCallback } from 'react';
 import { IntlProvider } from 'use-intl';
+import { setClientWords } from '@/components/api/client.ts';
 import type { Catalogue } from '@/components/i18n/catalogue.ts';
 import { type AppLocale, LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE } from '@/components/i18n/locales.ts';
 
 export function I18nProvider({ locale, messages, children }: { locale: AppLocale; messages: Catalogue; children: ReactNode }) {
+  // The fetch wrapper's own failures (no answer, no error body) in this language; set while rendering, so before any
+  // child's request.
+  setClientWords(messages.apiClient);
   return (
     // No time zone formatting goes through use-intl (dates use the browser's own), so no zone is configured here.
     <IntlProvider locale={locale} messages={messages} timeZone="UTC">

@@ -13,11 +13,18 @@ export async function requestLocale(): Promise<AppLocale> {
 
 type TitleKey = keyof Catalogue['titles'];
 
-/** A page's `generateMetadata`: its title from the catalogue's `titles` in the request's language. */
-export function titleMetadata(key: TitleKey): () => Promise<Metadata> {
-  return async () => {
-    const locale = await requestLocale();
-    const t = createTranslator({ locale, messages: catalogue(locale), namespace: 'titles' });
-    return { title: t(key) };
-  };
+/** The `titles` messages in the request's language. */
+async function titles() {
+  const locale = await requestLocale();
+  return createTranslator({ locale, messages: catalogue(locale), namespace: 'titles' });
+}
+
+/** A page's `generateMetadata`: its title from the catalogue's `titles` in the request's language (and `more`). */
+export function titleMetadata(key: TitleKey, more: Metadata = {}): () => Promise<Metadata> {
+  return async () => ({ ...more, title: (await titles())(key) });
+}
+
+/** The app's description, in the request's language (the root layout's metadata). */
+export async function appDescription(): Promise<string> {
+  return (await titles())('appDescription');
 }

@@ -1,10 +1,11 @@
 // Copying an image: clipboards take PNG (browsers refuse WebP and JPEG there), so the file is drawn onto a canvas in
 // the browser and copied as PNG; nothing goes back to the server.
-export async function copyImage(url: string): Promise<void> {
-  if (typeof ClipboardItem === 'undefined' || !navigator.clipboard?.write) throw new Error('This browser cannot copy images');
+/** `words`: the failures in the user's language (the catalogue's images.cannotCopy, unreadable, notConverted). */
+export async function copyImage(url: string, words: { cannotCopy: string; unreadable: (status: number) => string; notConverted: string }): Promise<void> {
+  if (typeof ClipboardItem === 'undefined' || !navigator.clipboard?.write) throw new Error(words.cannotCopy);
   const png = (async () => {
     const res = await fetch(url, { credentials: 'same-origin' });
-    if (!res.ok) throw new Error(`The image could not be read (HTTP ${res.status})`);
+    if (!res.ok) throw new Error(words.unreadable(res.status));
     const blob = await res.blob();
     if (blob.type === 'image/png') return blob;
     const bitmap = await createImageBitmap(blob);
@@ -13,7 +14,7 @@ export async function copyImage(url: string): Promise<void> {
     canvas.height = bitmap.height;
     canvas.getContext('2d')?.drawImage(bitmap, 0, 0);
     bitmap.close();
-    return new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The image could not be converted'))), 'image/png'));
+    return new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error(words.notConverted))), 'image/png'));
   })();
   // The promise itself goes to the clipboard, so Safari keeps the user's gesture while the image loads.
   await navigator.clipboard.write([new ClipboardItem({ 'image/png': png })]);

@@ -66,7 +66,7 @@ export function ImageCard({ id, url, downloadUrl, image, alt, upscaler, remover,
 
   const copy = async () => {
     try {
-      await copyImage(url);
+      await copyImage(url, { cannotCopy: t('cannotCopy'), unreadable: (status) => t('unreadable', { status }), notConverted: t('notConverted') });
       setCopied(true);
     } catch (e) {
       toast({ message: t('copyFailed', { error: (e as Error).message }), tone: 'error' });

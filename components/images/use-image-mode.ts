@@ -6,6 +6,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { AppApiError, call } from '@/components/api/client';
 import { mergeConversation, seedConversation, upsertMessages } from '@/components/chat/chat-cache.ts';
 import { followStream } from '@/components/chat/stream-manager.ts';
@@ -33,10 +34,11 @@ export interface ImageModeOptions {
   onFollow: () => void;
 }
 
+// The request as the server stores it in the chat (lib/images/app-routes.ts writes the same words), shown until it answers.
 const JOB_TEXT: Record<ImageJob, string> = { vary: 'Vary', upscale: 'Upscale 2×', 'remove-background': 'Remove the background' };
 
-function asFailure(e: unknown, retry?: () => void): Failure {
-  const err = e instanceof AppApiError ? e : new AppApiError(0, { error: (e as Error)?.message || 'Something went wrong.' });
+function asFailure(e: unknown, fallback: string, retry?: () => void): Failure {
+  const err = e instanceof AppApiError ? e : new AppApiError(0, { error: (e as Error)?.message || fallback });
   return {
     kind: 'failure',
     key: 'image-failure',
@@ -47,6 +49,8 @@ function asFailure(e: unknown, retry?: () => void): Failure {
 }
 
 export function useImageMode(options: ImageModeOptions) {
+  const t = useTranslations('images');
+  const tc = useTranslations('common');
   const qc = useQueryClient();
   const router = useRouter();
   const opts = useRef(options);
@@ -111,28 +115,28 @@ export function useImageMode(options: ImageModeOptions) {
         return true;
       } catch (e) {
         setPending((p) => p && { ...p, failed: true });
-        setFailure(asFailure(e, retry));
+        setFailure(asFailure(e, tc('somethingWrong'), retry));
         return false;
       }
     },
-    [apply, chatId],
+    [apply, chatId, tc],
   );
 
   const generate = useCallback(
     async (prompt: string): Promise<boolean> => {
       if (!model) {
-        setFailure(asFailure(new Error('No image model is available here.')));
+        setFailure(asFailure(new Error(t('noModel')), tc('somethingWrong')));
         return false;
       }
       if (seedOf(choices.seed) === null) {
-        setFailure(asFailure(new Error('The seed is a whole number from 1 to 999,999,995, or empty for a random one.')));
+        setFailure(asFailure(new Error(t('seedInvalid')), tc('somethingWrong')));
         return false;
       }
       const shape = requestOf(model, choices, styles);
       const again = () => void generate(prompt);
       return turn(prompt, (conversationId, parentId) => call('POST /images/generate', { body: { ...shape, conversationId, parentId, prompt } }), again);
     },
-    [choices, model, styles, turn],
+    [choices, model, styles, turn, t, tc],
   );
 
   const run = useCallback(

@@ -6,6 +6,7 @@
 // knowledge-upload, knowledge-file (data-status), file-progress, delete-file, delete-collection, knowledge-search,
 // knowledge-search-go, knowledge-hit.
 import { useState } from 'react';
+import { useTranslations } from 'use-intl';
 import { AppApiError } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -20,9 +21,11 @@ import type { AppKnowledgeFile, AppKnowledgeSearch } from '@/lib/wire.ts';
 import { readAsDataUrl, useCollection, useCollections, useKnowledgeMutations } from './queries.ts';
 
 const size = (n: number) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
-const messageOf = (e: unknown) => (e instanceof AppApiError || e instanceof Error ? e.message : 'Something went wrong');
+const messageOf = (e: unknown, fallback: string) => (e instanceof AppApiError || e instanceof Error ? e.message : fallback);
 
 export function KnowledgePage() {
+  const t = useTranslations('knowledge');
+  const tc = useTranslations('common');
   const list = useCollections();
   const m = useKnowledgeMutations();
   const [name, setName] = useState('');
@@ -33,11 +36,8 @@ export function KnowledgePage() {
     <div className="flex-1 overflow-y-auto" data-testid="knowledge-page">
       <div className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-col gap-2">
-          <h1 className="text-2xl font-semibold tracking-tight">Knowledge</h1>
-          <p className="text-sm text-muted-foreground">
-            Collections of your files that a chat can search. Attach a collection in a chat&apos;s settings and its answers quote the passages they used, with
-            the file they came from.
-          </p>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
+          <p className="text-sm text-muted-foreground">{t('intro')}</p>
         </header>
         <form
           className="flex flex-wrap items-end gap-2"
@@ -49,14 +49,14 @@ export function KnowledgePage() {
                 setName('');
                 setPicked(c.id);
               },
-              onError: (err) => toast({ tone: 'error', message: messageOf(err) }),
+              onError: (err) => toast({ tone: 'error', message: messageOf(err, tc('somethingWrong')) }),
             });
           }}
         >
           <InputField
             id="new-collection-name"
-            label="New collection"
-            placeholder="e.g. Product manuals"
+            label={t('newCollection')}
+            placeholder={t('newCollectionPlaceholder')}
             value={name}
             maxLength={200}
             onChange={(e) => setName(e.target.value)}
@@ -64,14 +64,14 @@ export function KnowledgePage() {
             data-testid="new-collection-name"
           />
           <Button type="submit" pending={m.create.isPending} disabled={!name.trim()} data-testid="create-collection">
-            Create
+            {t('create')}
           </Button>
         </form>
-        <QueryContent query={list} loading="Loading your collections" failed="Could not load your collections">
+        <QueryContent query={list} loading={t('loading')} failed={t('failed')}>
           {(data) => (
             <div className="grid gap-6 md:grid-cols-[16rem_1fr]">
-              <nav aria-label="Collections" className="flex flex-col gap-1">
-                {data.collections.length === 0 && <p className="text-sm text-muted-foreground">No collections yet.</p>}
+              <nav aria-label={t('collections')} className="flex flex-col gap-1">
+                {data.collections.length === 0 && <p className="text-sm text-muted-foreground">{t('noCollections')}</p>}
                 {data.collections.map((c) => (
                   <button
                     key={c.id}
@@ -87,7 +87,8 @@ export function KnowledgePage() {
                   >
                     <span className="truncate">{c.name}</span>
                     <span className="text-xs text-muted-foreground">
-                      {c.files} {c.files === 1 ? 'file' : 'files'} · {c.chunks} passages{c.pending ? ` · ${c.pending} indexing` : ''}
+                      {t('collectionStats', { files: c.files, chunks: c.chunks })}
+                      {c.pending ? t('collectionIndexing', { pending: c.pending }) : ''}
                     </span>
                   </button>
                 ))}
@@ -122,6 +123,8 @@ function CollectionDetail({
   embeddingModel: string | null;
   onDeleted: () => void;
 }) {
+  const t = useTranslations('knowledge');
+  const tc = useTranslations('common');
   const detail = useCollection(id);
   const m = useKnowledgeMutations();
   const toast = useToast();
@@ -136,10 +139,10 @@ function CollectionDetail({
     const worker = async () => {
       for (let f = queue.shift(); f; f = queue.shift()) {
         try {
-          if (f.size > maxFileBytes) throw new Error(`"${f.name}" is larger than the ${size(maxFileBytes)} limit`);
-          await m.upload.mutateAsync({ id, name: f.name, type: f.type, dataUrl: await readAsDataUrl(f) });
+          if (f.size > maxFileBytes) throw new Error(t('tooLarge', { name: f.name, limit: size(maxFileBytes) }));
+          await m.upload.mutateAsync({ id, name: f.name, type: f.type, dataUrl: await readAsDataUrl(f, t('couldNotRead', { name: f.name })) });
         } catch (e) {
-          toast({ tone: 'error', message: messageOf(e) });
+          toast({ tone: 'error', message: messageOf(e, tc('somethingWrong')) });
         } finally {
           setUploading((n) => n - 1);
         }
@@ -149,7 +152,7 @@ function CollectionDetail({
   }
 
   return (
-    <QueryContent query={detail} loading="Loading the collection" failed="Could not load the collection">
+    <QueryContent query={detail} loading={t('loadingCollection')} failed={t('failedCollection')}>
       {(data) => (
         <section aria-label={data.collection.name} className="flex min-w-0 flex-col gap-4" data-testid="collection-detail">
           <div className="flex flex-wrap items-center justify-between gap-2">
@@ -158,7 +161,7 @@ function CollectionDetail({
               <label
                 className={cn('inline-flex h-10 cursor-pointer items-center rounded-lg bg-primary px-4 text-sm text-primary-foreground hover:bg-primary-hover')}
               >
-                {uploading ? `Uploading ${uploading}…` : 'Add files'}
+                {uploading ? t('uploading', { count: uploading }) : t('addFiles')}
                 <input
                   type="file"
                   multiple
@@ -172,25 +175,24 @@ function CollectionDetail({
                 />
               </label>
               <Button variant="secondary" onClick={() => setConfirm(true)} data-testid="delete-collection">
-                Delete
+                {tc('delete')}
               </Button>
             </div>
           </div>
           <p className="text-xs text-muted-foreground">
-            PDF, Word, PowerPoint, Excel, text, Markdown or CSV, up to {size(maxFileBytes)} each.{' '}
-            {embeddingModel
-              ? `Passages are found by their words and by meaning (${embeddingModel}).`
-              : 'Passages are found by their words (this server has no embedding model).'}
+            {t('formats', { limit: size(maxFileBytes) })} {embeddingModel ? t('byMeaning', { model: embeddingModel }) : t('byWords')}
           </p>
           {data.files.length === 0 ? (
-            <p className="text-sm text-muted-foreground">No files yet: add some to index them.</p>
+            <p className="text-sm text-muted-foreground">{t('noFiles')}</p>
           ) : (
             <ul className="flex flex-col divide-y divide-border rounded-lg border border-border">
               {data.files.map((f) => (
                 <FileRow
                   key={f.id}
                   file={f}
-                  onDelete={() => m.removeFile.mutate({ id, fileId: f.id }, { onError: (e) => toast({ tone: 'error', message: messageOf(e) }) })}
+                  onDelete={() =>
+                    m.removeFile.mutate({ id, fileId: f.id }, { onError: (e) => toast({ tone: 'error', message: messageOf(e, tc('somethingWrong')) }) })
+                  }
                 />
               ))}
             </ul>
@@ -198,9 +200,9 @@ function CollectionDetail({
           <TrySearch id={id} />
           <ConfirmDialog
             open={confirm}
-            title="Delete this collection?"
-            message={`"${data.collection.name}", its files and their passages are deleted. Chats that use it answer without it.`}
-            confirmLabel="Delete"
+            title={t('deleteTitle')}
+            message={t('deleteMessage', { name: data.collection.name })}
+            confirmLabel={tc('delete')}
             pending={m.remove.isPending}
             onCancel={() => setConfirm(false)}
             onConfirm={() =>
@@ -209,7 +211,7 @@ function CollectionDetail({
                   setConfirm(false);
                   onDeleted();
                 },
-                onError: (e) => toast({ tone: 'error', message: messageOf(e) }),
+                onError: (e) => toast({ tone: 'error', message: messageOf(e, tc('somethingWrong')) }),
               })
             }
           />
@@ -220,8 +222,16 @@ function CollectionDetail({
 }
 
 function FileRow({ file: f, onDelete }: { file: AppKnowledgeFile; onDelete: () => void }) {
+  const t = useTranslations('knowledge');
   const pct = f.chunks ? Math.round((100 * f.chunksDone) / f.chunks) : 0;
-  const status = f.status === 'ready' ? `${f.chunks} passages` : f.status === 'failed' ? 'Failed' : f.status === 'queued' ? 'Queued' : `Indexing ${pct}%`;
+  const status =
+    f.status === 'ready'
+      ? t('passages', { count: f.chunks })
+      : f.status === 'failed'
+        ? t('statusFailed')
+        : f.status === 'queued'
+          ? t('statusQueued')
+          : t('statusIndexing', { pct });
   return (
     <li className="flex items-center gap-3 px-3 py-2" data-testid="knowledge-file" data-status={f.status}>
       <div className="min-w-0 flex-1">
@@ -235,7 +245,7 @@ function FileRow({ file: f, onDelete }: { file: AppKnowledgeFile; onDelete: () =
           <div
             className="mt-1 h-1.5 overflow-hidden rounded bg-muted"
             role="progressbar"
-            aria-label={`Indexing ${f.name}`}
+            aria-label={t('indexingFile', { name: f.name })}
             aria-valuenow={pct}
             aria-valuemin={0}
             aria-valuemax={100}
@@ -245,7 +255,7 @@ function FileRow({ file: f, onDelete }: { file: AppKnowledgeFile; onDelete: () =
           </div>
         )}
       </div>
-      <IconButton label={`Delete ${f.name}`} size="sm" onClick={onDelete} data-testid="delete-file">
+      <IconButton label={t('deleteFile', { name: f.name })} size="sm" onClick={onDelete} data-testid="delete-file">
         <TrashIcon className="size-4" />
       </IconButton>
     </li>
@@ -253,6 +263,8 @@ function FileRow({ file: f, onDelete }: { file: AppKnowledgeFile; onDelete: () =
 }
 
 function TrySearch({ id }: { id: string }) {
+  const t = useTranslations('knowledge');
+  const tc = useTranslations('common');
   const m = useKnowledgeMutations();
   const [query, setQuery] = useState('');
   const [result, setResult] = useState<AppKnowledgeSearch | null>(null);
@@ -267,27 +279,27 @@ function TrySearch({ id }: { id: string }) {
       >
         <InputField
           id="knowledge-search"
-          label="Try a question"
-          placeholder="What a chat would look up"
+          label={t('tryQuestion')}
+          placeholder={t('tryPlaceholder')}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
           className="flex-1"
           data-testid="knowledge-search"
         />
         <Button type="submit" variant="secondary" pending={m.search.isPending} disabled={!query.trim()} data-testid="knowledge-search-go">
-          Search
+          {t('search')}
         </Button>
       </form>
-      {m.search.error && <Alert title="Search failed">{messageOf(m.search.error)}</Alert>}
+      {m.search.error && <Alert title={t('searchFailed')}>{messageOf(m.search.error, tc('somethingWrong'))}</Alert>}
       {result && (
         <ol className="flex flex-col gap-2 text-sm">
-          {result.hits.length === 0 && <li className="text-muted-foreground">No passage matches.</li>}
+          {result.hits.length === 0 && <li className="text-muted-foreground">{t('noMatch')}</li>}
           {result.hits.map((h, i) => (
             <li key={h.chunkId} className="rounded-lg border border-border p-2" data-testid="knowledge-hit">
               <p className="text-xs text-muted-foreground">
-                {i + 1}. {h.fileName} · passage {h.seq + 1}
-                {h.lexicalRank ? ` · words #${h.lexicalRank}` : ''}
-                {h.vectorRank ? ` · meaning #${h.vectorRank}` : ''}
+                {t('hit', { n: i + 1, file: h.fileName, seq: h.seq + 1 })}
+                {h.lexicalRank ? t('byWordsRank', { rank: h.lexicalRank }) : ''}
+                {h.vectorRank ? t('byMeaningRank', { rank: h.vectorRank }) : ''}
               </p>
               <p className="line-clamp-4 whitespace-pre-line">{h.text}</p>
             </li>

@@ -49,11 +49,12 @@ export function useKnowledgeMutations() {
   };
 }
 
-export function readAsDataUrl(file: File): Promise<string> {
+/** The file as a data: URL; `unreadable` is the (translated) error when the browser cannot read it. */
+export function readAsDataUrl(file: File, unreadable: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error ?? new Error(`Could not read ${file.name}`));
+    reader.onerror = () => reject(reader.error ?? new Error(unreadable));
     reader.readAsDataURL(file);
   });
 }

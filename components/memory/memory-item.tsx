@@ -2,6 +2,7 @@
 // One memory on the memory page: its text (edited in place), whether chats use it, and delete (confirmed).
 // data-testid: memory-item (data-id, data-enabled), memory-enabled, memory-edit, memory-edit-input, memory-edit-save,
 // memory-delete.
+import { useTranslations } from 'use-intl';
 import { useId, useState } from 'react';
 import { AppApiError } from '@/components/api/client.ts';
 import { Button } from '@/components/ui/button.tsx';
@@ -11,9 +12,11 @@ import { PencilIcon, TrashIcon } from '@/components/ui/icons.tsx';
 import type { AppMemory } from '@/lib/wire.ts';
 import { useDeleteMemory, useUpdateMemory } from './queries.ts';
 
-const errorText = (e: unknown) => (e instanceof AppApiError ? e.message : 'Something went wrong. Try again.');
+const errorText = (e: unknown, fallback: string) => (e instanceof AppApiError ? e.message : fallback);
 
 export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: number }) {
+  const t = useTranslations('memory');
+  const tc = useTranslations('common');
   const update = useUpdateMemory();
   const remove = useDeleteMemory();
   const [draft, setDraft] = useState<string | null>(null);
@@ -32,7 +35,7 @@ export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: 
       ) : (
         <div className="flex flex-col gap-2">
           <label htmlFor={id} className="sr-only">
-            Edit memory
+            {t('edit')}
           </label>
           <textarea
             id={id}
@@ -54,17 +57,17 @@ export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: 
           />
           <div className="flex justify-end gap-2">
             <Button size="sm" variant="ghost" onClick={() => setDraft(null)}>
-              Cancel
+              {tc('cancel')}
             </Button>
             <Button size="sm" onClick={saveEdit} pending={update.isPending} disabled={!draft.trim()} data-testid="memory-edit-save">
-              Save
+              {tc('save')}
             </Button>
           </div>
         </div>
       )}
       {(update.error || remove.error) && (
         <p role="alert" className="text-sm text-error">
-          {errorText(update.error ?? remove.error)}
+          {errorText(update.error ?? remove.error, t('tryAgain'))}
         </p>
       )}
       <div className="flex items-center justify-between gap-2 text-sm text-muted-foreground">
@@ -77,23 +80,23 @@ export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: 
             onChange={(e) => update.mutate({ id: memory.id, body: { enabled: e.target.checked } })}
             className="size-4 accent-[var(--primary)]"
           />
-          Use in chats
+          {t('useInChats')}
         </label>
         <span className="flex items-center gap-1">
           <span className="text-xs">{new Date(memory.createdAt).toLocaleDateString()}</span>
-          <IconButton size="sm" label="Edit memory" data-testid="memory-edit" onClick={() => setDraft(memory.content)}>
+          <IconButton size="sm" label={t('edit')} data-testid="memory-edit" onClick={() => setDraft(memory.content)}>
             <PencilIcon className="size-4" />
           </IconButton>
-          <IconButton size="sm" label="Delete memory" data-testid="memory-delete" onClick={() => setConfirming(true)}>
+          <IconButton size="sm" label={t('deleteLabel')} data-testid="memory-delete" onClick={() => setConfirming(true)}>
             <TrashIcon className="size-4" />
           </IconButton>
         </span>
       </div>
       <ConfirmDialog
         open={confirming}
-        title="Delete this memory?"
-        message="Chats will no longer be given it. Answers already written keep showing what they were given."
-        confirmLabel="Delete"
+        title={t('deleteTitle')}
+        message={t('deleteMessage')}
+        confirmLabel={tc('delete')}
         pending={remove.isPending}
         onCancel={() => setConfirming(false)}
         onConfirm={() => remove.mutate(memory.id, { onSuccess: () => setConfirming(false) })}

@@ -2,6 +2,7 @@
 // The memory page (/memory): the facts the user chose to keep across chats. Add one, edit, switch off or delete
 // each, and download them all. Chats use the enabled ones unless a chat's settings turn memory off.
 // data-testid: memory-page, memory-new-input, memory-add, memory-list, memory-empty, memory-export (plus memory-item.tsx's).
+import { useTranslations } from 'use-intl';
 import { useId, useState } from 'react';
 import { AppApiError } from '@/components/api/client.ts';
 import { Button } from '@/components/ui/button.tsx';
@@ -12,6 +13,7 @@ import { MemoryItem } from './memory-item.tsx';
 import { useCreateMemory, useMemories } from './queries.ts';
 
 function AddMemory({ maxChars, full }: { maxChars: number; full: boolean }) {
+  const t = useTranslations('memory');
   const [text, setText] = useState('');
   const create = useCreateMemory();
   const id = useId();
@@ -28,7 +30,7 @@ function AddMemory({ maxChars, full }: { maxChars: number; full: boolean }) {
       }}
     >
       <label htmlFor={id} className="text-sm font-medium">
-        Something chats should know about you
+        {t('newLabel')}
       </label>
       <textarea
         id={id}
@@ -37,7 +39,7 @@ function AddMemory({ maxChars, full }: { maxChars: number; full: boolean }) {
         value={text}
         disabled={full}
         data-testid="memory-new-input"
-        placeholder="e.g. I prefer metric units"
+        placeholder={t('newPlaceholder')}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey) {
@@ -49,12 +51,12 @@ function AddMemory({ maxChars, full }: { maxChars: number; full: boolean }) {
       />
       {create.error && (
         <p role="alert" className="text-sm text-error">
-          {create.error instanceof AppApiError ? create.error.message : 'Could not save the memory.'}
+          {create.error instanceof AppApiError ? create.error.message : t('saveFailed')}
         </p>
       )}
       <div className="flex justify-end">
         <Button type="submit" pending={create.isPending} disabled={!text.trim() || full} data-testid="memory-add">
-          Save to memory
+          {t('save')}
         </Button>
       </div>
     </form>
@@ -62,31 +64,28 @@ function AddMemory({ maxChars, full }: { maxChars: number; full: boolean }) {
 }
 
 export function MemoryPage() {
+  const t = useTranslations('memory');
   const list = useMemories();
   return (
     <div className="flex-1 overflow-y-auto" data-testid="memory-page">
       <div className="mx-auto flex max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-col gap-2">
-          <h1 className="text-2xl font-semibold tracking-tight">Memory</h1>
-          <p className="text-sm text-muted-foreground">
-            Facts you asked Lagoon to remember. Your chats are given the ones switched on (the newest first, as many as fit), and an answer shows which it used.
-            Nothing is remembered unless you save it here, from a message, or by accepting a suggestion when you write “remember that…”. A chat’s settings can
-            turn memory off for that chat. Only you can see your memories.
-          </p>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
+          <p className="text-sm text-muted-foreground">{t('intro')}</p>
         </header>
-        <QueryContent query={list} loading="Loading your memories" failed="Could not load your memories">
+        <QueryContent query={list} loading={t('loading')} failed={t('failed')}>
           {(data) => (
             <>
-              <Section id="memory-add" title="Add a memory">
+              <Section id="memory-add" title={t('add')}>
                 <AddMemory maxChars={data.maxChars} full={data.items.length >= data.max} />
               </Section>
               <Section
                 id="memory-list"
-                title="Your memories"
-                note={`${data.items.length} of at most ${data.max}.${data.tokenBudget === 0 ? ' This server gives chats no memories at the moment.' : ''}`}
+                title={t('yours')}
+                note={t('count', { count: data.items.length, max: data.max }) + (data.tokenBudget === 0 ? t('noneGiven') : '')}
               >
                 {data.items.length === 0 ? (
-                  <EmptyState testId="memory-empty">No memories yet.</EmptyState>
+                  <EmptyState testId="memory-empty">{t('none')}</EmptyState>
                 ) : (
                   <ul className="flex flex-col gap-2" data-testid="memory-list">
                     {[...data.items].reverse().map((m) => (
@@ -101,7 +100,7 @@ export function MemoryPage() {
                     data-testid="memory-export"
                     className="inline-flex items-center gap-1.5 text-sm font-medium text-primary underline-offset-4 hover:underline"
                   >
-                    <DownloadIcon className="size-4" /> Download all memories (JSON)
+                    <DownloadIcon className="size-4" /> {t('download')}
                   </a>
                 </p>
               </Section>

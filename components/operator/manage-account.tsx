@@ -17,7 +17,8 @@ import { InputField, SelectField } from '@/components/ui/fields.tsx';
 import { formatDiem, formatUsd } from '@/components/usage/format.ts';
 import type { OperatorAccount } from '@/lib/wire.ts';
 
-export const ownerOf = (a: OperatorAccount) => a.email ?? (a.wallet ? `Wallet ${a.wallet.split(':').pop()}` : a.name);
+/** Who holds an account, as the operator reads it: the email, else `wallet` (the word, translated) and the address. */
+export const ownerOf = (a: OperatorAccount, wallet: string) => a.email ?? (a.wallet ? `${wallet} ${a.wallet.split(':').pop()}` : a.name);
 /** An amount field's problem as a `manageAccount` message key, or undefined. */
 const amountError = (v: string, min: number) => {
   const n = Number(v);
@@ -26,6 +27,7 @@ const amountError = (v: string, min: number) => {
 
 export function ManageAccount({ account, onClose }: { account: OperatorAccount; onClose: () => void }) {
   const t = useTranslations('manageAccount');
+  const tc = useTranslations('common');
   const tiers = useTranslations('tiers');
   const id = useId();
   const [a, setA] = useState(account);
@@ -72,7 +74,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
     );
 
   return (
-    <Dialog open onClose={onClose} title={t('title', { owner: ownerOf(a) })} testId="manage-dialog" className="w-[min(36rem,calc(100vw-2rem))]">
+    <Dialog open onClose={onClose} title={t('title', { owner: ownerOf(a, tc('wallet')) })} testId="manage-dialog" className="w-[min(36rem,calc(100vw-2rem))]">
       <p className="text-sm text-muted-foreground">
         {t('summary', {
           usd: formatUsd(a.balances.usd),

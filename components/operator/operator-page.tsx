@@ -78,6 +78,7 @@ function detail(e: OperatorAuditEntry, t: T): string {
 
 function Accounts() {
   const t = useTranslations('operatorPage');
+  const tc = useTranslations('common');
   const tiers = useTranslations('tiers');
   const locale = useLocale();
   const id = useId();
@@ -123,7 +124,7 @@ function Accounts() {
             {q.data.accounts.map((a) => (
               <tr key={a.id} className="border-t border-border" data-testid="account-row" data-id={a.id} data-disabled={a.disabledAt !== null}>
                 <th scope="row" className={`${TD} text-left font-medium`}>
-                  {ownerOf(a)}
+                  {ownerOf(a, tc('wallet'))}
                   <span className="block text-xs font-normal text-muted-foreground">
                     {a.operator
                       ? t('you')
@@ -152,7 +153,7 @@ function Accounts() {
                     variant="secondary"
                     onClick={() => setManaging(a)}
                     data-testid="manage-account"
-                    aria-label={t('manageLabel', { owner: ownerOf(a) })}
+                    aria-label={t('manageLabel', { owner: ownerOf(a, tc('wallet')) })}
                   >
                     {t('manage')}
                   </Button>

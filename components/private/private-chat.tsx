@@ -3,6 +3,7 @@
 // said plainly. A new chat is made (its title sealed) with its first message.
 // data-testid: private-attestation, private-model, private-message (data-role), private-input, private-send,
 // private-error, private-export, private-delete.
+import { useTranslations } from 'use-intl';
 import { useEffect, useRef, useState } from 'react';
 import { call } from '@/components/api/client.ts';
 import { Markdown } from '@/components/chat/markdown.tsx';
@@ -12,7 +13,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { SelectField } from '@/components/ui/fields.tsx';
 import type { AppModel, PrivateAttestation } from '@/lib/wire.ts';
 import { sealText } from './crypto.ts';
-import { attest, type PlainMessage, privateTurn } from './turn.ts';
+import { attest, type PlainMessage, privateTurn, TurnError } from './turn.ts';
 
 const NO_CITATIONS: never[] = [];
 
@@ -25,31 +26,29 @@ export interface OpenChat {
 
 /** What the attestation proves, in the user's words. */
 function AttestationNote({ a }: { a: PrivateAttestation | undefined }) {
+  const t = useTranslations('private');
   if (!a) return null;
   return (
     <p className="text-xs text-muted-foreground" data-testid="private-attestation" data-verified={String(a.verified)}>
-      {a.verified
-        ? `Encrypted to a worker whose hardware (${a.teeProvider}) attested its key ${a.signingAddress}.`
-        : `Encrypted in this page to this server's E2EE worker (key ${a.signingAddress.slice(0, 10)}…). No hardware attestation: the worker's operator could read it; the rest of the server cannot.`}{' '}
-      <span data-testid="private-no-share">
-        Private chats cannot be shared by link: a share link is a copy the server keeps in plain text, and this chat's words never reach it unencrypted. Export
-        it instead.
-      </span>
+      {a.verified ? t('attested', { provider: a.teeProvider, address: a.signingAddress }) : t('notAttested', { key: a.signingAddress.slice(0, 10) })}{' '}
+      <span data-testid="private-no-share">{t('noShare')}</span>
     </p>
   );
 }
 
-function exportMarkdown(chat: OpenChat) {
-  const text = [`# ${chat.title}`, ...chat.messages.map((m) => `## ${m.role === 'user' ? 'You' : 'Assistant'}\n\n${m.content}`)].join('\n\n');
+function exportMarkdown(chat: OpenChat, t: ReturnType<typeof useTranslations<'private'>>) {
+  const text = [`# ${chat.title}`, ...chat.messages.map((m) => `## ${m.role === 'user' ? t('you') : t('assistant')}\n\n${m.content}`)].join('\n\n');
   const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown' }));
   const a = document.createElement('a');
   a.href = url;
-  a.download = `${chat.title.replace(/[^\w -]+/g, '').slice(0, 60) || 'private chat'}.md`;
+  a.download = `${chat.title.replace(/[^\w -]+/g, '').slice(0, 60) || t('fileName')}.md`;
   a.click();
   URL.revokeObjectURL(url);
 }
 
 export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: CryptoKey; onSaved: (chat: OpenChat) => void; onDelete: () => void }) {
+  const t = useTranslations('private');
+  const tc = useTranslations('common');
   const { vault, models } = props;
   const [chat, setChat] = useState(props.chat);
   const [draft, setDraft] = useState('');
@@ -98,7 +97,7 @@ export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: 
       props.onSaved(next);
     } catch (e) {
       setDraft(question);
-      setError((e as Error).message);
+      setError(e instanceof TurnError ? (e.detail ?? t(e.reason)) : (e as Error).message);
     } finally {
       setLive(null);
     }
@@ -106,12 +105,12 @@ export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: 
 
   const e2eeModels = models.filter((m) => m.capabilities.e2ee);
   return (
-    <section className="flex min-h-0 flex-1 flex-col gap-3" aria-label="Private chat">
+    <section className="flex min-h-0 flex-1 flex-col gap-3" aria-label={t('chat')}>
       <div className="flex flex-wrap items-end gap-3">
         <SelectField
           id="private-model"
           data-testid="private-model"
-          label="Model"
+          label={t('model')}
           className="w-64"
           value={chat.modelId}
           disabled={chat.id !== null}
@@ -125,20 +124,20 @@ export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: 
         </SelectField>
         {chat.id && (
           <>
-            <Button variant="secondary" size="sm" data-testid="private-export" onClick={() => exportMarkdown(chat)}>
-              Export
+            <Button variant="secondary" size="sm" data-testid="private-export" onClick={() => exportMarkdown(chat, t)}>
+              {t('export')}
             </Button>
             <Button variant="danger" size="sm" data-testid="private-delete" onClick={() => setConfirming(true)}>
-              Delete
+              {tc('delete')}
             </Button>
           </>
         )}
       </div>
       <ConfirmDialog
         open={confirming}
-        title="Delete this private chat?"
-        message="It is removed from this server for good; nobody can restore it."
-        confirmLabel="Delete"
+        title={t('deleteTitle')}
+        message={t('deleteMessage')}
+        confirmLabel={tc('delete')}
         onConfirm={() => {
           setConfirming(false);
           props.onDelete();
@@ -163,7 +162,7 @@ export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: 
           {error}
         </Alert>
       )}
-      {!e2eeModels.length && <Alert tone="info">This server offers no model for private chats: its operator marks one E2EE-capable in the catalogue.</Alert>}
+      {!e2eeModels.length && <Alert tone="info">{t('noModel')}</Alert>}
       <form
         className="flex gap-2"
         onSubmit={(e) => {
@@ -172,13 +171,13 @@ export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: 
         }}
       >
         <label htmlFor="private-input" className="sr-only">
-          Message
+          {t('message')}
         </label>
         <textarea
           id="private-input"
           data-testid="private-input"
           className="min-h-12 flex-1 resize-y rounded-lg border border-input bg-background px-3 py-2"
-          placeholder="A private message: encrypted before it leaves this page"
+          placeholder={t('placeholder')}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
@@ -189,7 +188,7 @@ export function PrivateChat(props: { chat: OpenChat; models: AppModel[]; vault: 
           }}
         />
         <Button type="submit" data-testid="private-send" pending={live !== null} disabled={!chat.modelId}>
-          Send
+          {t('send')}
         </Button>
       </form>
     </section>

@@ -2,6 +2,7 @@
 // /private: end-to-end encrypted chats. The page holds the keys: it unlocks the vault with the passphrase, opens the
 // titles and messages the server keeps sealed, and searches them here. Nothing readable leaves the page.
 // data-testid: private-page, private-new-chat, private-search, private-chat-item (data-id), private-locked.
+import { useTranslations } from 'use-intl';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { call } from '@/components/api/client.ts';
@@ -21,6 +22,7 @@ interface ChatEntry {
 }
 
 export function PrivatePage() {
+  const t = useTranslations('private');
   const qc = useQueryClient();
   const vault = useQuery({ queryKey: ['private-vault'], queryFn: ({ signal }) => call('GET /private/vault', { signal }) });
   const models = useQuery({ queryKey: ['models'], queryFn: ({ signal }) => call('GET /models', { signal }), staleTime: 5 * 60_000 });
@@ -38,10 +40,10 @@ export function PrivatePage() {
     const { chats: sealed } = await call('GET /private/chats');
     setChats(
       await Promise.all(
-        sealed.map(async (c) => ({ id: c.id, modelId: c.modelId, updatedAt: c.updatedAt, title: await openText(key, c.title).catch(() => '(cannot open)') })),
+        sealed.map(async (c) => ({ id: c.id, modelId: c.modelId, updatedAt: c.updatedAt, title: await openText(key, c.title).catch(() => t('cannotOpen')) })),
       ),
     );
-  }, [key]);
+  }, [key, t]);
   useEffect(() => {
     void refresh();
   }, [refresh]);
@@ -51,7 +53,7 @@ export function PrivatePage() {
 
   async function load(id: string): Promise<OpenChat> {
     const { chat, messages } = await call('GET /private/chats/:id', { params: { id } });
-    const plain = await Promise.all(messages.map(async (m) => ({ role: m.role, content: await openText(key!, m.content).catch(() => '(cannot open)') })));
+    const plain = await Promise.all(messages.map(async (m) => ({ role: m.role, content: await openText(key!, m.content).catch(() => t('cannotOpen')) })));
     return { id: chat.id, modelId: chat.modelId, title: await openText(key!, chat.title).catch(() => ''), messages: plain };
   }
 
@@ -78,8 +80,8 @@ export function PrivatePage() {
     return q ? chats.filter((c) => c.title.toLowerCase().includes(q) || (bodies[c.id] ?? '').toLowerCase().includes(q)) : chats;
   }, [chats, bodies, search]);
 
-  if (vault.isPending) return <LoadingBlock label="Loading private chats" />;
-  if (vault.isError) return <LoadError title="Private chats could not be loaded" error={vault.error} onRetry={() => vault.refetch()} />;
+  if (vault.isPending) return <LoadingBlock label={t('loading')} />;
+  if (vault.isError) return <LoadError title={t('loadFailed')} error={vault.error} onRetry={() => vault.refetch()} />;
   if (!key)
     return (
       <div className="flex flex-1 flex-col justify-center p-4" data-testid="private-page" data-state="locked">
@@ -95,18 +97,18 @@ export function PrivatePage() {
 
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-4 p-4 md:flex-row" data-testid="private-page" data-state="unlocked">
-      <aside className="flex shrink-0 flex-col gap-2 max-md:max-h-48 md:w-60" aria-label="Private chats">
+      <aside className="flex shrink-0 flex-col gap-2 max-md:max-h-48 md:w-60" aria-label={t('chats')}>
         <Button variant="secondary" data-testid="private-new-chat" onClick={() => setOpen(fresh())}>
-          <LockIcon className="size-4" /> New private chat
+          <LockIcon className="size-4" /> {t('newChat')}
         </Button>
         <label htmlFor="private-search" className="sr-only">
-          Search private chats
+          {t('searchLabel')}
         </label>
         <input
           id="private-search"
           data-testid="private-search"
           className="h-9 rounded-lg border border-input bg-background px-3 text-sm"
-          placeholder="Search (in this page)"
+          placeholder={t('searchPlaceholder')}
           value={search}
           onChange={(e) => setSearch(e.target.value)}
         />
@@ -120,7 +122,7 @@ export function PrivatePage() {
                 className={cn('w-full truncate rounded-lg px-2 py-1.5 text-left text-sm hover:bg-accent', open?.id === c.id && 'bg-accent font-medium')}
                 onClick={async () => setOpen(await load(c.id))}
               >
-                {c.title || 'Untitled'}
+                {c.title || t('untitled')}
               </button>
             </li>
           ))}

@@ -22,12 +22,23 @@ export async function attest(model: string, fresh = false): Promise<PrivateAttes
   if (known && !fresh) return known;
   const nonce = hexNonce();
   const a = await call('GET /private/attestation', { query: { model, nonce } });
-  if (a.nonce !== nonce) throw new Error('The attestation did not echo this page’s nonce: the answer is not for this request');
+  if (a.nonce !== nonce) throw new TurnError('nonceMismatch');
   attestations.set(model, a);
   return a;
 }
 
 class StaleKey extends Error {}
+
+/** A turn refused here, by reason (the page words it in the user's language); `detail` is the server's own message. */
+export class TurnError extends Error {
+  readonly reason: 'nonceMismatch' | 'answerFailed' | 'unencrypted';
+  readonly detail?: string;
+  constructor(reason: TurnError['reason'], detail?: string) {
+    super(detail ?? reason);
+    this.reason = reason;
+    this.detail = detail;
+  }
+}
 
 /** Streams the sealed answer; `onText` gets the opened text so far. Returns the answer and its request id. */
 async function stream(model: string, history: PlainMessage[], onText: (text: string) => void, signal: AbortSignal, fresh: boolean) {
@@ -54,12 +65,12 @@ async function stream(model: string, history: PlainMessage[], onText: (text: str
       const chunk = JSON.parse(event.slice(6));
       if (chunk.error) {
         if (chunk.error.code === 'e2ee_attestation_stale') throw new StaleKey();
-        throw new Error(chunk.error.message ?? 'The answer failed');
+        throw new TurnError('answerFailed', chunk.error.message);
       }
       const sealed = chunk.choices?.[0]?.delta?.content;
       if (typeof sealed === 'string' && sealed) {
         // Every piece of the answer must come sealed: a plain one would mean something between us and the worker wrote it.
-        if (!/^04[0-9a-f]{184,}$/i.test(sealed)) throw new Error('The answer arrived unencrypted: it was refused');
+        if (!/^04[0-9a-f]{184,}$/i.test(sealed)) throw new TurnError('unencrypted');
         text += await openDelta(s, sealed);
         onText(text);
       }

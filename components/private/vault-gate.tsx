@@ -3,6 +3,7 @@
 // page's memory; losing the passphrase loses the chats, which the server cannot open either.
 // data-testid: private-passphrase, private-passphrase-confirm, private-vault-create, private-unlock-passphrase,
 // private-unlock, private-vault-error.
+import { useTranslations } from 'use-intl';
 import { useState } from 'react';
 import { call } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -12,14 +13,15 @@ import type { PrivateVaultView } from '@/lib/wire.ts';
 import { CHECK_TEXT, newSalt, openText, sealText, vaultKey } from './crypto.ts';
 
 export function VaultGate({ vault, onUnlocked }: { vault: PrivateVaultView | null; onUnlocked: (key: CryptoKey) => void }) {
+  const t = useTranslations('private');
   const [pass, setPass] = useState('');
   const [confirm, setConfirm] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
   async function create() {
-    if (pass.length < 10) return setError('Use at least 10 characters.');
-    if (pass !== confirm) return setError('The two passphrases differ.');
+    if (pass.length < 10) return setError(t('tooShort'));
+    if (pass !== confirm) return setError(t('differ'));
     setBusy(true);
     setError('');
     try {
@@ -41,10 +43,10 @@ export function VaultGate({ vault, onUnlocked }: { vault: PrivateVaultView | nul
     try {
       const key = await vaultKey(pass, vault.salt);
       const ok = await openText(key, vault.check).then(
-        (t) => t === CHECK_TEXT,
+        (text) => text === CHECK_TEXT,
         () => false,
       );
-      if (!ok) return setError('That passphrase does not open your private chats.');
+      if (!ok) return setError(t('wrongPassphrase'));
       onUnlocked(key);
     } finally {
       setBusy(false);
@@ -59,17 +61,13 @@ export function VaultGate({ vault, onUnlocked }: { vault: PrivateVaultView | nul
         void (vault ? unlock() : create());
       }}
     >
-      <h2 className="text-lg font-semibold">{vault ? 'Unlock your private chats' : 'Set a passphrase for private chats'}</h2>
-      <p className="text-sm text-muted-foreground">
-        {vault
-          ? 'Your private chats are stored encrypted with a key made from your passphrase, in this page only.'
-          : 'Private chats are encrypted in this page before they leave it: the server stores them but cannot read them. Only this passphrase opens them; if you lose it, nobody can recover them.'}
-      </p>
+      <h2 className="text-lg font-semibold">{vault ? t('unlockTitle') : t('setTitle')}</h2>
+      <p className="text-sm text-muted-foreground">{vault ? t('unlockNote') : t('setNote')}</p>
       {vault ? (
         <InputField
           id="private-unlock-passphrase"
           data-testid="private-unlock-passphrase"
-          label="Passphrase"
+          label={t('passphrase')}
           type="password"
           autoComplete="current-password"
           value={pass}
@@ -80,17 +78,17 @@ export function VaultGate({ vault, onUnlocked }: { vault: PrivateVaultView | nul
           <InputField
             id="private-passphrase"
             data-testid="private-passphrase"
-            label="Passphrase"
+            label={t('passphrase')}
             type="password"
             autoComplete="new-password"
-            hint="At least 10 characters."
+            hint={t('passphraseHint')}
             value={pass}
             onChange={(e) => setPass(e.target.value)}
           />
           <InputField
             id="private-passphrase-confirm"
             data-testid="private-passphrase-confirm"
-            label="The same again"
+            label={t('again')}
             type="password"
             autoComplete="new-password"
             value={confirm}
@@ -104,7 +102,7 @@ export function VaultGate({ vault, onUnlocked }: { vault: PrivateVaultView | nul
         </Alert>
       )}
       <Button type="submit" pending={busy} data-testid={vault ? 'private-unlock' : 'private-vault-create'}>
-        {vault ? 'Unlock' : 'Create and unlock'}
+        {vault ? t('unlock') : t('create')}
       </Button>
     </form>
   );

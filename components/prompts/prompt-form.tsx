@@ -1,5 +1,6 @@
 'use client';
 // Adding or editing a prompt: a title and the text (`{{name}}` marks a place to fill in).
+import { useTranslations } from 'use-intl';
 import { useId, useState } from 'react';
 import { AppApiError } from '@/components/api/client.ts';
 import { Button } from '@/components/ui/button.tsx';
@@ -20,6 +21,8 @@ interface Props {
 const field = 'block w-full rounded-lg border border-input bg-background px-3 py-2 text-base placeholder:text-muted-foreground';
 
 export function PromptForm({ initial, maxTitle, maxChars, submitLabel, pending, error, testId, onSubmit, onCancel }: Props) {
+  const t = useTranslations('prompts');
+  const tc = useTranslations('common');
   const [title, setTitle] = useState(initial?.title ?? '');
   const [content, setContent] = useState(initial?.content ?? '');
   const titleId = useId();
@@ -41,7 +44,7 @@ export function PromptForm({ initial, maxTitle, maxChars, submitLabel, pending, 
       }}
     >
       <label htmlFor={titleId} className="text-sm font-medium">
-        Title
+        {t('formTitle')}
       </label>
       <input
         id={titleId}
@@ -49,11 +52,11 @@ export function PromptForm({ initial, maxTitle, maxChars, submitLabel, pending, 
         maxLength={maxTitle}
         onChange={(e) => setTitle(e.target.value)}
         data-testid="prompt-title-input"
-        placeholder="e.g. Summarise"
+        placeholder={t('titlePlaceholder')}
         className={field}
       />
       <label htmlFor={textId} className="text-sm font-medium">
-        Prompt
+        {t('formPrompt')}
       </label>
       <textarea
         id={textId}
@@ -62,18 +65,18 @@ export function PromptForm({ initial, maxTitle, maxChars, submitLabel, pending, 
         maxLength={maxChars}
         onChange={(e) => setContent(e.target.value)}
         data-testid="prompt-content-input"
-        placeholder="e.g. Summarise {{text}} in three bullet points."
+        placeholder={t('promptPlaceholder', { example: '{{text}}' })}
         className={`${field} resize-y`}
       />
       {error != null && (
         <p role="alert" className="text-sm text-error">
-          {error instanceof AppApiError ? error.message : 'Could not save the prompt.'}
+          {error instanceof AppApiError ? error.message : t('saveFailed')}
         </p>
       )}
       <div className="flex justify-end gap-2">
         {onCancel && (
           <Button type="button" size="sm" variant="ghost" onClick={onCancel}>
-            Cancel
+            {tc('cancel')}
           </Button>
         )}
         <Button type="submit" size="sm" pending={pending} disabled={!ready} data-testid="prompt-save">

@@ -4,6 +4,7 @@
 // chat lists them all; the one picked is put into the message box.
 // data-testid: prompts-page, prompt-new, prompt-shared-new, prompt-list, prompt-shared-list, prompt-item (data-id,
 // data-shared), prompt-edit, prompt-delete (plus prompt-form.tsx's).
+import { useTranslations } from 'use-intl';
 import { useState } from 'react';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { IconButton } from '@/components/ui/icon-button.tsx';
@@ -15,6 +16,8 @@ import { PromptForm } from './prompt-form.tsx';
 import { useCreatePrompt, useDeletePrompt, useUpdatePrompt, usePrompts } from './queries.ts';
 
 function PromptItem({ prompt, canEdit, limits }: { prompt: AppPrompt; canEdit: boolean; limits: AppPromptList }) {
+  const t = useTranslations('prompts');
+  const tc = useTranslations('common');
   const update = useUpdatePrompt();
   const remove = useDeletePrompt();
   const [editing, setEditing] = useState(false);
@@ -26,7 +29,7 @@ function PromptItem({ prompt, canEdit, limits }: { prompt: AppPrompt; canEdit: b
           initial={prompt}
           maxTitle={limits.maxTitle}
           maxChars={limits.maxChars}
-          submitLabel="Save"
+          submitLabel={tc('save')}
           pending={update.isPending}
           error={update.error}
           testId="prompt-edit-form"
@@ -41,10 +44,10 @@ function PromptItem({ prompt, canEdit, limits }: { prompt: AppPrompt; canEdit: b
             </h3>
             {canEdit && (
               <span className="flex shrink-0 items-center gap-1">
-                <IconButton size="sm" label={`Edit ${prompt.title}`} data-testid="prompt-edit" onClick={() => setEditing(true)}>
+                <IconButton size="sm" label={t('editPrompt', { title: prompt.title })} data-testid="prompt-edit" onClick={() => setEditing(true)}>
                   <PencilIcon className="size-4" />
                 </IconButton>
-                <IconButton size="sm" label={`Delete ${prompt.title}`} data-testid="prompt-delete" onClick={() => setConfirming(true)}>
+                <IconButton size="sm" label={t('deletePrompt', { title: prompt.title })} data-testid="prompt-delete" onClick={() => setConfirming(true)}>
                   <TrashIcon className="size-4" />
                 </IconButton>
               </span>
@@ -55,9 +58,9 @@ function PromptItem({ prompt, canEdit, limits }: { prompt: AppPrompt; canEdit: b
       )}
       <ConfirmDialog
         open={confirming}
-        title={`Delete “${prompt.title}”?`}
-        message={prompt.shared ? 'No one will see it in their prompt list any more.' : 'It goes from your prompt list.'}
-        confirmLabel="Delete"
+        title={t('deleteTitle', { title: prompt.title })}
+        message={prompt.shared ? t('deleteShared') : t('deleteOwn')}
+        confirmLabel={tc('delete')}
         pending={remove.isPending}
         onCancel={() => setConfirming(false)}
         onConfirm={() => remove.mutate({ id: prompt.id, shared: prompt.shared }, { onSuccess: () => setConfirming(false) })}
@@ -67,12 +70,13 @@ function PromptItem({ prompt, canEdit, limits }: { prompt: AppPrompt; canEdit: b
 }
 
 function AddPrompt({ shared, limits }: { shared: boolean; limits: AppPromptList }) {
+  const t = useTranslations('prompts');
   const create = useCreatePrompt();
   return (
     <PromptForm
       maxTitle={limits.maxTitle}
       maxChars={limits.maxChars}
-      submitLabel={shared ? 'Share with everyone' : 'Save prompt'}
+      submitLabel={shared ? t('shareWithEveryone') : t('savePrompt')}
       pending={create.isPending}
       error={create.error}
       testId={shared ? 'prompt-shared-new' : 'prompt-new'}
@@ -82,30 +86,33 @@ function AddPrompt({ shared, limits }: { shared: boolean; limits: AppPromptList 
 }
 
 export function PromptsPage() {
+  const t = useTranslations('prompts');
   const list = usePrompts();
   return (
     <div className="flex-1 overflow-y-auto" data-testid="prompts-page">
       <div className="mx-auto flex max-w-3xl flex-col gap-6 px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-col gap-2">
-          <h1 className="text-2xl font-semibold tracking-tight">Prompts</h1>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
           <p className="text-sm text-muted-foreground">
-            Prompts you use again and again. Type <kbd className="rounded border border-border px-1">/</kbd> at the start of a message to pick one; its text
-            goes into the message box to edit before sending. Write <code>{'{{name}}'}</code> where something is filled in each time: the first one is selected
-            when the prompt is inserted. Only you can see your own prompts.
+            {t.rich('intro', {
+              example: '{{name}}',
+              kbd: (key) => <kbd className="rounded border border-border px-1">{key}</kbd>,
+              code: (words) => <code>{words}</code>,
+            })}
           </p>
         </header>
-        <QueryContent query={list} loading="Loading your prompts" failed="Could not load your prompts">
+        <QueryContent query={list} loading={t('loading')} failed={t('failed')}>
           {(data) => {
             const own = data.items.filter((p) => !p.shared);
             const shared = data.items.filter((p) => p.shared);
             return (
               <>
-                <Section id="prompt-add" title="Add a prompt">
+                <Section id="prompt-add" title={t('add')}>
                   <AddPrompt shared={false} limits={data} />
                 </Section>
-                <Section id="prompt-list" title="Your prompts" note={`${own.length} of at most ${data.max}.`}>
+                <Section id="prompt-list" title={t('yours')} note={t('count', { count: own.length, max: data.max })}>
                   {own.length === 0 ? (
-                    <EmptyState testId="prompt-empty">No prompts yet.</EmptyState>
+                    <EmptyState testId="prompt-empty">{t('none')}</EmptyState>
                   ) : (
                     <ul className="flex flex-col gap-2" data-testid="prompt-list">
                       {own.map((p) => (
@@ -114,14 +121,10 @@ export function PromptsPage() {
                     </ul>
                   )}
                 </Section>
-                <Section
-                  id="prompt-shared"
-                  title="Shared prompts"
-                  note={data.canShare ? 'As the operator, you share these with everyone on this server.' : "Shared with everyone by this server's operator."}
-                >
+                <Section id="prompt-shared" title={t('shared')} note={data.canShare ? t('sharedByYou') : t('sharedByOperator')}>
                   {data.canShare && <AddPrompt shared limits={data} />}
                   {shared.length === 0 ? (
-                    <EmptyState testId="prompt-shared-empty">No shared prompts.</EmptyState>
+                    <EmptyState testId="prompt-shared-empty">{t('noneShared')}</EmptyState>
                   ) : (
                     <ul className="flex flex-col gap-2" data-testid="prompt-shared-list">
                       {shared.map((p) => (

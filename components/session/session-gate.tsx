@@ -1,6 +1,7 @@
 'use client';
 // Renders the signed-in app only for a signed-in user: signed-out visitors (or an expired session) go to /sign-in
 // and come back to the page they asked for; a server or network failure offers a retry instead of a blank page.
+import { useTranslations } from 'use-intl';
 import { useRouter } from 'next/navigation';
 import { useEffect, type ReactNode } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
@@ -10,6 +11,8 @@ import { isSignedOut, useMe } from '@/components/session/use-me.ts';
 import { signInUrl } from '@/components/session/safe-next.ts';
 
 export function SessionGate({ children }: { children: ReactNode }) {
+  const t = useTranslations('session');
+  const tc = useTranslations('common');
   const me = useMe();
   const router = useRouter();
   const signedOut = isSignedOut(me.error);
@@ -24,11 +27,11 @@ export function SessionGate({ children }: { children: ReactNode }) {
     return (
       <main className="grid min-h-dvh place-items-center p-6">
         <Alert
-          title="Could not load your session"
+          title={t('failed')}
           className="max-w-md"
           action={
             <Button size="sm" variant="secondary" onClick={() => void me.refetch()} pending={me.isFetching}>
-              Retry
+              {tc('retry')}
             </Button>
           }
         >
@@ -39,7 +42,7 @@ export function SessionGate({ children }: { children: ReactNode }) {
   }
   return (
     <main className="grid min-h-dvh place-items-center text-muted-foreground">
-      <Spinner className="size-6" label={signedOut ? 'Redirecting to sign in' : 'Loading'} />
+      <Spinner className="size-6" label={signedOut ? t('redirecting') : tc('loading')} />
     </main>
   );
 }

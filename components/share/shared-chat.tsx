@@ -2,6 +2,7 @@
 // A shared chat, read-only: the snapshot's branch with answers in the chat's own markdown renderer (sanitised, no raw
 // HTML), images from the share's own route, sources as plain links. A signed-in reader can continue it as a new chat
 // of their own. data-testid: shared-chat, shared-message (data-role), share-continue, share-missing.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import Link from 'next/link';
@@ -17,13 +18,14 @@ import type { AppSharedMessage } from '@/lib/wire.ts';
 import { SharedFrame } from './shared-frame.tsx';
 
 export function ShareMissing() {
+  const t = useTranslations('sharedChat');
   return (
     <div className="grid flex-1 place-items-center p-6" data-testid="share-missing">
       <div className="max-w-md text-center">
-        <h1 className="text-2xl font-semibold">This shared chat is not available</h1>
-        <p className="mt-2 text-sm text-muted-foreground">The link may be mistyped, or its owner revoked it or deleted the chat.</p>
+        <h1 className="text-2xl font-semibold">{t('missingTitle')}</h1>
+        <p className="mt-2 text-sm text-muted-foreground">{t('missingBody')}</p>
         <Link href="/" className={buttonClasses('primary', 'sm', 'mt-4')}>
-          Go to Lagoon
+          {t('goHome')}
         </Link>
       </div>
     </div>
@@ -31,16 +33,17 @@ export function ShareMissing() {
 }
 
 function Message({ m }: { m: AppSharedMessage }) {
+  const t = useTranslations('sharedChat');
   const user = m.role === 'user';
   return (
     <article
       data-testid="shared-message"
       data-role={m.role}
-      aria-label={user ? 'Question' : 'Answer'}
+      aria-label={user ? t('question') : t('answer')}
       className={user ? 'flex flex-col items-end gap-2' : 'flex flex-col gap-2'}
     >
       {m.attachments.length > 0 && (
-        <ul className="flex flex-wrap gap-2" aria-label="Files">
+        <ul className="flex flex-wrap gap-2" aria-label={t('files')}>
           {m.attachments.map((a, i) => (
             <li key={i}>
               {a.url ? (
@@ -58,15 +61,17 @@ function Message({ m }: { m: AppSharedMessage }) {
         <div className="min-w-0">
           {m.reasoning?.trim() && (
             <details className="mb-2 text-sm text-muted-foreground">
-              <summary>Reasoning</summary>
+              <summary>{t('reasoning')}</summary>
               <p className="whitespace-pre-wrap">{m.reasoning}</p>
             </details>
           )}
-          {m.tools && m.tools.length > 0 && <p className="mb-2 text-xs text-muted-foreground">Used {m.tools.map((t) => t.name).join(', ')}</p>}
+          {m.tools && m.tools.length > 0 && (
+            <p className="mb-2 text-xs text-muted-foreground">{t('used', { tools: m.tools.map((tool) => tool.name).join(', ') })}</p>
+          )}
           <Markdown text={m.content} citations={m.citations} live={false} />
-          {m.status !== 'complete' && <p className="text-xs text-muted-foreground">{m.status === 'error' ? '(this answer failed)' : '(stopped)'}</p>}
+          {m.status !== 'complete' && <p className="text-xs text-muted-foreground">{m.status === 'error' ? t('failed') : t('stopped')}</p>}
           {m.citations.length > 0 && (
-            <ol className="mt-2 list-decimal pl-5 text-sm" aria-label="Sources">
+            <ol className="mt-2 list-decimal pl-5 text-sm" aria-label={t('sources')}>
               {m.citations.map((c, i) => (
                 <li key={i}>
                   {/^https?:\/\//i.test(c.url) ? (
@@ -87,6 +92,7 @@ function Message({ m }: { m: AppSharedMessage }) {
 }
 
 export function SharedChat({ token }: { token: string }) {
+  const t = useTranslations('sharedChat');
   const router = useRouter();
   const me = useMe();
   const share = useQuery({
@@ -99,8 +105,8 @@ export function SharedChat({ token }: { token: string }) {
     onSuccess: (c) => router.push(`/c/${c.id}`),
   });
   useEffect(() => {
-    if (share.data) document.title = `${share.data.title} (shared) · Lagoon`;
-  }, [share.data]);
+    if (share.data) document.title = t('documentTitle', { title: share.data.title });
+  }, [share.data, t]);
   const path = `/s/${token}`;
   const gone = share.error instanceof AppApiError && share.error.status === 404;
   return (
@@ -113,7 +119,7 @@ export function SharedChat({ token }: { token: string }) {
         </div>
       ) : !share.data ? (
         <div className="grid flex-1 place-items-center">
-          <Spinner label="Loading the shared chat" />
+          <Spinner label={t('loading')} />
         </div>
       ) : (
         <div className="min-h-0 flex-1 overflow-y-auto" data-testid="shared-chat">
@@ -121,17 +127,17 @@ export function SharedChat({ token }: { token: string }) {
             <header className="flex flex-col gap-2 border-b border-border pb-4">
               <h1 className="text-xl font-semibold">{share.data.title}</h1>
               <p className="text-sm text-muted-foreground">
-                A shared chat (read-only), as it was on {new Date(share.data.sharedAt).toLocaleString()}
+                {t('asOf', { when: new Date(share.data.sharedAt).toLocaleString() })}
                 {share.data.modelId ? ` · ${share.data.modelId}` : ''}.
               </p>
               <div>
                 {me.data ? (
                   <Button size="sm" data-testid="share-continue" pending={go.isPending} onClick={() => go.mutate()}>
-                    Continue this chat
+                    {t('continue')}
                   </Button>
                 ) : me.isError ? (
                   <Link href={signInUrl(path)} className={buttonClasses('secondary', 'sm')}>
-                    Sign in to continue this chat
+                    {t('signInToContinue')}
                   </Link>
                 ) : null}
               </div>

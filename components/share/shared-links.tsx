@@ -1,23 +1,22 @@
 'use client';
 // The account page's list of every share link the user made, each with its address, copy and revoke.
 // data-testid: account-shares (and share-link rows, share-dialog.tsx).
+import { useTranslations } from 'use-intl';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '@/components/api/client.ts';
 import { ShareRow, shareKeys } from './share-dialog.tsx';
 
 export function SharedLinks() {
+  const t = useTranslations('sharedLinks');
   const qc = useQueryClient();
   const shares = useQuery({ queryKey: shareKeys.all, queryFn: () => call('GET /shares') });
   return (
     <section aria-labelledby="shares-heading" data-testid="account-shares">
       <h2 id="shares-heading" className="mb-2 text-lg font-semibold">
-        Shared links
+        {t('title')}
       </h2>
-      <p className="mb-2 text-sm text-muted-foreground">
-        Read-only copies of a chat's branch, as it was when you shared it (Share, at the top of a chat). Anyone with a link can read it; revoke it to take it
-        down.
-      </p>
-      {shares.data?.items.length === 0 && <p className="text-sm text-muted-foreground">You have not shared any chat.</p>}
+      <p className="mb-2 text-sm text-muted-foreground">{t('intro')}</p>
+      {shares.data?.items.length === 0 && <p className="text-sm text-muted-foreground">{t('none')}</p>}
       {shares.data && shares.data.items.length > 0 && (
         <ul className="flex flex-col gap-2">
           {shares.data.items.map((s) => (

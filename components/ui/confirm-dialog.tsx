@@ -1,5 +1,6 @@
 'use client';
 // "Are you sure?" for destructive actions. Cancel holds the initial focus so Enter never destroys by accident.
+import { useTranslations } from 'use-intl';
 import type { ReactNode } from 'react';
 import { Button } from '@/components/ui/button.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
@@ -16,6 +17,7 @@ export interface ConfirmDialogProps {
 }
 
 export function ConfirmDialog({ open, title, message, confirmLabel, tone = 'danger', pending, onConfirm, onCancel }: ConfirmDialogProps) {
+  const tc = useTranslations('common');
   return (
     <Dialog
       open={open}
@@ -26,7 +28,7 @@ export function ConfirmDialog({ open, title, message, confirmLabel, tone = 'dang
       footer={
         <>
           <Button variant="secondary" onClick={onCancel} autoFocus>
-            Cancel
+            {tc('cancel')}
           </Button>
           <Button variant={tone} onClick={onConfirm} pending={pending} data-testid="confirm-button">
             {confirmLabel}

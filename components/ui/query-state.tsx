@@ -1,4 +1,5 @@
 // What a page or a panel shows while its query loads, when it failed, and when it came back empty.
+import { useTranslations } from 'use-intl';
 import type { ReactNode } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
@@ -18,13 +19,14 @@ export function LoadingBlock({ label, pad = 'py-10' }: { label: string; pad?: 'p
  * isFetching).
  */
 export function LoadError({ title, error, onRetry, retrying }: { title: string; error: Error; onRetry?: () => unknown; retrying?: boolean }) {
+  const tc = useTranslations('common');
   return (
     <Alert
       title={title}
       action={
         onRetry && (
           <Button size="sm" variant="secondary" onClick={() => void onRetry()} pending={retrying}>
-            Retry
+            {tc('retry')}
           </Button>
         )
       }

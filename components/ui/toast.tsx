@@ -1,6 +1,7 @@
 'use client';
 // Transient notices for the outcome of background actions (a failed rename, a deleted chat), so nothing fails
 // silently. Errors are announced as alerts and stay longer; every toast can be dismissed.
+import { useTranslations } from 'use-intl';
 import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
 import { cn } from '@/components/ui/cn.ts';
 import { IconButton } from '@/components/ui/icon-button.tsx';
@@ -19,6 +20,7 @@ const ToastContext = createContext<((t: ToastInput) => void) | null>(null);
 const MAX_VISIBLE = 4;
 
 export function ToastProvider({ children }: { children: ReactNode }) {
+  const tc = useTranslations('common');
   const [toasts, setToasts] = useState<ToastItem[]>([]);
   const seq = useRef(0);
 
@@ -36,7 +38,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     <ToastContext.Provider value={show}>
       {children}
       <section
-        aria-label="Notifications"
+        aria-label={tc('notifications')}
         aria-live="polite"
         className="pointer-events-none fixed inset-x-0 bottom-4 z-[60] flex flex-col items-center gap-2 px-4 sm:items-end"
       >
@@ -51,7 +53,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             )}
           >
             <p className={cn('min-w-0 flex-1 py-1.5 break-words', t.tone === 'error' && 'text-error')}>{t.message}</p>
-            <IconButton label="Dismiss notification" size="sm" onClick={() => dismiss(t.id)}>
+            <IconButton label={tc('dismissNotification')} size="sm" onClick={() => dismiss(t.id)}>
               <XIcon className="size-4" />
             </IconButton>
           </div>

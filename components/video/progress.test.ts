@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatRemaining, isActive, jobProgress } from './progress.ts';
+import { isActive, jobProgress, remaining } from './progress.ts';
 
 test('running: execution_duration over average_execution_time, advanced since the fetch, short of full until done', () => {
   const job = { status: 'running' as const, executionDuration: 2_000, averageExecutionTime: 8_000 };
@@ -26,7 +26,7 @@ test('queued is at the start, finished or failed at the end', () => {
 });
 
 test('time left in seconds, then minutes', () => {
-  assert.equal(formatRemaining(0), 'About 1 s left');
-  assert.equal(formatRemaining(12_300), 'About 13 s left');
-  assert.equal(formatRemaining(180_000), 'About 3 min left');
+  assert.deepEqual(remaining(0), { amount: 1, unit: 's' });
+  assert.deepEqual(remaining(12_300), { amount: 13, unit: 's' });
+  assert.deepEqual(remaining(180_000), { amount: 3, unit: 'min' });
 });

@@ -29,9 +29,3 @@ export function remaining(ms: number): { amount: number; unit: 's' | 'min' } {
   const s = Math.max(1, Math.ceil(ms / 1000));
   return s < 90 ? { amount: s, unit: 's' } : { amount: Math.round(s / 60), unit: 'min' };
 }
-
-/** "About 12 s left", "About 3 min left". */
-export function formatRemaining(ms: number): string {
-  const { amount, unit } = remaining(ms);
-  return `About ${amount} ${unit} left`;
-}

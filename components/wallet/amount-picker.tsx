@@ -1,22 +1,24 @@
 // The top-up amount: presets and a custom amount (USD, at least the minimum, at most two decimals).
+import { useTranslations } from 'use-intl';
 import { cn } from '@/components/ui/cn.ts';
 
 export const PRESETS = ['5', '10', '25', '50'];
 export const MIN_TOP_UP = 5;
 
 /** An error for the custom amount, or undefined when it can be paid. */
-export function amountError(raw: string, max: number): string | undefined {
-  if (!/^\d{1,7}(\.\d{1,2})?$/.test(raw.trim())) return 'Enter an amount in USD, like 20 or 12.50';
+export function amountError(raw: string, max: number, t: ReturnType<typeof useTranslations<'topUp'>>): string | undefined {
+  if (!/^\d{1,7}(\.\d{1,2})?$/.test(raw.trim())) return t('amountShape');
   const n = Number(raw);
-  if (n < MIN_TOP_UP) return `The smallest top-up is ${MIN_TOP_UP} USD`;
-  if (n > max) return `The largest top-up is ${max} USD`;
+  if (n < MIN_TOP_UP) return t('amountMin', { min: MIN_TOP_UP });
+  if (n > max) return t('amountMax', { max });
   return undefined;
 }
 
 export function AmountPicker({ value, onChange, error, disabled }: { value: string; onChange: (v: string) => void; error?: string; disabled: boolean }) {
+  const t = useTranslations('topUp');
   return (
     <fieldset className="flex flex-col gap-3" disabled={disabled}>
-      <legend className="mb-2 text-sm font-medium">Amount (USD)</legend>
+      <legend className="mb-2 text-sm font-medium">{t('amount')}</legend>
       <div className="flex flex-wrap gap-2">
         {PRESETS.map((p) => (
           <button
@@ -34,7 +36,7 @@ export function AmountPicker({ value, onChange, error, disabled }: { value: stri
         ))}
       </div>
       <label htmlFor="top-up-amount" className="text-sm text-muted-foreground">
-        Or another amount
+        {t('other')}
       </label>
       <input
         id="top-up-amount"

@@ -27,6 +27,7 @@ const money = (raw: string) => /^\d{1,7}(\.\d{1,2})?$/.test(raw.trim());
 
 export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wallet']> }) {
   const t = useTranslations('autoTopUp');
+  const tw = useTranslations('walletErrors');
   const qc = useQueryClient();
   const options = useWalletOptions();
   const option = rememberedWallet(wallet.chain, options);
@@ -128,7 +129,7 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
       {!option && <p className="mt-2 text-sm text-muted-foreground">{t('openWallet')}</p>}
       {(save.isError || revoke.isError) && (
         <Alert className="mt-3" data-testid="auto-top-up-error">
-          {describeWalletError(save.error ?? revoke.error, 'top-up')}
+          {describeWalletError(save.error ?? revoke.error, 'top-up', tw)}
         </Alert>
       )}
       {revoke.isSuccess && revoke.data.discarded.length > 0 && (
@@ -143,7 +144,7 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
       )}
       {cancel.isError && (
         <Alert className="mt-3" data-testid="auto-top-up-error">
-          {isRejection(cancel.error) ? t('cancelDeclined') : describeWalletError(cancel.error, 'top-up')}
+          {isRejection(cancel.error) ? t('cancelDeclined') : describeWalletError(cancel.error, 'top-up', tw)}
         </Alert>
       )}
       {uncancelled.length > 0 && !cancel.isPending && state.data?.toCancel && (

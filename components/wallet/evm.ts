@@ -10,6 +10,7 @@ import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { WalletTopUpRequirements } from '@/lib/wire.ts';
 import type { ConnectedWallet, WalletOption } from '@/components/wallet/types.ts';
+import { WalletProblem } from '@/components/wallet/wallet-errors.ts';
 
 // The app never reads the chain from the browser (the server settles payments), so no RPC endpoint is configured:
 // a read would fail loudly rather than reach a public node.
@@ -36,14 +37,14 @@ export function watchEvmWallets(onChange: (wallets: WalletOption[]) => void): ()
 
 export async function connectEvm(option: Pick<WalletOption, 'key'>): Promise<ConnectedWallet> {
   const c = announced(getConnectors(wagmi())).find((x) => x.id === option.key);
-  if (!c) throw new Error('That wallet is no longer available in this browser');
+  if (!c) throw new WalletProblem('gone');
   // Asking for Base up front: the wallet switches (or offers to) before anything is signed.
   const { accounts } = await connect(wagmi(), { connector: c, chainId: base.id }).catch(async (e: Error) => {
     if (e.name !== 'ConnectorAlreadyConnectedError') throw e;
     return { accounts: await c.getAccounts() };
   });
   const address = accounts[0];
-  if (!address) throw new Error('The wallet shared no account');
+  if (!address) throw new WalletProblem('noAccount');
   return {
     chain: 'evm',
     address,

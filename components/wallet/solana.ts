@@ -9,6 +9,7 @@ import { x402Client } from '@x402/core/client';
 import type { WalletTopUpRequirements } from '@/lib/wire.ts';
 import { SOLANA_DEVNET } from '@/lib/wallet/networks.ts';
 import type { ConnectedWallet, WalletOption } from '@/components/wallet/types.ts';
+import { WalletProblem } from '@/components/wallet/wallet-errors.ts';
 
 const MAINNET = 'solana:mainnet';
 type Connect = { connect(): Promise<{ accounts: readonly WalletAccount[] }> };
@@ -23,11 +24,10 @@ const walletChain = (network: string) => (network === SOLANA_DEVNET.network ? 's
 /** The x402 payment for the server's requirements: the wallet signs the transaction the server built, as it stands. */
 async function signServerTransaction(wallet: Wallet, account: WalletAccount, required: WalletTopUpRequirements): Promise<Record<string, unknown>> {
   const feature = wallet.features['solana:signTransaction'] as SignTransaction | undefined;
-  if (!feature)
-    throw new Error(`${wallet.name} cannot sign Solana transactions, so it cannot pay here. Top up from another Solana wallet with the same account.`);
+  if (!feature) throw new WalletProblem('cannotSignSolana', { wallet: wallet.name });
   const unsigned = required.transaction;
   const network = required.accepts[0]?.network;
-  if (!unsigned || !network) throw new Error('The server sent no Solana payment to sign. Reload the page and try again.');
+  if (!unsigned || !network) throw new WalletProblem('noPayment');
   // The x402 client still makes the envelope (version, resource, the accepted requirement), as for any x402 payment;
   // its "exact" scheme here is only the wallet's signature over the server-built transaction.
   const client = new x402Client().register(network as `${string}:${string}`, {
@@ -63,10 +63,10 @@ export async function connectSolana(option: Pick<WalletOption, 'key'>): Promise<
     .get()
     .filter(usable)
     .find((w) => w.name === option.key);
-  if (!wallet) throw new Error('That wallet is no longer available in this browser');
+  if (!wallet) throw new WalletProblem('gone');
   const { accounts } = await (wallet.features['standard:connect'] as Connect).connect();
   const account = accounts.find((a) => a.chains.includes(MAINNET)) ?? accounts[0];
-  if (!account) throw new Error('The wallet shared no account');
+  if (!account) throw new WalletProblem('noAccount');
   return {
     chain: 'solana',
     address: account.address,

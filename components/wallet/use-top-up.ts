@@ -6,6 +6,7 @@ import { call, qk } from '@/components/api/client.ts';
 import { connectWallet } from '@/components/wallet/wallets.ts';
 import { REMEMBERED_WALLET, type WalletOption } from '@/components/wallet/types.ts';
 import type { WalletChain, WalletTopUpRequest } from '@/lib/wire.ts';
+import { WalletProblem } from '@/components/wallet/wallet-errors.ts';
 
 export function rememberedWallet(chain: WalletChain, options: WalletOption[]): WalletOption | undefined {
   let key: string | undefined;
@@ -32,7 +33,7 @@ export function useTopUp() {
     mutationFn: async ({ amountUsd, option, address }: TopUpInput) => {
       const wallet = await connectWallet(option);
       const same = wallet.chain === 'evm' ? wallet.address.toLowerCase() === address.toLowerCase() : wallet.address === address;
-      if (!same) throw new Error(`Your wallet is on another account. Switch it to ${address} (the account you signed in with) and try again.`);
+      if (!same) throw new WalletProblem('switchAccount', { address });
       const required = await call('GET /wallet/top-up/requirements', { query: { chain: wallet.chain, amount: amountUsd } });
       const payment = await wallet.signPayment(required);
       const body: WalletTopUpRequest = { payment };

@@ -1,6 +1,21 @@
 // Wallet failures in words the user can act on: a signature refused in the wallet, an expired challenge, a payment
 // that did not settle, an amount under the minimum; anything else keeps the server's or wallet's own message.
+import type { useTranslations } from 'use-intl';
 import { AppApiError } from '@/components/api/client.ts';
+
+/** The wallet messages' translator (`useTranslations('walletErrors')`). */
+export type WalletT = ReturnType<typeof useTranslations<'walletErrors'>>;
+
+/** A failure found in the browser (the wallet gone, no account shared, …), worded by describeWalletError. */
+export class WalletProblem extends Error {
+  readonly reason: 'gone' | 'noAccount' | 'cannotSignSolana' | 'noPayment' | 'switchAccount';
+  readonly values: Record<string, string>;
+  constructor(reason: WalletProblem['reason'], values: Record<string, string> = {}) {
+    super(reason);
+    this.reason = reason;
+    this.values = values;
+  }
+}
 
 /** EIP-1193 4001, wagmi/viem's UserRejectedRequestError, and wallet-standard wallets' own wording. */
 export function isRejection(err: unknown): boolean {
@@ -11,41 +26,39 @@ export function isRejection(err: unknown): boolean {
   return false;
 }
 
-export function describeWalletError(err: unknown, action: 'sign-in' | 'top-up'): string {
-  if (isRejection(err))
-    return action === 'sign-in'
-      ? 'You declined the signature in your wallet, so you are not signed in.'
-      : 'You declined the payment in your wallet. Nothing was charged.';
+export function describeWalletError(err: unknown, action: 'sign-in' | 'top-up', t: WalletT): string {
+  if (isRejection(err)) return action === 'sign-in' ? t('declinedSignIn') : t('declinedPayment');
+  if (err instanceof WalletProblem) return t(err.reason, err.values as never);
   if (err instanceof AppApiError) {
     switch (err.code) {
       case 'X402_SIGN_IN_EXPIRED':
       case 'X402_SIGN_IN_INVALID_NONCE':
       case 'X402_SIGN_IN_NONCE_REUSED':
-        return 'The sign-in request expired before it was signed. Try again and sign the new request.';
+        return t('expired');
       case 'X402_SIGN_IN_INVALID_SIGNATURE':
-        return 'The wallet’s signature could not be verified. Try again, or use another wallet.';
+        return t('badSignature');
       case 'AMOUNT_TOO_LOW':
-        return 'The smallest top-up is 5 USD.';
+        return t('tooLow');
       case 'AMOUNT_TOO_HIGH':
         return err.message;
       case 'SETTLEMENT_FAILED':
       case 'PAYMENT_VERIFICATION_FAILED':
-        return `The payment could not be settled, so nothing was charged or credited. ${reasonOf(err)}`.trim();
+        return `${t('notSettled')} ${reasonOf(err, t)}`.trim();
       case 'SETTLEMENT_TIMEOUT':
-        return 'The payment was sent but not confirmed in time. It is credited once it confirms; check your balance shortly.';
+        return t('timeout');
       case 'PAYMENT_ALREADY_CREDITED':
-        return 'This payment has already been credited.';
+        return t('alreadyCredited');
       case 'X402_WALLET_MISMATCH':
-        return 'The payment was signed by another account. Switch your wallet to the account you signed in with and try again.';
+        return t('otherAccount');
       default:
         return err.message;
     }
   }
-  return err instanceof Error && err.message ? err.message : 'Something went wrong with the wallet. Please try again.';
+  return err instanceof Error && err.message ? err.message : t('generic');
 }
 
-function reasonOf(err: AppApiError): string {
+function reasonOf(err: AppApiError, t: WalletT): string {
   const details = err.body.details as { reason?: unknown } | undefined;
   const reason = typeof details?.reason === 'string' ? details.reason.replace(/_/g, ' ') : '';
-  return reason ? `(Reason: ${reason}.)` : '';
+  return reason ? t('reason', { reason }) : '';
 }

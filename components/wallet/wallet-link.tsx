@@ -17,6 +17,7 @@ import type { MeResponse } from '@/lib/wire.ts';
 
 export default function WalletLink({ onLinked }: { onLinked: (me: MeResponse) => void }) {
   const t = useTranslations('signInMethods');
+  const tw = useTranslations('walletErrors');
   const options = useWalletOptions();
   const [chosen, setChosen] = useState<string | null>(null);
   const link = useMutation({
@@ -33,7 +34,7 @@ export default function WalletLink({ onLinked }: { onLinked: (me: MeResponse) =>
   return (
     <div className="flex flex-col gap-2" data-testid="wallet-link-options">
       {link.isError && (
-        <Alert data-testid="wallet-link-error">{isRejection(link.error) ? t('linkDeclined') : describeWalletError(link.error, 'sign-in')}</Alert>
+        <Alert data-testid="wallet-link-error">{isRejection(link.error) ? t('linkDeclined') : describeWalletError(link.error, 'sign-in', tw)}</Alert>
       )}
       <ul className="flex flex-col gap-2" aria-label={t('walletsHere')}>
         {options.map((o) => (

@@ -2,6 +2,7 @@
 // Signing in with a wallet: pick a discovered wallet, connect, sign the server's challenge text in the wallet, and
 // the server answers with the same session as email sign-in. Loaded only when the user asks for it.
 // data-testid: wallet-options, wallet-option (WalletButton), wallet-error, wallet-none.
+import { useTranslations } from 'use-intl';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
@@ -19,6 +20,8 @@ async function signInWith(option: WalletOption): Promise<MeResponse> {
 }
 
 export default function WalletSignIn({ next }: { next: string }) {
+  const t = useTranslations('walletEntry');
+  const tw = useTranslations('walletErrors');
   const options = useWalletOptions();
   const qc = useQueryClient();
   const router = useRouter();
@@ -41,14 +44,14 @@ export default function WalletSignIn({ next }: { next: string }) {
   if (!options.length) {
     return (
       <p className="text-sm text-muted-foreground" data-testid="wallet-none">
-        No wallet found in this browser. Install or unlock a browser wallet (such as MetaMask, Coinbase Wallet or Phantom), then reload this page.
+        {t('none')}
       </p>
     );
   }
   return (
     <div className="flex flex-col gap-2" data-testid="wallet-options">
-      {signIn.isError && <Alert data-testid="wallet-error">{describeWalletError(signIn.error, 'sign-in')}</Alert>}
-      <ul className="flex flex-col gap-2" aria-label="Wallets in this browser">
+      {signIn.isError && <Alert data-testid="wallet-error">{describeWalletError(signIn.error, 'sign-in', tw)}</Alert>}
+      <ul className="flex flex-col gap-2" aria-label={t('inBrowser')}>
         {options.map((o) => (
           <li key={o.id}>
             <WalletButton
@@ -63,7 +66,7 @@ export default function WalletSignIn({ next }: { next: string }) {
           </li>
         ))}
       </ul>
-      <p className="text-xs text-muted-foreground">Your wallet asks you to sign a sign-in message. Signing it costs nothing and moves no funds.</p>
+      <p className="text-xs text-muted-foreground">{t('signNote')}</p>
     </div>
   );
 }

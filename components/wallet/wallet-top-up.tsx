@@ -2,6 +2,7 @@
 // Adding credit from the signed-in wallet: choose an amount, sign the USDC payment in the wallet, and the balance
 // updates once the server has settled it. Loaded only for wallet users.
 // data-testid: wallet-top-up, top-up-amount (AmountPicker), top-up-submit, top-up-error, top-up-done.
+import { useTranslations } from 'use-intl';
 import { useState, type FormEvent } from 'react';
 import AutoTopUp from '@/components/wallet/auto-top-up.tsx';
 import { formatUsd } from '@/components/account/format-balance.ts';
@@ -17,12 +18,14 @@ import type { AppUser } from '@/lib/wire.ts';
 const MAX_HINT = 10_000;
 
 export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['wallet']> }) {
+  const t = useTranslations('topUp');
+  const tw = useTranslations('walletErrors');
   const [amount, setAmount] = useState('10');
   const [touched, setTouched] = useState(false);
   const options = useWalletOptions();
   const option = rememberedWallet(wallet.chain, options);
   const topUp = useTopUp();
-  const invalid = amountError(amount, MAX_HINT);
+  const invalid = amountError(amount, MAX_HINT, t);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -40,22 +43,20 @@ export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['w
         data-testid="wallet-top-up"
       >
         <h2 id="add-credit-heading" className="text-lg font-semibold">
-          Add credit with USDC
+          {t('title')}
         </h2>
-        <p className="mt-1 text-sm text-muted-foreground">
-          Pay from your wallet {wallet.chain === 'evm' ? 'on Base' : 'on Solana'}: 1 USDC adds 1 USD. Your wallet asks you to approve the exact amount.
-        </p>
+        <p className="mt-1 text-sm text-muted-foreground">{t('intro', { chain: wallet.chain })}</p>
         <form onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-4">
           <AmountPicker value={amount} onChange={setAmount} error={touched ? invalid : undefined} disabled={topUp.isPending} />
-          {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up')}</Alert>}
+          {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up', tw)}</Alert>}
           {topUp.isSuccess && !topUp.isPending && (
             <Alert tone="success" data-testid="top-up-done">
-              Added {formatUsd(topUp.data.amountCreditedUsd)}. Your balance is now {formatUsd(topUp.data.balanceUsd)}.
+              {t('done', { amount: formatUsd(topUp.data.amountCreditedUsd), balance: formatUsd(topUp.data.balanceUsd) })}
             </Alert>
           )}
-          {!option && <p className="text-sm text-muted-foreground">Open or unlock the wallet you signed in with to top up.</p>}
+          {!option && <p className="text-sm text-muted-foreground">{t('openWallet')}</p>}
           <Button type="submit" size="lg" className="self-start" pending={topUp.isPending} disabled={!option} data-testid="top-up-submit">
-            Top up {invalid ? '' : formatUsd(Number(amount))}
+            {t('submit', { amount: invalid ? '' : formatUsd(Number(amount)) }).trim()}
           </Button>
         </form>
       </section>

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { AlertsPage } from '@/components/alerts/alerts-page.tsx';
 
-export const metadata: Metadata = { title: 'Alerts' };
+export const generateMetadata = titleMetadata('alerts');
 
 export default function Page() {
   return <AlertsPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { GalleryPage } from '@/components/images/gallery-page.tsx';
 
-export const metadata: Metadata = { title: 'Images' };
+export const generateMetadata = titleMetadata('images');
 
 export default function Page() {
   return <GalleryPage />;

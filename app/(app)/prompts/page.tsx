@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { PromptsPage } from '@/components/prompts/prompts-page.tsx';
 
-export const metadata: Metadata = { title: 'Prompts' };
+export const generateMetadata = titleMetadata('prompts');
 
 export default function Page() {
   return <PromptsPage />;

@@ -1,7 +1,7 @@
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { VideoPage } from '@/components/video/video-page.tsx';
 
-export const metadata: Metadata = { title: 'Video' };
+export const generateMetadata = titleMetadata('video');
 
 export default function Page() {
   return <VideoPage />;

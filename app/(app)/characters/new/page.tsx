@@ -1,8 +1,8 @@
 // Make a new character (private until published).
-import type { Metadata } from 'next';
+import { titleMetadata } from '@/components/i18n/server.ts';
 import { NewCharacterPage } from '@/components/characters/editor-page.tsx';
 
-export const metadata: Metadata = { title: 'New character' };
+export const generateMetadata = titleMetadata('newCharacter');
 
 export default function Page() {
   return <NewCharacterPage />;
