@@ -1,6 +1,7 @@
 // Wallet-side helpers for the wallet tests: the server settings that point Lagoon at the local chains, and signed
 // SIGN-IN-WITH-X headers made the way real clients make them (the published x402 SDK for the x402 form, viem's
 // EIP-4361 implementation for the legacy form).
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit';
 import { createSIWxMessage, createSIWxPayload, encodeSIWxHeader, type SIWxExtensionInfo } from '@x402/extensions/sign-in-with-x';
@@ -202,3 +203,14 @@ export async function signAuthorization(account: LocalAccount, a: { to: string; 
 }
 
 export const toBase64Json = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
+
+/** The wallet's own statement (`GET /x402/transactions/:address`), read with its Sign-In-With-X header. */
+export async function walletStatement(h: Harness, account: LocalAccount) {
+  await h.svc.ledger.drain();
+  const res = await fetch(`${h.base}/x402/transactions/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
+  assert.equal(res.status, 200, await res.clone().text());
+  return (await res.json()).data as {
+    currentBalance: number;
+    transactions: { type: string; amount: number; requestId: string | null; transaction: string | null }[];
+  };
+}

@@ -14,7 +14,7 @@ import type { LocalAccount } from 'viem';
 import { type Anvil, startAnvil } from '../support/chains/anvil.ts';
 import { type RpcRelay, startRelay } from '../support/chains/rpc-relay.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { BASE_PAY_TO, evmWallet, signInHeader, signPayment, walletEnv } from './clients.ts';
+import { BASE_PAY_TO, evmWallet, signPayment, walletEnv, walletStatement } from './clients.ts';
 
 let anvil: Anvil;
 let relay: RpcRelay;
@@ -58,12 +58,7 @@ async function priceOf(body: unknown): Promise<PaymentRequired> {
   return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
 }
 
-async function statement(account: LocalAccount) {
-  await h.svc.ledger.drain();
-  const res = await fetch(`${h.base}/x402/transactions/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
-  assert.equal(res.status, 200, await res.clone().text());
-  return (await res.json()).data as { currentBalance: number; transactions: { type: string; amount: number; requestId: string | null }[] };
-}
+const statement = (account: LocalAccount) => walletStatement(h, account);
 
 test('a call without credentials: 402 with its exact price, and nothing reaches the node', async () => {
   const before = forwarded();

@@ -15,7 +15,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { reconcile } from '../../lib/billing/entries.ts';
 import { type Anvil, FACILITATOR_KEY, startAnvil, USDC } from '../support/chains/anvil.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { BASE_PAY_TO, evmWallet, signInHeader, signPayment, walletEnv } from './clients.ts';
+import { BASE_PAY_TO, evmWallet, signPayment, walletEnv, walletStatement } from './clients.ts';
 
 let anvil: Anvil;
 let h: Harness;
@@ -51,15 +51,7 @@ async function required(body = chatBody()): Promise<PaymentRequired> {
   return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
 }
 
-async function statement(account: LocalAccount) {
-  await h.svc.ledger.drain();
-  const res = await fetch(`${h.base}/x402/transactions/${account.address}`, { headers: { 'SIGN-IN-WITH-X': await signInHeader(h, account) } });
-  assert.equal(res.status, 200, await res.clone().text());
-  return (await res.json()).data as {
-    currentBalance: number;
-    transactions: { type: string; amount: number; requestId: string | null; transaction: string | null }[];
-  };
-}
+const statement = (account: LocalAccount) => walletStatement(h, account);
 
 const balances = async (account: LocalAccount) => [await anvil.usdcBalance(account.address), await anvil.usdcBalance(BASE_PAY_TO)];
 
