@@ -46,9 +46,12 @@ test('maxConcurrency 2, maxQueue 2, 10 at once: 2 run, 2 wait and run, 6 get 503
   const refused = rs.filter((r) => r.status !== 200);
   assert.equal(ok.length, 4, rs.map((r) => r.status).join(','));
   assert.equal(refused.length, 6);
+  // "At once": before any admitted request, which the engine holds 400 ms, has been answered (a fixed bound in ms
+  // fails on a loaded machine, where everything is slower together).
+  const firstAnswer = Math.min(...ok.map((r) => r.ms));
   for (const r of refused) {
     assertCapacity(r);
-    assert.ok(r.ms < 350, `refused after ${r.ms.toFixed(0)} ms`);
+    assert.ok(r.ms < firstAnswer, `refused after ${r.ms.toFixed(0)} ms, the first answer came after ${firstAnswer.toFixed(0)} ms`);
   }
   // Two answered after one delay, the two queued ones after a second.
   const times = ok.map((r) => r.ms).sort((a, b) => a - b);
@@ -100,10 +103,11 @@ test('hanging upstream, 10 at once on two-slot: nobody waits in silence; each an
   const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => chat('two-slot', `[[hang]] pile ${i}`, { stream: i % 2 === 0 })));
   const byStatus = (s: number) => rs.filter((r) => r.status === s);
   assert.equal(byStatus(503).length, 6, rs.map((r) => r.status).join(','));
-  for (const r of byStatus(503)) assert.ok(r.ms < 350, `refused after ${r.ms.toFixed(0)} ms`);
   // The two sent at once time out after timeoutMs (700); the two queued are sent then and time out 700 ms later:
-  // the header timeout runs from dispatch, not from arrival.
+  // the header timeout runs from dispatch, not from arrival. The refusals come before any of that.
   const timedOut = byStatus(504);
+  const firstTimeout = Math.min(...timedOut.map((r) => r.ms));
+  for (const r of byStatus(503)) assert.ok(r.ms < firstTimeout, `refused after ${r.ms.toFixed(0)} ms, a timeout after ${firstTimeout.toFixed(0)} ms`);
   assert.equal(timedOut.length, 4);
   for (const r of timedOut) assert.equal(r.json.code, 'REQUEST_TIMEOUT');
   const times = timedOut.map((r) => r.ms).sort((a, b) => a - b);
