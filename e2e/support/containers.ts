@@ -97,7 +97,8 @@ export async function baseImage(): Promise<string> {
 export async function buildImage(tag: string, containerfile: string, context: string, base: string): Promise<number> {
   const t = performance.now();
   const secret = fs.existsSync(CA) ? ['--secret', `id=build_ca,src=${CA}`] : [];
-  const build = ['build', '--format', 'docker', '--network', 'host', ...secret, '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, '-f', containerfile, context];
+  const build = ['build', '--format', 'docker', '--network', 'host', ...buildUlimit(), ...secret, '--build-arg', `BASE_IMAGE=${base}`];
+  build.push('-t', tag, '-f', containerfile, context);
   // One build at a time (flock): the test files and the prebuild build the same layers. Under the lock, a tag this
   // run built already is not built again.
   const built = process.env.LAGOON_IMAGES_BUILT ?? '';
@@ -105,6 +106,17 @@ export async function buildImage(tag: string, containerfile: string, context: st
     'tag=$1 built=$2; shift 2; [ -n "$built" ] && grep -qxF "$tag" "$built" 2>/dev/null && exit 0; "$@" && { [ -z "$built" ] || echo "$tag" >>"$built"; }';
   await sh('flock', [path.join(os.tmpdir(), 'lagoon-image-build.lock'), 'sh', '-c', once, 'sh', tag, built, 'podman', ...build]);
   return Math.round((performance.now() - t) / 100) / 10;
+}
+
+/**
+ * With no default ulimits (scripts/deploy/containers.conf), a build's RUN steps get 1,024 open files, and `npm ci`
+ * over Lagoon's tree runs out of them (EMFILE in npm's cache). The host's hard limit is the most Podman may set here
+ * (more is refused without CAP_SYS_RESOURCE).
+ */
+function buildUlimit(): string[] {
+  const hard = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim();
+  const n = hard === 'unlimited' ? 1_048_576 : Number(hard);
+  return Number.isInteger(n) && n > 1024 ? ['--ulimit', `nofile=${n}:${n}`] : [];
 }
 
 /** The containers whose label `label` (key=value) is set, e.g. a compose project's: their names. */
