@@ -48,7 +48,56 @@ const observeLongTasks = (page: Page) =>
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) w.__longTasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
+    // Long animation frames say what a long task was made of: which scripts (by invoker) and how much style and layout.
+    const f = window as unknown as { __longFrames: unknown[] };
+    f.__longFrames = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as unknown as LongFrame[]) {
+        f.__longFrames.push({
+          start: e.startTime,
+          duration: e.duration,
+          layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+          scripts: e.scripts.map((s) => ({
+            invoker: s.invoker,
+            duration: s.duration,
+            source: `${s.sourceURL.split('/').pop()}:${s.sourceCharPosition}`,
+            layout: s.forcedStyleAndLayoutDuration,
+          })),
+        });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
   });
+
+interface LongFrame {
+  startTime: number;
+  duration: number;
+  styleAndLayoutStart: number;
+  scripts: { invoker: string; duration: number; sourceURL: string; sourceCharPosition: number; forcedStyleAndLayoutDuration: number }[];
+}
+interface FrameSummary {
+  start: number;
+  duration: number;
+  layout: number;
+  scripts: { invoker: string; duration: number; source: string; layout: number }[];
+}
+
+/** The longest animation frames between two times, each as "duration: layout, then its scripts by time". */
+const longFramesBetween = (page: Page, from: number, to: number) =>
+  page
+    .evaluate(([a, b]) => (window as unknown as { __longFrames: FrameSummary[] }).__longFrames.filter((t) => t.start >= a && t.start <= b), [from, to])
+    .then((frames) =>
+      frames
+        .sort((x, y) => y.duration - x.duration)
+        .slice(0, 3)
+        .map(
+          (f) =>
+            `${ms(f.duration)} (style and layout ${ms(f.layout)}; ${f.scripts
+              .sort((x, y) => y.duration - x.duration)
+              .slice(0, 3)
+              .map((s) => `${s.invoker} ${ms(s.duration)}${s.layout > 1 ? `, forced layout ${ms(s.layout)}` : ''} at ${s.source}`)
+              .join('; ')})`,
+        ),
+    );
 
 const longTasksBetween = (page: Page, from: number, to: number) =>
   page.evaluate(
@@ -154,6 +203,8 @@ try {
   ]);
   rows.push(['Streaming: longest main-thread task', tasks.length ? ms(Math.max(...tasks)) : 'none ≥ 50 ms']);
   rows.push(['Streaming: tasks over 50 ms', String(tasks.filter((d) => d > 50).length)]);
+  const frames = await longFramesBetween(page, t0, t1);
+  rows.push(['Streaming: longest animation frames (what they held)', frames.join('<br>') || 'none ≥ 50 ms']);
 
   // 2. A 1,000-message conversation, seeded directly in the store.
   step(`seeding ${MESSAGES} messages`);
