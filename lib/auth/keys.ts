@@ -344,6 +344,23 @@ export async function authenticate(store: Store, secret: string | undefined, now
   return principal;
 }
 
+/**
+ * A principal the server resolves without a bearer secret (the browser app's server-held key of an account), cached
+ * under `id` as authenticate's are: the same TTL, cleared by forgetPrincipals, and never for a team member's key.
+ */
+export async function cachedPrincipal(store: Store, id: string, load: () => Promise<Principal>, now = Date.now()): Promise<Principal> {
+  const cache = cacheOf(store);
+  // A digest is 64 hex characters: an id with a prefix and a colon can never be one.
+  const name = `held:${id}`;
+  const hit = cache.get(name);
+  if (hit && hit.until > now && (hit.principal.key.expiresAt === null || hit.principal.key.expiresAt > now)) return hit.principal;
+  const principal = await load();
+  if (principal.key.memberId) return principal;
+  if (cache.size >= PRINCIPAL_CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(name, { principal, until: now + PRINCIPAL_TTL_MS });
+  return principal;
+}
+
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -18,22 +18,28 @@ export interface KeyLimit {
 
 /** The period a moment belongs to, as stored in api_keys.spent_period. */
 export function periodKey(period: string, now: number): string {
+  if (period === 'LIFETIME') return 'LIFETIME';
+  const k = periodsOfDay(now);
+  return period === 'EPOCH' ? k.day : period === 'WEEK' ? k.week : period === 'MONTH' ? k.month : 'LIFETIME';
+}
+
+/** Every settlement names its key's periods: worked out once per UTC day, not with three date formats per call. */
+let dayCache: { day: number; keys: { day: string; week: string; month: string } } | undefined;
+
+function periodsOfDay(now: number): { day: string; week: string; month: string } {
+  const day = Math.floor(now / 86_400_000);
+  if (dayCache?.day === day) return dayCache.keys;
   const iso = new Date(now).toISOString();
-  if (period === 'EPOCH') return iso.slice(0, 10);
-  if (period === 'WEEK') {
-    // The week's Monday: a UTC day's weekday is 0 on Sunday.
-    const day = new Date(now).getUTCDay();
-    return `W${new Date(now - ((day + 6) % 7) * 86_400_000).toISOString().slice(0, 10)}`;
-  }
-  if (period === 'MONTH') return iso.slice(0, 7);
-  return 'LIFETIME';
+  // The week's Monday: a UTC day's weekday is 0 on Sunday.
+  const weekday = new Date(now).getUTCDay();
+  const keys = { day: iso.slice(0, 10), week: `W${new Date(now - ((weekday + 6) % 7) * 86_400_000).toISOString().slice(0, 10)}`, month: iso.slice(0, 7) };
+  dayCache = { day, keys };
+  return keys;
 }
 
 /** Adds a settled charge to the key's spend for its current period (starting the period afresh when it changed). */
 export async function addKeySpend(q: Queryable, keyId: string, charged: HeldAmount, now: number): Promise<void> {
-  const day = periodKey('EPOCH', now);
-  const month = periodKey('MONTH', now);
-  const week = periodKey('WEEK', now);
+  const { day, month, week } = periodsOfDay(now);
   const current = `(CASE limit_period WHEN 'EPOCH' THEN $2 WHEN 'MONTH' THEN $3 WHEN 'WEEK' THEN $6 ELSE 'LIFETIME' END)`;
   await q.run(
     `UPDATE api_keys SET

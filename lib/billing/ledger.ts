@@ -12,6 +12,7 @@ import { addKeySpend, type KeyLimit, keySpent, limitMessage } from './key-limits
 import { type MemberCap, memberCapExceeded, memberCapOf, memberHeldFromRows, memberSettled, periodStart } from './member-cap.ts';
 import { type Amount, diemEpoch, microsToString } from './money.ts';
 import type { Unit } from './pricing.ts';
+import { recordRpcUsage, type RpcUsage } from './rpc-usage.ts';
 
 export interface Hold {
   requestId: string;
@@ -232,6 +233,8 @@ export interface UsageRecord {
   /** The unit the request was billed in and how many (default: tokens, prompt and completion together). */
   unit?: Unit;
   quantity?: number;
+  /** A JSON-RPC proxy call's network and methods: its rpc_calls rows, written with the usage row (rpc-usage.ts). */
+  rpc?: RpcUsage;
 }
 
 /**
@@ -302,6 +305,9 @@ export async function settleIn(
   );
   // Settled before: the row is there, nothing moves again.
   if (recorded === 0) return { usd: 0, diem: 0 };
+  // The detail of a JSON-RPC call commits with its bill: one transaction, no commit of its own on the answer's path.
+  if (usage.rpc)
+    await recordRpcUsage(q, { requestId: hold.requestId, accountId: hold.accountId, network: usage.rpc.network, methods: usage.rpc.methods, at: createdAt });
   // One statement per settlement moves the balance and, for a fractional cost, the carried fractions.
   if (carry) {
     await q.run('UPDATE accounts SET usd = usd - $2, diem = diem - $3, usd_frac = $4, diem_frac = $5 WHERE id = $1', [

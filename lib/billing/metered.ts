@@ -11,7 +11,7 @@
 // its commit on PostgreSQL): a crash can lose a charge only for an answer the client did not receive in full.
 import { failed, inSpan, openSpan, tracing } from '../metrics/tracing.ts';
 import { keyLimitOf, type Principal } from '../auth/keys.ts';
-import { type Balances, chargeFor, type Hold, shortOfCredit, splitCharge } from './ledger.ts';
+import { type Balances, chargeFor, type Hold, shortOfCredit, splitCharge, type UsageRecord } from './ledger.ts';
 import type { Ledger } from './ledger-service.ts';
 import type { Amount } from './money.ts';
 import { exactCostOfUse, type Fees, type Quantities, quantityOf, quote, type Unit, type UnitPrices, unitPrices } from './pricing.ts';
@@ -68,8 +68,9 @@ export interface Meter {
   /**
    * Bills what the work used and returns the charge (known from the hold at once; the ledger commits it:
    * `recorded`). Only the first settle bills; later ones, and a settle after a release, return the first outcome.
+   * `detail`: what the usage row's settlement writes beside it (a JSON-RPC call's methods).
    */
-  settle(actual: Quantities): Amount;
+  settle(actual: Quantities, detail?: Pick<UsageRecord, 'rpc'>): Amount;
   /**
    * Resolves once no crash can lose the settlement (journaled, or committed: Ledger.settle); rejects when it could
    * not be journaled and its commit failed. Awaited before the last bytes of a response, so a complete answer always
@@ -153,7 +154,7 @@ class OpenMeter implements Meter {
     return this.outcome === undefined;
   }
 
-  settle(actual: Quantities): Amount {
+  settle(actual: Quantities, detail?: Pick<UsageRecord, 'rpc'>): Amount {
     if (this.outcome) return this.outcome;
     const call = this.call;
     void this.admission?.finish(tokensOf(actual));
@@ -172,6 +173,7 @@ class OpenMeter implements Meter {
       scrapedUrls: actual.scrapedUrls ?? 0,
       unit,
       quantity: quantityOf(unit, actual),
+      rpc: detail?.rpc,
     }).recorded;
     this.outcome = chargeFor(cost, this.hold);
     this.recordedAt = this.tab ? Promise.all([recorded, this.tab.settle(this.outcome)]) : recorded;

@@ -1,8 +1,9 @@
 // What a JSON-RPC proxy call was, beside its usage row: the network and, per method, the calls, credits and error
 // answers (a batch mixes methods). The usage row (model `rpc:<network>`, unit rpc_credit, quantity the credits, the
 // charge) is the bill; these rows say what it was for, in usage history and analytics. Both are keyed by the request
-// id and carry the account id, so every read here filters by account first.
-import type { Param, Store } from '../db/store.ts';
+// id and carry the account id, so every read here filters by account first. The rows are written by the settlement,
+// in its transaction and its journal line (UsageRecord.rpc): the detail commits with the bill, never alone.
+import type { Param, Queryable, Store } from '../db/store.ts';
 
 export interface RpcMethodUsage {
   method: string;
@@ -21,8 +22,9 @@ export interface RpcUsage {
 export const rpcModelId = (network: string): string => `rpc:${network}`;
 export const networkOfModelId = (modelId: string): string | undefined => (modelId.startsWith('rpc:') ? modelId.slice(4) : undefined);
 
+/** Writes a settled call's rows (settleIn, once the usage row is in). */
 export async function recordRpcUsage(
-  store: Store,
+  q: Queryable,
   row: { requestId: string; accountId: string; network: string; methods: RpcMethodUsage[]; at: number },
 ): Promise<void> {
   if (row.methods.length === 0) return;
@@ -32,7 +34,7 @@ export async function recordRpcUsage(
     const n = params.length;
     return `($${n - 7}, $${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
   });
-  await store.run(
+  await q.run(
     `INSERT INTO rpc_calls (request_id, account_id, network, method, calls, credits, errors, created_at) VALUES ${values.join(', ')}
      ON CONFLICT (request_id, method) DO NOTHING`,
     params,

@@ -98,6 +98,49 @@ describe('settlement journal (embedded store)', () => {
     assert.equal((await getBalances(store, accountId)).usd, 1_000_000 - 250);
   });
 
+  test("a JSON-RPC call's method rows travel in its journal line: written once with the usage row, also on replay", async () => {
+    const accountId = await account();
+    const methods = (requestId: string) =>
+      store.all<{ method: string; calls: number; credits: number; created_at: number }>(
+        'SELECT method, calls, credits, created_at FROM rpc_calls WHERE request_id = $1 ORDER BY method',
+        [requestId],
+      );
+    const rpc = {
+      network: 'base-mainnet',
+      methods: [
+        { method: 'eth_blockNumber', calls: 2, credits: 20, errors: 0 },
+        { method: 'eth_call', calls: 1, credits: 30, errors: 1 },
+      ],
+    };
+    const rpcUsage: UsageRecord = { ...usage, modelId: 'rpc:base-mainnet', endpoint: '/crypto/rpc/base-mainnet', unit: 'rpc_credit', quantity: 50, rpc };
+    // Live: the rows commit with the usage row, not before it.
+    const journal = new SettlementJournal(file);
+    const ledger = new Ledger(store, { soleWriter: true, journal });
+    const reserved = await ledger.reserve({ requestId: 'j-8', accountId, keyId: null, estimate: { usd: 500, diem: 0 } });
+    const s = ledger.settle(reserved.hold, { usd: 50, diem: 0 }, rpcUsage);
+    assert.deepEqual(JSON.parse(lines().at(-1)!).usage.rpc, rpc, 'the journal line carries the detail');
+    assert.equal((await methods('j-8')).length, 0, 'nothing before the commit');
+    await s.committed;
+    assert.deepEqual(
+      (await methods('j-8')).map((m) => [m.method, m.calls, m.credits]),
+      [
+        ['eth_blockNumber', 2, 20],
+        ['eth_call', 1, 30],
+      ],
+    );
+    await ledger.drain();
+    journal.close();
+    // Replayed after a crash: the rows come with the usage row, with the answer's time, and only once.
+    const at = Date.now() - 30_000;
+    const entry: JournalEntry = { hold: hold(accountId, 'j-9'), cost: { usd: 50, diem: 0 }, usage: rpcUsage, at };
+    fs.writeFileSync(file, `${JSON.stringify(entry)}\n${JSON.stringify(entry)}\n`);
+    assert.equal(await replayJournal(store, file), 1);
+    const replayed = await methods('j-9');
+    assert.equal(replayed.length, 2);
+    assert.ok(replayed.every((m) => m.created_at === at));
+    assert.equal((await methods('j-8')).length, 2, 'the committed call is not written again');
+  });
+
   test('a settlement that had committed is not billed again; a torn last line is skipped', async () => {
     const accountId = await account();
     const journal = new SettlementJournal(file);

@@ -19,11 +19,12 @@ import type { RpcConfig } from './config.ts';
 import { type Claim, IDEMPOTENCY_KEY, IdempotencyStore } from '../billing/idempotency.ts';
 import { answerWithIds, callIds, withoutIds } from './ids.ts';
 import { RpcLimiter } from './limits.ts';
-import { refusalReason, ruleFor, TIER_MULTIPLIER } from './methods.ts';
+import { type MethodRule, refusalReason, ruleFor, TIER_MULTIPLIER } from './methods.ts';
+import type { NetworkSpec } from './networks.ts';
 import { byMethod, creditPrices, creditsCostUsd, outcomes, worstCase } from './pricing.ts';
 import { parseRpcRequest } from './request.ts';
 import { UpstreamSet } from './upstreams.ts';
-import { recordRpcUsage, rpcModelId } from '../billing/rpc-usage.ts';
+import { rpcModelId } from '../billing/rpc-usage.ts';
 import { log } from '../log.ts';
 
 /** What a call's Idempotency-Key keeps: the answer it was billed for and the ids of the calls it answered. */
@@ -35,6 +36,9 @@ interface StoredAnswer {
   /** The x402 settlement headers of a call paid on the spot, given again with its replay. */
   payment?: Record<string, string>;
 }
+
+/** Method rules remembered per network (lists of a few hundred names; an unknown name costs a lookup, not memory). */
+const RULE_CACHE = 2048;
 
 /** The response headers a payment on the spot adds (lib/wallet/per-request.ts). */
 const PAYMENT_HEADERS = ['PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE'];
@@ -74,6 +78,8 @@ export class RpcProxy {
   private readonly limiter: RpcLimiter;
   private readonly idempotency: IdempotencyStore;
   private readonly prices: UnitPrices;
+  /** Per network, the rules of the methods called so far (the tables are fixed at start); bounded, see ruleOf. */
+  private readonly rules = new Map<string, Map<string, MethodRule | undefined>>();
 
   constructor(config: RpcConfig, deps: RpcProxyDeps) {
     this.config = config;
@@ -93,7 +99,7 @@ export class RpcProxy {
   }
 
   async call(ctx: RpcCallContext, slug: string, raw: Buffer, body: unknown, idempotencyKey: string | undefined): Promise<RpcResult> {
-    const { networks, methodSets, errorCredits, creditPriceUsd } = this.config;
+    const { networks, errorCredits, creditPriceUsd } = this.config;
     const spec = networks.get(slug);
     const pool = this.upstreams.get(slug);
     if (!spec || !pool) {
@@ -105,7 +111,7 @@ export class RpcProxy {
       throw new ApiError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, _ and -', { param: 'Idempotency-Key' });
     }
     const req = parseRpcRequest(body);
-    const rules = req.items.map((it) => ruleFor(methodSets, spec, it.method));
+    const rules = req.items.map((it) => this.ruleOf(slug, spec, it.method));
     const refused = new Map<string, string>();
     req.items.forEach((it, i) => {
       const rule = rules[i];
@@ -165,21 +171,17 @@ export class RpcProxy {
       }
       const outs = outcomes(req.items, credits, answer.json, errorCredits);
       const total = outs.reduce((n, o) => n + o.credits, 0);
-      const charged = meter.settle({ rpcCredits: total });
+      // The methods' rows are written with the usage row, in the settlement's transaction and journal line.
+      const charged = meter.settle({ rpcCredits: total }, { rpc: { network: slug, methods: byMethod(outs) } });
       admission.finish(total);
       await meter.recorded();
       const owner = claim?.kind === 'owner' ? claim : undefined;
       claim = undefined;
-      await Promise.all([
-        recordRpcUsage(this.deps.store, { requestId: ctx.requestId, accountId: p.accountId, network: slug, methods: byMethod(outs), at: Date.now() }).catch(
-          (e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not record the call's methods`),
-        ),
-        // The answer was billed: a failure to store it leaves the claim pending (a retry waits, then takes it over),
-        // which is safer than handing the key back at once.
-        owner
-          ?.complete(JSON.stringify({ body: answer.text, credits: total, callIds: ids, payment } satisfies StoredAnswer))
-          .catch((e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not store the answer for replay`)),
-      ]);
+      // The answer was billed: a failure to store it leaves the claim pending (a retry waits, then takes it over),
+      // which is safer than handing the key back at once.
+      await owner
+        ?.complete(JSON.stringify({ body: answer.text, credits: total, callIds: ids, payment } satisfies StoredAnswer))
+        .catch((e) => log.error({ err: e }, `[${ctx.requestId}] crypto-rpc: could not store the answer for replay`));
       return {
         body: answer.text,
         credits: total,
@@ -192,6 +194,19 @@ export class RpcProxy {
       if (claim?.kind === 'owner') await claim.abandon().catch((err) => log.error({ err }, 'crypto-rpc: could not give an idempotency claim up'));
       throw e;
     }
+  }
+
+  /**
+   * ruleFor, remembered: it merges the network's tables and scans their patterns on every call otherwise. Method names
+   * come from clients, so at most RULE_CACHE names are kept per network; others are looked up each time.
+   */
+  private ruleOf(slug: string, spec: NetworkSpec, method: string): MethodRule | undefined {
+    let known = this.rules.get(slug);
+    if (!known) this.rules.set(slug, (known = new Map()));
+    if (known.has(method)) return known.get(method);
+    const rule = ruleFor(this.config.methodSets, spec, method);
+    if (known.size < RULE_CACHE) known.set(method, rule);
+    return rule;
   }
 
   close(): Promise<void> {

@@ -28,6 +28,11 @@ export interface RequestInfo {
   requestId?: string;
   /** The session the server already read from the cookie (null: none, or not valid); undefined: not read yet. */
   session?: SessionCtx | null;
+  /**
+   * The JSON body's bytes, read by the server before the handler (a route that declares a body, its content type
+   * JSON and its Content-Length within the route's limit); the Request then carries no body of its own.
+   */
+  body?: Buffer;
 }
 
 export type RouteHandler = (req: Request, params: Params, info?: RequestInfo) => Promise<Response>;
@@ -51,6 +56,8 @@ export type JsonReply<T> = Response & { readonly [REPLY]?: T };
 /** A declared app route: a RouteHandler that carries its declaration, so the route table can check it. */
 export interface AppRouteHandler<R extends Response = Response, B = unknown> extends RouteHandler {
   readonly auth: AppAuth;
+  /** The declared JSON body's size limit (undefined: the route declares no body): the server may read it first. */
+  readonly jsonBodyLimit?: number;
   /** Compile-time only: what the route answers, and the JSON body it takes. */
   readonly [REPLY]?: R;
   readonly [BODY]?: B;
@@ -106,9 +113,18 @@ export interface SessionCtx {
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
+/** The text of each reply json() made: the server writes it as it is, without reading the Response's stream back. */
+const JSON_TEXT = new WeakMap<Response, string>();
+
 export function json<T>(body: T, status = 200, headers: Record<string, string> = {}): JsonReply<T> {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...NO_STORE, ...headers } });
+  const text = JSON.stringify(body);
+  const response = new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...NO_STORE, ...headers } });
+  JSON_TEXT.set(response, text);
+  return response;
 }
+
+/** The JSON text of a reply json() made whose body nobody read yet; undefined for any other Response. */
+export const jsonTextOf = (response: Response): string | undefined => (response.bodyUsed ? undefined : JSON_TEXT.get(response));
 
 export const noContent = (headers: Record<string, string> = {}): JsonReply<undefined> =>
   new Response(null, { status: 204, headers: { ...NO_STORE, ...headers } });
@@ -126,9 +142,7 @@ export async function readJson(req: Request, limit = DEFAULT_BODY_LIMIT): Promis
   }
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > limit) throw tooLarge(limit);
-  const body = parseJsonText((await readBytes(req, limit)).toString('utf8'));
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object');
-  return body as Record<string, unknown>;
+  return jsonObject(parseJsonText((await readBytes(req, limit)).toString('utf8')));
 }
 
 /** The raw request body, refused (413) past `limit` bytes whether or not Content-Length said so. */
@@ -211,9 +225,16 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
 }
 
 /** A JSON body that may be absent: no body, or an empty one, reads as {}. */
-async function bodyOf(req: Request, limit: number): Promise<unknown> {
+async function bodyOf(req: Request, limit: number, read: Buffer | undefined): Promise<unknown> {
+  // Read by the server already (its type checked and its size within the limit): readJson's rules on those bytes.
+  if (read !== undefined) return read.length === 0 ? {} : jsonObject(parseJsonText(read.toString('utf8')));
   if (!req.body || req.headers.get('content-length') === '0') return {};
   return readJson(req, limit);
+}
+
+function jsonObject(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object');
+  return body as Record<string, unknown>;
 }
 
 /**
@@ -245,14 +266,14 @@ export function appRoute<A extends AppAuth, R extends Response, B extends z.ZodT
           if (deps.app.operatorSecondFactor && !call.session.secondFactor) throw new ApiError('FORBIDDEN', OPERATOR_NEEDS_SECOND_FACTOR);
         }
       }
-      if (d.body) call.body = parseInput(d.body, await bodyOf(req, d.bodyLimit ?? DEFAULT_BODY_LIMIT));
+      if (d.body) call.body = parseInput(d.body, await bodyOf(req, d.bodyLimit ?? DEFAULT_BODY_LIMIT, info.body));
       if (d.query) call.query = parseInput(d.query, Object.fromEntries(new URL(req.url).searchParams));
       return await fn(call as unknown as CallOf<A> & Parsed<B, Q>);
     } catch (e) {
       return errorResponse(e);
     }
   };
-  return Object.assign(handler, { auth });
+  return Object.assign(handler, { auth, jsonBodyLimit: d.body ? (d.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined });
 }
 
 /** True when the browser reached us over https (directly or through a proxy), so cookies get `Secure`. */

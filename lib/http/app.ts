@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { AppRoutes } from './app-backend.ts';
 import { APP_ROUTE_MAP } from './app-route-map.ts';
-import type { AppRouteHandler, RequestInfo } from './app-route.ts';
+import { type AppRouteHandler, jsonTextOf, type RequestInfo } from './app-route.ts';
+import { isJsonContentType, readBody } from './body.ts';
 import { sendJsonText } from './respond.ts';
 import { Router } from './router.ts';
 
@@ -21,8 +22,11 @@ export function appRouter(routes: AppRoutes): Router<AppRouteHandler> {
   return r;
 }
 
-/** The node request as a Web Request (the body streamed, not buffered: the handler's reader applies its own cap). */
-export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request {
+/**
+ * The node request as a Web Request (the body streamed, not buffered: the handler's reader applies its own cap), or
+ * without a body when `bodyRead` (the server read it for the handler: readDeclaredJson).
+ */
+export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal, bodyRead = false): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
@@ -30,7 +34,7 @@ export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal
     else headers.set(name, value);
   }
   const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const hasBody = method !== 'GET' && method !== 'HEAD' && !bodyRead;
   return new Request(url, {
     method,
     headers,
@@ -38,6 +42,20 @@ export function toWebRequest(req: IncomingMessage, url: URL, signal: AbortSignal
     body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
     ...(hasBody ? { duplex: 'half' } : {}),
   } as RequestInit);
+}
+
+/**
+ * The JSON body of a route that declares one, read here with the node reader when it can be read whole within the
+ * route's limit (a JSON type and a Content-Length no larger): no Web stream adapter between the socket and the
+ * handler. Anything else (no length, another type, too large) is left to the handler's own checks and their errors.
+ */
+export async function readDeclaredJson(req: IncomingMessage, route: AppRouteHandler): Promise<Buffer | undefined> {
+  const limit = route.jsonBodyLimit;
+  const method = req.method ?? 'GET';
+  if (limit === undefined || method === 'GET' || method === 'HEAD' || !isJsonContentType(req.headers['content-type'])) return undefined;
+  const declared = req.headers['content-length'];
+  if (declared === undefined || req.headers['transfer-encoding'] !== undefined || !(Number(declared) <= limit)) return undefined;
+  return readBody(req, limit);
 }
 
 /**
@@ -55,7 +73,7 @@ export async function writeWebResponse(req: IncomingMessage, res: ServerResponse
   const type = response.headers.get('content-type');
   if (response.body && type?.startsWith('application/json') && !response.headers.has('content-encoding')) {
     delete headers['content-length'];
-    sendJsonText(req, res, response.status, await response.text(), headers);
+    sendJsonText(req, res, response.status, jsonTextOf(response) ?? (await response.text()), headers);
     return;
   }
   res.writeHead(response.status, headers);

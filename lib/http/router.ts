@@ -5,6 +5,8 @@ import { ApiError } from '../api/errors.ts';
 interface Entry<R> {
   method: string;
   parts: string[];
+  /** Per segment, whether it is a parameter (`:id`): worked out once, not per request. */
+  params: boolean[];
   /** The full pattern (`/api/v1/api_keys/:id`): the label logs and metrics use instead of the raw path. */
   pattern: string;
   route: R;
@@ -12,6 +14,8 @@ interface Entry<R> {
 
 export class Router<R> {
   private readonly entries: Entry<R>[] = [];
+  /** The entries by their number of segments, in the order they were added: a path is matched only against these. */
+  private readonly byLength = new Map<number, Entry<R>[]>();
   /**
    * `METHOD /path` of a static route to the entry the linear match would pick for exactly that method and path, so
    * the shortcut never changes which route wins. Paths with empty segments or parameters take the linear match.
@@ -26,8 +30,11 @@ export class Router<R> {
 
   add(method: string, path: string, route: R): this {
     const parts = path.split('/').filter(Boolean);
-    const entry = { method, parts, pattern: `${this.prefix}/${parts.join('/')}`, route };
+    const entry = { method, parts, params: parts.map((p) => p.startsWith(':')), pattern: `${this.prefix}/${parts.join('/')}`, route };
     this.entries.push(entry);
+    const same = this.byLength.get(parts.length);
+    if (same) same.push(entry);
+    else this.byLength.set(parts.length, [entry]);
     if (!parts.some((p) => p.startsWith(':'))) {
       const key = `${method} /${parts.join('/')}`;
       // The first entry to match wins: an earlier one (a parameter route) keeps the path for itself.
@@ -55,13 +62,12 @@ export class Router<R> {
   /** The first entry matching the segments and method; `entry` undefined when only the path matched (405); none: 404. */
   private linear(method: string, segs: string[]): { entry?: Entry<R>; params: Record<string, string> } | undefined {
     let pathMatched = false;
-    for (const r of this.entries) {
-      if (r.parts.length !== segs.length) continue;
+    for (const r of this.byLength.get(segs.length) ?? []) {
       // Made only when a parameter is met: most entries fail on a literal segment first.
       let params: Record<string, string> | undefined;
       let ok = true;
       for (let i = 0; i < segs.length && ok; i++) {
-        if (r.parts[i].startsWith(':')) {
+        if (r.params[i]) {
           try {
             params ??= Object.create(null) as Record<string, string>;
             params[r.parts[i].slice(1)] = decodeURIComponent(segs[i]);

@@ -7,7 +7,7 @@ import { baseHeaders, type HeaderContext } from '../api/headers.ts';
 import type { AppBackend } from './app-backend.ts';
 import type { Service } from '../service.ts';
 import { API_PREFIX, apiRouter } from './api.ts';
-import { APP_PREFIX, appRouter, drainUnread, toWebRequest, writeWebResponse } from './app.ts';
+import { APP_PREFIX, appRouter, drainUnread, readDeclaredJson, toWebRequest, writeWebResponse } from './app.ts';
 import { recordBreach } from '../limits/breach-log.ts';
 import { abuseId, type RequestCtx, tierOf } from './context.ts';
 import { authorize, parseInput } from './route.ts';
@@ -130,7 +130,13 @@ export function createHttpServer(svc: Service, opts: ServerOptions = {}): Lagoon
       if (!app) throw new ApiError('NOT_FOUND', 'The browser app is not served by this server');
       const { route, params, pattern } = app.match(ctx.req.method ?? 'GET', ctx.url.pathname.slice(APP_PREFIX.length) || '/');
       ctx.route = pattern;
-      const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal), params, { ip: ctx.ip, requestId: ctx.requestId, session: ctx.session });
+      const body = await readDeclaredJson(ctx.req, route);
+      const response = await route(toWebRequest(ctx.req, ctx.url, ctx.signal, body !== undefined), params, {
+        ip: ctx.ip,
+        requestId: ctx.requestId,
+        session: ctx.session,
+        body,
+      });
       await writeWebResponse(ctx.req, ctx.res, response, baseHeaders(ctx.headerCtx));
       drainUnread(ctx.req);
     });

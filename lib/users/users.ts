@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { createAccount, getAccount, refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError } from '../api/errors.ts';
-import { accountKeys, type Principal } from '../auth/keys.ts';
+import { accountKeys, cachedPrincipal, type Principal } from '../auth/keys.ts';
 import { type Store, storeInTx } from '../db/store.ts';
 import { toUser, type User, USER_COLUMNS, type UserRow } from './rows.ts';
 import { walletUserPrincipal } from './wallet-users.ts';
@@ -169,10 +169,18 @@ export async function getUser(store: Store, id: string): Promise<User | undefine
 export async function principalForUser(store: Store, user: User, now = Date.now()): Promise<Principal> {
   if (user.team) return teamMemberPrincipal(store, user, now);
   if (user.wallet) return walletUserPrincipal(store, user.wallet, now);
-  const account = await getAccount(store, user.accountId);
-  const key = await accountKeys(store, user.accountId).browserKey(now);
-  if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");
-  return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
+  // Cached as an API key's principal is (two reads per chat otherwise); a key change in this process clears it.
+  return cachedPrincipal(
+    store,
+    `browser:${user.accountId}`,
+    async () => {
+      const account = await getAccount(store, user.accountId);
+      const key = await accountKeys(store, user.accountId).browserKey(now);
+      if (!account || !key) throw new ApiError('AUTHENTICATION_FAILED_INACTIVE_KEY', "This user's inference key is revoked or expired");
+      return { accountId: account.id, accountTier: account.tier, keyId: key.id, keyType: key.type, key };
+    },
+    now,
+  );
 }
 
 /**
