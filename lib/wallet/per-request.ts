@@ -38,6 +38,7 @@ import { ApiError, isApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
 import { gatedPrincipal } from '../billing/payment-gate.ts';
 import { fromMicros } from '../billing/money.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 import type { Store } from '../db/store.ts';
 import type { WalletConfig } from './config.ts';
 import type { Facilitator } from './facilitator.ts';
@@ -69,6 +70,8 @@ export interface PerRequestDeps {
   store: Store;
   cfg: WalletConfig;
   facilitator: Facilitator;
+  /** Seals an `upto` payment kept with its claim (upto-settlement.ts). */
+  secrets: SecretBox | undefined;
   /** The origin resources are named under. */
   url: (path: string) => string;
 }
@@ -202,8 +205,8 @@ export async function paidCaller(
       if (args.header.name !== 'payment-signature') args.headers['X-PAYMENT-RESPONSE'] = args.headers['PAYMENT-RESPONSE'];
     };
     if (verified.payment.settledAfterWork) {
-      const tab = await authorizeUpto(deps402, verified, args.requestId);
-      return { settle: async (charge) => answer(await tab.settle(charge.usd)), release: () => tab.release() };
+      const tab = await authorizeUpto({ ...deps402, secrets: deps.secrets }, verified, args.requestId);
+      return { settle: async (charge) => answer(await tab.settle(charge.usd)), release: () => tab.release(), leave: () => tab.leave() };
     }
     answer((await settlePayment(deps402, verified, args.requestId)).settlement);
   });
