@@ -224,7 +224,7 @@ export class WalletService {
   }
 
   /** The caller of a request paid with `header`: the payer's wallet, paying when its metered call is priced. */
-  async paidCaller(args: Parameters<typeof paidCaller>[1]): Promise<{ principal: Principal; wallet: Wallet }> {
+  async paidCaller(args: Parameters<typeof paidCaller>[1]): ReturnType<typeof paidCaller> {
     return paidCaller(await this.perRequestDeps(), args);
   }
 

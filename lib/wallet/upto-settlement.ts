@@ -120,7 +120,20 @@ async function claimAndCredit(deps: UptoDeps, p: Payment, payer: string, request
     const inserted = await q.run(
       `INSERT INTO x402_topups (id, payment_key, network, asset, payer, amount, status, claim_id, created_at, updated_at, request_id, scheme, wallet_id, payment)
        VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8, $9, $10, $11, $12) ON CONFLICT (payment_key) DO NOTHING`,
-      [fresh, p.paymentKey, p.requirements.network, p.requirements.asset, wallet.address, p.amount, claimId, now, requestId, p.scheme, wallet.id, keepPayment(secrets, fresh, p)],
+      [
+        fresh,
+        p.paymentKey,
+        p.requirements.network,
+        p.requirements.asset,
+        wallet.address,
+        p.amount,
+        claimId,
+        now,
+        requestId,
+        p.scheme,
+        wallet.id,
+        keepPayment(secrets, fresh, p),
+      ],
     );
     let rowId: string = fresh;
     if (inserted !== 1) {
