@@ -137,7 +137,7 @@ test('the published fetch wrapper pays a chat with upto on its own, and a stream
   const stream = await chat(wrapFetchWithPayment(fetch, uptoClient(account)), {}, chatBody('[[tokens:20]]', { stream: true }));
   assert.equal(stream.status, 200, await stream.clone().text());
   assert.equal(stream.headers.get('trailer'), 'PAYMENT-RESPONSE');
-  assert.match(await stream.text(), /: payment-response [A-Za-z0-9+/=]+\n\n[^]*\[DONE\]/);
+  assert.match(await stream.text(), /: payment-response [A-Za-z0-9+/=]+\n\n[\s\S]*\[DONE\]/);
   const s = await statement(account);
   const paid = s.transactions.filter((t) => t.type === 'TOP_UP').map((t) => Math.round(t.amount * 1e6));
   const charged = s.transactions.filter((t) => t.type === 'CHARGE').map((t) => -Math.round(t.amount * 1e6));
