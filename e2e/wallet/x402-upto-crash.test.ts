@@ -15,7 +15,9 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { createPermit2ApprovalTx, UptoEvmScheme } from '@x402/evm/upto/client';
 import { x402Client } from '@x402/fetch';
 import type { Hex, LocalAccount } from 'viem';
+import { loadConfig } from '../../lib/config.ts';
 import { openStore } from '../../lib/db/open.ts';
+import { dataDirSecretsKey, secretBox } from '../../lib/db/secret-box.ts';
 import type { Store } from '../../lib/db/store.ts';
 import { type Anvil, startAnvil, USDC } from '../support/chains/anvil.ts';
 import { type RpcRelay, startRelay } from '../support/chains/rpc-relay.ts';
@@ -23,6 +25,8 @@ import { scriptedModel } from '../support/harness.ts';
 import { createTestDatabase } from '../support/pg.ts';
 import { type LoggedServer, lagoonCli, startLoggedServer } from '../support/processes.ts';
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts';
+import { createFacilitator } from '../../lib/wallet/facilitator.ts';
+import { UptoRecovery } from '../../lib/wallet/upto-recovery.ts';
 import { BASE_PAY_TO, evmWallet, signPayment, walletEnv } from './clients.ts';
 
 // A claim untouched for 2 s is stale (the server touches a live one every 0.5 s; the sweep runs every second).
@@ -250,6 +254,39 @@ for (const backend of ['postgres', 'sqlite'] as const) {
       third.server.proc.kill('SIGTERM');
       assert.equal(await third.server.exited, 0, third.server.log());
       assert.match(await lagoonCli(third.env, 'ledger', 'reconcile'), /^\d+ accounts, 0 difference\(s\)$/);
+    });
+
+    test('two sweeps at once (two instances) take a stale claim once: one settlement', async () => {
+      const s = await serve();
+      const { account, header } = await signedPayment(s.server.origin);
+      const before = await anvil.usdcBalance(account.address);
+      await killMidSettlement(s, header);
+      const row = await until('the claim to go stale', async () => {
+        const r = (await claimOf(account))!;
+        return Date.now() - Number(r.updated_at) > STALE_MS ? r : undefined;
+      });
+      const charged = (await usageOf(row.request_id))!;
+
+      // Two recoveries as two instances run them (each its own facilitator), on the store the server left.
+      const relay = await startRelay(anvil.rpcUrl);
+      relays.push(relay);
+      const cfg = loadConfig({ ...baseEnv, LAGOON_X402_BASE_RPC_URL: relay.url }).wallet;
+      const secrets = backend === 'sqlite' ? secretBox(dataDirSecretsKey(dataDir)) : undefined;
+      const recovery = () => {
+        const facilitator = createFacilitator(cfg);
+        return new UptoRecovery({ store, cfg: () => cfg, facilitator: async () => facilitator, secrets });
+      };
+      const outcomes = (await Promise.all([recovery().sweep(), recovery().sweep()])).flat();
+      assert.equal(outcomes.length, 1, `one sweep took it: ${JSON.stringify(outcomes)}`);
+      const [won] = outcomes;
+      assert.ok(won.kind === 'settled' && won.sent, JSON.stringify(won));
+      assert.equal(won.amount, charged);
+      assert.match(won.tx ?? '', /^0x[0-9a-f]{64}$/);
+      assert.equal(relay.count(SEND), 1, 'one settlement sent');
+      assert.equal(await anvil.usdcBalance(account.address), before - BigInt(charged));
+      const done = (await claimOf(account))!;
+      assert.deepEqual([done.status, Number(done.amount), await balanceOf(done.account_id)], ['settled', charged, 0]);
+      assert.match(await lagoonCli(s.env, 'ledger', 'reconcile'), /^\d+ accounts, 0 difference\(s\)$/);
     });
   });
 }
