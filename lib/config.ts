@@ -678,6 +678,11 @@ export const SETTINGS = {
     parse: parsePerRequestMaxUsd,
     doc: 'the most one request paid on the spot may cost (its price, or the cap of an `upto` payment), in USD',
   },
+  LAGOON_X402_STALE_CLAIM_MS: {
+    default: '600000',
+    parse: int(1),
+    doc: "how long an x402 payment's claim may go untouched before its attempt is taken for dead: a top-up's is then taken over (and finds an earlier settlement on chain), an `upto` payment's is finished by the recovery sweep, which runs every half of this (at most every minute)",
+  },
   LAGOON_X402_UPTO_NETWORKS: {
     default: 'base',
     parse: parseUptoNetworks,
@@ -847,6 +852,7 @@ export function loadConfig(env: Env = process.env): Config {
         perRequest: v.LAGOON_X402_PER_REQUEST,
         perRequestMaxUsd: v.LAGOON_X402_PER_REQUEST_MAX_USD,
         uptoNetworks: v.LAGOON_X402_UPTO_NETWORKS,
+        staleClaimMs: v.LAGOON_X402_STALE_CLAIM_MS,
         siwxMaxAgeSeconds: v.LAGOON_SIWX_MAX_AGE_SECONDS,
         siwxStatement: v.LAGOON_SIWX_STATEMENT,
       },

@@ -184,6 +184,8 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
   if (config.wallet.rails.evm) {
     ledger.onSettled((accountId) => wallet.autoTopUps.nudge(accountId));
     wallet.autoTopUps.start();
+    // `upto` payments left half done by a process that died are finished at start and on every sweep.
+    wallet.uptoRecovery.start();
   }
   return {
     config,
@@ -243,6 +245,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
       await ledger.drain();
       await alerts.stop().catch((e) => log.error({ err: e }, 'stopping the alerts failed'));
       await wallet.autoTopUps.stop().catch((e) => log.error({ err: e }, 'stopping the auto top-ups failed'));
+      await wallet.uptoRecovery.stop().catch((e) => log.error({ err: e }, 'stopping the upto recovery failed'));
       mailer?.close();
       await receiptHashes.flush();
       journal?.close();

@@ -4,12 +4,14 @@
 // upto client, unmodified. The payer's USDC goes down by exactly what the chat cost, not the cap; the answer carries
 // the settlement and the statement shows it; a replay pays nothing twice; a chat that fails moves nothing on chain.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { createPermit2ApprovalTx, UptoEvmScheme } from '@x402/evm/upto/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import OpenAI from 'openai';
 import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { reconcile } from '../../lib/billing/entries.ts';
@@ -131,15 +133,99 @@ test('the published fetch wrapper pays a chat with upto on its own, and a stream
   const used = Math.round((await res.json()).cost.usd * 1_000_000);
   assert.equal(decodePaymentResponseHeader(res.headers.get('payment-response')!).amount, String(used));
 
-  // A stream's headers leave before its settlement: it carries no PAYMENT-RESPONSE, and its payment still settles.
+  // A stream's head leaves before its settlement: the settlement comes at its end (see the streamed tests below).
   const stream = await chat(wrapFetchWithPayment(fetch, uptoClient(account)), {}, chatBody('[[tokens:20]]', { stream: true }));
   assert.equal(stream.status, 200, await stream.clone().text());
-  assert.match(await stream.text(), /\[DONE\]/);
+  assert.equal(stream.headers.get('trailer'), 'PAYMENT-RESPONSE');
+  assert.match(await stream.text(), /: payment-response [A-Za-z0-9+/=]+\n\n[\s\S]*\[DONE\]/);
   const s = await statement(account);
   const paid = s.transactions.filter((t) => t.type === 'TOP_UP').map((t) => Math.round(t.amount * 1e6));
   const charged = s.transactions.filter((t) => t.type === 'CHARGE').map((t) => -Math.round(t.amount * 1e6));
   assert.deepEqual([paid.length, paid.sort(), s.currentBalance], [2, charged.sort(), 0]);
   assert.equal(await anvil.usdcBalance(account.address), payerBefore - BigInt(paid[0] + paid[1]));
+});
+
+/** A streamed chat over node:http, read to its end: the head, the body, and the trailers (fetch has none). */
+function streamOverHttp(
+  headers: Record<string, string>,
+): Promise<{ status: number; head: http.IncomingHttpHeaders; body: string; trailers: NodeJS.Dict<string> }> {
+  const body = chatBody('[[tokens:20]]', { stream: true });
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${h.base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, head: res.headers, body: text, trailers: res.trailers }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('a streamed chat paid upto its cap carries its settlement as an HTTP trailer and an SSE comment before [DONE]', async () => {
+  const account = await payer(1);
+  const [payerBefore, payToBefore] = await balances(account);
+  const header = await signPayment(uptoClient(account), await required(chatBody('[[tokens:20]]', { stream: true })));
+  const res = await streamOverHttp({ 'PAYMENT-SIGNATURE': header });
+  assert.equal(res.status, 200, res.body);
+  assert.equal(res.head['payment-response'], undefined, 'the head left before the settlement');
+  assert.equal(res.head.trailer, 'PAYMENT-RESPONSE');
+  assert.equal(res.head['transfer-encoding'], 'chunked');
+  const trailer = decodePaymentResponseHeader(res.trailers['payment-response']!);
+  // The comment comes after the last content chunk, before the usage chunk and [DONE].
+  const lines = res.body.split('\n\n').filter(Boolean);
+  const at = lines.findIndex((l) => l.startsWith(': payment-response '));
+  assert.ok(at > 0, res.body);
+  assert.equal(lines[at].slice(': payment-response '.length), res.trailers['payment-response']);
+  assert.match(lines[at + 1], /^data: \{.*"usage":/);
+  assert.equal(lines[at + 2], 'data: [DONE]');
+  const used = Math.round(JSON.parse(lines[at + 1].slice(6)).cost.usd * 1_000_000);
+  assert.deepEqual([trailer.success, trailer.payer?.toLowerCase(), trailer.amount], [true, account.address.toLowerCase(), String(used)]);
+  assert.deepEqual(await balances(account), [payerBefore - BigInt(used), payToBefore + BigInt(used)], 'the charge moved, not the cap');
+  const topUp = (await statement(account)).transactions.find((t) => t.type === 'TOP_UP')!;
+  assert.equal(topUp.transaction, trailer.transaction);
+
+  // Paid under the legacy header name, the stream names both headers.
+  const legacy = await payer(1);
+  const paid = await streamOverHttp({ 'X-PAYMENT': await signPayment(uptoClient(legacy), await required(chatBody('[[tokens:20]]', { stream: true }))) });
+  assert.equal(paid.status, 200, paid.body);
+  assert.equal(paid.head.trailer, 'PAYMENT-RESPONSE, X-PAYMENT-RESPONSE');
+  assert.equal(paid.trailers['x-payment-response'], paid.trailers['payment-response']);
+  assert.match(paid.body, /: payment-response \S+\n\n: x-payment-response \S+\n\ndata: \{/);
+});
+
+test('the openai client reads a stream paid upto its cap as any other: the comment line is not a chunk', async () => {
+  const account = await payer(1);
+  // The client always sends a bearer key; a request paid on the spot has none, so the paying fetch drops it.
+  const pay = wrapFetchWithPayment(fetch, uptoClient(account));
+  const keyless: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.delete('authorization');
+    return pay(input, { ...init, headers });
+  };
+  const client = new OpenAI({ apiKey: 'unused', baseURL: h.base, maxRetries: 0, fetch: keyless });
+  const stream = await client.chat.completions.create({
+    model: 'scripted-model',
+    max_tokens: 200,
+    messages: [{ role: 'user', content: '[[tokens:20]]' }],
+    stream: true,
+  });
+  const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  assert.ok(
+    chunks.every((c) => c.object === 'chat.completion.chunk'),
+    JSON.stringify(chunks.at(-1)),
+  );
+  const text = chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('');
+  assert.equal(text.split(/\s+/).filter(Boolean).length, 20, text);
+  const usage = chunks.at(-1) as unknown as { usage: object; cost: { usd: number } };
+  assert.ok(usage.usage && usage.cost.usd > 0, 'the usage chunk is the last');
+  const paid = (await statement(account)).transactions.filter((t) => t.type === 'TOP_UP');
+  assert.deepEqual(
+    paid.map((t) => Math.round(t.amount * 1e6)),
+    [Math.round(usage.cost.usd * 1e6)],
+  );
 });
 
 test('without a Permit2 approval the payment is refused at verification, saying so; nothing runs or moves', async () => {

@@ -176,7 +176,19 @@ class OpenMeter implements Meter {
       rpc: detail?.rpc,
     }).recorded;
     this.outcome = chargeFor(cost, this.hold);
-    this.recordedAt = this.tab ? Promise.all([recorded, this.tab.settle(this.outcome)]) : recorded;
+    // A tab's payment moves on chain only once the usage row is recorded: after a crash, a usage row is what tells
+    // the recovery (lib/wallet/upto-recovery.ts) the charge to settle, and its absence that nothing may have moved.
+    const outcome = this.outcome;
+    const tab = this.tab;
+    this.recordedAt = tab
+      ? recorded.then(
+          () => tab.settle(outcome),
+          (e) => {
+            tab.leave();
+            throw e;
+          },
+        )
+      : recorded;
     // Whoever awaits `recorded()` sees a failure; nobody awaiting it must not make it an unhandled rejection.
     this.recordedAt.catch(() => {});
     if (span) {

@@ -14,6 +14,8 @@ export interface PaymentTab {
   settle(charge: Amount): Promise<void>;
   /** The work produced nothing: nothing is paid. */
   release(): Promise<void>;
+  /** The charge could not be recorded (it may or may not stand): the payment is left for its recovery to finish. */
+  leave(): void;
 }
 
 export type PaymentGate = (price: Amount, meta: { modelId: string; endpoint: string }) => Promise<void | PaymentTab>;

@@ -1074,4 +1074,14 @@ export const MIGRATIONS: { version: number; name: string; sql: MigrationSql[]; s
       )`,
     ],
   },
+  {
+    version: 40,
+    name: 'x402 upto: what finishes a claim after a crash',
+    sql: [
+      // An `upto` payment's payload and requirements (JSON, sealed under the secrets key when there is one), kept
+      // while its claim is pending so the recovery sweep (lib/wallet/upto-recovery.ts) can settle what the request
+      // was charged after the process that claimed it died; cleared once the claim is settled or failed.
+      `ALTER TABLE x402_topups ADD COLUMN payment TEXT`,
+    ],
+  },
 ];

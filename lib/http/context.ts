@@ -32,6 +32,11 @@ export interface RequestCtx {
   detach(): void;
   /** Set once a key authenticated: failures then count against the key rather than the client IP. */
   principal?: Principal;
+  /**
+   * Response headers whose values are set only after the work (the PAYMENT-RESPONSE of a payment settled after it):
+   * a stream, whose head leaves first, sends them as trailers and SSE comment lines (sse-pipe.ts).
+   */
+  lateHeaders?: string[];
   /** Set when the caller signed in with a wallet (SIGN-IN-WITH-X); principal is then the wallet's. */
   wallet?: Wallet;
   /** The client's address (the socket's peer, or the trusted proxy's X-Forwarded-For entry). */
@@ -171,6 +176,7 @@ export async function requireCaller(ctx: RequestCtx): Promise<Principal> {
     const paid = await ctx.svc.wallet.paidCaller({ path: ctx.url.pathname, scheme, header, requestId: ctx.requestId, headers: ctx.extraHeaders, idempotent });
     ctx.principal = paid.principal;
     ctx.wallet = paid.wallet;
+    ctx.lateHeaders = paid.lateHeaders;
     return paid.principal;
   }
   if (siwx !== undefined) return (await requireWallet(ctx, { header: siwx, limit: 'none' })).principal;

@@ -57,6 +57,11 @@ export interface WalletConfig {
    * maxAmount: the most one such payment may be (micro-USD).
    */
   perRequest: { enabled: boolean; maxAmount: number };
+  /**
+   * How long an x402_topups claim may go untouched before its attempt is taken for dead (ms): a top-up's claim may then
+   * be taken over; an `upto` claim is never taken over but finished by the recovery sweep (upto-recovery.ts).
+   */
+  staleClaimMs: number;
   /** Rails that are fully configured, in the order they are offered. */
   rails: { evm: boolean; solana: boolean };
 }
@@ -157,6 +162,8 @@ export interface WalletSettings {
   perRequestMaxUsd: number;
   /** CAIP-2 ids of the EVM networks where x402's upto contracts are used (EvmRail.uptoPermit2). */
   uptoNetworks: string[];
+  /** LAGOON_X402_STALE_CLAIM_MS (WalletConfig.staleClaimMs). */
+  staleClaimMs: number;
   siwxMaxAgeSeconds: number;
   siwxStatement: string;
 }
@@ -200,6 +207,7 @@ export function walletConfigOf(s: WalletSettings, port: number): WalletConfig {
     suggestedTopUp: Math.min(10_000_000, Math.round(s.maxTopUpUsd * 1_000_000)),
     maxTimeoutSeconds: 300,
     perRequest: { enabled: s.perRequest, maxAmount: Math.round(s.perRequestMaxUsd * 1_000_000) },
+    staleClaimMs: s.staleClaimMs,
     rails: { evm: Boolean(s.evmPayTo), solana: Boolean(s.solanaPayTo) },
   };
 }

@@ -22,8 +22,9 @@
 // otherwise). The payment is verified before the work starts (signature, balance, allowance: a simulated settlement
 // of the cap), claimed, and the work runs against the cap credited provisionally; after it, exactly what it was
 // charged is settled on chain and credited, and the rest of the cap is taken back (lib/wallet/upto-settlement.ts).
-// The payer's USDC decreases by the charge alone; a request that fails before producing anything moves nothing. The
-// answer carries PAYMENT-RESPONSE when its settlement ends before its headers are sent (a non-streamed answer).
+// The payer's USDC decreases by the charge alone; a request that fails before producing anything moves nothing. A
+// non-streamed answer carries PAYMENT-RESPONSE in its head; a stream, whose head leaves before the settlement, as an
+// HTTP trailer and an SSE comment line before its usage chunk (lib/http/sse-pipe.ts).
 //
 // Elsewhere (Solana, whose upto is a payment channel program, or an EVM network without the contracts) USDC's own
 // authorization (EIP-3009) moves exactly the signed value, as does a signed Solana transfer. There our `upto` is
@@ -38,6 +39,7 @@ import { ApiError, isApiError } from '../api/errors.ts';
 import type { Principal } from '../auth/keys.ts';
 import { gatedPrincipal } from '../billing/payment-gate.ts';
 import { fromMicros } from '../billing/money.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 import type { Store } from '../db/store.ts';
 import type { WalletConfig } from './config.ts';
 import type { Facilitator } from './facilitator.ts';
@@ -69,6 +71,8 @@ export interface PerRequestDeps {
   store: Store;
   cfg: WalletConfig;
   facilitator: Facilitator;
+  /** Seals an `upto` payment kept with its claim (upto-settlement.ts). */
+  secrets: SecretBox | undefined;
   /** The origin resources are named under. */
   url: (path: string) => string;
 }
@@ -161,7 +165,7 @@ export async function paidCaller(
     headers: Record<string, string>;
     idempotent?: boolean;
   },
-): Promise<{ principal: Principal; wallet: Wallet }> {
+): Promise<{ principal: Principal; wallet: Wallet; lateHeaders?: string[] }> {
   const { cfg, store } = deps;
   const terms: PaymentTerms = { schemes: [args.scheme], min: 1, max: cfg.perRequest.maxAmount, what: 'payment' };
   const deps402 = { store, cfg, facilitator: deps.facilitator };
@@ -198,14 +202,20 @@ export async function paidCaller(
       );
     }
     const answer = (settlement: SettleResponse) => {
-      args.headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(settlement);
-      if (args.header.name !== 'payment-signature') args.headers['X-PAYMENT-RESPONSE'] = args.headers['PAYMENT-RESPONSE'];
+      const value = encodePaymentResponseHeader(settlement);
+      for (const name of responseHeaderNames(args.header.name)) args.headers[name] = value;
     };
     if (verified.payment.settledAfterWork) {
-      const tab = await authorizeUpto(deps402, verified, args.requestId);
-      return { settle: async (charge) => answer(await tab.settle(charge.usd)), release: () => tab.release() };
+      const tab = await authorizeUpto({ ...deps402, secrets: deps.secrets }, verified, args.requestId);
+      return { settle: async (charge) => answer(await tab.settle(charge.usd)), release: () => tab.release(), leave: () => tab.leave() };
     }
     answer((await settlePayment(deps402, verified, args.requestId)).settlement);
   });
-  return { principal: gated, wallet };
+  // A payment settled after the work names its settlement after the head of a stream has left (sse-pipe.ts).
+  const lateHeaders = verified.payment.settledAfterWork ? responseHeaderNames(args.header.name) : undefined;
+  return { principal: gated, wallet, lateHeaders };
 }
+
+/** The headers that carry a settlement: PAYMENT-RESPONSE, and X-PAYMENT-RESPONSE too for the legacy header names. */
+const responseHeaderNames = (paidWith: string): string[] =>
+  paidWith === 'payment-signature' ? ['PAYMENT-RESPONSE'] : ['PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE'];

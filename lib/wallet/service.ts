@@ -23,6 +23,7 @@ import { log } from '../log.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { type AutoTopUpBody, mandateState, revokeMandate, SIGNED_VALIDITY_S, setMandate } from './auto-topup.ts';
 import { AutoTopUpRunner } from './auto-topup-runner.ts';
+import { UptoRecovery } from './upto-recovery.ts';
 import { type CancelBody, type Cancelled, cancelOnChain } from './auto-topup-cancel.ts';
 import { evmOffer } from './requirements.ts';
 import type { AutoTopUpRevoked, AutoTopUpState } from './wire.ts';
@@ -43,6 +44,8 @@ export class WalletService {
   private facilitatorReady: Promise<Facilitator | undefined> | undefined;
   /** Settles auto top-ups when a charge leaves a mandate's wallet below its threshold (auto-topup-runner.ts). */
   readonly autoTopUps: AutoTopUpRunner;
+  /** Finishes `upto` payments whose process died before settling them (upto-recovery.ts). */
+  readonly uptoRecovery: UptoRecovery;
 
   constructor(store: Store, ledger: Ledger, config: Config, secrets?: SecretBox) {
     this.store = store;
@@ -50,6 +53,7 @@ export class WalletService {
     this.config = config;
     this.secrets = secrets;
     this.autoTopUps = new AutoTopUpRunner({ store, cfg: () => this.settings, facilitator: () => this.facilitator(), secrets });
+    this.uptoRecovery = new UptoRecovery({ store, cfg: () => this.settings, facilitator: () => this.facilitator(), secrets });
     const s = config.wallet;
     if ((s.rails.evm || s.rails.solana) && new URL(s.publicOrigin).hostname === 'localhost') {
       log.warn(`wallets: sign-in is bound to ${s.publicOrigin}; set LAGOON_PUBLIC_URL to the origin users reach this server at`);
@@ -211,7 +215,7 @@ export class WalletService {
   private async perRequestDeps() {
     const facilitator = await this.facilitator();
     if (!facilitator) throw new ApiError('X402_NOT_CONFIGURED');
-    return { store: this.store, cfg: this.settings, facilitator, url: (path: string) => this.url(path) };
+    return { store: this.store, cfg: this.settings, facilitator, secrets: this.secrets, url: (path: string) => this.url(path) };
   }
 
   /** The caller of an unpaid request to `path`: its metered call answers 402 with the price (per-request.ts). */
@@ -220,7 +224,7 @@ export class WalletService {
   }
 
   /** The caller of a request paid with `header`: the payer's wallet, paying when its metered call is priced. */
-  async paidCaller(args: Parameters<typeof paidCaller>[1]): Promise<{ principal: Principal; wallet: Wallet }> {
+  async paidCaller(args: Parameters<typeof paidCaller>[1]): ReturnType<typeof paidCaller> {
     return paidCaller(await this.perRequestDeps(), args);
   }
 

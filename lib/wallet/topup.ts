@@ -25,21 +25,22 @@ export interface TopUpResult {
   settlement: SettleResponse;
 }
 
-/**
- * A claim older than this belongs to an attempt that died mid-settlement (settling waits at most about a minute), so
- * another attempt may take it over; on EVM it then finds the earlier settlement on chain instead of paying twice.
- */
-const STALE_CLAIM_MS = 10 * 60_000;
-
 export interface Claim {
   id: string;
   claimId: string;
 }
 
-async function refuseIfDone(store: Store, paymentKey: string, now: number): Promise<void> {
-  const row = await store.get<{ status: string; updated_at: number }>('SELECT status, updated_at FROM x402_topups WHERE payment_key = $1', [paymentKey]);
+/**
+ * Refuses a payment already settled, or claimed by an attempt still alive. A claim untouched for `staleMs`
+ * (WalletConfig.staleClaimMs) belongs to an attempt that died mid-settlement (settling waits at most about a minute),
+ * so another attempt may take a top-up's over; on EVM it then finds the earlier settlement on chain instead of paying
+ * twice. An `upto` claim (settled after the work) is never taken over: its cap is credited while it is pending, and
+ * only the recovery sweep finishes it (upto-recovery.ts), so its payment is refused while it is pending at any age.
+ */
+async function refuseIfDone(store: Store, p: Payment, now: number, staleMs: number): Promise<void> {
+  const row = await store.get<{ status: string; updated_at: number }>('SELECT status, updated_at FROM x402_topups WHERE payment_key = $1', [p.paymentKey]);
   if (row?.status === 'settled') throw new ApiError('PAYMENT_ALREADY_CREDITED');
-  if (row?.status === 'pending' && now - Number(row.updated_at) < STALE_CLAIM_MS) throw new ApiError('PAYMENT_IN_PROGRESS');
+  if (row?.status === 'pending' && (p.settledAfterWork || now - Number(row.updated_at) < staleMs)) throw new ApiError('PAYMENT_IN_PROGRESS');
 }
 
 export async function claim(
@@ -49,6 +50,7 @@ export async function claim(
   now: number,
   requestId: string | undefined,
   origin: PaymentOrigin | undefined,
+  staleMs: number,
 ): Promise<Claim> {
   const id = randomUUID();
   const claimId = randomUUID();
@@ -61,7 +63,7 @@ export async function claim(
   const retaken = await store.run(
     `UPDATE x402_topups SET status = 'pending', claim_id = $2, updated_at = $3, error = NULL
      WHERE payment_key = $1 AND (status = 'failed' OR (status = 'pending' AND updated_at < $4))`,
-    [p.paymentKey, claimId, now, now - STALE_CLAIM_MS],
+    [p.paymentKey, claimId, now, now - staleMs],
   );
   const row = await store.get<{ id: string; status: string }>('SELECT id, status FROM x402_topups WHERE payment_key = $1', [p.paymentKey]);
   if (retaken === 1 && row) return { id: row.id, claimId };
@@ -147,7 +149,7 @@ export async function verifyPayment(deps: TopUpDeps, header: string, terms?: Pay
     terms,
     () => facilitator.uptoFacilitator(),
   );
-  await refuseIfDone(store, payment.paymentKey, Date.now());
+  await refuseIfDone(store, payment, Date.now(), cfg.staleClaimMs);
 
   let verified: VerifyResponse;
   try {
@@ -201,7 +203,7 @@ export async function topUp(deps: TopUpDeps, header: string): Promise<TopUpResul
 export async function settlePayment(deps: TopUpDeps, v: VerifiedPayment, requestId?: string, origin?: PaymentOrigin): Promise<TopUpResult> {
   const { store, cfg, facilitator } = deps;
   const { payment, payer, verified, onChainAlready } = v;
-  const c = await claim(store, payment, payer, Date.now(), requestId, origin);
+  const c = await claim(store, payment, payer, Date.now(), requestId, origin, cfg.staleClaimMs);
   let settlement: SettleResponse;
   if (onChainAlready) {
     const tx = await settledElsewhere(cfg, payment);
