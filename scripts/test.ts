@@ -53,48 +53,53 @@ const patterns = args.length
 const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
 
 // The full suite runs in lanes side by side, each one file at a time. Most files wait on servers, chains, browsers and
-// timers more than they compute (a browser file uses about a third of a core), so lanes take far less wall time than
-// one. On four cores or more, four lanes: the browser files (Chromium beside a server) in two, split by their last
-// measured wall times (scripts/test-weights.json, longest first, each to the lighter lane), the API and container
-// tests in a third, the rest (lib/, components/, scripts/, the app and wallet tests) in a fourth. Below four cores,
-// two: the browser files in one, the rest in the other. LAGOON_TEST_LANES=1, 2 or 4 chooses. The container tests come
-// last in theirs, so the background image build (above) has had the rest of the run to finish. The first lane's
-// report streams; the others follow when all end.
+// timers more than they compute (a browser file uses about a third of a core, the rest about two thirds), so lanes
+// take far less wall time than one. Files are placed by their last measured wall times (scripts/test-weights.json,
+// written by `node scripts/test-weights.ts` from a run's table; longest first, each to the lighter lane):
+//   - 2 lanes: the browser files (Chromium beside a server) in one, the rest in the other;
+//   - 3 lanes (the default below four cores): the browser files in one, the rest split in two;
+//   - 4 lanes (four cores or more): the browser files split in two, the rest in two.
+// Four lanes on two cores reached the browser files' timeouts (tried in CI). LAGOON_TEST_LANES=1 to 4 chooses. The
+// container tests stay together, last in their lane, so the background image build (above) has had the rest of the
+// run to finish. The first lane's report streams; the others follow when all end.
 const BROWSER = /^e2e\/browser\//;
-const API = /^e2e\/(api|deploy)\//;
 const LAST = /^e2e\/deploy\//;
 const files = unit
   ? patterns
   : [...new Set(patterns.flatMap((p) => (/[*?[]/.test(p) ? fs.globSync(p, { cwd: root }) : [p])))]
       .filter((f) => !f.includes('node_modules'))
-      .sort((a, b) => Number(LAST.test(a)) - Number(LAST.test(b)) || a.localeCompare(b));
+      .sort((a, b) => a.localeCompare(b));
 
-/** Splits files into n lanes by weight: longest first, each to the lane with the least so far. */
+let weights: Record<string, number> = {};
+try {
+  weights = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'test-weights.json'), 'utf8'));
+} catch {}
+const weight = (f: string) => weights[f] ?? 10;
+
+/** Splits files into n lanes by weight (the container tests as one item, last in its lane). */
 function balance(list: string[], n: number): string[][] {
-  let weights: Record<string, number> = {};
-  try {
-    weights = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'test-weights.json'), 'utf8'));
-  } catch {}
-  const w = (f: string) => weights[f] ?? 60;
+  const items = [list.filter((f) => !LAST.test(f)).map((f) => [f]), [list.filter((f) => LAST.test(f))]].flat().filter((i) => i.length);
+  const itemWeight = (i: string[]) => i.reduce((t, f) => t + weight(f), 0);
   const out = Array.from({ length: n }, () => ({ files: [] as string[], total: 0 }));
-  for (const f of [...list].sort((a, b) => w(b) - w(a))) {
+  for (const item of items.sort((a, b) => itemWeight(b) - itemWeight(a))) {
     const lane = out.reduce((min, l) => (l.total < min.total ? l : min));
-    lane.files.push(f);
-    lane.total += w(f);
+    lane.files.push(...item);
+    lane.total += itemWeight(item);
   }
-  return out.map((l) => l.files);
+  return out.map((l) => l.files.sort((a, b) => Number(LAST.test(a)) - Number(LAST.test(b)) || a.localeCompare(b)));
 }
 
-// Four lanes want four cores: on two, the browser files' timeouts were reached under the contention (tried in CI).
-const laneCount = Number(process.env.LAGOON_TEST_LANES ?? (os.availableParallelism() >= 4 ? 4 : 2));
+const laneCount = Math.min(4, Math.max(1, Number(process.env.LAGOON_TEST_LANES ?? (os.availableParallelism() >= 4 ? 4 : 3)) || 1));
 const browser = files.filter((f) => BROWSER.test(f));
 const rest = files.filter((f) => !BROWSER.test(f));
 const lanes = (
   unit || laneCount === 1
-    ? [files]
+    ? [files.sort((a, b) => Number(LAST.test(a)) - Number(LAST.test(b)) || a.localeCompare(b))]
     : laneCount === 2
-      ? [rest, browser]
-      : [rest.filter((f) => !API.test(f)), rest.filter((f) => API.test(f)), ...balance(browser, 2)]
+      ? [...balance(rest, 1), browser]
+      : laneCount === 3
+        ? [...balance(rest, 2), browser]
+        : [...balance(rest, 2), ...balance(browser, 2)]
 ).filter((l) => l.length);
 
 const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };

@@ -241,7 +241,9 @@ describe('fuzz: hostile input over every route', () => {
     await watcher;
     assert.ok(sent > 500, `${sent} requests`);
     assert.deepEqual(failures, []);
-    assert.ok(slowestHealthz < 500, `/healthz took ${slowestHealthz.toFixed(0)} ms at worst`);
+    // A blocked event loop (what this catches) holds /healthz for seconds; a shared 2-core machine running the suite
+    // in lanes took up to 719 ms with nothing blocked.
+    assert.ok(slowestHealthz < 1500, `/healthz took ${slowestHealthz.toFixed(0)} ms at worst`);
     // Nothing was polluted.
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });

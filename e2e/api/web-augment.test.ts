@@ -298,7 +298,9 @@ describe('with a search provider', () => {
       body: parts,
     });
     assert.equal(flood.status, 400, await flood.text());
-    assert.ok((await health) < 500, '/healthz stays quick');
+    // Parsing the flood on the event loop would hold /healthz for seconds; a loaded 2-core machine alone reaches ~0.7 s.
+    const worst = await health;
+    assert.ok(worst < 1500, `/healthz stays quick: ${worst.toFixed(0)} ms at worst`);
     await h.svc.ledger.drain();
     assert.equal(await count(), before);
   });
