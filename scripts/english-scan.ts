@@ -168,23 +168,22 @@ export function englishIn(file: string, text = readFileSync(join(ROOT, file), 'u
 /**
  * The server's error codes a person meets in the chat (sending, regenerating, images, read-aloud): refusals for credit,
  * limits, models and engines, and failures of the model. The browser shows each in the page's language from the
- * catalogue's `apiClient.codes` (components/api/client.ts#errorText), never the server's English; codes not listed
- * (a bad field, a missing file) keep the server's text, which names what was wrong.
+ * catalogue's `apiClient.codes` (components/api/client.ts#errorText), never the server's English. Codes not listed
+ * keep the server's text, which names what the user needs and a stored answer's error keeps no other field of: a bad
+ * field or file, the models a team allows (MODEL_NOT_ALLOWED_FOR_MEMBER), a member's cap and spend
+ * (TEAM_MEMBER_SPEND_LIMIT_EXCEEDED), a provider's reason for refusing (CONTENT_POLICY_VIOLATION).
  */
 export const CHAT_ERROR_CODES = [
   'INSUFFICIENT_BALANCE',
   'CREDIT_HELD',
-  'TEAM_MEMBER_SPEND_LIMIT_EXCEEDED',
   'RATE_LIMIT_EXCEEDED',
   'TOO_MANY_JOBS',
   'MODEL_NOT_FOUND',
   'CHARACTER_NOT_FOUND',
-  'MODEL_NOT_ALLOWED_FOR_MEMBER',
   'MODEL_AT_CAPACITY',
   'ENGINE_UNAVAILABLE',
   'ENGINE_DOWN',
   'CONTEXT_LENGTH_EXCEEDED',
-  'CONTENT_POLICY_VIOLATION',
   'INFERENCE_FAILED',
   'REQUEST_TIMEOUT',
   'MEDIA_STORAGE_FULL',
