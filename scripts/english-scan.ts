@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { ERROR_CODES, type ErrorCode } from '../lib/api/errors.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -162,6 +163,42 @@ export function englishIn(file: string, text = readFileSync(join(ROOT, file), 'u
   };
   visit(source);
   return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([, f]) => f);
+}
+
+/**
+ * The server's error codes a person meets in the chat (sending, regenerating, images, read-aloud): refusals for credit,
+ * limits, models and engines, and failures of the model. The browser shows each in the page's language from the
+ * catalogue's `apiClient.codes` (components/api/client.ts#errorText), never the server's English. Codes not listed
+ * keep the server's text, which names what the user needs and a stored answer's error keeps no other field of: a bad
+ * field or file, the models a team allows (MODEL_NOT_ALLOWED_FOR_MEMBER), a member's cap and spend
+ * (TEAM_MEMBER_SPEND_LIMIT_EXCEEDED), a provider's reason for refusing (CONTENT_POLICY_VIOLATION).
+ */
+export const CHAT_ERROR_CODES = [
+  'INSUFFICIENT_BALANCE',
+  'CREDIT_HELD',
+  'RATE_LIMIT_EXCEEDED',
+  'TOO_MANY_JOBS',
+  'MODEL_NOT_FOUND',
+  'CHARACTER_NOT_FOUND',
+  'MODEL_AT_CAPACITY',
+  'ENGINE_UNAVAILABLE',
+  'ENGINE_DOWN',
+  'CONTEXT_LENGTH_EXCEEDED',
+  'INFERENCE_FAILED',
+  'REQUEST_TIMEOUT',
+  'MEDIA_STORAGE_FULL',
+  'TOO_MANY_CONNECTIONS',
+  'PAYLOAD_TOO_LARGE',
+  'UNKNOWN_ERROR',
+] as const satisfies readonly ErrorCode[];
+
+/** What is wrong with a catalogue's `apiClient.codes`: a chat error code without words, or words for no code. */
+export function errorCodeGaps(codes: Record<string, string>): string[] {
+  const missing = CHAT_ERROR_CODES.filter((c) => !codes[c]?.trim()).map((c) => `${c}: no words`);
+  const unknown = Object.keys(codes)
+    .filter((c) => !Object.hasOwn(ERROR_CODES, c))
+    .map((c) => `${c}: not a server error code`);
+  return [...missing, ...unknown];
 }
 
 /** Every component and page: .ts and .tsx under components/ and app/, less tests, fixtures and the catalogue itself. */

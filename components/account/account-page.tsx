@@ -15,12 +15,12 @@ import { ImportChats } from '@/components/account/import-chats.tsx';
 import { SharedLinks } from '@/components/share/shared-links.tsx';
 import { BalanceCard } from '@/components/account/balance-card.tsx';
 import { DiemInfo } from '@/components/account/diem-info.tsx';
-import { formatDiem, formatUsd } from '@/components/account/format-balance.ts';
 import dynamic from 'next/dynamic';
 import { useTranslations } from 'use-intl';
 import { DashPage } from '@/components/billing/dash-page.tsx';
 import { LanguageSettings } from '@/components/account/language-settings.tsx';
 import Link from 'next/link';
+import { useFormat } from '@/components/i18n/format.ts';
 
 // Wallet code (wagmi, viem, the x402 client) is downloaded only by users who signed in with a wallet.
 const WalletTopUp = dynamic(() => import('@/components/wallet/wallet-top-up.tsx'), {
@@ -34,18 +34,19 @@ function TopUpLoading() {
 
 function useDiemNote(): (a: AccountSummary) => string {
   const t = useTranslations('account');
+  const fmt = useFormat();
   return (a) => {
     const parts = [t('diemFirst')];
-    if (a.diemDailyAllowance) parts.push(t('diemAllowance', { amount: formatDiem(a.diemDailyAllowance) }));
+    if (a.diemDailyAllowance) parts.push(t('diemAllowance', { amount: fmt.diemBalance(a.diemDailyAllowance) }));
     const at = a.diemResetsAt ? new Date(a.diemResetsAt) : null;
-    if (at && !Number.isNaN(at.getTime()))
-      parts.push(t('diemRefills', { when: at.toLocaleString(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' }) }));
+    if (at && !Number.isNaN(at.getTime())) parts.push(t('diemRefills', { when: fmt.dateTime(at, { weekday: 'short', hour: 'numeric', minute: '2-digit' }) }));
     return parts.join(' ');
   };
 }
 
 export function AccountPage() {
   const t = useTranslations('account');
+  const fmt = useFormat();
   const diemNote = useDiemNote();
   const me = useMe();
   const account = useQuery({
@@ -67,7 +68,7 @@ export function AccountPage() {
             {user.displayName ? `${user.displayName} · ` : ''}
             {user.wallet ? t('wallet', { chain: user.wallet.chain === 'evm' ? 'Base' : 'Solana', address: user.wallet.address }) : (user.email ?? t('noEmail'))}
             {user.isAdmin ? ` · ${t('administrator')}` : ''}
-            {` · ${t('memberSince', { date: new Date(user.createdAt).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) })}`}
+            {` · ${t('memberSince', { date: fmt.date(user.createdAt, { year: 'numeric', month: 'long', day: 'numeric' }) })}`}
           </>
         )
       }
@@ -94,11 +95,11 @@ export function AccountPage() {
               {t('balances')}
             </h2>
             <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-              <BalanceCard label={t('usd')} value={formatUsd(account.data.balances.usd)} note={t('usdNote')} testId="balance-usd" />
+              <BalanceCard label={t('usd')} value={fmt.usdBalance(account.data.balances.usd)} note={t('usdNote')} testId="balance-usd" />
               <BalanceCard
                 label={t('diem')}
                 info={<DiemInfo />}
-                value={formatDiem(account.data.balances.diem)}
+                value={fmt.diemBalance(account.data.balances.diem)}
                 note={diemNote(account.data)}
                 testId="balance-diem"
               />

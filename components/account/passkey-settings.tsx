@@ -10,14 +10,14 @@ import { call } from '@/components/api/client.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { InputField } from '@/components/ui/fields.tsx';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const KEY = ['account', 'passkeys'] as const;
-
-const when = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 
 export function PasskeySettings() {
   const t = useTranslations('passkeys');
   const tc = useTranslations('common');
+  const fmt = useFormat();
   const id = useId();
   const qc = useQueryClient();
   const list = useQuery({ queryKey: KEY, queryFn: ({ signal }) => call('GET /account/passkeys', { signal }) });
@@ -59,8 +59,8 @@ export function PasskeySettings() {
                 </span>
                 <span className="text-muted-foreground">
                   {' '}
-                  {t('added', { when: when(p.createdAt) })}
-                  {p.lastUsedAt ? t('lastUsed', { when: when(p.lastUsedAt) }) : t('notUsed')}
+                  {t('added', { when: fmt.date(p.createdAt) })}
+                  {p.lastUsedAt ? t('lastUsed', { when: fmt.date(p.lastUsedAt) }) : t('notUsed')}
                 </span>
               </span>
               <Button

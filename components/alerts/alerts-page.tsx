@@ -16,6 +16,7 @@ import { InputField } from '@/components/ui/fields.tsx';
 import { EmptyState, QueryContent } from '@/components/ui/query-state.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import type { AlertDeliveryPage, AlertSettingsView } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const SETTINGS = ['alerts', 'settings'] as const;
 const LOG = ['alerts', 'log'] as const;
@@ -187,6 +188,7 @@ function SecretAndTest({ view }: { view: AlertSettingsView }) {
 
 function DeliveryLog() {
   const t = useTranslations('alerts');
+  const fmt = useFormat();
   const log = useQuery({
     queryKey: LOG,
     queryFn: ({ signal }) => call('GET /alerts/deliveries', { query: { page: 1, limit: 50 }, signal }),
@@ -217,7 +219,7 @@ function DeliveryLog() {
             >
               {page.items.map((d) => (
                 <tr key={d.id} className="border-t border-border" data-testid="delivery-row" data-channel={d.channel} data-status={d.status}>
-                  <td className={TD}>{new Date(d.at).toLocaleString()}</td>
+                  <td className={TD}>{fmt.dateTime(d.at)}</td>
                   <td className="px-3 py-2" title={d.summary}>
                     <span className="font-medium">{d.event}</span>
                     <span className="block max-w-md truncate text-xs text-muted-foreground">{d.summary}</span>

@@ -13,24 +13,47 @@ export function setCsrfToken(token: string | undefined): void {
 }
 
 /**
- * The words of the failures this file makes itself (no answer; an answer without our error body), in the page's
- * language: the catalogue's `apiClient`, handed over by the i18n provider before anything is fetched.
+ * The words of the failures this file makes itself (no answer; an answer without our error body), and of the
+ * server's error codes, in the page's language: the catalogue's `apiClient`, handed over by the i18n provider before
+ * anything is fetched.
  */
-let words = { unreachable: 'HTTP 0', requestFailed: 'HTTP {status}' };
-export function setClientWords(w: typeof words): void {
+interface ClientWords {
+  unreachable: string;
+  requestFailed: string;
+  codes: Partial<Record<string, string>>;
+}
+let words: ClientWords = { unreachable: 'HTTP 0', requestFailed: 'HTTP {status}', codes: {} };
+export function setClientWords(w: ClientWords): void {
   words = w;
 }
 export const requestFailed = (status: number): string => words.requestFailed.replace('{status}', String(status));
 const unreachable = () => ({ error: words.unreachable });
+
+/**
+ * What to show for a server error: the catalogue's message for its code in the page's language, else (a code the
+ * catalogue has no words for, whose message is often specific: which field, which file) the server's own text.
+ */
+export function errorText(code: string, serverText: string): string {
+  return Object.hasOwn(words.codes, code) ? (words.codes[code] ?? serverText) : serverText;
+}
+
+/** An error body's words (errorText); a body that is not the server's (no code) keeps its text or the status. */
+export function errorBodyText(body: Record<string, unknown>, status: number): string {
+  const text = typeof body.error === 'string' ? body.error : requestFailed(status);
+  return typeof body.code === 'string' ? errorText(body.code, text) : text;
+}
 
 export class AppApiError extends Error implements AppError {
   readonly status: number;
   readonly code: string;
   readonly retryAfter?: number;
   readonly body: Record<string, unknown>;
+  /** The server's own (English) message, kept for logs; `message` is what a person reads. */
+  readonly serverMessage: string;
 
   constructor(status: number, body: Record<string, unknown>, retryAfter?: number) {
-    super(typeof body.error === 'string' ? body.error : requestFailed(status));
+    super(errorBodyText(body, status));
+    this.serverMessage = typeof body.error === 'string' ? body.error : this.message;
     this.status = status;
     this.code = typeof body.code === 'string' ? body.code : status === 0 ? 'NETWORK_ERROR' : 'UNKNOWN_ERROR';
     this.retryAfter = retryAfter;

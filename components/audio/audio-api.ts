@@ -3,7 +3,7 @@
 // they are fetched here directly, with the session's CSRF token from /auth/me; their failures are JSON error bodies
 // read into AudioFailure.
 import { useQuery } from '@tanstack/react-query';
-import { APP_API, call, requestFailed } from '@/components/api/client.ts';
+import { APP_API, call, errorBodyText } from '@/components/api/client.ts';
 import { useMe } from '@/components/session/use-me.ts';
 import type { DictationResult, SpeechRequest } from '@/lib/audio/wire.ts';
 import type { AudioFailure } from './audio-errors.ts';
@@ -39,7 +39,7 @@ async function failureOf(res: Response): Promise<AudioRequestError> {
   return new AudioRequestError({
     status: res.status,
     code: typeof body.code === 'string' ? body.code : 'UNKNOWN_ERROR',
-    message: typeof body.error === 'string' ? body.error : requestFailed(res.status),
+    message: errorBodyText(body, res.status),
     retryAfter: Number.isFinite(ra) && ra > 0 ? ra : undefined,
   });
 }

@@ -11,8 +11,8 @@ import type { ComponentProps, ReactNode } from 'react';
 import { useTranslations } from 'use-intl';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CELL, ChartFrame, HEAD, seriesColour } from '@/components/billing/chart-frame.tsx';
-import { formatCount, formatDay, formatDiem, formatUsd } from '@/components/usage/format.ts';
 import type { BillingSummary } from '@/lib/wire.ts';
+import { type Formats, useFormat } from '@/components/i18n/format.ts';
 
 const AXIS = { fill: 'var(--muted-foreground)', fontSize: 12 };
 const TOOLTIP = {
@@ -21,10 +21,9 @@ const TOOLTIP = {
   itemStyle: { color: 'var(--popover-foreground)' },
   cursor: { fill: 'var(--accent)' },
 };
-const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
-const hourLabel = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-// Axis ticks of tiny amounts stay short: "$0.000015" rather than a rounded "$0.00".
-const axisUsd = (v: number) => (v === 0 ? '$0' : v < 0.01 ? `$${Number(v.toPrecision(2))}` : formatUsd(v));
+// Axis ticks of tiny amounts stay short: "$0.000015" rather than a rounded "$0.00" (fmt.usd's rule below a cent).
+const axisUsd = (fmt: Formats) => (v: number) => (v === 0 ? fmt.number(0, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }) : fmt.usd(v));
+const axisDiem = (fmt: Formats) => (v: number) => fmt.number(v, { maximumSignificantDigits: 2 });
 
 function peak<T>(rows: T[], value: (r: T) => number): T | undefined {
   let best: T | undefined;
@@ -114,22 +113,23 @@ type Day = BillingSummary['chart']['days'][number];
  */
 function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; unit: 'USD' | 'DIEM' }) {
   const t = useTranslations('billingCharts');
+  const fmt = useFormat();
   const modelLabel = (m: string) => (m === 'other' ? t('otherModels') : m);
   const usd = unit === 'USD';
   const of = (d: Day) => (usd ? d.spend : d.spendDiem);
   const totalOf = (d: Day) => (usd ? d.total : d.totalDiem);
-  const format = usd ? formatUsd : (v: number) => `${formatDiem(v)} DIEM`;
-  const axis = usd ? axisUsd : (v: number) => (v === 0 ? '0' : `${Number(v.toPrecision(2))}`);
-  const first = formatDay(days[0].date);
-  const last = formatDay(days.at(-1)!.date);
+  const format = usd ? fmt.usd : (v: number) => `${fmt.diem(v)} DIEM`;
+  const axis = usd ? axisUsd(fmt) : axisDiem(fmt);
+  const first = fmt.day(days[0].date);
+  const last = fmt.day(days.at(-1)!.date);
   const top = peak(days, totalOf);
   const title = t('spentPerDay', { unit });
-  const dayRows = days.map((d) => ({ ...d, label: formatDay(d.date) }));
+  const dayRows = days.map((d) => ({ ...d, label: fmt.day(d.date) }));
   return (
     <ChartFrame
       title={title}
       testId={usd ? 'chart-spend' : 'chart-spend-diem'}
-      summary={top ? t('spentSummary', { unit, first, last, day: formatDay(top.date), amount: format(totalOf(top)) }) : t('nothingSpent', { first, last })}
+      summary={top ? t('spentSummary', { unit, first, last, day: fmt.day(top.date), amount: format(totalOf(top)) }) : t('nothingSpent', { first, last })}
       chart={
         <Bars
           data={dayRows}
@@ -154,7 +154,7 @@ function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; uni
           caption={t('spentCaption', { unit })}
           first={t('day')}
           columns={[...models.map(modelLabel), t('total')]}
-          rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [...models.map((m) => format(of(d)[m] ?? 0)), format(totalOf(d))] }))}
+          rows={days.map((d) => ({ key: d.date, label: fmt.day(d.date), cells: [...models.map((m) => format(of(d)[m] ?? 0)), format(totalOf(d))] }))}
         />
       }
     />
@@ -163,11 +163,12 @@ function SpendChart({ days, models, unit }: { days: Day[]; models: string[]; uni
 
 export default function BillingCharts({ chart }: { chart: BillingSummary['chart'] }) {
   const t = useTranslations('billingCharts');
+  const fmt = useFormat();
   const { days, models, hours } = chart;
   const tokenPeak = peak(days, (d) => d.tokens);
   const hourPeak = peak(hours, (h) => h.requests);
-  const dayRows = days.map((d) => ({ ...d, label: formatDay(d.date) }));
-  const hourRows = hours.map((h) => ({ ...h, label: hourLabel(h.hour) }));
+  const dayRows = days.map((d) => ({ ...d, label: fmt.day(d.date) }));
+  const hourRows = hours.map((h) => ({ ...h, label: fmt.time(h.hour) }));
   const spentUsd = days.some((d) => d.total > 0);
   const spentDiem = days.some((d) => d.totalDiem > 0);
 
@@ -186,9 +187,14 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
       <ChartFrame
         title={t('tokensPerDay')}
         testId="chart-tokens"
-        summary={tokenPeak ? t('tokensSummary', { day: formatDay(tokenPeak.date), tokens: formatCount(tokenPeak.tokens) }) : t('noTokens')}
+        summary={tokenPeak ? t('tokensSummary', { day: fmt.day(tokenPeak.date), tokens: fmt.count(tokenPeak.tokens) }) : t('noTokens')}
         chart={
-          <Bars data={dayRows} title={t('tokensPerDay')} yAxis={{ width: 48, tickFormatter: (v: number) => compact.format(v) }} format={formatCount}>
+          <Bars
+            data={dayRows}
+            title={t('tokensPerDay')}
+            yAxis={{ width: 48, tickFormatter: (v: number) => fmt.number(v, { notation: 'compact', maximumFractionDigits: 1 }) }}
+            format={fmt.count}
+          >
             <Bar dataKey="tokens" name={t('tokens')} fill={seriesColour(3)} isAnimationActive={false} />
           </Bars>
         }
@@ -199,16 +205,16 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
             caption={t('tokensCaption')}
             first={t('day')}
             columns={[t('tokens'), t('requests')]}
-            rows={days.map((d) => ({ key: d.date, label: formatDay(d.date), cells: [formatCount(d.tokens), formatCount(d.requests)] }))}
+            rows={days.map((d) => ({ key: d.date, label: fmt.day(d.date), cells: [fmt.count(d.tokens), fmt.count(d.requests)] }))}
           />
         }
       />
       <ChartFrame
         title={t('hoursTitle')}
         testId="chart-hours"
-        summary={hourPeak ? t('hoursSummary', { hour: hourLabel(hourPeak.hour), requests: formatCount(hourPeak.requests) }) : t('noRequests')}
+        summary={hourPeak ? t('hoursSummary', { hour: fmt.time(hourPeak.hour), requests: fmt.count(hourPeak.requests) }) : t('noRequests')}
         chart={
-          <Bars data={hourRows} title={t('requestsPerHour')} yAxis={{ width: 40, allowDecimals: false }} format={formatCount}>
+          <Bars data={hourRows} title={t('requestsPerHour')} yAxis={{ width: 40, allowDecimals: false }} format={fmt.count}>
             <Bar dataKey="requests" name={t('requests')} fill={seriesColour(0)} isAnimationActive={false} />
           </Bars>
         }
@@ -219,7 +225,7 @@ export default function BillingCharts({ chart }: { chart: BillingSummary['chart'
             caption={t('hoursTitle')}
             first={t('hour')}
             columns={[t('requests')]}
-            rows={hours.map((h) => ({ key: h.hour, label: hourLabel(h.hour), cells: [formatCount(h.requests)] }))}
+            rows={hours.map((h) => ({ key: h.hour, label: fmt.time(h.hour), cells: [fmt.count(h.requests)] }))}
           />
         }
       />

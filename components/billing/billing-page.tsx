@@ -16,9 +16,9 @@ import { Statement } from '@/components/billing/statement.tsx';
 import { useMe } from '@/components/session/use-me.ts';
 import { QueryContent } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
-import { formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
 import type { BillingSummary, SpendWindow } from '@/lib/wire.ts';
+import { type Formats, useFormat } from '@/components/i18n/format.ts';
 
 const BillingCharts = dynamic(() => import('@/components/billing/billing-charts.tsx'), {
   ssr: false,
@@ -35,18 +35,17 @@ function Loading({ what }: { what: 'loadingCharts' | 'loadingTopUp' }) {
   return <Spinner label={t(what)} className="size-5" />;
 }
 
-const when = (ms: number) => new Date(ms).toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
 type T = ReturnType<typeof useTranslations<'billing'>>;
 
 const spendNote = (t: T, w: SpendWindow) => t('requests', { count: w.requests });
 
-function projection(t: T, s: BillingSummary): string {
+function projection(t: T, fmt: Formats, s: BillingSummary): string {
   const { usdPerDay, runsOutAt } = s.projection;
   if (runsOutAt === null) return t('notRunningDown');
   const days = (runsOutAt - s.now) / 86_400_000;
-  const perDay = formatUsd(usdPerDay);
+  const perDay = fmt.usd(usdPerDay);
   if (days > 1000) return t('lastsOver1000', { perDay });
-  const date = new Date(runsOutAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  const date = fmt.date(runsOutAt);
   return days < 1 ? t('lastsUnderADay', { perDay, date }) : t('lastsDays', { perDay, days: Math.floor(days), date });
 }
 
@@ -79,6 +78,7 @@ function AddCredit({ s }: { s: BillingSummary }) {
 function Body({ s }: { s: BillingSummary }) {
   const t = useTranslations('billing');
   const td = useTranslations('diem');
+  const fmt = useFormat();
   const b = s.balances;
   return (
     <>
@@ -87,34 +87,41 @@ function Body({ s }: { s: BillingSummary }) {
           <span className="font-medium text-foreground">{td('what')}</span> {td('explained')}
         </p>
         <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-          <StatCard label={t('usdCredit')} value={formatUsd(b.usd)} note={t('usdCreditNote')} testId="balance-usd" />
+          <StatCard label={t('usdCredit')} value={fmt.usd(b.usd)} note={t('usdCreditNote')} testId="balance-usd" />
           <StatCard
             label={t('diemToday')}
-            value={formatDiem(b.diem)}
-            note={b.diemDailyAllowance > 0 ? t('allowanceRefills', { amount: formatDiem(b.diemDailyAllowance), when: when(b.diemResetsAt) }) : t('noAllowance')}
+            value={fmt.diem(b.diem)}
+            note={
+              b.diemDailyAllowance > 0
+                ? t('allowanceRefills', {
+                    amount: fmt.diem(b.diemDailyAllowance),
+                    when: fmt.dateTime(b.diemResetsAt, { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' }),
+                  })
+                : t('noAllowance')
+            }
             testId="balance-diem"
           />
-          <StatCard label={t('held')} value={formatSpend(b.usdHeld, b.diemHeld)} note={t('heldNote')} testId="balance-held" />
+          <StatCard label={t('held')} value={fmt.spend(b.usdHeld, b.diemHeld)} note={t('heldNote')} testId="balance-held" />
         </dl>
       </Section>
       <Section id="billing-spend" title={t('spend')}>
         <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-          <StatCard label={t('today')} value={formatSpend(s.spend.today.usd, s.spend.today.diem)} note={spendNote(t, s.spend.today)} testId="spend-today" />
+          <StatCard label={t('today')} value={fmt.spend(s.spend.today.usd, s.spend.today.diem)} note={spendNote(t, s.spend.today)} testId="spend-today" />
           <StatCard
             label={t('last7')}
-            value={formatSpend(s.spend.last7Days.usd, s.spend.last7Days.diem)}
+            value={fmt.spend(s.spend.last7Days.usd, s.spend.last7Days.diem)}
             note={spendNote(t, s.spend.last7Days)}
             testId="spend-7d"
           />
           <StatCard
             label={t('last30')}
-            value={formatSpend(s.spend.last30Days.usd, s.spend.last30Days.diem)}
+            value={fmt.spend(s.spend.last30Days.usd, s.spend.last30Days.diem)}
             note={spendNote(t, s.spend.last30Days)}
             testId="spend-30d"
           />
         </dl>
         <p className="text-sm" data-testid="projection">
-          {projection(t, s)}
+          {projection(t, fmt, s)}
         </p>
       </Section>
       <Section id="billing-add" title={t('addCredit')}>

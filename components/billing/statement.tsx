@@ -4,7 +4,7 @@
 // a time, and exported (CSV or JSON: every matching entry) with the same filters. Each charge links its signed receipt.
 // data-testid: statement, statement-row (data-kind, data-id), statement-empty, export-csv, export-json,
 // statement-from, statement-to, statement-key, statement-model, statement-kind, statement-pager.
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import { useEffect, useId, useState } from 'react';
 import { Pager } from '@/components/billing/pager.tsx';
 import { filterQuery, NO_FILTERS, type StatementFilters, useStatement } from '@/components/billing/queries.ts';
@@ -16,8 +16,8 @@ import { EmptyState, LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
-import { formatCount, formatDiem, formatUsd, formatWhen } from '@/components/usage/format.ts';
 import type { AppStatementEntry, BillingSummary, StatementKind } from '@/lib/wire.ts';
+import { type Formats, useFormat } from '@/components/i18n/format.ts';
 
 /** The entry kinds, in the filter's order (their names are the catalogue's `statement.kinds`). */
 const KINDS: StatementKind[] = ['inference', 'search', 'topup', 'grant', 'refund', 'correction', 'release', 'transfer'];
@@ -29,19 +29,20 @@ const ENDPOINT: Record<string, 'search' | 'scrape' | 'textParser'> = {
 };
 
 type T = ReturnType<typeof useTranslations<'statement'>>;
-const units = (t: T, n: number, unit: string) =>
-  (UNITS as readonly string[]).includes(unit) ? t(`units.${unit as (typeof UNITS)[number]}`, { count: n }) : `${formatCount(n)} ${unit}`;
+const units = (t: T, fmt: Formats, n: number, unit: string) =>
+  (UNITS as readonly string[]).includes(unit) ? t(`units.${unit as (typeof UNITS)[number]}`, { count: n }) : `${fmt.count(n)} ${unit}`;
 const short = (s: string) => (s.length > 14 ? `${s.slice(0, 8)}…${s.slice(-4)}` : s);
 
 function Details({ e }: { e: AppStatementEntry }) {
   const t = useTranslations('statement');
+  const fmt = useFormat();
   if (e.usage) {
     const u = e.usage;
     const extras = [
-      u.unit === 'token' ? t('tokensInOut', { in: formatCount(u.promptTokens), out: formatCount(u.completionTokens) }) : '',
+      u.unit === 'token' ? t('tokensInOut', { in: fmt.count(u.promptTokens), out: fmt.count(u.completionTokens) }) : '',
       u.searches ? t('searches', { count: u.searches }) : '',
       u.scrapedUrls ? t('scraped', { count: u.scrapedUrls }) : '',
-      u.rpc ? u.rpc.methods.map((m) => `${m.method} ×${formatCount(m.calls)}`).join(', ') : '',
+      u.rpc ? u.rpc.methods.map((m) => `${m.method} ×${fmt.count(m.calls)}`).join(', ') : '',
     ]
       .filter(Boolean)
       .join(' · ');
@@ -49,7 +50,7 @@ function Details({ e }: { e: AppStatementEntry }) {
       <>
         <span className="font-medium">{e.kind === 'search' ? (ENDPOINT[u.endpoint] ? t(`endpoints.${ENDPOINT[u.endpoint]}`) : u.endpoint) : u.modelId}</span>
         <span className="block text-xs text-muted-foreground">
-          {units(t, u.quantity, u.unit)}
+          {units(t, fmt, u.quantity, u.unit)}
           {extras && ` · ${extras}`}
         </span>
       </>
@@ -96,8 +97,7 @@ function Details({ e }: { e: AppStatementEntry }) {
       e.kind === 'refund'
         ? t('refunded')
         : t('released', {
-            amount:
-              [c.heldUsd > 0 ? formatUsd(c.heldUsd) : '', c.heldDiem > 0 ? `${formatDiem(c.heldDiem)} DIEM` : ''].filter(Boolean).join(' + ') || t('nothing'),
+            amount: [c.heldUsd > 0 ? fmt.usd(c.heldUsd) : '', c.heldDiem > 0 ? `${fmt.diem(c.heldDiem)} DIEM` : ''].filter(Boolean).join(' + ') || t('nothing'),
           });
     return (
       <>
@@ -118,20 +118,21 @@ function Details({ e }: { e: AppStatementEntry }) {
 }
 
 function Amount({ e }: { e: AppStatementEntry }) {
+  const fmt = useFormat();
   if (e.credit) {
     const c = e.credit;
-    const parts = [c.usd !== 0 ? `${c.usd > 0 ? '+' : '−'}${formatUsd(Math.abs(c.usd))}` : '', c.diem > 0 ? `+${formatDiem(c.diem)} DIEM` : ''].filter(Boolean);
+    const parts = [c.usd !== 0 ? `${c.usd > 0 ? '+' : '−'}${fmt.usd(Math.abs(c.usd))}` : '', c.diem > 0 ? `+${fmt.diem(c.diem)} DIEM` : ''].filter(Boolean);
     if (!parts.length) return <span className="text-muted-foreground">—</span>;
     return <span className={c.usd < 0 ? undefined : 'text-success'}>{parts.join(' ')}</span>;
   }
   const u = e.usage!;
-  const parts = [u.usd > 0 || u.diem === 0 ? `−${formatUsd(u.usd)}` : '', u.diem > 0 ? `−${formatDiem(u.diem)} DIEM` : ''].filter(Boolean);
+  const parts = [u.usd > 0 || u.diem === 0 ? `−${fmt.usd(u.usd)}` : '', u.diem > 0 ? `−${fmt.diem(u.diem)} DIEM` : ''].filter(Boolean);
   return <>{parts.join(' ')}</>;
 }
 
 export function Statement({ filters: choices }: { filters: BillingSummary['filters'] }) {
   const t = useTranslations('statement');
-  const locale = useLocale();
+  const fmt = useFormat();
   const [f, setF] = useState<StatementFilters>(NO_FILTERS);
   const [page, setPage] = useState(1);
   // The model is typed (any id; the last 30 days' models are suggested): it filters once typing pauses.
@@ -248,7 +249,7 @@ export function Statement({ filters: choices }: { filters: BillingSummary['filte
           >
             {q.data.entries.map((e) => (
               <tr key={`${e.kind}:${e.id}`} className="border-t border-border align-top" data-testid="statement-row" data-kind={e.kind} data-id={e.id}>
-                <td className={TD}>{formatWhen(e.at, locale)}</td>
+                <td className={TD}>{fmt.when(e.at)}</td>
                 <td className={TD}>{t(`kinds.${e.kind}`)}</td>
                 <td className="px-3 py-2">
                   <Details e={e} />

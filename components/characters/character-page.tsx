@@ -17,6 +17,7 @@ import { useCharacter } from '@/components/characters/queries.ts';
 import { Reviews } from '@/components/characters/reviews.tsx';
 import { StartChat } from '@/components/characters/start-chat.tsx';
 import type { CharacterDetail } from '@/components/characters/types.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 function TextBlock({ title, children, testId, open }: { title: string; children: string; testId: string; open?: boolean }) {
   if (!children) return null;
@@ -32,11 +33,12 @@ function TextBlock({ title, children, testId, open }: { title: string; children:
 
 function Facts({ c }: { c: CharacterDetail }) {
   const t = useTranslations('characters');
+  const fmt = useFormat();
   const facts: [string, ReactNode][] = [
     [t('factModel'), c.modelId ?? t('chatDefault')],
     [t('factTemperature'), c.temperature ?? t('modelDefaultLong')],
     [t('factWeb'), c.webEnabled ? t('on') : t('off')],
-    [t('factChats'), c.stats.chats.toLocaleString('en-US')],
+    [t('factChats'), fmt.count(c.stats.chats)],
   ];
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">

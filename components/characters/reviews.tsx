@@ -17,9 +17,9 @@ import { REVIEWS_PAGE_SIZE, charKeys, useReviews } from '@/components/characters
 import { StarPicker, StarRow } from '@/components/characters/stars.tsx';
 import { TextArea } from '@/components/characters/text-area.tsx';
 import type { CharacterDetail, CharacterReview } from '@/components/characters/types.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const TEXT_MAX = 2000;
-const when = (t: number | string) => new Date(t).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 
 function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterReview | null; onDone: () => void }) {
   const t = useTranslations('characters');
@@ -76,13 +76,14 @@ function ReviewForm({ slug, mine, onDone }: { slug: string; mine: CharacterRevie
 
 function ReviewItem({ review, actions }: { review: CharacterReview; actions?: React.ReactNode }) {
   const t = useTranslations('characters');
+  const fmt = useFormat();
   return (
     <li className="flex flex-col gap-1 border-b border-border py-3 last:border-b-0" data-testid="review" data-mine={review.isMine}>
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
         <span className="font-medium break-all">{review.author.name}</span>
         <StarRow value={review.rating} />
         <span className="text-xs text-muted-foreground">
-          {when(review.createdAt)}
+          {fmt.date(review.createdAt)}
           {review.updatedAt !== review.createdAt && t('edited')}
         </span>
       </div>

@@ -1,6 +1,7 @@
 // A labelled multi-line field with a hint and, when it has a maxLength, a running count tied to it for screen readers.
 import type { ReactNode, TextareaHTMLAttributes } from 'react';
 import { cn } from '@/components/ui/cn.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export function TextArea({
   id,
@@ -10,6 +11,7 @@ export function TextArea({
   ...rest
 }: TextareaHTMLAttributes<HTMLTextAreaElement> & { id: string; label: string; hint?: ReactNode }) {
   const length = typeof rest.value === 'string' ? rest.value.length : 0;
+  const fmt = useFormat();
   const max = rest.maxLength;
   const described = [hint ? `${id}-hint` : '', max ? `${id}-count` : ''].filter(Boolean).join(' ') || undefined;
   return (
@@ -30,7 +32,7 @@ export function TextArea({
       />
       {max !== undefined && (
         <p id={`${id}-count`} className="text-right text-xs text-muted-foreground">
-          {length.toLocaleString('en-US')} / {max.toLocaleString('en-US')}
+          {fmt.count(length)} / {fmt.count(max)}
         </p>
       )}
     </div>

@@ -66,6 +66,7 @@ export function ChatHeader({
         onSave={onSettingsSave}
         webSearch={webSearch}
         toolsSupported={models.find((m) => (modelId ? m.id === modelId : m.isDefault))?.capabilities.functionCalling}
+        temporary={temporary?.on}
       />
     </div>
   );

@@ -1,7 +1,8 @@
 'use client';
 // Per-chat settings in a popover: system prompt, temperature, web search, citations, the service's default system
 // prompt, memory, the tools (MCP servers) it may call. Edits are a draft until Save (a new chat keeps them until its
-// first send creates it).
+// first send creates it). A temporary chat saves nothing and reads no memory or knowledge (temporarySettings in
+// use-chat-controller.ts drops them), so its dialog offers neither and says why in one line.
 import { useTranslations } from 'use-intl';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { AppModelsResponse, ChatSettings, WebSearchMode } from '@/lib/wire.ts';
@@ -24,9 +25,11 @@ interface Props {
   webSearch?: AppModelsResponse['webSearch'];
   /** Whether the chat's model can call tools (undefined: not known yet). */
   toolsSupported?: boolean;
+  /** A temporary chat: no memory or knowledge-base choices, which it would ignore. */
+  temporary?: boolean;
 }
 
-export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported }: Props) {
+export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported, temporary }: Props) {
   const t = useTranslations('chat.settings');
   const searchOff = webSearch !== undefined && !webSearch.available;
   const [open, setOpen] = useState(false);
@@ -166,7 +169,13 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
             />
             {t('citations')}
           </label>
-          <KnowledgePicker value={draft.knowledge ?? []} onChange={(ids) => set('knowledge', ids.length ? ids : undefined)} />
+          {temporary ? (
+            <p className="text-sm text-muted-foreground" data-testid="temporary-settings-note">
+              {t('temporaryNote')}
+            </p>
+          ) : (
+            <KnowledgePicker value={draft.knowledge ?? []} onChange={(ids) => set('knowledge', ids.length ? ids : undefined)} />
+          )}
           <label className="flex items-center gap-2 text-sm">
             <input
               type="checkbox"
@@ -176,16 +185,18 @@ export function ChatSettingsButton({ settings, onSave, webSearch, toolsSupported
             />
             {t('servicePrompt')}
           </label>
-          <label className="flex items-center gap-2 text-sm">
-            <input
-              type="checkbox"
-              data-testid="memory-setting"
-              checked={draft.memory ?? true}
-              onChange={(e) => set('memory', e.target.checked)}
-              className="size-4 accent-[var(--primary)]"
-            />
-            {t('memory')}
-          </label>
+          {!temporary && (
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                data-testid="memory-setting"
+                checked={draft.memory ?? true}
+                onChange={(e) => set('memory', e.target.checked)}
+                className="size-4 accent-[var(--primary)]"
+              />
+              {t('memory')}
+            </label>
+          )}
           <ToolSettings value={draft.tools} onChange={(ids) => set('tools', ids)} supported={toolsSupported} />
           <VoiceSettings value={voice} onChange={setVoice} />
           <div className="flex justify-end gap-2">

@@ -1,12 +1,13 @@
 // A failed answer or send, said plainly: out of credit (with the way to add some), rate limited (with a live
 // countdown before Retry is offered), model at capacity or too slow, a model that cannot be reached (no countdown:
-// waiting will not help; another model that works is named and the picker is a click away), or the server's own
-// message. role="alert" so screen readers announce it.
+// waiting will not help; another model that works is named and the picker is a click away), or the error's code in
+// the user's language (errorText; the server's own message only for a code the catalogue does not word). role="alert"
+// so screen readers announce it.
 import { useTranslations } from 'use-intl';
 import { useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect } from 'react';
-import { qk } from '@/components/api/client.ts';
+import { errorText, qk } from '@/components/api/client.ts';
 import type { AppError } from '@/lib/wire.ts';
 import { buttonClasses } from '@/components/ui/button.tsx';
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
@@ -35,7 +36,7 @@ function headline(e: Failure, left: number, t: ReturnType<typeof useTranslations
   if (e.status === 503) return left > 0 ? t('capacityWait', { wait: formatWait(left) }) : t('capacity');
   if (e.status === 504) return t('timeout');
   if (e.status === 0) return t('offline');
-  return e.message || t('generic');
+  return errorText(e.code, e.message) || t('generic');
 }
 
 export function ErrorBanner({ error, since, onRetry, modelId }: Props) {
@@ -45,8 +46,10 @@ export function ErrorBanner({ error, since, onRetry, modelId }: Props) {
   const noCredit = error.status === 402 || error.code === 'INSUFFICIENT_BALANCE';
   const t = useTranslations('chat.error');
   const title = headline(error, left, t);
-  // The server's own words add detail under the plain-language headline (never its raw body).
-  const detail = error.message && error.message !== title && (noCredit || [0, 429, 503, 504].includes(error.status)) ? error.message : '';
+  // The code's words (a stored answer's error comes as the server wrote it) add detail under the plain-language
+  // headline (never the raw body).
+  const said = errorText(error.code, error.message);
+  const detail = said && said !== title && (noCredit || [0, 429, 503, 504].includes(error.status)) ? said : '';
   // A model found down: the picker's list is read again so it marks the model, and one that works is named.
   const qc = useQueryClient();
   useEffect(() => {

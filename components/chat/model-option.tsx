@@ -1,5 +1,5 @@
 // One model in the picker: name, the default mark, capability badges and prices per million tokens.
-import { useTranslations } from 'use-intl';
+import { useLocale, useTranslations } from 'use-intl';
 import type { AppModel } from '@/lib/wire.ts';
 import { formatPrice } from './format.ts';
 import { CapabilityBadges } from './capability-badges.tsx';
@@ -18,6 +18,8 @@ interface Props {
 
 export function ModelOption({ model, isAdmin, id, selected, active, onPick, onHover }: Props) {
   const t = useTranslations('chat.picker');
+  const locale = useLocale();
+  const price = (usd: number) => formatPrice(usd, locale) ?? t('free');
   return (
     <li
       id={id}
@@ -43,7 +45,7 @@ export function ModelOption({ model, isAdmin, id, selected, active, onPick, onHo
           <span className="tabular-nums">
             {model.pricing.inputUsd === 0 && model.pricing.outputUsd === 0
               ? t('free')
-              : t('prices', { in: formatPrice(model.pricing.inputUsd), out: formatPrice(model.pricing.outputUsd) })}
+              : t('prices', { in: price(model.pricing.inputUsd), out: price(model.pricing.outputUsd) })}
           </span>
         </span>
         <DemoNotice model={model} isAdmin={isAdmin} compact />

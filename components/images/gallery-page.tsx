@@ -3,7 +3,7 @@
 // download, copy, vary, upscale, background removal and "Edit this image" (the results join the gallery, not a chat), delete, and a
 // link to the chat it was made in. New images are made in a chat's image mode.
 // data-testid: gallery-page, gallery-empty, gallery-item (data-image-id), gallery-chat-link, gallery-more.
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -18,12 +18,13 @@ import { IMAGE_JOB_ROUTE, type ImageActions, ImageActionsContext, type ImageJob 
 import { ImageCard } from './image-card.tsx';
 import { ImageEditor } from './image-editor.tsx';
 import { imageKeys, useDeleteImage, useGallery, useImageModels } from './queries.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const DONE = { vary: 'doneVary', upscale: 'doneUpscale', 'remove-background': 'doneCutout' } as const satisfies Record<ImageJob, string>;
 
 export function GalleryPage() {
   const t = useTranslations('images');
-  const locale = useLocale();
+  const fmt = useFormat();
   const qc = useQueryClient();
   const toast = useToast();
   const gallery = useGallery();
@@ -110,7 +111,7 @@ export function GalleryPage() {
                     {i.prompt}
                   </p>
                   <p className="text-xs text-muted-foreground">
-                    {i.modelName} · {new Date(i.createdAt).toLocaleString(locale)}
+                    {i.modelName} · {fmt.dateTime(i.createdAt)}
                     {i.conversationId && (
                       <>
                         {' · '}

@@ -4,7 +4,7 @@
 // (useChatImages polls) and every one of this message joins the grid, with a place held for each variant to come.
 // Below: the caption, an error or "Stopped", and a footer with versions, the model and the cost.
 // data-testid: image-message (data-status), image-pending, image-error.
-import { useTranslations } from 'use-intl';
+import { useLocale, useTranslations } from 'use-intl';
 import { memo, useEffect, useMemo } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Spinner } from '@/components/ui/spinner.tsx';
@@ -31,6 +31,7 @@ interface Props {
 
 export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, siblingCount }: Props) {
   const t = useTranslations('images');
+  const locale = useLocale();
   const qc = useQueryClient();
   const live = useLiveAnswer(message.id);
   const actions = useChatActions();
@@ -57,7 +58,7 @@ export const ImageMessage = memo(function ImageMessage({ message, siblingIndex, 
   const waiting = making ? Math.max(1, expected - shown.length) : 0;
   const first = shown.find((s) => s.image)?.image;
   // What was charged, in the unit it was charged in (the daily DIEM first, then USD), as chat answers show it.
-  const cost = message.usage ? formatCharge(message.usage.costUsd, message.usage.costDiem) : null;
+  const cost = message.usage ? formatCharge(message.usage.costUsd, message.usage.costDiem, locale) : null;
 
   return (
     <article data-testid="image-message" data-role="assistant" data-status={status} aria-label={t('images')} className="min-w-0">

@@ -6,9 +6,9 @@
 import { useTranslations } from 'use-intl';
 import type { ReactNode, SelectHTMLAttributes } from 'react';
 import { cn } from '@/components/ui/cn.ts';
-import { formatUsd } from '@/components/usage/format.ts';
 import type { AppImageModel } from '@/lib/images/wire.ts';
 import { type ImageChoices, perImageUsd, requestOf, seedOf } from './choices.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 /** A description's first sentence (the rest is in the note's tooltip). */
 const firstSentence = (text: string | null) => (text ? (/^.*?[.!?](\s|$)/.exec(text)?.[0] ?? text).trim() : '');
@@ -40,6 +40,7 @@ interface Props {
 
 export function ImageOptions({ models, styles, model, choices, onChange }: Props) {
   const t = useTranslations('images');
+  const fmt = useFormat();
   const shape = requestOf(model, choices, styles);
   const price = perImageUsd(model);
   const badSeed = seedOf(choices.seed) === null;
@@ -139,8 +140,8 @@ export function ImageOptions({ models, styles, model, choices, onChange }: Props
         {price !== null && (
           <span data-testid="image-price">
             {shape.variants > 1
-              ? t('priceMany', { price: formatUsd(price), total: formatUsd(price * shape.variants), count: shape.variants })
-              : t('price', { price: formatUsd(price) })}
+              ? t('priceMany', { price: fmt.usd(price), total: fmt.usd(price * shape.variants), count: shape.variants })
+              : t('price', { price: fmt.usd(price) })}
           </span>
         )}
       </p>

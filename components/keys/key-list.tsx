@@ -4,7 +4,7 @@
 // chats with is marked and cannot be revoked here. Metadata only: the server never sends a secret again.
 // data-testid: key-list, key-row (data-id, data-revoked, data-type), key-meter (data-currency, data-value, data-max),
 // edit-key, revoke-key, edit-key-dialog, edit-key-submit, edit-key-error, confirm-dialog, confirm-button.
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import { type FormEvent, useId, useState } from 'react';
 import { capError, KeyFields, type KeyFormValues, toLimits } from '@/components/keys/key-form.tsx';
 import { useRevokeKey, useUpdateKey } from '@/components/keys/queries.ts';
@@ -14,20 +14,19 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { formatDiem, formatSpend, formatUsd } from '@/components/usage/format.ts';
 import type { AppApiKey } from '@/lib/wire.ts';
+import { type Formats, useFormat } from '@/components/i18n/format.ts';
 
-const day = (ms: number, locale: string) => new Date(ms).toLocaleDateString(locale, { year: 'numeric', month: 'short', day: 'numeric' });
-
-function status(k: AppApiKey, t: ReturnType<typeof useTranslations<'keyList'>>, locale: string): string {
-  if (k.revokedAt !== null) return t('revoked', { date: day(k.revokedAt, locale) });
-  if (k.expiresAt !== null && k.expiresAt <= Date.now()) return t('expired', { date: day(k.expiresAt, locale) });
-  return k.expiresAt === null ? t('active') : t('activeUntil', { date: day(k.expiresAt, locale) });
+function status(k: AppApiKey, t: ReturnType<typeof useTranslations<'keyList'>>, fmt: Formats): string {
+  if (k.revokedAt !== null) return t('revoked', { date: fmt.date(k.revokedAt) });
+  if (k.expiresAt !== null && k.expiresAt <= Date.now()) return t('expired', { date: fmt.date(k.expiresAt) });
+  return k.expiresAt === null ? t('active') : t('activeUntil', { date: fmt.date(k.expiresAt) });
 }
 
 function CapMeter({ currency, spent, max, period }: { currency: 'USD' | 'DIEM'; spent: number; max: number; period: string }) {
   const t = useTranslations('keyList');
-  const show = currency === 'USD' ? formatUsd : (v: number) => `${formatDiem(v)} DIEM`;
+  const fmt = useFormat();
+  const show = currency === 'USD' ? fmt.usd : (v: number) => `${fmt.diem(v)} DIEM`;
   const ratio = max > 0 ? Math.min(1, spent / max) : 1;
   return (
     <div className="relative flex min-w-36 flex-col gap-1" data-testid="key-meter" data-currency={currency} data-value={spent} data-max={max}>
@@ -137,7 +136,7 @@ function EditDialog({ k, descriptionMax, onClose }: { k: AppApiKey; descriptionM
 export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descriptionMax: number }) {
   const t = useTranslations('keyList');
   const tf = useTranslations('keyForm');
-  const locale = useLocale();
+  const fmt = useFormat();
   const [editing, setEditing] = useState<AppApiKey | null>(null);
   const [revoking, setRevoking] = useState<AppApiKey | null>(null);
   const revoke = useRevokeKey();
@@ -164,13 +163,13 @@ export function KeyList({ keys, descriptionMax }: { keys: AppApiKey[]; descripti
               <th scope="row" className={`${TD} text-left font-medium`}>
                 {k.description || tf('unnamed')}
                 <span className="block text-xs font-normal text-muted-foreground">
-                  {t('created', { type: k.type === 'ADMIN' ? tf('admin') : tf('inference'), date: day(k.createdAt, locale) })}
+                  {t('created', { type: k.type === 'ADMIN' ? tf('admin') : tf('inference'), date: fmt.date(k.createdAt) })}
                   {k.browserApp && t('browserApp')}
                 </span>
               </th>
-              <td className={TD}>{status(k, t, locale)}</td>
-              <td className={TD}>{k.lastUsedAt === null ? t('never') : day(k.lastUsedAt, locale)}</td>
-              <td className={`${TD} text-right tabular-nums`}>{formatSpend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
+              <td className={TD}>{status(k, t, fmt)}</td>
+              <td className={TD}>{k.lastUsedAt === null ? t('never') : fmt.date(k.lastUsedAt)}</td>
+              <td className={`${TD} text-right tabular-nums`}>{fmt.spend(k.lastSevenDays.usd, k.lastSevenDays.diem)}</td>
               <td className={TD}>
                 <Caps k={k} />
               </td>

@@ -2,7 +2,7 @@
 // The rate-limit log: every refused request of the account (when, which key and model, which limit), newest first,
 // filtered by limit type, model and key, a page at a time.
 // data-testid: breach-log, breach-row (data-type, data-model), breach-empty, breach-type, breach-model, breach-key.
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import { useId, useState } from 'react';
 import { Pager } from '@/components/billing/pager.tsx';
 import { ANY_BREACH, type BreachFilters, useBreaches } from '@/components/limits/queries.ts';
@@ -10,13 +10,13 @@ import { SelectField } from '@/components/ui/fields.tsx';
 import { EmptyState, LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
-import { formatWhen } from '@/components/usage/format.ts';
 import { BREACH_TYPES } from '@/lib/limits/wire.ts';
 import type { BreachKind, LimitsReport } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export function BreachLog({ report }: { report: LimitsReport }) {
   const t = useTranslations('breachLog');
-  const locale = useLocale();
+  const fmt = useFormat();
   const typeName = (type: string) => ((BREACH_TYPES as readonly string[]).includes(type) ? t(`types.${type as BreachKind}`) : type);
   const id = useId();
   const [f, setF] = useState<BreachFilters>(ANY_BREACH);
@@ -75,7 +75,7 @@ export function BreachLog({ report }: { report: LimitsReport }) {
           >
             {q.data.items.map((b, i) => (
               <tr key={`${b.at}-${i}`} className="border-t border-border" data-testid="breach-row" data-type={b.type} data-model={b.modelId}>
-                <td className={TD}>{formatWhen(b.at, locale)}</td>
+                <td className={TD}>{fmt.when(b.at)}</td>
                 <td className={TD}>{typeName(b.type)}</td>
                 <td className={TD}>{b.modelId}</td>
                 <td className={TD}>{b.keyDescription ?? (b.keyId ? t('deletedKey') : '—')}</td>

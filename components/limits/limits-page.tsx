@@ -13,15 +13,16 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { SelectField } from '@/components/ui/fields.tsx';
 import { QueryContent } from '@/components/ui/query-state.tsx';
-import { formatCount } from '@/components/usage/format.ts';
 import { RateMeter } from '@/components/usage/rate-meter.tsx';
 import { Section } from '@/components/usage/section.tsx';
 import type { LimitsReport } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const MODEL_TYPES = ['text', 'image', 'tts', 'asr', 'embedding', 'video'] as const;
 
 function Models({ report }: { report: LimitsReport }) {
   const t = useTranslations('limitsPage');
+  const fmt = useFormat();
   const typeName = (type: string) => ((MODEL_TYPES as readonly string[]).includes(type) ? t(`types.${type as (typeof MODEL_TYPES)[number]}`) : type);
   const unit = report.windowSeconds === 60 ? t('minute') : t('window', { seconds: report.windowSeconds });
   return (
@@ -46,7 +47,7 @@ function Models({ report }: { report: LimitsReport }) {
             <RateMeter label={t('requestsPerDay')} meter={m.requestsToday} unit={t('requests')} testId="rate-day" />
           ) : (
             <p className="text-xs text-muted-foreground" data-testid="limit-rpd">
-              {m.requestsPerDay !== undefined ? t('atMost', { count: formatCount(m.requestsPerDay) }) : t('noDaily')}
+              {m.requestsPerDay !== undefined ? t('atMost', { count: fmt.count(m.requestsPerDay) }) : t('noDaily')}
             </p>
           )}
         </li>

@@ -11,12 +11,14 @@ import { IconButton } from '@/components/ui/icon-button.tsx';
 import { PencilIcon, TrashIcon } from '@/components/ui/icons.tsx';
 import type { AppMemory } from '@/lib/wire.ts';
 import { useDeleteMemory, useUpdateMemory } from './queries.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const errorText = (e: unknown, fallback: string) => (e instanceof AppApiError ? e.message : fallback);
 
 export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: number }) {
   const t = useTranslations('memory');
   const tc = useTranslations('common');
+  const fmt = useFormat();
   const update = useUpdateMemory();
   const remove = useDeleteMemory();
   const [draft, setDraft] = useState<string | null>(null);
@@ -83,7 +85,7 @@ export function MemoryItem({ memory, maxChars }: { memory: AppMemory; maxChars: 
           {t('useInChats')}
         </label>
         <span className="flex items-center gap-1">
-          <span className="text-xs">{new Date(memory.createdAt).toLocaleDateString()}</span>
+          <span className="text-xs">{fmt.date(memory.createdAt, {})}</span>
           <IconButton size="sm" label={t('edit')} data-testid="memory-edit" onClick={() => setDraft(memory.content)}>
             <PencilIcon className="size-4" />
           </IconButton>

@@ -14,8 +14,8 @@ import { Button } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
 import { InputField, SelectField } from '@/components/ui/fields.tsx';
-import { formatDiem, formatUsd } from '@/components/usage/format.ts';
 import type { OperatorAccount } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 /** Who holds an account, as the operator reads it: the email, else `wallet` (the word, translated) and the address. */
 export const ownerOf = (a: OperatorAccount, wallet: string) => a.email ?? (a.wallet ? `${wallet} ${a.wallet.split(':').pop()}` : a.name);
@@ -29,6 +29,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
   const t = useTranslations('manageAccount');
   const tc = useTranslations('common');
   const tiers = useTranslations('tiers');
+  const fmt = useFormat();
   const id = useId();
   const [a, setA] = useState(account);
   const [usd, setUsd] = useState('');
@@ -53,7 +54,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
       {
         onSuccess: (r) => {
           setA(r.account);
-          setDone(t('granted', { amount: formatUsd(Number(usd)), balance: formatUsd(r.account.balances.usd) }));
+          setDone(t('granted', { amount: fmt.usd(Number(usd)), balance: fmt.usd(r.account.balances.usd) }));
           setUsd('');
           setNote('');
           setTouched(false);
@@ -77,9 +78,9 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
     <Dialog open onClose={onClose} title={t('title', { owner: ownerOf(a, tc('wallet')) })} testId="manage-dialog" className="w-[min(36rem,calc(100vw-2rem))]">
       <p className="text-sm text-muted-foreground">
         {t('summary', {
-          usd: formatUsd(a.balances.usd),
-          diem: formatDiem(a.balances.diem),
-          daily: formatDiem(a.balances.diemDaily),
+          usd: fmt.usd(a.balances.usd),
+          diem: fmt.diem(a.balances.diem),
+          daily: fmt.diem(a.balances.diemDaily),
           tier: tiers(tierKey(a.tier)),
         })}
         {a.disabledAt !== null && t('disabledSuffix')}
@@ -124,7 +125,7 @@ export function ManageAccount({ account, onClose }: { account: OperatorAccount; 
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            if (!amountError(diem, 0)) change({ diemDaily: Number(diem) }, t('allowanceNow', { amount: formatDiem(Number(diem)) }));
+            if (!amountError(diem, 0)) change({ diemDaily: Number(diem) }, t('allowanceNow', { amount: fmt.diem(Number(diem)) }));
           }}
         >
           <InputField

@@ -5,7 +5,7 @@
 // data-testid: operator-models-page, model-row (data-id, data-disabled, data-origin), model-status, model-test,
 // model-toggle, model-prices, model-remove, price-input, price-output, price-save, models-error, default-model-select,
 // default-model-effective (plus the add form's).
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import Link from 'next/link';
 import { type FormEvent, useId, useState } from 'react';
 import { DashPage } from '@/components/billing/dash-page.tsx';
@@ -21,9 +21,10 @@ import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { Section } from '@/components/usage/section.tsx';
 import type { OperatorModel } from '@/lib/wire.ts';
+import { type Formats, useFormat } from '@/components/i18n/format.ts';
 
-// The browser's locale before, the app's language now: only the separators change, never the digits shown.
-const price = (n: number, locale: string) => `$${n.toLocaleString(locale, { maximumFractionDigits: 4 })}`;
+// Up to four places, no padding: only the separators follow the language, never the digits shown.
+const price = (n: number, fmt: Formats) => fmt.number(n, { style: 'currency', currency: 'USD', minimumFractionDigits: 0, maximumFractionDigits: 4 });
 
 function Status({ m }: { m: OperatorModel }) {
   const t = useTranslations('operatorModels');
@@ -105,7 +106,7 @@ function PricesDialog({ m, onClose }: { m: OperatorModel; onClose: () => void })
 
 function Models() {
   const t = useTranslations('operatorModels');
-  const locale = useLocale();
+  const fmt = useFormat();
   const q = useOperatorModels();
   const patch = usePatchModel();
   const remove = useRemoveModel();
@@ -136,7 +137,7 @@ function Models() {
               <Status m={m} />
             </td>
             <td className={`${TD} tabular-nums`}>
-              {m.pricing ? t('inOut', { in: price(m.pricing.inputUsd, locale), out: price(m.pricing.outputUsd, locale) }) : t('ownUnits')}
+              {m.pricing ? t('inOut', { in: price(m.pricing.inputUsd, fmt), out: price(m.pricing.outputUsd, fmt) }) : t('ownUnits')}
               {m.pricesOverridden && <span className="block text-xs text-muted-foreground">{t('setHere')}</span>}
             </td>
             <td className="px-3 py-2">

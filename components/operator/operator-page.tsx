@@ -4,7 +4,7 @@
 // who did what. Anyone else is told the page is the operator's (the server refuses them too).
 // data-testid: operator-page, operator-search, account-row (data-id, data-disabled), account-usd, manage-account,
 // audit-log, audit-row (data-action), operator-only (plus manage-account.tsx's).
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import { tierKey } from '@/components/limits/tier-name.ts';
 import Link from 'next/link';
 import { useId, useState } from 'react';
@@ -21,9 +21,9 @@ import { LoadError } from '@/components/ui/query-state.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import { DataTable, TD } from '@/components/ui/table.tsx';
 import { useDebouncedValue } from '@/components/ui/use-debounced-value.ts';
-import { formatDiem, formatSpend, formatUsd, formatWhen } from '@/components/usage/format.ts';
 import { Section } from '@/components/usage/section.tsx';
 import type { OperatorAccount, OperatorAuditEntry } from '@/lib/wire.ts';
+import { type Formats, useFormat } from '@/components/i18n/format.ts';
 
 /** The audit log's actions (their names are the catalogue's `operatorPage.actions`). */
 const ACTIONS: OperatorAuditEntry['action'][] = [
@@ -46,10 +46,10 @@ const ACTIONS: OperatorAuditEntry['action'][] = [
 
 type T = ReturnType<typeof useTranslations<'operatorPage'>>;
 
-function detail(e: OperatorAuditEntry, t: T): string {
+function detail(e: OperatorAuditEntry, t: T, fmt: Formats): string {
   const d = e.details;
-  if (e.action === 'grant') return `${formatUsd(Number(d.usd ?? 0))}${d.note ? ` · ${String(d.note)}` : ''}`;
-  if (e.action === 'diem_daily') return t('diemADay', { amount: formatDiem(Number(d.diemDaily ?? 0)) });
+  if (e.action === 'grant') return `${fmt.usd(Number(d.usd ?? 0))}${d.note ? ` · ${String(d.note)}` : ''}`;
+  if (e.action === 'diem_daily') return t('diemADay', { amount: fmt.diem(Number(d.diemDaily ?? 0)) });
   if (e.action === 'tier') return `${String(d.from)} → ${String(d.to)}`;
   if (e.action === 'password_reset') return t('tempPassword', { email: String(d.email) });
   if (e.action === 'second_factor_clear') return t('secondFactor', { email: String(d.email), totp: d.totp ? 'yes' : 'no', passkeys: Number(d.passkeys ?? 0) });
@@ -80,7 +80,7 @@ function Accounts() {
   const t = useTranslations('operatorPage');
   const tc = useTranslations('common');
   const tiers = useTranslations('tiers');
-  const locale = useLocale();
+  const fmt = useFormat();
   const id = useId();
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
@@ -135,17 +135,17 @@ function Accounts() {
                           : a.email
                             ? t('appUser')
                             : t('apiOnly')}
-                    {t('since', { date: new Date(a.createdAt).toLocaleDateString(locale) })}
+                    {t('since', { date: fmt.date(a.createdAt, {}) })}
                   </span>
                 </th>
                 <td className={`${TD} text-right tabular-nums`} data-testid="account-usd">
-                  {formatUsd(a.balances.usd)}
+                  {fmt.usd(a.balances.usd)}
                 </td>
                 <td className={`${TD} text-right tabular-nums`}>
-                  {formatDiem(a.balances.diem)} / {formatDiem(a.balances.diemDaily)}
+                  {fmt.diem(a.balances.diem)} / {fmt.diem(a.balances.diemDaily)}
                 </td>
                 <td className={`${TD} text-right tabular-nums`}>{a.keys}</td>
-                <td className={`${TD} text-right tabular-nums`}>{formatSpend(a.spent30Days.usd, a.spent30Days.diem)}</td>
+                <td className={`${TD} text-right tabular-nums`}>{fmt.spend(a.spent30Days.usd, a.spent30Days.diem)}</td>
                 <td className={TD}>{tiers(tierKey(a.tier))}</td>
                 <td className={TD}>
                   <Button
@@ -171,7 +171,7 @@ function Accounts() {
 
 function Audit() {
   const t = useTranslations('operatorPage');
-  const locale = useLocale();
+  const fmt = useFormat();
   const [page, setPage] = useState(1);
   const q = useAudit(page);
   if (q.isPending) return <Spinner label={t('loadingAudit')} className="size-5" />;
@@ -186,11 +186,11 @@ function Audit() {
       >
         {q.data.entries.map((e) => (
           <tr key={e.id} className="border-t border-border" data-testid="audit-row" data-action={e.action}>
-            <td className={TD}>{formatWhen(e.at, locale)}</td>
+            <td className={TD}>{fmt.when(e.at)}</td>
             <td className={TD}>{e.actor}</td>
             <td className="px-3 py-2">
               {ACTIONS.includes(e.action) ? t(`actions.${e.action}`) : e.action}
-              {detail(e, t) && <span className="block text-xs text-muted-foreground">{detail(e, t)}</span>}
+              {detail(e, t, fmt) && <span className="block text-xs text-muted-foreground">{detail(e, t, fmt)}</span>}
             </td>
             <td className={`${TD} font-mono text-xs`}>
               {e.accountId ? e.accountId.slice(0, 8) : e.action.startsWith('model_') ? t('catalogue') : t('server')}

@@ -2,7 +2,7 @@
 // The chat header's Share button: a dialog that makes a read-only link of the branch on screen (a snapshot: later
 // turns are not in it), lists this chat's links with copy and revoke, and says what a link shows.
 // data-testid: share-button, share-dialog, share-create, share-link, share-url, share-copy, share-revoke.
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '@/components/api/client.ts';
@@ -10,6 +10,7 @@ import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { Dialog } from '@/components/ui/dialog.tsx';
 import type { AppShare } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export const shareKeys = { all: ['shares'] as const, chat: (id: string) => ['shares', id] as const };
 
@@ -18,13 +19,13 @@ export const shareUrl = (s: AppShare) => `${window.location.origin}${s.path}`;
 /** One link: its address (selectable), copy and revoke. */
 export function ShareRow({ share, onRevoked }: { share: AppShare; onRevoked: () => void }) {
   const t = useTranslations('share');
-  const locale = useLocale();
+  const fmt = useFormat();
   const [copied, setCopied] = useState(false);
   const revoke = useMutation({ mutationFn: () => call('DELETE /shares/:token', { params: { token: share.token } }), onSuccess: onRevoked });
   return (
     <li data-testid="share-link" data-token={share.token} className="flex flex-col gap-1 rounded-lg border border-border p-2">
       <span className="text-xs text-muted-foreground">
-        {share.title} · {t('messages', { count: share.messageCount })} · {new Date(share.createdAt).toLocaleString(locale)}
+        {share.title} · {t('messages', { count: share.messageCount })} · {fmt.dateTime(share.createdAt)}
       </span>
       <div className="flex items-center gap-2">
         <input

@@ -16,6 +16,7 @@ import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { Spinner } from '@/components/ui/spinner.tsx';
 import type { AppSharedMessage } from '@/lib/wire.ts';
 import { SharedFrame } from './shared-frame.tsx';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export function ShareMissing() {
   const t = useTranslations('sharedChat');
@@ -94,6 +95,7 @@ function Message({ m }: { m: AppSharedMessage }) {
 export function SharedChat({ token }: { token: string }) {
   const t = useTranslations('sharedChat');
   const router = useRouter();
+  const fmt = useFormat();
   const me = useMe();
   const share = useQuery({
     queryKey: ['share', token],
@@ -127,7 +129,7 @@ export function SharedChat({ token }: { token: string }) {
             <header className="flex flex-col gap-2 border-b border-border pb-4">
               <h1 className="text-xl font-semibold">{share.data.title}</h1>
               <p className="text-sm text-muted-foreground">
-                {t('asOf', { when: new Date(share.data.sharedAt).toLocaleString() })}
+                {t('asOf', { when: fmt.dateTime(share.data.sharedAt) })}
                 {share.data.modelId ? ` · ${share.data.modelId}` : ''}.
               </p>
               <div>

@@ -7,8 +7,8 @@ import { useState } from 'react';
 import { useTranslations } from 'use-intl';
 import type { UsageDay } from '@/lib/wire.ts';
 import { TableToggle } from '@/components/ui/table-toggle.tsx';
-import { formatCount, formatDay, formatSpend } from '@/components/usage/format.ts';
 import { Segmented } from '@/components/usage/segmented.tsx';
+import { useFormat } from '@/components/i18n/format.ts';
 
 type Metric = 'tokens' | 'requests';
 
@@ -16,6 +16,7 @@ const metricValue = (d: UsageDay, m: Metric) => (m === 'tokens' ? d.promptTokens
 
 export function DailyChart({ days }: { days: UsageDay[] }) {
   const t = useTranslations('usage');
+  const fmt = useFormat();
   const [metric, setMetric] = useState<Metric>('tokens');
   const metrics = [
     { value: 'tokens', label: t('tokens') },
@@ -29,13 +30,13 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
   const H = 100;
   const summary =
     max > 0
-      ? t('chartSummary', { unit, from: formatDay(days[0].date), to: formatDay(days.at(-1)!.date), max: formatCount(max), peak: formatDay(peak.date) })
+      ? t('chartSummary', { unit, from: fmt.day(days[0].date), to: fmt.day(days.at(-1)!.date), max: fmt.count(max), peak: fmt.day(peak.date) })
       : t('chartEmpty', { unit });
 
   return (
     <div className="flex flex-col gap-3 rounded-xl border border-border bg-card p-4" data-testid="usage-chart">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="text-sm text-muted-foreground">{max > 0 ? t('perUtcDayPeak', { max: formatCount(max) }) : t('perUtcDay')}</p>
+        <p className="text-sm text-muted-foreground">{max > 0 ? t('perUtcDayPeak', { max: fmt.count(max) }) : t('perUtcDay')}</p>
         <Segmented legend={t('chartShows')} name="usage-metric" options={metrics} value={metric} onChange={setMetric} />
       </div>
       <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-label={summary} className="h-40 w-full">
@@ -47,15 +48,15 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
           const h = max > 0 ? Math.max((v / max) * (H - 2), v > 0 ? 1.5 : 0) : 0;
           return (
             <rect key={d.date} x={i * 10 + 1.5} width={7} y={H - h} height={h} rx={1} className="fill-primary">
-              <title>{`${formatDay(d.date)}: ${formatCount(v)}`}</title>
+              <title>{`${fmt.day(d.date)}: ${fmt.count(v)}`}</title>
             </rect>
           );
         })}
         <line x1={0} x2={W} y1={H - 0.2} y2={H - 0.2} className="stroke-input" strokeWidth={1} vectorEffect="non-scaling-stroke" />
       </svg>
       <div className="flex justify-between text-xs text-muted-foreground" aria-hidden="true">
-        <span>{formatDay(days[0].date)}</span>
-        <span>{formatDay(days.at(-1)!.date)}</span>
+        <span>{fmt.day(days[0].date)}</span>
+        <span>{fmt.day(days.at(-1)!.date)}</span>
       </div>
       <TableToggle label={t('tableLabel')}>
         <table className="w-full text-sm tabular-nums" data-testid="usage-day-table">
@@ -80,11 +81,11 @@ export function DailyChart({ days }: { days: UsageDay[] }) {
             {days.map((d) => (
               <tr key={d.date} className="border-t border-border">
                 <th scope="row" className="py-1 pr-3 text-left font-normal">
-                  {formatDay(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}
+                  {fmt.day(d.date, { weekday: 'short', month: 'short', day: 'numeric' })}
                 </th>
-                <td className="py-1 pr-3 text-right">{formatCount(d.requests)}</td>
-                <td className="py-1 pr-3 text-right">{formatCount(d.promptTokens + d.completionTokens)}</td>
-                <td className="py-1 text-right">{formatSpend(d.usd, d.diem)}</td>
+                <td className="py-1 pr-3 text-right">{fmt.count(d.requests)}</td>
+                <td className="py-1 pr-3 text-right">{fmt.count(d.promptTokens + d.completionTokens)}</td>
+                <td className="py-1 text-right">{fmt.spend(d.usd, d.diem)}</td>
               </tr>
             ))}
           </tbody>

@@ -6,7 +6,8 @@ import { useTranslations } from 'use-intl';
 import { call, qk } from '@/components/api/client.ts';
 import type { UsageModel } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
-import { formatCount, formatRpcMethods, formatSpend, formatUnits } from '@/components/usage/format.ts';
+import { formatRpcMethods, formatUnits } from '@/components/usage/format.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export function useModelNames(): (id: string) => string {
   const models = useQuery({ queryKey: qk.models, queryFn: ({ signal }) => call('GET /models', { signal }), staleTime: 5 * 60_000 });
@@ -17,6 +18,7 @@ export function useModelNames(): (id: string) => string {
 
 export function ModelTable({ models }: { models: UsageModel[] }) {
   const t = useTranslations('usage');
+  const fmt = useFormat();
   const nameOf = useModelNames();
   return (
     <DataTable
@@ -32,7 +34,7 @@ export function ModelTable({ models }: { models: UsageModel[] }) {
       ]}
     >
       {models.map((m) => {
-        const units = formatUnits(m.unit, m.quantity);
+        const units = formatUnits(m.unit, m.quantity, fmt.count);
         const detail = m.rpc ? formatRpcMethods(m.rpc.methods) : nameOf(m.modelId) !== m.modelId ? m.modelId : undefined;
         return (
           <tr key={`${m.modelId}:${m.unit ?? 'token'}`} className="border-t border-border" data-testid="usage-model-row" data-model={m.modelId}>
@@ -40,18 +42,18 @@ export function ModelTable({ models }: { models: UsageModel[] }) {
               {nameOf(m.modelId)}
               {detail && <span className="block text-xs font-normal text-muted-foreground">{detail}</span>}
             </th>
-            <td className={`${TD} text-right`}>{formatCount(m.requests)}</td>
+            <td className={`${TD} text-right`}>{fmt.count(m.requests)}</td>
             {units ? (
               <td colSpan={2} className={`${TD} text-right`} data-testid="usage-units">
                 {units}
               </td>
             ) : (
               <>
-                <td className={`${TD} text-right`}>{formatCount(m.promptTokens)}</td>
-                <td className={`${TD} text-right`}>{formatCount(m.completionTokens)}</td>
+                <td className={`${TD} text-right`}>{fmt.count(m.promptTokens)}</td>
+                <td className={`${TD} text-right`}>{fmt.count(m.completionTokens)}</td>
               </>
             )}
-            <td className={`${TD} text-right`}>{formatSpend(m.usd, m.diem)}</td>
+            <td className={`${TD} text-right`}>{fmt.spend(m.usd, m.diem)}</td>
           </tr>
         );
       })}

@@ -4,10 +4,11 @@
 import { useTranslations } from 'use-intl';
 import { formatWait, useCountdown } from '@/components/ui/use-countdown.ts';
 import type { RateMeter as Meter } from '@/lib/wire.ts';
-import { formatCount } from '@/components/usage/format.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export function RateMeter({ label, meter, unit, testId }: { label: string; meter: Meter; unit: string; testId: string }) {
   const t = useTranslations('rateMeter');
+  const fmt = useFormat();
   const full = meter.remaining >= meter.limit;
   const left = useCountdown(full ? null : meter.resetsAt);
   const low = meter.remaining < meter.limit * 0.2;
@@ -16,8 +17,8 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
       <div className="flex items-baseline justify-between gap-2 text-sm">
         <span className="text-muted-foreground">{label}</span>
         <span className="tabular-nums">
-          <span className="font-medium">{formatCount(meter.remaining)}</span>
-          <span className="text-muted-foreground">{t('left', { limit: formatCount(meter.limit), unit })}</span>
+          <span className="font-medium">{fmt.count(meter.remaining)}</span>
+          <span className="text-muted-foreground">{t('left', { limit: fmt.count(meter.limit), unit })}</span>
         </span>
       </div>
       <meter
@@ -26,7 +27,7 @@ export function RateMeter({ label, meter, unit, testId }: { label: string; meter
         low={meter.limit * 0.2}
         optimum={meter.limit}
         value={meter.remaining}
-        aria-label={t('label', { label, remaining: formatCount(meter.remaining), limit: formatCount(meter.limit), unit })}
+        aria-label={t('label', { label, remaining: fmt.count(meter.remaining), limit: fmt.count(meter.limit), unit })}
         className="sr-only"
       />
       <div className="h-2 overflow-hidden rounded-full bg-muted" aria-hidden="true">

@@ -4,11 +4,13 @@
 import { useTranslations } from 'use-intl';
 import type { UsageRequest } from '@/lib/wire.ts';
 import { DataTable, TD } from '@/components/ui/table.tsx';
-import { formatCount, formatRpcMethods, formatSpend, formatUnits, formatWhen } from '@/components/usage/format.ts';
+import { formatRpcMethods, formatUnits } from '@/components/usage/format.ts';
 import { useModelNames } from '@/components/usage/model-table.tsx';
+import { useFormat } from '@/components/i18n/format.ts';
 
 export function RecentTable({ requests, showVia }: { requests: UsageRequest[]; showVia: boolean }) {
   const t = useTranslations('usage');
+  const fmt = useFormat();
   const nameOf = useModelNames();
   return (
     <DataTable
@@ -25,11 +27,11 @@ export function RecentTable({ requests, showVia }: { requests: UsageRequest[]; s
       ]}
     >
       {requests.map((r, i) => {
-        const units = formatUnits(r.unit, r.quantity);
+        const units = formatUnits(r.unit, r.quantity, fmt.count);
         return (
           <tr key={`${r.at}-${i}`} className="border-t border-border" data-testid="usage-recent-row">
             <td className={TD}>
-              <time dateTime={new Date(r.at).toISOString()}>{formatWhen(r.at)}</time>
+              <time dateTime={new Date(r.at).toISOString()}>{fmt.when(r.at)}</time>
             </td>
             <td className={TD}>
               {nameOf(r.modelId)}
@@ -41,11 +43,11 @@ export function RecentTable({ requests, showVia }: { requests: UsageRequest[]; s
               </td>
             ) : (
               <>
-                <td className={`${TD} text-right`}>{formatCount(r.promptTokens)}</td>
-                <td className={`${TD} text-right`}>{formatCount(r.completionTokens)}</td>
+                <td className={`${TD} text-right`}>{fmt.count(r.promptTokens)}</td>
+                <td className={`${TD} text-right`}>{fmt.count(r.completionTokens)}</td>
               </>
             )}
-            <td className={`${TD} text-right`}>{formatSpend(r.usd, r.diem)}</td>
+            <td className={`${TD} text-right`}>{fmt.spend(r.usd, r.diem)}</td>
             {showVia && <td className={`${TD} text-muted-foreground`}>{r.via || t('unnamedKey')}</td>}
           </tr>
         );

@@ -2,7 +2,7 @@
 'use client';
 import { useTranslations } from 'use-intl';
 import type { UsageTotals } from '@/lib/wire.ts';
-import { formatCompact, formatCount, formatDiem, formatUsd } from '@/components/usage/format.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 function Card({ label, value, exact, note, testId }: { label: string; value: string; exact?: string; note?: string; testId: string }) {
   return (
@@ -19,18 +19,19 @@ function Card({ label, value, exact, note, testId }: { label: string; value: str
 
 export function SummaryCards({ totals }: { totals: UsageTotals }) {
   const t = useTranslations('usage');
+  const fmt = useFormat();
   return (
     <dl className="grid grid-cols-2 gap-3 lg:grid-cols-4" data-testid="usage-summary">
-      <Card label={t('requests')} value={formatCount(totals.requests)} testId="usage-total-requests" />
+      <Card label={t('requests')} value={fmt.count(totals.requests)} testId="usage-total-requests" />
       <Card
         label={t('tokens')}
-        value={formatCompact(totals.promptTokens + totals.completionTokens)}
-        exact={formatCount(totals.promptTokens + totals.completionTokens)}
-        note={t('tokensInOut', { in: formatCount(totals.promptTokens), out: formatCount(totals.completionTokens) })}
+        value={fmt.compact(totals.promptTokens + totals.completionTokens)}
+        exact={fmt.count(totals.promptTokens + totals.completionTokens)}
+        note={t('tokensInOut', { in: fmt.count(totals.promptTokens), out: fmt.count(totals.completionTokens) })}
         testId="usage-total-tokens"
       />
-      <Card label={t('spentUsd')} value={formatUsd(totals.usd)} testId="usage-total-usd" />
-      <Card label={t('spentDiem')} value={formatDiem(totals.diem)} note={t('diemFirst')} testId="usage-total-diem" />
+      <Card label={t('spentUsd')} value={fmt.usd(totals.usd)} testId="usage-total-usd" />
+      <Card label={t('spentDiem')} value={fmt.diem(totals.diem)} note={t('diemFirst')} testId="usage-total-diem" />
     </dl>
   );
 }

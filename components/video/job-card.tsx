@@ -4,16 +4,16 @@
 // it cancels it and releases its hold.
 // data-testid: video-job (data-id, data-status), video-progress (data-progress), video-remaining, video-player,
 // video-download, video-failure, video-delete.
-import { useLocale, useTranslations } from 'use-intl';
+import { useTranslations } from 'use-intl';
 import { useState } from 'react';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button, buttonClasses } from '@/components/ui/button.tsx';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { formatWhen } from '@/components/usage/format.ts';
 import { isActive, jobProgress, remaining } from '@/components/video/progress.ts';
 import { useDeleteVideo } from '@/components/video/queries.ts';
 import type { AppVideoJob } from '@/lib/video/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 function ProgressBar({ job, sinceFetchMs }: { job: AppVideoJob; sinceFetchMs: number }) {
   const t = useTranslations('video');
@@ -45,7 +45,7 @@ function ProgressBar({ job, sinceFetchMs }: { job: AppVideoJob; sinceFetchMs: nu
 
 export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; sinceFetchMs: number; retentionMs: number }) {
   const t = useTranslations('video');
-  const locale = useLocale();
+  const fmt = useFormat();
   const [confirming, setConfirming] = useState(false);
   const remove = useDeleteVideo();
   const toast = useToast();
@@ -72,7 +72,7 @@ export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; 
         <div className="min-w-0">
           <p className="line-clamp-3 break-words font-medium">{job.prompt}</p>
           <p className="mt-1 text-xs text-muted-foreground">
-            {meta} · <time dateTime={new Date(job.createdAt).toISOString()}>{formatWhen(job.createdAt, locale)}</time>
+            {meta} · <time dateTime={new Date(job.createdAt).toISOString()}>{fmt.when(job.createdAt)}</time>
           </p>
         </div>
         <span className="shrink-0 rounded-full border border-border px-2 py-0.5 text-xs font-medium" data-testid="video-status">
@@ -111,7 +111,7 @@ export function JobCard({ job, sinceFetchMs, retentionMs }: { job: AppVideoJob; 
         </Button>
         {job.status === 'succeeded' && job.finishedAt !== null && (
           <p className="text-xs text-muted-foreground" data-testid="video-expires">
-            {t('keptUntil', { when: formatWhen(job.finishedAt + retentionMs, locale) })}
+            {t('keptUntil', { when: fmt.when(job.finishedAt + retentionMs) })}
           </p>
         )}
       </div>

@@ -11,9 +11,9 @@ import { Button } from '@/components/ui/button.tsx';
 import { cn } from '@/components/ui/cn.ts';
 import { SelectField } from '@/components/ui/fields.tsx';
 import { useToast } from '@/components/ui/toast.tsx';
-import { formatUsd } from '@/components/usage/format.ts';
 import { type QuoteShape, useQueueVideo, useVideoQuote } from '@/components/video/queries.ts';
 import type { AppVideoModel } from '@/lib/video/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 interface Choices {
   duration?: number;
@@ -35,6 +35,7 @@ function shapeFor(model: AppVideoModel, c: Choices): QuoteShape {
 
 export function VideoForm({ models }: { models: AppVideoModel[] }) {
   const t = useTranslations('video');
+  const fmt = useFormat();
   const [modelId, setModelId] = useState<string | null>(null);
   const [choices, setChoices] = useState<Choices>({});
   const [prompt, setPrompt] = useState('');
@@ -102,7 +103,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
           data-testid="video-prompt"
         />
         <p id="video-prompt-count" className={cn('text-xs', tooLong ? 'text-error' : 'text-muted-foreground')}>
-          {t('characters', { count: prompt.length.toLocaleString('en-US'), limit: model.promptCharacterLimit.toLocaleString('en-US') })}
+          {t('characters', { count: fmt.count(prompt.length), limit: fmt.count(model.promptCharacterLimit) })}
         </p>
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
@@ -157,7 +158,7 @@ export function VideoForm({ models }: { models: AppVideoModel[] }) {
           {quote.data ? (
             <p data-testid="video-quote" data-usd={quote.data.usd} className={cn(quote.isPlaceholderData && 'opacity-60')}>
               {t('costs')}
-              <span className="font-semibold tabular-nums">{formatUsd(quote.data.usd)}</span>
+              <span className="font-semibold tabular-nums">{fmt.usd(quote.data.usd)}</span>
             </p>
           ) : quote.isError ? (
             <p className="text-error">{quote.error.message}</p>

@@ -11,13 +11,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslations } from 'use-intl';
 import { call } from '@/components/api/client.ts';
-import { formatUsd } from '@/components/account/format-balance.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { rememberedWallet } from '@/components/wallet/use-top-up.ts';
 import { describeWalletError, isRejection } from '@/components/wallet/wallet-errors.ts';
 import { connectWallet, useWalletOptions } from '@/components/wallet/wallets.ts';
 import type { AppUser } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 const KEY = ['wallet', 'auto-top-up'] as const;
 const PERIOD_DAYS = 30;
@@ -28,6 +28,7 @@ const money = (raw: string) => /^\d{1,7}(\.\d{1,2})?$/.test(raw.trim());
 export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wallet']> }) {
   const t = useTranslations('autoTopUp');
   const tw = useTranslations('walletErrors');
+  const fmt = useFormat();
   const qc = useQueryClient();
   const options = useWalletOptions();
   const option = rememberedWallet(wallet.chain, options);
@@ -98,9 +99,13 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
       <p className="mt-1 text-sm text-muted-foreground">{t('intro')}</p>
       {mandate && (
         <p className="mt-3 text-sm" data-testid="auto-top-up-status">
-          {t('active', { amount: formatUsd(mandate.amountUsd), threshold: formatUsd(mandate.thresholdUsd), remaining: formatUsd(mandate.remainingUsd) })}
+          {t('active', {
+            amount: fmt.usdBalance(mandate.amountUsd),
+            threshold: fmt.usdBalance(mandate.thresholdUsd),
+            remaining: fmt.usdBalance(mandate.remainingUsd),
+          })}
           {mandate.periodCapUsd !== null &&
-            ` ${t('periodStatus', { used: formatUsd(mandate.periodUsedUsd), cap: formatUsd(mandate.periodCapUsd), days: mandate.periodDays ?? PERIOD_DAYS })}`}
+            ` ${t('periodStatus', { used: fmt.usdBalance(mandate.periodUsedUsd), cap: fmt.usdBalance(mandate.periodCapUsd), days: mandate.periodDays ?? PERIOD_DAYS })}`}
         </p>
       )}
       {mandate?.lastError && <Alert className="mt-3">{t('lastError', { reason: mandate.lastError })}</Alert>}
@@ -122,7 +127,7 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
           <input className={FIELD} inputMode="decimal" value={periodCap} placeholder={t('none')} onChange={(e) => setPeriodCap(e.target.value)} />
         </label>
         <Button type="submit" pending={save.isPending} disabled={!option || invalid} data-testid="auto-top-up-submit">
-          {t('sign', { count: Number(count) || 0, total: money(amount) && Number(count) ? formatUsd(Number(amount) * Number(count)) : '–' })}
+          {t('sign', { count: Number(count) || 0, total: money(amount) && Number(count) ? fmt.usdBalance(Number(amount) * Number(count)) : '–' })}
         </Button>
       </form>
       <p className="mt-2 text-xs text-muted-foreground">{t('capHint')}</p>
@@ -169,11 +174,11 @@ export default function AutoTopUp({ wallet }: { wallet: NonNullable<AppUser['wal
             {rows.map((a) => (
               <tr key={a.id} className="border-t border-border" data-testid="auto-top-up-row" data-status={a.status}>
                 <td className="py-1">{a.seq}</td>
-                <td className="py-1">{formatUsd(a.amountUsd)}</td>
+                <td className="py-1">{fmt.usdBalance(a.amountUsd)}</td>
                 <td className="py-1" title={a.transaction ?? a.error ?? undefined}>
                   {t(`status.${a.status}`)}
                 </td>
-                <td className="py-1">{new Date(a.status === 'ready' ? a.validBefore : a.updatedAt).toLocaleDateString()}</td>
+                <td className="py-1">{fmt.date(a.status === 'ready' ? a.validBefore : a.updatedAt, {})}</td>
               </tr>
             ))}
           </tbody>

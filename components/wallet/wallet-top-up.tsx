@@ -5,7 +5,6 @@
 import { useTranslations } from 'use-intl';
 import { useState, type FormEvent } from 'react';
 import AutoTopUp from '@/components/wallet/auto-top-up.tsx';
-import { formatUsd } from '@/components/account/format-balance.ts';
 import { Alert } from '@/components/ui/alert.tsx';
 import { Button } from '@/components/ui/button.tsx';
 import { AmountPicker, amountError } from '@/components/wallet/amount-picker.tsx';
@@ -13,6 +12,7 @@ import { rememberedWallet, useTopUp } from '@/components/wallet/use-top-up.ts';
 import { describeWalletError } from '@/components/wallet/wallet-errors.ts';
 import { useWalletOptions } from '@/components/wallet/wallets.ts';
 import type { AppUser } from '@/lib/wire.ts';
+import { useFormat } from '@/components/i18n/format.ts';
 
 // The server enforces its own maximum; this only stops obvious typos before the wallet is opened.
 const MAX_HINT = 10_000;
@@ -20,6 +20,7 @@ const MAX_HINT = 10_000;
 export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['wallet']> }) {
   const t = useTranslations('topUp');
   const tw = useTranslations('walletErrors');
+  const fmt = useFormat();
   const [amount, setAmount] = useState('10');
   const [touched, setTouched] = useState(false);
   const options = useWalletOptions();
@@ -51,12 +52,12 @@ export default function WalletTopUp({ wallet }: { wallet: NonNullable<AppUser['w
           {topUp.isError && <Alert data-testid="top-up-error">{describeWalletError(topUp.error, 'top-up', tw)}</Alert>}
           {topUp.isSuccess && !topUp.isPending && (
             <Alert tone="success" data-testid="top-up-done">
-              {t('done', { amount: formatUsd(topUp.data.amountCreditedUsd), balance: formatUsd(topUp.data.balanceUsd) })}
+              {t('done', { amount: fmt.usdBalance(topUp.data.amountCreditedUsd), balance: fmt.usdBalance(topUp.data.balanceUsd) })}
             </Alert>
           )}
           {!option && <p className="text-sm text-muted-foreground">{t('openWallet')}</p>}
           <Button type="submit" size="lg" className="self-start" pending={topUp.isPending} disabled={!option} data-testid="top-up-submit">
-            {t('submit', { amount: invalid ? '' : formatUsd(Number(amount)) }).trim()}
+            {t('submit', { amount: invalid ? '' : fmt.usdBalance(Number(amount)) }).trim()}
           </Button>
         </form>
       </section>

@@ -1,8 +1,9 @@
 // The billing page in Chromium: after requests with two models, the balances, spend and projection; the three
 // Recharts charts drawn (SVG, keyboard-focusable) with their tables beside them; the statement filtered by model and
 // kind; the CSV export downloaded from the page and compared row by row with GET /api/v1/billing/usage-history's
-// CSV; then axe (no serious or critical violation) on /billing, /keys and /limits in light and dark, and a 375 px
-// phone without sideways scrolling. Ends with the key-material scan.
+// CSV; the same page in German (its days, amounts and axes in German format); then axe (no serious or critical
+// violation) on /billing, /keys and /limits in light and dark, and a 375 px phone without sideways scrolling. Ends
+// with the key-material scan.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -110,6 +111,42 @@ else
       const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
       const body = JSON.parse(fs.readFileSync((await json.path()) as string, 'utf8'));
       assert.equal(body.entries.length, 4);
+    });
+
+    test('in German the charts label their days, and money reads, the German way (the unit and digits kept)', async () => {
+      const { page: de } = await run.newPage();
+      await de.context().addCookies([{ name: 'lagoon-locale', value: 'de', url: run.h.origin }]);
+      await run.signIn(de, user.email, '/billing');
+      // "27. Nov.", never "Nov 27"; "4,99 $", never "$4.99" (Intl puts a no-break space, which \s matches).
+      const germanDay = /^\d{1,2}\. (Jan|Feb|März|Apr|Mai|Juni|Juli|Aug|Sept|Okt|Nov|Dez)\.?$/;
+      await waitForText(de.getByTestId('balance-usd'), /^(4,9\d|5,00)\s\$$/);
+      // Today's spend is a fraction of a cent: still two significant digits, after a decimal comma.
+      await waitForText(de.getByTestId('spend-today'), /^0,0*[1-9]\d?\s\$$/);
+      const spend = de.getByTestId('chart-spend');
+      await spend.locator('svg.recharts-surface[role="application"]').waitFor();
+      // The axes are drawn once the chart has measured its box, a moment after the SVG appears (Recharts 3 keeps the
+      // labels in a layer of their own).
+      const xTicks = spend.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
+      await until(async () => (await xTicks.count()) >= 2, 'day labels along the axis');
+      for (const tick of await xTicks.allTextContents()) assert.match(tick, germanDay);
+      const yTicks = await spend.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+      assert.ok(
+        yTicks.some((v) => /^0,0*[1-9]\d?\s\$$/.test(v)),
+        `a German amount on the value axis: ${yTicks.join(' | ')}`,
+      );
+      await spend.getByRole('button', { name: 'Als Tabelle zeigen' }).click();
+      const table = de.getByTestId('chart-spend-table');
+      await table.waitFor({ state: 'visible' });
+      const days = await table.locator('tbody th').allInnerTexts();
+      assert.equal(days.length, 30);
+      for (const day of days) assert.match(day, germanDay);
+      assert.match(await textOf(table.locator('tbody tr').last().locator('td').last()), /^0,0*[1-9]\d?\s\$$/);
+      // The tokens chart's days and counts too, and the statement's money.
+      const tokenTicks = de.getByTestId('chart-tokens').locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
+      await until(async () => (await tokenTicks.count()) >= 2, 'day labels along the tokens chart');
+      for (const tick of await tokenTicks.allTextContents()) assert.match(tick, germanDay);
+      await waitForText(de.locator('[data-testid="statement-row"][data-kind="grant"]'), /\+5,00\s\$/);
+      await de.context().close();
     });
 
     test('axe: no serious or critical violation on /billing, /keys and /limits, light and dark', async () => {

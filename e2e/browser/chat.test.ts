@@ -1,7 +1,8 @@
 // The chat in Chromium against the real app and service, with the scripted engine as the model: send and stream,
 // stop (kept partial answer, upstream stream aborted), regenerate and edit-and-resend with ‹n/m› versions, reload
-// mid-stream, history search / rename / delete, web citations, and the 402 and 429 messages. Ends with the
-// key-material scan over everything the browser received.
+// mid-stream, history search / rename / delete, web citations, and the 402 and 429 messages, in English and in German
+// (the error code's words from the catalogue, not the server's English). Ends with the key-material scan over
+// everything the browser received.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -272,6 +273,40 @@ else
       await p.getByTestId('account-page').waitFor();
       await waitForText(p.getByTestId('balance-usd'), /^\$0\.00$/);
       await p.getByTestId('top-up-how-to').waitFor();
+    });
+
+    test('in German: out of credit and rate limited are said in German, never in the server’s English', async () => {
+      const german = async (u: TestUser) => {
+        const { page: p } = await run.newPage();
+        await p.context().addCookies([{ name: 'lagoon-locale', value: 'de', url: run.h.origin }]);
+        await run.signIn(p, u.email);
+        await p.getByTestId('composer-input').waitFor();
+        return p;
+      };
+      const broke = await german(await run.newUser());
+      await ask(broke, 'Hallo?', 'error');
+      const noCredit = lastAnswer(broke).getByTestId('error-banner');
+      assert.equal(await noCredit.getAttribute('data-status'), '402');
+      const owed = await textOf(noCredit);
+      assert.match(owed, /Ihr Guthaben ist aufgebraucht\./);
+      // The detail under the headline is the code's catalogue text, not "Insufficient USD or Diem balance …".
+      assert.match(owed, /Ihr USD- oder DIEM-Guthaben reicht für diese Anfrage nicht aus\./);
+      assert.doesNotMatch(owed, /Insufficient|balance to complete/);
+      assert.equal(await noCredit.getByRole('link', { name: 'Guthaben aufladen' }).getAttribute('href'), '/account');
+
+      const p = await german(await run.newUser({ usd: 5 }));
+      await pickModel(p, 'Limited model');
+      await ask(p, 'eins');
+      await ask(p, 'zwei', 'error');
+      const limited = lastAnswer(p).getByTestId('error-banner');
+      assert.equal(await limited.getAttribute('data-status'), '429');
+      const wait = await textOf(limited);
+      assert.match(wait, /Ratenlimit erreicht – versuchen Sie es in \d+ ?(s|min) erneut\./);
+      assert.match(wait, /Sie haben mehr Anfragen gesendet, als Ihre Limits derzeit erlauben\./);
+      assert.doesNotMatch(wait, /Rate limit exceeded|requests per minute/);
+      assert.equal(await limited.getByRole('button', { name: /^Erneut in/ }).isDisabled(), true);
+      await broke.context().close();
+      await p.context().close();
     });
 
     test('no key material in any response this file received, nor in the client bundles', async () => {

@@ -2,7 +2,8 @@
 // header; the link opened signed out shows that branch only (never indexed), and passes axe; another signed-in user
 // continues it as a chat of their own; the owner revokes it from the account page and the link becomes the 404 page.
 // Then a temporary chat: answered, never in the history, and gone after a reload; and one with a document attached
-// and an MCP server switched on, whose text reaches the model and whose tool call shows, with nothing stored.
+// and an MCP server switched on, whose text reaches the model and whose tool call shows, with nothing stored (its
+// settings offer no memory or knowledge base, which it would ignore, and say why).
 // Ends with the key-material scan and the CSP check.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -163,9 +164,18 @@ else
       const requests = run.h.engine.requests.length;
       await page.goto('/');
       await page.getByTestId('composer-input').waitFor();
+      // A new stored chat offers memory and the knowledge base; a temporary one says in one line why it does not.
+      await page.getByTestId('chat-settings').click();
+      await page.getByTestId('memory-setting').waitFor();
+      await page.getByTestId('knowledge-picker').waitFor();
+      assert.equal(await page.getByTestId('temporary-settings-note').count(), 0);
+      await page.getByRole('button', { name: 'Cancel' }).click();
       await page.getByTestId('temporary-toggle').click();
       await waitForText(page.getByTestId('temporary-notice'), /not saved/);
       await page.getByTestId('chat-settings').click();
+      await waitForText(page.getByTestId('temporary-settings-note'), 'Temporary chats don’t use memory or your knowledge base.');
+      assert.equal(await page.getByTestId('memory-setting').count(), 0);
+      assert.equal(await page.getByTestId('knowledge-picker').count(), 0);
       await page.locator('[data-testid="tool-toggle"][data-name="calc"]').check();
       await page.getByRole('button', { name: 'Save' }).click();
       const pdf = (await documents())[0];
