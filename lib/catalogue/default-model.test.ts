@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { BACKENDS, type Dash, type DashUser, startDash } from '../../e2e/support/app-dash.ts';
 import { createAppBackend } from '../http/app-backend.ts';
 import type { AppConversation, AppModelsResponse, OperatorDefaultModel, OperatorModelsPage } from '../wire.ts';
-import { readDefaultModel, writeDefaultModel } from './default-model.ts';
+import { DEFAULT_MODEL_TTL_MS, readDefaultModel, writeDefaultModel } from './default-model.ts';
 
 for (const backend of BACKENDS)
   describe(`the operator's default model (${backend})`, () => {
@@ -94,7 +94,7 @@ for (const backend of BACKENDS)
       const other = createAppBackend(d.h.svc);
       try {
         assert.deepEqual(await defaultOf(other.routes), ['plain-model']);
-        // And one instance's change is seen by the other at once: no cache to go stale.
+        // A change made by this process is seen at once by every backend on its store: the cache goes with the write.
         await writeDefaultModel(d.h.svc.store, 'vision-model');
         assert.deepEqual(await defaultOf(), ['vision-model']);
         assert.deepEqual(await defaultOf(other.routes), ['vision-model']);
@@ -102,6 +102,20 @@ for (const backend of BACKENDS)
         await other.close();
       }
       assert.equal((await setDefault('plain-model')).status, 200);
+    });
+
+    test("another instance's change (the row written under this one) applies within the cache's lifetime", async () => {
+      const store = d.h.svc.store;
+      const now = Date.now();
+      assert.equal(await readDefaultModel(store, now), 'plain-model');
+      await store.run('UPDATE app_settings SET value = $1 WHERE name = $2', ['vision-model', 'default_model']);
+      try {
+        assert.equal(await readDefaultModel(store, now + 1), 'plain-model', 'read from the cache, not per turn');
+        assert.equal(await readDefaultModel(store, now + DEFAULT_MODEL_TTL_MS), 'vision-model', 'read again once the cache expires');
+      } finally {
+        assert.equal((await setDefault('plain-model')).status, 200);
+      }
+      assert.deepEqual(await defaultOf(), ['plain-model'], "this process's own change applies at once");
     });
 
     test('a disabled choice gives way to the built-in default and comes back when enabled; null clears it', async () => {

@@ -9,7 +9,7 @@ import { appRoute, json, type SessionCall } from '../http/app-route.ts';
 import { catalogueSource, webSearchUnavailable } from '../catalogue/sources.ts';
 import { toAppConversation } from '../conversations/present.ts';
 import type { User } from '../users/users.ts';
-import type { SendMessageResponse, TemporaryTurnResponse } from '../wire.ts';
+import type { GenerationEvent, SendMessageResponse, TemporaryTurnResponse } from '../wire.ts';
 import { attachmentLimits, checkAttachments, recheckKept, SEND_BODY_LIMIT, storedAttachment, type StoredAttachment } from './app/attachments.ts';
 import { canTranscribe, MAX_AUDIO_SECONDS, transcribeAudioAttachments } from './app/audio-attachments.ts';
 import { Generations } from './app/generations.ts';
@@ -21,7 +21,8 @@ import { readSnapshot } from '../characters/snapshot.ts';
 import { chatRequestBody } from './app/prompt.ts';
 import { knowledgeContext } from './app/knowledge.ts';
 import { remoteClient } from './app/remote-client.ts';
-import { finishedStream, liveStream, pollingStream, SSE_HEADERS } from './app/stream.ts';
+import { finishedEvents, liveEvents, pollingEvents } from './app/stream.ts';
+import { type EventBegin, eventReply } from '../http/app-events.ts';
 import { interrupt, isStale } from '../conversations/stale.ts';
 import { type ChatMemory, memoriesForChat } from '../memory/for-chat.ts';
 import { McpPool } from '../tools/mcp-client.ts';
@@ -319,21 +320,21 @@ export function chatRoutes(deps: AppDeps) {
 
   const streamMessage = async ({ params, session: { user } }: SessionCall) => {
     const id = params.id ?? '';
-    const respond = (body: ReadableStream<Uint8Array>) => new Response(body, { status: 200, headers: SSE_HEADERS });
+    const respond = (events: EventBegin<GenerationEvent>) => eventReply(heartbeatMs, events);
     const live = generations.get(id, user.id);
-    if (live) return respond(liveStream(live, heartbeatMs));
+    if (live) return respond(liveEvents(live));
     const ended = temporary.finished(id, user.id);
-    if (ended) return respond(finishedStream(ended, heartbeatMs));
+    if (ended) return respond(finishedEvents(ended));
     const ops = userConversations(svc.store, user.id);
     let m = await ownedAssistant(ops, id);
     // It may have ended between the registry check and the read; the row then holds its final state.
     if (m.status === 'streaming') {
       const again = generations.get(id, user.id);
-      if (again) return respond(liveStream(again, heartbeatMs));
+      if (again) return respond(liveEvents(again));
       if (isStale(m, Date.now(), aliveSince)) m = await interrupt(ops, m);
-      else return respond(pollingStream(ops, m, { heartbeatMs, aliveSince }));
+      else return respond(pollingEvents(ops, m, { aliveSince }));
     }
-    return respond(finishedStream(m, heartbeatMs));
+    return respond(finishedEvents(m));
   };
 
   const limits = async () => {

@@ -47,7 +47,7 @@ export type {
 export function userConversations(store: Store, userId: string): ConversationOps {
   if (typeof userId !== 'string' || !userId) throw new TypeError('userConversations needs a user id');
   const scope = userScope(store, userId);
-  const { getConversation, messagesOf, pathIn } = scope;
+  const { getConversation, messagesOf, pathOf } = scope;
 
   return {
     async create(input = {}) {
@@ -83,8 +83,9 @@ export function userConversations(store: Store, userId: string): ConversationOps
     },
 
     async withPath(id, leafId) {
+      // The conversation is read once (pathIn would read it again to check it is the user's).
       const c = await getConversation(store, id);
-      return { ...c, messages: await pathIn(store, id, leafId) };
+      return { ...c, messages: await pathOf(store, id, leafId) };
     },
 
     async list(opts = {}) {

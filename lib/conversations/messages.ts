@@ -5,7 +5,7 @@ import { ApiError } from '../api/errors.ts';
 import { z } from 'zod';
 import type { Param, Queryable } from '../db/store.ts';
 import { cleanTitle, notFound, parse } from './input.ts';
-import { M_COLS_BARE, type MessageRow, owned, stamp, toMessage } from './rows.ts';
+import { C_COLS_BARE, type ConversationRow, M_COLS_BARE, type MessageRow, owned, stamp, toConversation, toMessage } from './rows.ts';
 import type { UserScope } from './scope.ts';
 import { latestUnder } from './tree.ts';
 import { addMessageSchema, type ConversationOps, type Message, type UpdateMessageOptions, type UpdateMessagePatch, updateMessageSchema } from './types.ts';
@@ -16,22 +16,30 @@ const modelIdSchema = z.string().min(1).max(200).nullable();
 const answerSchema = addMessageSchema.omit({ parentId: true });
 
 export function messageOps(scope: UserScope): MessageOps {
-  const { store, userId, getConversation, messagesOf, getMessage, touch, pathIn } = scope;
+  const { store, userId, messagesOf, getMessage, touch, pathIn } = scope;
 
-  /** 400 unless parentId is a message of this conversation. */
-  async function checkParent(q: Queryable, conversationId: string, parentId: string | null): Promise<void> {
-    if (parentId === null) return;
-    const parent = await q.get(`SELECT m.id FROM messages m WHERE m.id = $1 AND m.conversation_id = $2 AND ${owned(3)}`, [parentId, conversationId, userId]);
-    if (!parent) throw new ApiError('INVALID_REQUEST', 'parentId is not a message of this conversation', { param: 'parentId' });
-  }
-
-  /** A stamp after every message of the conversation, so creation order holds across instances' clocks. */
-  async function nextStamp(q: Queryable, conversationId: string): Promise<number> {
-    const last = await q.get<{ at: number | string | null }>(`SELECT MAX(m.created_at) AS at FROM messages m WHERE m.conversation_id = $1 AND ${owned(2)}`, [
-      conversationId,
-      userId,
-    ]);
-    return stamp(last?.at == null ? 0 : Number(last.at) + 1);
+  /**
+   * Opens a write of messages to the user's conversation inside a transaction: NOT_FOUND unless it is theirs, 400
+   * unless parentId is one of its messages, and a stamp after every message it has, so creation order holds across
+   * instances' clocks. Where the store has row locks (PostgreSQL), the conversation's row is locked by a statement of
+   * its own first, so the stamp read after it sees every turn committed before; SQLite's transaction already holds
+   * the one write lock, so a single statement does all three.
+   */
+  async function openWrite(q: Queryable, conversationId: string, parentId: string | null): Promise<number> {
+    if (typeof conversationId !== 'string' || !conversationId) throw notFound('Conversation');
+    if (store.forUpdate) {
+      const locked = await q.get(`SELECT c.id FROM conversations c WHERE c.id = $1 AND c.user_id = $2${store.forUpdate}`, [conversationId, userId]);
+      if (!locked) throw notFound('Conversation');
+    }
+    const params: Param[] = [conversationId, userId];
+    const parentCheck = parentId === null ? '' : `, (SELECT 1 FROM messages p WHERE p.id = $${params.push(parentId)} AND p.conversation_id = c.id) AS parent`;
+    const row = await q.get<{ at: number | string | null; parent?: number | null }>(
+      `SELECT (SELECT MAX(m.created_at) FROM messages m WHERE m.conversation_id = c.id) AS at${parentCheck} FROM conversations c WHERE c.id = $1 AND c.user_id = $2`,
+      params,
+    );
+    if (!row) throw notFound('Conversation');
+    if (parentId !== null && row.parent == null) throw new ApiError('INVALID_REQUEST', 'parentId is not a message of this conversation', { param: 'parentId' });
+    return stamp(row.at == null ? 0 : Number(row.at) + 1);
   }
 
   async function insert(q: Queryable, conversationId: string, v: z.output<typeof addMessageSchema>, at: number): Promise<Message> {
@@ -84,9 +92,7 @@ export function messageOps(scope: UserScope): MessageOps {
     async addMessage(conversationId, input) {
       const v = parse(addMessageSchema, input);
       return store.tx(async (q) => {
-        await getConversation(q, conversationId, true);
-        await checkParent(q, conversationId, v.parentId);
-        const m = await insert(q, conversationId, v, await nextStamp(q, conversationId));
+        const m = await insert(q, conversationId, v, await openWrite(q, conversationId, v.parentId));
         await touch(q, conversationId, m.createdAt);
         return m;
       });
@@ -99,23 +105,17 @@ export function messageOps(scope: UserScope): MessageOps {
       const modelId = turn.modelId === undefined ? undefined : parse(modelIdSchema, turn.modelId);
       // One transaction where addMessage twice, rename and setModel took four: a turn is the app's commonest write.
       return store.tx(async (q) => {
-        const c = await getConversation(q, conversationId, true);
-        await checkParent(q, conversationId, u.parentId);
-        const user = await insert(q, conversationId, u, await nextStamp(q, conversationId));
+        const user = await insert(q, conversationId, u, await openWrite(q, conversationId, u.parentId));
         const assistant = await insert(q, conversationId, { ...a, parentId: user.id }, stamp(user.createdAt + 1));
-        let updatedAt = Math.max(c.updatedAt, assistant.createdAt);
-        if (title === undefined && modelId === undefined) await touch(q, conversationId, assistant.createdAt);
-        else {
-          // As rename and setModel do: the chat moves to now.
-          updatedAt = stamp();
-          const params: Param[] = [updatedAt, conversationId, userId];
-          const sets = ['updated_at = $1'];
-          if (title !== undefined) sets.push(`title = $${params.push(title)}`);
-          if (modelId !== undefined) sets.push(`model_id = $${params.push(modelId)}`);
-          await q.run(`UPDATE conversations SET ${sets.join(', ')} WHERE id = $2 AND user_id = $3`, params);
-        }
-        const conversation = { ...c, updatedAt, title: title ?? c.title, modelId: modelId === undefined ? c.modelId : modelId };
-        return { user, assistant, conversation };
+        // The conversation comes back from its own update: moved to the answer (never back), or, as rename and
+        // setModel do, to now with its new title or model.
+        const params: Param[] = [title === undefined && modelId === undefined ? assistant.createdAt : stamp(), conversationId, userId];
+        const sets = [title === undefined && modelId === undefined ? 'updated_at = CASE WHEN updated_at < $1 THEN $1 ELSE updated_at END' : 'updated_at = $1'];
+        if (title !== undefined) sets.push(`title = $${params.push(title)}`);
+        if (modelId !== undefined) sets.push(`model_id = $${params.push(modelId)}`);
+        const row = await q.get<ConversationRow>(`UPDATE conversations SET ${sets.join(', ')} WHERE id = $2 AND user_id = $3 RETURNING ${C_COLS_BARE}`, params);
+        if (!row) throw notFound('Conversation');
+        return { user, assistant, conversation: toConversation(row) };
       });
     },
 

@@ -62,6 +62,8 @@ export interface MessageRow {
 }
 
 export const C_COLS = 'c.id, c.title, c.model_id, c.character_slug, c.settings, c.created_at, c.updated_at, c.folder_id, c.pinned_at, c.archived_at';
+/** C_COLS unqualified, for an UPDATE … RETURNING. */
+export const C_COLS_BARE = C_COLS.replaceAll('c.', '');
 export const M_COLS =
   'm.id, m.conversation_id, m.parent_id, m.role, m.content, m.reasoning, m.attachments, m.citations, m.model_id, m.status, m.usage, m.error, m.memories, m.created_at, m.updated_at, m.tool_steps';
 /** M_COLS unqualified: what an UPDATE … RETURNING may name (SQLite takes no table prefix there). */

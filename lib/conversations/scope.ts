@@ -18,6 +18,8 @@ export interface UserScope {
   touch(q: Queryable, conversationId: string, at?: number): Promise<void>;
   /** The root-to-leaf path to leafId (default: the latest message). */
   pathIn(q: Queryable, conversationId: string, leafId?: string): Promise<Message[]>;
+  /** pathIn for a conversation already read for this user: its ownership is checked, so it is not read again. */
+  pathOf(q: Queryable, conversationId: string, leafId?: string): Promise<Message[]>;
 }
 
 export function userScope(store: Store, userId: string): UserScope {
@@ -52,11 +54,16 @@ export function userScope(store: Store, userId: string): UserScope {
 
   async function pathIn(q: Queryable, conversationId: string, leafId?: string): Promise<Message[]> {
     await getConversation(q, conversationId);
+    return pathOf(q, conversationId, leafId);
+  }
+
+  async function pathOf(q: Queryable, conversationId: string, leafId?: string): Promise<Message[]> {
+    // messagesOf filters by the user too: a caller that skipped the conversation read still sees only its own rows.
     const all = await messagesOf(q, conversationId);
     if (leafId === undefined) return all.length ? pathTo(all, all[all.length - 1].id) : [];
     if (!all.some((m) => m.id === leafId)) throw notFound('Message');
     return pathTo(all, leafId);
   }
 
-  return { store, userId, getConversation, messagesOf, getMessage, touch, pathIn };
+  return { store, userId, getConversation, messagesOf, getMessage, touch, pathIn, pathOf };
 }

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { AppRoutes } from './app-backend.ts';
+import { type EventFeed, feedOf } from './app-events.ts';
 import { APP_ROUTE_MAP } from './app-route-map.ts';
 import { type AppRouteHandler, jsonTextOf, type RequestInfo } from './app-route.ts';
 import { isJsonContentType, readBody } from './body.ts';
@@ -76,6 +77,8 @@ export async function writeWebResponse(req: IncomingMessage, res: ServerResponse
     sendJsonText(req, res, response.status, jsonTextOf(response) ?? (await response.text()), headers);
     return;
   }
+  const feed = feedOf(response);
+  if (feed) return writeEvents(res, response.status, headers, feed);
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();
@@ -102,6 +105,40 @@ export async function writeWebResponse(req: IncomingMessage, res: ServerResponse
     res.off('close', cancel);
     if (!res.destroyed) res.end();
   }
+}
+
+/**
+ * An event reply (lib/http/app-events.ts) written as its events come, straight to the node response; resolves once it
+ * ends, by its source or because the client went away (which only detaches: the source goes on without this reader).
+ */
+function writeEvents(res: ServerResponse, status: number, headers: Record<string, string | string[]>, feed: EventFeed): Promise<void> {
+  res.writeHead(status, headers);
+  return new Promise<void>((resolve) => {
+    let wrote = false;
+    let stop: (() => void) | undefined;
+    const gone = () => {
+      stop?.();
+      resolve();
+    };
+    res.once('close', gone);
+    stop = feed.attach(
+      (frame) => {
+        wrote = true;
+        // No wait for a drain: the source is a generation that goes on regardless, so what a slow reader has not taken
+        // waits in the response's buffer, as it waited in the Web stream's queue.
+        if (!res.destroyed) res.write(frame);
+      },
+      () => {
+        res.off('close', gone);
+        if (!res.destroyed) res.end();
+        resolve();
+      },
+    );
+    // A client gone before the stream began: nothing waits for it.
+    if (res.destroyed) gone();
+    // The head leaves with the first event; flushed alone only when none is at hand yet.
+    else if (!wrote && !res.writableEnded) res.flushHeaders();
+  });
 }
 
 export type { RequestInfo };

@@ -1,6 +1,7 @@
 // Any OpenAI-compatible upstream (vLLM, SGLang, llama.cpp server, Ollama, hosted APIs). Streams pass through chunk
 // by chunk; usage is requested with stream_options.include_usage; the caller's AbortSignal aborts the upstream
 // request, so an engine like vLLM stops generating when our client goes away.
+import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, request } from 'undici';
 import type { EmbedOptions, EmbedResult, Engine, EngineChunk, EngineCompletion, EngineRequest, EngineUsage } from './types.ts';
 import { EngineError } from './types.ts';
@@ -368,9 +369,14 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     stream(req) {
       return attempts(keyOf(req), req.signal, async function* (r) {
         const { res, detach } = await post(r, req, true);
+        let done = false;
         try {
-          for await (const data of sseData(res.body)) {
-            if (data === '[DONE]') return;
+          // Not destroyed on leaving the loop: at [DONE] the body's end is usually still in flight (finally below).
+          for await (const data of sseData(res.body.iterator({ destroyOnReturn: false }))) {
+            if (data === '[DONE]') {
+              done = true;
+              return;
+            }
             let j: Record<string, any>;
             try {
               j = JSON.parse(data);
@@ -385,9 +391,27 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
           throw transportFailure(e, req.signal);
         } finally {
           detach();
-          if (!res.body.destroyed) res.body.destroy();
+          if (done) finishBody(res.body);
+          else if (!res.body.destroyed) res.body.destroy();
         }
       });
     },
   };
+}
+
+/** How long a body may stay open after its [DONE] before it is cut. */
+const DONE_GRACE_MS = 1000;
+
+/**
+ * After [DONE]: the body's end (usually in the same packet, or the next) is read and dropped, so the connection goes
+ * back to its pool; cutting a body before its end costs an abort error with its stack, and the connection. One that
+ * stays open past the grace is cut.
+ */
+function finishBody(body: Readable): void {
+  if (body.readableEnded || body.destroyed) return;
+  const cut = setTimeout(() => body.destroy(), DONE_GRACE_MS);
+  cut.unref();
+  body.once('close', () => clearTimeout(cut));
+  body.on('error', () => {});
+  body.resume();
 }
