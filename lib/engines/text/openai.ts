@@ -392,7 +392,12 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
         } finally {
           detach();
           if (done) finishBody(res.body);
-          else if (!res.body.destroyed) res.body.destroy();
+          else if (!res.body.destroyed) {
+            // The iterator no longer listens (destroyOnReturn: false leaves the body alone): undici emits an abort
+            // error on destroy, which with no listener would be an uncaught exception and stop the process.
+            res.body.on('error', () => {});
+            res.body.destroy();
+          }
         }
       });
     },
