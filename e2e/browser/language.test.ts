@@ -82,8 +82,14 @@ else
       await waitForText(page.getByTestId('projection'), /nimmt also nicht ab|reicht dein USD-Guthaben/);
       await waitForText(page.getByTestId('chart-tokens'), /Tokens pro Tag/);
 
-      const alerts = await german(page, '/alerts', 'alerts-page', /Noch keine Benachrichtigungen gesendet\./, 'Benachrichtigungen');
-      assert.match(alerts, /Wann benachrichtigen[\s\S]*Wohin senden/);
+      // The settings and the delivery log load apart: wait for both (the log's empty state alone came first once).
+      await german(
+        page,
+        '/alerts',
+        'alerts-page',
+        /Wann benachrichtigen[\s\S]*Wohin senden[\s\S]*Noch keine Benachrichtigungen gesendet\./,
+        'Benachrichtigungen',
+      );
       assert.equal(await page.getByTestId('alerts-save').innerText(), 'Benachrichtigungen speichern');
 
       await german(page, '/knowledge', 'knowledge-page', /Noch keine Sammlungen\./, 'Wissen');
