@@ -12,6 +12,8 @@ let server: http.Server;
 let base: string;
 let connections = 0;
 let closed = 0;
+/** Answers whose body the server has ended. */
+let ended = 0;
 /** How the next answers end after [DONE]: a moment later, or never (the upstream keeps the body open). */
 let endAfterDone: 'later' | 'never' = 'later';
 
@@ -22,7 +24,7 @@ before(async () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' } }] })}\n\n`);
       res.write('data: [DONE]\n\n');
-      if (endAfterDone === 'later') setTimeout(() => res.end(), 30);
+      if (endAfterDone === 'later') setTimeout(() => res.end(() => ended++), 30);
     });
   });
   server.on('connection', (socket) => {
@@ -57,11 +59,15 @@ test('a body that ends just after [DONE] is read to its end: one connection serv
   try {
     endAfterDone = 'later';
     const before = connections;
+    ended = 0;
     for (let i = 0; i < 3; i++) {
       const { chunks } = await streamOnce(e);
       assert.equal(chunks[0]?.choices[0]?.delta?.content, 'hi');
-      // The next stream starts once this body has ended, as a client's next turn would.
-      await new Promise((r) => setTimeout(r, 80));
+      // The next stream starts once this body has ended, as a client's next turn would: the server has sent its end,
+      // and the client has had a moment to read it (a fixed 80 ms from [DONE] was too short on a loaded machine).
+      const until = performance.now() + 5_000;
+      while (ended < i + 1 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(connections - before, 1, 'the connection went back to the pool each time');
   } finally {
