@@ -7,6 +7,8 @@
 // generation's snapshot and subscription are one synchronous step in the handler, so no event can fall between them
 // however late the reader comes.
 
+import { SSE_HEADERS } from './respond.ts';
+
 /** Where a handler's events go. */
 export interface EventSink<E> {
   send(e: E): void;
@@ -27,12 +29,6 @@ export interface EventFeed {
    */
   attach(write: (frame: string) => void, end: () => void): () => void;
 }
-
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  'x-accel-buffering': 'no',
-};
 
 const KEEP_ALIVE = ': keep-alive\n\n';
 const frameOf = (e: unknown) => `data: ${JSON.stringify(e)}\n\n`;

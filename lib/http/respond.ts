@@ -58,14 +58,15 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: ApiErr
  * a packet per stream); the caller flushes it when no event is at hand.
  */
 export function startSse(res: ServerResponse, headers: HeaderMap): void {
-  res.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  res.writeHead(200, { ...headers, ...SSE_HEADERS, connection: 'keep-alive' });
 }
+
+/** The head of every event stream both APIs send: never cached or transformed, never buffered by a proxy. */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;
 
 /** Writes one event; resolves once the socket can take more (backpressure). */
 export function writeEvent(res: ServerResponse, data: string | Uint8Array): Promise<void> | undefined {
