@@ -53,7 +53,9 @@ run_npm() {
 # Other platforms' builds a registry mirror lacks are still recorded in the lockfile (scripts/lock-platforms.ts),
 # which is what lets `npm ci` check it.
 echo "setup: npm ci (package-lock.json) on Node $node_version"
-run_npm ci --no-audit --no-fund --omit=optional
+# onnxruntime-node's install step would fetch its CUDA libraries from NuGet; its CPU build ships in the package. npm 11
+# skips that step (package.json's allowScripts), an older npm by this variable.
+ONNXRUNTIME_NODE_INSTALL=skip run_npm ci --no-audit --no-fund --omit=optional
 
 echo "setup: building the app"
 NEXT_TELEMETRY_DISABLED=1 npm run build

@@ -1,5 +1,5 @@
 // The image endpoints end to end, on the engines that run on this server: the demo generator, editor and background
-// remover, ESRGAN (tfjs wasm, in its worker) and lanczos resampling. Through the real server: JSON, binary and
+// remover, ESRGAN (onnxruntime, in its worker) and lanczos resampling. Through the real server: JSON, binary and
 // multipart bodies; every documented limit and its 400; billing per image (by model, size and steps) and nothing
 // billed when the engine fails; 401/402/415/429; a signed-in wallet with X-Balance-Remaining; the openai client's
 // images.generate unmodified; and what /models says about these models.
@@ -395,7 +395,7 @@ describe('POST /image/upscale', () => {
     assert.equal(r.status, 200, r.bytes.toString().slice(0, 300));
     assert.equal(r.headers.get('content-type'), 'image/png');
     assert.equal(header(r, 'model-id'), 'esrgan');
-    assert.equal(header(r, 'model-router'), 'esrgan-tfjs-wasm');
+    assert.equal(header(r, 'model-router'), 'esrgan-onnxruntime');
     const m = await meta(r.bytes);
     assert.deepEqual([m.format, m.width, m.height], ['png', 512, 512]);
     const ours = await sharp(r.bytes).removeAlpha().raw().toBuffer();
@@ -685,7 +685,7 @@ describe('GET /models for image models', () => {
     assert.deepEqual(
       up.json.data.map((m: any) => [m.id, m.model_spec.modelSource, m.model_spec.pricing.upscale['2x'].usd]),
       [
-        ['esrgan', 'esrgan-tfjs-wasm', 0.02],
+        ['esrgan', 'esrgan-onnxruntime', 0.02],
         ['lanczos', 'sharp', 0.005],
       ],
     );

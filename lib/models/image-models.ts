@@ -47,11 +47,13 @@ const demoImageEngine = z.strictObject({ kind: z.literal('demo-image'), ...admis
 const demoEditEngine = z.strictObject({ kind: z.literal('demo-edit'), ...admission });
 /** A demo background remover for flat backgrounds: flood fill from the border to transparency. */
 const demoBackgroundEngine = z.strictObject({ kind: z.literal('demo-background-remove'), ...admission });
-/** ESRGAN (RDN, @upscalerjs/esrgan-slim's weights) on TensorFlow.js's wasm backend, in a worker thread. */
+/** ESRGAN (RDN, @upscalerjs/esrgan-slim's weights) on onnxruntime's CPU kernels, in a worker thread. */
 const esrganEngine = z.strictObject({
   kind: z.literal('esrgan'),
   /** Tile edge in input pixels: each tile runs on its own (bounded memory), with a margin blended away. */
   tileSize: z.number().int().min(32).max(512).optional(),
+  /** onnxruntime's threads for a job; unset, one per physical core. */
+  threads: z.number().int().min(1).max(256).optional(),
   ...admission,
 });
 /** Resampling with sharp (libvips), for images too large for the neural upscaler. */
@@ -254,7 +256,7 @@ const SOURCES: Record<ImageEngineKind, string> = {
   'demo-image': 'lagoon-demo',
   'demo-edit': 'lagoon-demo',
   'demo-background-remove': 'lagoon-demo',
-  esrgan: 'esrgan-tfjs-wasm',
+  esrgan: 'esrgan-onnxruntime',
   'sharp-upscale': 'sharp',
   'openai-images': 'openai-compatible',
   a1111: 'automatic1111',

@@ -11,7 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createTestDatabase } from '../../e2e/support/pg.ts';
 import { median, quantile } from './client.ts';
-import { cpuMs, freePort, start, stop } from './procs.ts';
+import { freePort, start, stop, treeCpuMs } from './procs.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 const IMAGE_REPEATS = Number(process.env.BENCH_IMAGE_REPEATS ?? 3);
@@ -24,10 +24,8 @@ interface Server {
   key: string;
 }
 
-const cpuOf = (pid: number) => {
-  const c = cpuMs(pid);
-  return c.user + c.system;
-};
+// The server and its worker processes (ESRGAN runs in one).
+const cpuOf = (pid: number) => treeCpuMs(pid);
 
 function lagoonCli(env: Record<string, string>, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {

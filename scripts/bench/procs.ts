@@ -78,6 +78,27 @@ export function cpuMs(pid: number): { user: number; system: number } {
   return { user: (Number(f[11]) * 1000) / TICKS_PER_S, system: (Number(f[12]) * 1000) / TICKS_PER_S };
 }
 
+/** CPU time of a process and its live descendants (a worker process such as ESRGAN's), plus what the exited children
+ *  it waited for used, in ms (Linux /proc: each task's children list, stat's cutime and cstime). */
+export function treeCpuMs(pid: number): number {
+  let total = 0;
+  const walk = (p: number) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_S;
+      for (const task of fs.readdirSync(`/proc/${p}/task`)) {
+        const kids = fs.readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
+        if (kids) for (const kid of kids.split(' ')) walk(Number(kid));
+      }
+    } catch {
+      // Exited between the listing and the read: its time is in its parent's cutime once waited for.
+    }
+  };
+  walk(pid);
+  return total;
+}
+
 /** Samples a process's RSS every `everyMs` until stopped; the peak and the samples. */
 export function sampleRss(pid: number, everyMs = 200) {
   const samples: number[] = [];

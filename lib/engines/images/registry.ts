@@ -78,6 +78,7 @@ export class ImageEngines extends EnginesByModel<ImageEngine> {
         // One job at a time in its worker, with its own queue.
         return (await import('./esrgan.ts')).createEsrganEngine({
           tileSize: spec.tileSize,
+          threads: spec.threads,
           maxQueue: spec.maxQueue,
           queueTimeoutMs: spec.queueTimeoutMs,
         });
