@@ -66,6 +66,8 @@
 //   POST|PATCH|DELETE /api/app/operator/prompts[/:id]    → the shared prompts (the operator only)
 //   POST   /api/app/conversations/:id/messages  SendMessageRequest → SendMessageResponse (201); generation starts
 //   POST   /api/app/messages/:id/regenerate  {modelId?}  → { assistant: AppMessage } (201): a new sibling answer
+//          (these two and /chat/temporary with Accept: text/event-stream: a TurnEvent, then the answer's
+//          GenerationEvents on the same response, as the browser asks them)
 //   POST   /api/app/messages/:id/stop                    → { message: AppMessage } (the partial answer, kept)
 //   GET    /api/app/messages/:id/stream                  → text/event-stream of GenerationEvent (attach/reattach)
 //   GET    /api/app/limits                               → AttachmentLimits

@@ -32,21 +32,67 @@ export function parseGenerationEvent(data: string): GenerationEvent | null {
   }
 }
 
-/** Reads a text/event-stream body to its end, calling onEvent for each GenerationEvent. */
-export async function readGenerationEvents(body: ReadableStream<Uint8Array>, onEvent: (ev: GenerationEvent) => void): Promise<void> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      for (const data of parser.push(decoder.decode(value, { stream: true }))) {
+/** The data of each event of a text/event-stream body, one at a time. */
+class SseReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  readonly #parser = new SseParser();
+  #queue: string[] = [];
+
+  constructor(body: ReadableStream<Uint8Array>) {
+    this.#reader = body.getReader();
+  }
+
+  /** The next event's data, or undefined at the end of the body. */
+  async next(): Promise<string | undefined> {
+    while (!this.#queue.length) {
+      const { value, done } = await this.#reader.read();
+      if (done) return undefined;
+      this.#queue = this.#parser.push(this.#decoder.decode(value, { stream: true }));
+    }
+    return this.#queue.shift();
+  }
+
+  /** Reads to the end, calling onEvent for each GenerationEvent. */
+  async each(onEvent: (ev: GenerationEvent) => void): Promise<void> {
+    try {
+      for (let data = await this.next(); data !== undefined; data = await this.next()) {
         const ev = parseGenerationEvent(data);
         if (ev) onEvent(ev);
       }
+    } finally {
+      this.#reader.releaseLock();
     }
-  } finally {
-    reader.releaseLock();
   }
+
+  cancel(): void {
+    this.#reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Reads a text/event-stream body to its end, calling onEvent for each GenerationEvent. */
+export function readGenerationEvents(body: ReadableStream<Uint8Array>, onEvent: (ev: GenerationEvent) => void): Promise<void> {
+  return new SseReader(body).each(onEvent);
+}
+
+/** A turn answered as a stream: the turn (its first event), then the answer's events for whoever follows it. */
+export interface TurnStream<T> {
+  turn: T;
+  /** Reads the answer's events to the end of the response. */
+  events(onEvent: (ev: GenerationEvent) => void): Promise<void>;
+  /** Lets the response go unread. */
+  cancel(): void;
+}
+
+/** Reads a turn's first event from its streamed answer (POST …/messages with Accept: text/event-stream). */
+export async function openTurnStream<T>(res: Response): Promise<TurnStream<T>> {
+  if (!res.body) throw new Error('the turn came without a body');
+  const reader = new SseReader(res.body);
+  const data = await reader.next();
+  const first = data === undefined ? null : (JSON.parse(data) as { type?: string; turn?: T });
+  if (first?.type !== 'turn' || !first.turn) {
+    reader.cancel();
+    throw new Error("the turn's stream did not begin with the turn");
+  }
+  return { turn: first.turn, events: (onEvent) => reader.each(onEvent), cancel: () => reader.cancel() };
 }

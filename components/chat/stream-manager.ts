@@ -6,19 +6,25 @@ import { APP_API, qk } from '@/components/api/client';
 import type { AppMessage, GenerationEvent } from '@/lib/wire.ts';
 import { cachedMessage, upsertMessages } from './chat-cache.ts';
 import { dropLive, seedLive, updateLive } from './live-store.ts';
-import { readGenerationEvents } from './sse.ts';
+import { readGenerationEvents, type TurnStream } from './sse.ts';
 
 const running = new Map<string, AbortController>();
 const MAX_ATTEMPTS = 12;
 
-/** Starts following message `messageId` unless already following it. */
-export function followStream(qc: QueryClient, conversationId: string, messageId: string): void {
-  if (running.has(messageId)) return;
+/**
+ * Starts following message `messageId` unless already following it. `first`: the answer's events already coming on
+ * the turn's own response (a streamed send); a reattach, if that one drops, asks GET /messages/:id/stream.
+ */
+export function followStream(qc: QueryClient, conversationId: string, messageId: string, first?: TurnStream<unknown>): void {
+  if (running.has(messageId)) {
+    first?.cancel();
+    return;
+  }
   const ctl = new AbortController();
   running.set(messageId, ctl);
   const known = cachedMessage(qc, conversationId, messageId);
   seedLive(messageId, { content: known?.content ?? '', reasoning: known?.reasoning ?? '', citations: known?.citations ?? [] });
-  void run(qc, conversationId, messageId, ctl.signal).finally(() => {
+  void run(qc, conversationId, messageId, ctl.signal, first).finally(() => {
     if (running.get(messageId) === ctl) running.delete(messageId);
   });
 }
@@ -79,7 +85,7 @@ function apply(qc: QueryClient, id: string, ev: GenerationEvent): void {
   });
 }
 
-async function run(qc: QueryClient, conversationId: string, id: string, signal: AbortSignal): Promise<void> {
+async function run(qc: QueryClient, conversationId: string, id: string, signal: AbortSignal, first?: TurnStream<unknown>): Promise<void> {
   for (let attempt = 0; !signal.aborted && attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) {
       updateLive(id, (d) => void (d.reconnecting = true), true);
@@ -87,6 +93,24 @@ async function run(qc: QueryClient, conversationId: string, id: string, signal: 
       if (signal.aborted) return;
     }
     try {
+      if (first) {
+        const stream = first;
+        first = undefined;
+        const stop = () => stream.cancel();
+        signal.addEventListener('abort', stop, { once: true });
+        let progressed = false;
+        try {
+          await stream.events((ev) => {
+            progressed = true;
+            apply(qc, id, ev);
+          });
+        } finally {
+          signal.removeEventListener('abort', stop);
+        }
+        if (!running.has(id)) return; // `done` arrived
+        if (progressed) attempt = 0;
+        continue;
+      }
       const res = await fetch(`${APP_API}/messages/${encodeURIComponent(id)}/stream`, {
         headers: { accept: 'text/event-stream' },
         credentials: 'same-origin',

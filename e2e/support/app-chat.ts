@@ -28,6 +28,8 @@ export interface CallOptions {
   params?: Record<string, string>;
   /** Leave out the CSRF header. */
   noCsrf?: boolean;
+  /** An Accept header (the browser asks a turn for `text/event-stream`). */
+  accept?: string;
 }
 
 /** Calls a handler with a Request shaped like the browser's (session cookie, CSRF header, JSON body). */
@@ -35,6 +37,7 @@ export function call(handler: RouteHandler, method: string, path: string, who: T
   const headers: Record<string, string> = {};
   if (who) headers.cookie = who.cookie;
   if (who && !opts.noCsrf) headers['x-csrf-token'] = who.csrf;
+  if (opts.accept) headers.accept = opts.accept;
   let body: string | undefined;
   if (opts.body !== undefined) {
     headers['content-type'] = 'application/json';

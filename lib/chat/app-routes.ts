@@ -5,11 +5,11 @@ import { ApiError } from '../api/errors.ts';
 import { autoTitle, chatSettingsSchema, type Conversation, type ConversationOps, type Message, userConversations } from '../conversations/conversations.ts';
 import { DEFAULT_TITLE } from '../conversations/text.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import { appRoute, json, type SessionCall } from '../http/app-route.ts';
+import { acceptsEvents, appRoute, json, type JsonReply, type SessionCall } from '../http/app-route.ts';
 import { catalogueSource, webSearchUnavailable } from '../catalogue/sources.ts';
 import { toAppConversation } from '../conversations/present.ts';
 import type { User } from '../users/users.ts';
-import type { GenerationEvent, SendMessageResponse, TemporaryTurnResponse } from '../wire.ts';
+import type { GenerationEvent, SendMessageResponse, TemporaryTurnResponse, TurnEvent } from '../wire.ts';
 import { attachmentLimits, checkAttachments, recheckKept, SEND_BODY_LIMIT, storedAttachment, type StoredAttachment } from './app/attachments.ts';
 import { canTranscribe, MAX_AUDIO_SECONDS, transcribeAudioAttachments } from './app/audio-attachments.ts';
 import { Generations } from './app/generations.ts';
@@ -174,7 +174,7 @@ export function chatRoutes(deps: AppDeps) {
     return m;
   }
 
-  const sendMessage = async ({ params, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof sendSchema> }) => {
+  const sendMessage = async ({ req, params, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof sendSchema> }) => {
     const uploads = input.attachments ?? [];
     const ops = userConversations(svc.store, user.id);
     const kept = input.attachmentsFrom ? await keptAttachments(ops, params.id ?? '', input.attachmentsFrom) : [];
@@ -206,10 +206,10 @@ export function chatRoutes(deps: AppDeps) {
     const { user: userMsg, assistant } = turn;
     await startAnswer(requestId, user, ops, assistant, [...history, userMsg], c, model, memories, signal);
     const out: SendMessageResponse = { user: toAppMessage(userMsg), assistant: toAppMessage(assistant), conversation: toAppConversation(turn.conversation) };
-    return json(out, 201);
+    return turnReply(req, user, out);
   };
 
-  const regenerate = async ({ params, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof regenerateSchema> }) => {
+  const regenerate = async ({ req, params, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof regenerateSchema> }) => {
     const ops = userConversations(svc.store, user.id);
     const original = await ownedAssistant(ops, params.id ?? '');
     await notWriting(ops, user, original, 'This answer is still being written: stop it first', 'id');
@@ -228,7 +228,7 @@ export function chatRoutes(deps: AppDeps) {
     });
     if (input.modelId && input.modelId !== c.modelId) await ops.setModel(c.id, input.modelId);
     await startAnswer(requestId, user, ops, assistant, c.messages, c, model, memories, signal);
-    return json({ assistant: toAppMessage(assistant) }, 201);
+    return turnReply(req, user, { assistant: toAppMessage(assistant) });
   };
 
   /**
@@ -236,7 +236,7 @@ export function chatRoutes(deps: AppDeps) {
    * with its files (checked as a stored chat's, read for this turn and dropped) and its tools, without the account's
    * memories or knowledge, and with nothing written to the store.
    */
-  const temporaryTurn = async ({ requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof temporarySchema> }) => {
+  const temporaryTurn = async ({ req, requestId, signal, session: { user }, body: input }: SessionCall & { body: z.output<typeof temporarySchema> }) => {
     const settings = input.settings ?? {};
     const why = settings.webSearch === 'on' ? webSearchUnavailable(deps) : null;
     if (why) throw new ApiError('INVALID_REQUEST', `${why} Set the chat's web search to off or auto.`, { param: 'settings.webSearch' });
@@ -296,7 +296,7 @@ export function chatRoutes(deps: AppDeps) {
       tools: toolsFor(user, settings.tools ?? [], model),
     });
     const out: TemporaryTurnResponse = { user: userMsg && toAppMessage(userMsg), assistant: toAppMessage(assistant) };
-    return json(out, 201);
+    return turnReply(req, user, out);
   };
 
   const stopMessage = async ({ params, session: { user } }: SessionCall) => {
@@ -318,24 +318,41 @@ export function chatRoutes(deps: AppDeps) {
     return json({ message: toAppMessage(stopped ?? (await ops.message(id))) });
   };
 
-  const streamMessage = async ({ params, session: { user } }: SessionCall) => {
-    const id = params.id ?? '';
-    const respond = (events: EventBegin<GenerationEvent>) => eventReply(heartbeatMs, events);
+  /** An answer's events: live from this process, its stored end, or its row re-read while another instance writes it. */
+  async function answerEvents(id: string, user: User): Promise<EventBegin<GenerationEvent>> {
     const live = generations.get(id, user.id);
-    if (live) return respond(liveEvents(live));
+    if (live) return liveEvents(live);
     const ended = temporary.finished(id, user.id);
-    if (ended) return respond(finishedEvents(ended));
+    if (ended) return finishedEvents(ended);
     const ops = userConversations(svc.store, user.id);
     let m = await ownedAssistant(ops, id);
     // It may have ended between the registry check and the read; the row then holds its final state.
     if (m.status === 'streaming') {
       const again = generations.get(id, user.id);
-      if (again) return respond(liveEvents(again));
+      if (again) return liveEvents(again);
       if (isStale(m, Date.now(), aliveSince)) m = await interrupt(ops, m);
-      else return respond(pollingEvents(ops, m, { aliveSince }));
+      else return pollingEvents(ops, m, { aliveSince });
     }
-    return respond(finishedEvents(m));
-  };
+    return finishedEvents(m);
+  }
+
+  const streamMessage = async ({ params, session: { user } }: SessionCall) => eventReply(heartbeatMs, await answerEvents(params.id ?? '', user));
+
+  /**
+   * A turn's answer: its JSON (201), or, when the client accepts server-sent events, the turn as the first event and
+   * the answer's events after it on the same response, as GET /messages/:id/stream gives them. The browser takes the
+   * stream: one request per turn instead of two, and the answer's first words a round trip sooner. The stream's type
+   * is the client's to know (callStream); the route map carries the JSON form.
+   */
+  async function turnReply<T extends TurnEvent['turn']>(req: Request, user: User, turn: T): Promise<JsonReply<T>> {
+    if (!acceptsEvents(req)) return json(turn, 201);
+    const answer = await answerEvents(turn.assistant.id, user);
+    const begin: EventBegin<GenerationEvent | TurnEvent> = (out) => {
+      out.send({ type: 'turn', turn });
+      return answer(out);
+    };
+    return eventReply(heartbeatMs, begin) as JsonReply<T>;
+  }
 
   const limits = async () => {
     return json(attachmentLimits(audioOk ? { maxSeconds: MAX_AUDIO_SECONDS } : undefined), 200, { 'cache-control': 'private, max-age=300' });

@@ -60,6 +60,15 @@ export interface AttachmentLimits {
   accept: string;
 }
 
+/**
+ * The first event of a turn answered as a stream (POST …/messages, …/regenerate or /chat/temporary with `Accept:
+ * text/event-stream`): what the JSON answer would have been. The answer's GenerationEvents follow on the same stream.
+ */
+export interface TurnEvent {
+  type: 'turn';
+  turn: SendMessageResponse | TemporaryTurnResponse | { assistant: AppMessage };
+}
+
 /** Server-sent events on /api/app/messages/:id/stream; each `data:` line is one JSON GenerationEvent. */
 export type GenerationEvent =
   /** First event on every attach: everything generated so far. */

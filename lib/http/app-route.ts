@@ -126,6 +126,9 @@ export function json<T>(body: T, status = 200, headers: Record<string, string> =
 /** The JSON text of a reply json() made whose body nobody read yet; undefined for any other Response. */
 export const jsonTextOf = (response: Response): string | undefined => (response.bodyUsed ? undefined : JSON_TEXT.get(response));
 
+/** The client asked for server-sent events (`Accept: text/event-stream`), where a route can answer either way. */
+export const acceptsEvents = (req: Request): boolean => /(^|[\s,])text\/event-stream\b/i.test(req.headers.get('accept') ?? '');
+
 export const noContent = (headers: Record<string, string> = {}): JsonReply<undefined> =>
   new Response(null, { status: 204, headers: { ...NO_STORE, ...headers } });
 

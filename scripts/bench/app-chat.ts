@@ -1,7 +1,7 @@
 // The browser app's chat path against the API's for the same answer, in one Lagoon (scripts/bench/app-server.ts):
-//   app: POST /api/app/conversations/:id/messages (the turn stored, the answer started in the background) and the
-//        browser's GET /api/app/messages/:id/stream read to its end (the answer written to the conversation as it
-//        streams);
+//   app: POST /api/app/conversations/:id/messages as the browser sends it (Accept: text/event-stream): the turn
+//        stored, then the answer's events on the same response, read to the end (the answer written to the
+//        conversation as it streams);
 //   api: POST /api/v1/chat/completions, streamed, the same prompt and model.
 // Sequential calls in alternating blocks (the load drifts), the server's CPU (user + system from /proc) summed per
 // path: CPU per answered chat.
@@ -38,18 +38,24 @@ export async function appVsApi(base: string, pid: number, who: AppWho, model: st
   const origin = base;
   const app = { 'content-type': 'application/json', origin, cookie: who.cookie, 'x-csrf-token': who.csrf };
   const appChat = async (conversation: string) => {
-    const sent = JSON.parse(
-      await ok(
-        await request(`${base}/api/app/conversations/${conversation}/messages`, {
-          method: 'POST',
-          headers: app,
-          body: JSON.stringify({ parentId: null, content: FAST_STREAM, modelId: model }),
-        }),
-        'send a message',
-      ),
-    ) as { assistant: { id: string } };
-    const stream = await ok(await request(`${base}/api/app/messages/${sent.assistant.id}/stream`, { headers: { cookie: who.cookie, origin } }), 'its stream');
-    if (!stream.includes('data:')) throw new Error(`the app's stream carried no events: ${stream.slice(0, 200)}`);
+    // As the browser sends a turn: asking for its events, which come on the same response (the turn, then the answer).
+    // A server from before that answers JSON, and the answer is then read from GET /messages/:id/stream (BENCH_BASELINE).
+    const res = await request(`${base}/api/app/conversations/${conversation}/messages`, {
+      method: 'POST',
+      headers: { ...app, accept: 'text/event-stream' },
+      body: JSON.stringify({ parentId: null, content: FAST_STREAM, modelId: model }),
+    });
+    const events = /^text\/event-stream/.test(String(res.headers['content-type']));
+    const sent = await ok(res, 'send a message');
+    const stream = events
+      ? sent
+      : await ok(
+          await request(`${base}/api/app/messages/${(JSON.parse(sent) as { assistant: { id: string } }).assistant.id}/stream`, {
+            headers: { cookie: who.cookie, origin },
+          }),
+          'its stream',
+        );
+    if (!stream.includes('"type":"done"')) throw new Error(`the app's stream did not end: ${stream.slice(0, 200)}`);
   };
   const apiBody = JSON.stringify({ model, stream: true, max_tokens: 16, messages: [{ role: 'user', content: FAST_STREAM }] });
   const apiChat = async () => {

@@ -99,6 +99,53 @@ for (const backend of ['sqlite', 'postgres'] as const)
       assert.equal((again[0] as { content: string }).content, 'Day one: Alfama. Day two: Belém.');
     });
 
+    test('a turn asked as a stream: the turn first, then the answer, on one response; errors before it stay JSON', async () => {
+      const c = await newChat(alice);
+      const res = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: null, content: 'Name a river [[reply:The Tagus.]]' },
+        params: { id: c.id },
+        accept: 'text/event-stream',
+      });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+      const events = (await new EventReader(res).rest()) as unknown as ({ type: 'turn'; turn: SendMessageResponse } | GenerationEvent)[];
+      const first = events[0] as { type: 'turn'; turn: SendMessageResponse };
+      assert.equal(first.type, 'turn');
+      assert.equal(first.turn.user.content, 'Name a river [[reply:The Tagus.]]');
+      assert.equal(first.turn.assistant.status, 'streaming');
+      assert.match(first.turn.conversation.title, /^Name a river/);
+      const answer = events.slice(1) as GenerationEvent[];
+      assert.equal(answer[0].type, 'snapshot');
+      assert.equal(assemble(answer).content, 'The Tagus.');
+      const done = answer.at(-1) as Extract<GenerationEvent, { type: 'done' }>;
+      assert.equal(done.type, 'done');
+      assert.equal(done.message.id, first.turn.assistant.id);
+      assert.equal(done.message.status, 'complete');
+      // The same answer read again (a reattach) is the stored one.
+      assert.equal((await finish(alice, first.turn.assistant.id)).message.content, 'The Tagus.');
+
+      // Regenerate the same way: its turn names the new answer.
+      h.engine.reset();
+      const again = await call(chat.regenerate, 'POST', `/messages/${first.turn.assistant.id}/regenerate`, alice, {
+        params: { id: first.turn.assistant.id },
+        accept: 'text/event-stream',
+      });
+      const regenerated = (await new EventReader(again).rest()) as unknown as [{ type: 'turn'; turn: { assistant: AppMessage } }, ...GenerationEvent[]];
+      assert.equal(regenerated[0].type, 'turn');
+      assert.notEqual(regenerated[0].turn.assistant.id, first.turn.assistant.id);
+      assert.equal((regenerated.at(-1) as Extract<GenerationEvent, { type: 'done' }>).message.id, regenerated[0].turn.assistant.id);
+
+      // Refused before anything is stored: a JSON error body, whatever was accepted.
+      const bad = await call(chat.sendMessage, 'POST', `/conversations/${c.id}/messages`, alice, {
+        body: { parentId: null, content: '  ' },
+        params: { id: c.id },
+        accept: 'text/event-stream',
+      });
+      assert.equal(bad.status, 400);
+      assert.match(bad.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(((await bad.json()) as { code: string }).code, 'INVALID_REQUEST');
+    });
+
     test('the conversation settings shape the request: system prompt, temperature, service parameters, history', async () => {
       const c = await newChat(alice, {
         settings: { systemPrompt: 'Answer like a pirate.', temperature: 0.3, webSearch: 'auto', citations: false, includeServiceSystemPrompt: false },
