@@ -543,7 +543,11 @@ export const SETTINGS = {
     parse: int(1),
     doc: "a running job's lease, renewed while it works; a job whose instance died is taken over once it expires",
   },
-  LAGOON_JOB_POLL_MS: { default: '1000', parse: int(1), doc: 'how often an idle instance looks for queued jobs (jobs queued on itself start at once)' },
+  LAGOON_JOB_POLL_MS: {
+    default: '1000',
+    parse: int(1),
+    doc: 'how often an idle instance looks for queued jobs (the safety net: a job queued on any instance wakes an idle one at once, through Redis or PostgreSQL)',
+  },
   LAGOON_ALERT_SWEEP_MS: {
     default: '60000',
     parse: int(1),

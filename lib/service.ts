@@ -152,6 +152,7 @@ export async function createService(config: Config, opts: { seed?: boolean } = {
     limits: config.limits,
     redis,
     redisPrefix: config.redisPrefix,
+    databaseUrl: config.databaseUrl,
     catalogue,
     config: config.jobs,
     wire: config.wire,

@@ -28,6 +28,7 @@ import { MediaStore } from './media.ts';
 import { type JobRow, JobStore, type StoredFailure } from './store.ts';
 import type { JobKind } from './types.ts';
 import { JobWorkers } from './workers.ts';
+import { openWakeChannel, type WakeChannel } from '../db/wake-channel.ts';
 import { log } from '../log.ts';
 
 export interface JobCaller {
@@ -46,6 +47,8 @@ export interface JobServiceDeps {
   limits: LimitConfig;
   redis: Redis | undefined;
   redisPrefix: string;
+  /** PostgreSQL's URL where there is no Redis: queued jobs wake the other instances by NOTIFY. */
+  databaseUrl?: string;
   catalogue: Catalogue;
   config: JobsConfig;
   wire: WireNames;
@@ -114,6 +117,7 @@ export class JobService {
   readonly billing: JobBilling;
   private workers: JobWorkers | undefined;
   private sweeper: NodeJS.Timeout | undefined;
+  private wakeChannel: WakeChannel | undefined;
   private sweeping: Promise<unknown> | undefined;
   private lastFileSweep = 0;
 
@@ -152,6 +156,17 @@ export class JobService {
       { workers: this.deps.config.workers, leaseMs: this.deps.config.leaseMs, pollMs: this.deps.config.pollMs },
     );
     this.workers.start();
+    // A job queued on another instance, or given back by one that stops, starts here at once, not at the next poll.
+    const workers = this.workers;
+    this.wakeChannel = await openWakeChannel({
+      name: 'jobs',
+      self: workers.owner,
+      onWake: () => workers.wake(),
+      redis: this.deps.redis,
+      redisPrefix: this.deps.redisPrefix,
+      databaseUrl: this.deps.databaseUrl,
+      store: this.deps.store,
+    });
     const every = Math.max(250, Math.min(60_000, Math.floor(this.deps.config.retentionMs / 4), this.deps.config.pollMs * 10));
     this.sweeper = setInterval(() => {
       this.sweeping ??= this.sweep()
@@ -164,6 +179,9 @@ export class JobService {
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     await this.workers?.stop();
+    // The jobs it ran are queued again: the others take them now.
+    this.wakeChannel?.notify();
+    await this.wakeChannel?.close();
     await this.sweeping;
     await this.billing.drain();
   }
@@ -246,6 +264,8 @@ export class JobService {
       if (!(await this.jobs.insert(job, cap))) throw tooManyJobs(kind, cap);
       held = undefined;
       this.workers?.wake();
+      // Every worker here busy: another instance's may be free (a free one here takes it, and the others stay asleep).
+      if (this.workers?.full()) this.wakeChannel?.notify();
       return { model, body: { model: model.id, queue_id: id, ...kind.queuedFields }, before };
     } catch (e) {
       if (held) void this.deps.ledger.release({ requestId: id, accountId: p.accountId, keyId: p.keyId, ...held });

@@ -58,6 +58,11 @@ export class JobWorkers {
     this.wakeUp?.();
   }
 
+  /** Every worker is running a job. */
+  full(): boolean {
+    return this.running.size >= this.opts.workers;
+  }
+
   /** Stops a job running here (it was cancelled); its new state is already in the store. */
   cancel(jobId: string, kind: string): void {
     this.running.get(jobId)?.controller.abort(new JobFailure('cancelled', `The ${kind} job was cancelled`));
