@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseGenerationEvent, readGenerationEvents, SseParser } from './sse.ts';
+import { AppApiError } from '../api/client.ts';
+import { openTurnStream, parseGenerationEvent, readGenerationEvents, SseParser } from './sse.ts';
 
 test('events split across chunks, CRLF, comments and multi-line data', () => {
   const p = new SseParser();
@@ -25,4 +26,27 @@ test('a byte stream is decoded across chunk boundaries (multi-byte characters in
   const seen: string[] = [];
   await readGenerationEvents(body, (ev) => seen.push(ev.type === 'delta' ? `delta:${ev.content}` : ev.type));
   assert.deepEqual(seen, ['delta:é€', 'done']);
+});
+
+const bodyOf = (text: string) =>
+  new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(text));
+      c.close();
+    },
+  });
+
+test('a streamed turn: the turn first, then the answer events for whoever follows it; anything else is a failed request', async () => {
+  const res = new Response(
+    bodyOf(
+      'data: {"type":"turn","turn":{"assistant":{"id":"a1"}}}\n\n: keep-alive\n\ndata: {"type":"delta","content":"hi"}\n\ndata: {"type":"done","message":{}}\n\n',
+    ),
+  );
+  const stream = await openTurnStream<{ assistant: { id: string } }>(res);
+  assert.equal(stream.turn.assistant.id, 'a1');
+  const seen: string[] = [];
+  await stream.events((ev) => seen.push(ev.type));
+  assert.deepEqual(seen, ['delta', 'done']);
+  await assert.rejects(openTurnStream(new Response(bodyOf('data: {"type":"delta","content":"x"}\n\n'))), (e: unknown) => e instanceof AppApiError);
+  await assert.rejects(openTurnStream(new Response(bodyOf(''))), (e: unknown) => e instanceof AppApiError);
 });

@@ -1,5 +1,6 @@
 // A minimal Server-Sent Events reader over fetch's ReadableStream (EventSource cannot send our headers or be
 // aborted per message). Yields the parsed JSON of each event's data; comments (keep-alives) are skipped.
+import { AppApiError, requestFailed } from '../api/client.ts';
 import type { GenerationEvent } from '@/lib/wire.ts';
 
 /** Splits SSE text into event data payloads; feed chunks, get complete events back. */
@@ -86,13 +87,15 @@ export interface TurnStream<T> {
 
 /** Reads a turn's first event from its streamed answer (POST …/messages with Accept: text/event-stream). */
 export async function openTurnStream<T>(res: Response): Promise<TurnStream<T>> {
-  if (!res.body) throw new Error('the turn came without a body');
+  // A body that does not begin with the turn is an answer this client cannot read: said as a failed request.
+  const unreadable = () => new AppApiError(res.status, { error: requestFailed(res.status) });
+  if (!res.body) throw unreadable();
   const reader = new SseReader(res.body);
   const data = await reader.next();
-  const first = data === undefined ? null : (JSON.parse(data) as { type?: string; turn?: T });
+  const first = data === undefined ? null : (parseGenerationEvent(data) as unknown as { type?: string; turn?: T } | null);
   if (first?.type !== 'turn' || !first.turn) {
     reader.cancel();
-    throw new Error("the turn's stream did not begin with the turn");
+    throw unreadable();
   }
   return { turn: first.turn, events: (onEvent) => reader.each(onEvent), cancel: () => reader.cancel() };
 }
