@@ -23,8 +23,12 @@ function childrenCpuS(): number | undefined {
   }
 }
 
+/** The line scripts/test.ts counts as a failure: a file whose process ended before its tests had all reported. */
+export const ENDED_EARLY = '# ended early: ';
+
 export default async function* timings(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   const files = new Map<string, { s: number; cpu: number; tests: number }>();
+  const endedEarly: string[] = [];
   let lastCpu = childrenCpuS();
   for await (const event of source) {
     const data = event.data as { file?: string; nesting?: number; name?: string; details?: { duration_ms?: number } } | undefined;
@@ -38,8 +42,13 @@ export default async function* timings(source: AsyncIterable<TestEvent>): AsyncG
       const cpu = childrenCpuS();
       if (cpu !== undefined && lastCpu !== undefined) row.cpu = cpu - lastCpu;
       lastCpu = cpu;
+    } else if (whole && event.type === 'test:pass') {
+      // The runner passes the file itself only when its process exited with status 0 before reporting its tests (a
+      // process.exit midway, or reports lost): the tests that never ran would otherwise vanish from the totals.
+      endedEarly.push(data.file);
     } else if (!whole && (event.type === 'test:pass' || event.type === 'test:fail')) row.tests++;
   }
+  for (const file of endedEarly) yield `${ENDED_EARLY}${file.replace(`${process.cwd()}/`, '')}\n`;
   const rows = [...files].map(([file, r]) => ({ file: file.replace(`${process.cwd()}/`, ''), ...r }));
   rows.sort((a, b) => b.s - a.s);
   const total = rows.reduce((t, r) => t + r.s, 0);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildIsStale } from './build-inputs.ts';
 import { ensureServices } from './services.ts';
+import { ENDED_EARLY } from './test-timings.ts';
 import { classifyTests } from './unit-tests.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -184,11 +185,18 @@ for (const r of results) {
   }
 }
 rows.sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+const endedEarly = fs
+  .readFileSync(table, 'utf8')
+  .split('\n')
+  .filter((l) => l.startsWith(ENDED_EARLY))
+  .map((l) => l.slice(ENDED_EARLY.length));
 const lanesLine = results.map((r, i) => `lane ${i + 1}: ${lanes[i].length} files in ${r.wallS.toFixed(0)} s (${laneCpu[i]} s CPU)`).join('; ');
 console.log(`# slowest test files (wall, CPU of its processes, top-level tests, file); ${lanesLine}; all: ${table}`);
 console.log(rows.slice(0, 15).join('\n'));
 fs.rmSync(imagesBuilt, { force: true });
-const failed = counts.fail + counts.cancelled;
+// A file that ended early passed as one test in node's count: it is a failure here, whatever it managed to report.
+for (const f of endedEarly) console.log(`✖ ${f}: its process ended before all its tests had reported (an exit midway?)`);
+const failed = counts.fail + counts.cancelled + endedEarly.length;
 const skipped = counts.skipped + counts.todo;
-console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(`${counts.pass - endedEarly.length} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code !== 0 || failed > 0 ? 1 : 0);
