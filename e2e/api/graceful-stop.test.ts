@@ -30,7 +30,20 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       engine = await startScriptedEngine({ name: 'graceful' });
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-graceful-'));
       const catalogue = path.join(dataDir, 'models.json');
-      fs.writeFileSync(catalogue, JSON.stringify({ system_prompts: [], models: [scriptedModel('graceful-model', engine.url, { traits: ['default'] })] }));
+      fs.writeFileSync(
+        catalogue,
+        JSON.stringify({
+          system_prompts: [],
+          models: [
+            // The engine's own time limits well above what 200 requests on a loaded machine take: a 504 from the
+            // engine call is not what this test is about (a cut or lost response is).
+            scriptedModel('graceful-model', engine.url, {
+              traits: ['default'],
+              engine: { kind: 'openai', baseUrl: engine.url, model: 'scripted', timeoutMs: 15_000, totalTimeoutMs: 30_000 },
+            }),
+          ],
+        }),
+      );
       env = { ...process.env, LAGOON_NO_APP: '1', LAGOON_DATA_DIR: dataDir, LAGOON_MODELS: catalogue, HOST: '127.0.0.1', PORT: '0' };
       if (backend === 'postgres') {
         const db = await createTestDatabase();

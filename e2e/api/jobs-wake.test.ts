@@ -91,8 +91,15 @@ for (const via of ['postgres', 'redis'] as const)
       assert.notEqual(b.lease_owner, a.lease_owner, 'the other instance took it');
       const waited = Number(b.started_at) - Number(b.created_at);
       assert.ok(waited < 5_000, `started ${waited} ms after it was queued (the poll is 60 s)`);
-      for (const v of upstream.videos.values()) upstream.release(v.id);
-      await until(first, (r) => r.status === 'succeeded', 30_000, 'the first job ends');
-      await until(second, (r) => r.status === 'succeeded', 30_000, 'the second job ends');
+      // Released as they reach the upstream (the second job's request may still be on its way).
+      const releasing = setInterval(() => {
+        for (const v of upstream.videos.values()) upstream.release(v.id);
+      }, 50);
+      try {
+        await until(first, (r) => r.status === 'succeeded', 60_000, 'the first job ends');
+        await until(second, (r) => r.status === 'succeeded', 60_000, 'the second job ends');
+      } finally {
+        clearInterval(releasing);
+      }
     });
   });

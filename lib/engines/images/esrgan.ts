@@ -121,13 +121,16 @@ export function createEsrganEngine(opts: EsrganOptions = {}): ImageEngine {
       const input = await inspect(job.image, 'image', { minPixels: 1, maxPixels: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER });
       const { width: W, height: H } = input;
       const factor = Math.min(4, Math.max(2, Math.ceil(Math.max(job.outWidth / W, job.outHeight / H) - 1e-9))) as 2 | 3 | 4;
-      // Copied into a plain array: sharp's buffers live outside the JS heap and cannot be transferred to a thread.
+      // The IPC channel copies the pixels to the worker process (structured clone), so sharp's buffer is sent as it is.
       const rgb = await decode(input).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
       if (rgb.info.channels !== 3) throw new EngineError('failed', `expected RGB pixels, got ${rgb.info.channels} channels`);
       const release = await queue.acquire(job.signal);
       let reply;
       try {
-        reply = await worker.run({ scale: factor, width: W, height: H, tile, pixels: new Uint8Array(rgb.data) }, job.signal);
+        reply = await worker.run(
+          { scale: factor, width: W, height: H, tile, pixels: new Uint8Array(rgb.data.buffer, rgb.data.byteOffset, rgb.data.length) },
+          job.signal,
+        );
       } finally {
         release();
       }
