@@ -116,7 +116,7 @@ export type CallOptions<K extends AppRouteKey> = {
 } & (keyof AppParams<K> extends never ? { params?: undefined } : { params: AppParams<K> }) &
   ([AppBody<K>] extends [undefined] ? { body?: undefined } : { body: AppBody<K> });
 
-type CallArgs<K extends AppRouteKey> = object extends CallOptions<K> ? [opts?: CallOptions<K>] : [opts: CallOptions<K>];
+export type CallArgs<K extends AppRouteKey> = object extends CallOptions<K> ? [opts?: CallOptions<K>] : [opts: CallOptions<K>];
 
 /** `/images/:id` with { id } → `/images/<id, encoded>`, plus the query's set values. */
 export function routePath(path: string, params: Record<string, string> = {}, query: Record<string, QueryValue> = {}): string {

@@ -1,6 +1,7 @@
 // A minimal Server-Sent Events reader over fetch's ReadableStream (EventSource cannot send our headers or be
 // aborted per message). Yields the parsed JSON of each event's data; comments (keep-alives) are skipped.
-import { AppApiError, requestFailed } from '../api/client.ts';
+import { AppApiError, type CallArgs, callStream, requestFailed } from '../api/client.ts';
+import type { AppReply, AppRouteKey } from '@/lib/http/app-route-map.ts';
 import type { GenerationEvent } from '@/lib/wire.ts';
 
 /** Splits SSE text into event data payloads; feed chunks, get complete events back. */
@@ -98,4 +99,9 @@ export async function openTurnStream<T>(res: Response): Promise<TurnStream<T>> {
     throw unreadable();
   }
   return { turn: first.turn, events: (onEvent) => reader.each(onEvent), cancel: () => reader.cancel() };
+}
+
+/** Sends a turn asking for its events: the turn, typed as its route's JSON answer, then the answer's events. */
+export async function callTurn<K extends AppRouteKey>(route: K, ...args: CallArgs<K>): Promise<TurnStream<AppReply<K>>> {
+  return openTurnStream<AppReply<K>>(await callStream(route, ...args));
 }

@@ -4,11 +4,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useRef, useState } from 'react';
-import { AppApiError, call, callStream, qk } from '@/components/api/client';
-import type { AppConversationWithMessages, AppMessage, ChatSettings, SendMessageResponse, TemporaryTurnRequest, TemporaryTurnResponse } from '@/lib/wire.ts';
+import { AppApiError, call, qk } from '@/components/api/client';
+import type { AppConversationWithMessages, AppMessage, ChatSettings, TemporaryTurnRequest } from '@/lib/wire.ts';
 import { mergeConversation, seedConversation, upsertMessages } from './chat-cache.ts';
 import { getLive, updateLive } from './live-store.ts';
-import { openTurnStream } from './sse.ts';
+import { callTurn } from './sse.ts';
 import { finishAnswer, followStream } from './stream-manager.ts';
 import type { TranscriptRow } from './transcript-rows.ts';
 import { keepTemporaryFiles, temporaryFiles } from './temporary-files.ts';
@@ -92,18 +92,16 @@ export function useChatController(options: ControllerOptions) {
           const history = temporaryHistory(qc, id, parentId);
           // An edit keeps the original's files, which only this page holds.
           const uploads = attachmentsFrom ? temporaryFiles(id, attachmentsFrom) : await toUploads(files);
-          const stream = await openTurnStream<TemporaryTurnResponse>(
-            await callStream('POST /chat/temporary', {
-              body: {
-                chatId: id,
-                history,
-                content,
-                ...(uploads.length ? { attachments: uploads } : {}),
-                ...(o.modelId ? { modelId: o.modelId } : {}),
-                settings: temporarySettings(o.settings),
-              },
-            }),
-          );
+          const stream = await callTurn('POST /chat/temporary', {
+            body: {
+              chatId: id,
+              history,
+              content,
+              ...(uploads.length ? { attachments: uploads } : {}),
+              ...(o.modelId ? { modelId: o.modelId } : {}),
+              settings: temporarySettings(o.settings),
+            },
+          });
           const res = stream.turn;
           if (res.user) keepTemporaryFiles(id, res.user.id, uploads);
           upsertMessages(qc, id, res.user ? [res.user, res.assistant] : [res.assistant]);
@@ -121,12 +119,10 @@ export function useChatController(options: ControllerOptions) {
           id = created.current = conv.id;
         }
         // One request: the turn, then its answer's events on the same response.
-        const stream = await openTurnStream<SendMessageResponse>(
-          await callStream('POST /conversations/:id/messages', {
-            params: { id },
-            body: { parentId, content, ...(uploads.length ? { attachments: uploads } : {}), ...(attachmentsFrom ? { attachmentsFrom } : {}) },
-          }),
-        );
+        const stream = await callTurn('POST /conversations/:id/messages', {
+          params: { id },
+          body: { parentId, content, ...(uploads.length ? { attachments: uploads } : {}), ...(attachmentsFrom ? { attachmentsFrom } : {}) },
+        });
         const res = stream.turn;
         upsertMessages(qc, id, [res.user, res.assistant]);
         mergeConversation(qc, res.conversation);
@@ -153,16 +149,14 @@ export function useChatController(options: ControllerOptions) {
         if (o.temporary) {
           const id = o.conversationId;
           const parent = qc.getQueryData<AppConversationWithMessages>(qk.conversation(id))?.messages.find((m) => m.id === assistantId)?.parentId ?? null;
-          const stream = await openTurnStream<TemporaryTurnResponse>(
-            await callStream('POST /chat/temporary', {
-              body: {
-                chatId: id,
-                history: temporaryHistory(qc, id, parent),
-                ...(o.modelId ? { modelId: o.modelId } : {}),
-                settings: temporarySettings(o.settings),
-              },
-            }),
-          );
+          const stream = await callTurn('POST /chat/temporary', {
+            body: {
+              chatId: id,
+              history: temporaryHistory(qc, id, parent),
+              ...(o.modelId ? { modelId: o.modelId } : {}),
+              settings: temporarySettings(o.settings),
+            },
+          });
           const res = stream.turn;
           upsertMessages(qc, id, [res.assistant]);
           o.setLeaf(res.assistant.id);
@@ -171,9 +165,7 @@ export function useChatController(options: ControllerOptions) {
           return;
         }
         const body = o.modelId ? { modelId: o.modelId } : {};
-        const stream = await openTurnStream<{ assistant: AppMessage }>(
-          await callStream('POST /messages/:id/regenerate', { params: { id: assistantId }, body }),
-        );
+        const stream = await callTurn('POST /messages/:id/regenerate', { params: { id: assistantId }, body });
         const { assistant } = stream.turn;
         upsertMessages(qc, o.conversationId, [assistant]);
         o.setLeaf(assistant.id);

@@ -24,9 +24,6 @@ interface Server {
   key: string;
 }
 
-// The server and its worker processes (ESRGAN runs in one).
-const cpuOf = (pid: number) => treeCpuMs(pid);
-
 function lagoonCli(env: Record<string, string>, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const c = spawn(process.execPath, ['scripts/lagoon.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -74,13 +71,14 @@ async function timed(pid: number | undefined, repeats: number, fn: () => Promise
   // Without a server (work done in this process) there is no server CPU to report: NaN prints as n/a.
   await fn();
   const walls: number[] = [];
-  const c0 = pid ? cpuOf(pid) : 0;
+  // The server and its worker processes (ESRGAN runs in one).
+  const c0 = pid ? treeCpuMs(pid) : 0;
   for (let i = 0; i < repeats; i++) {
     const t0 = performance.now();
     await fn();
     walls.push(performance.now() - t0);
   }
-  const c1 = pid ? cpuOf(pid) : 0;
+  const c1 = pid ? treeCpuMs(pid) : 0;
   return { wallMs: median(walls), cpuMs: pid ? (c1 - c0) / repeats : Number.NaN };
 }
 

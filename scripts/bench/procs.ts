@@ -70,12 +70,17 @@ export function rssMiB(pid: number): number {
 
 const TICKS_PER_S = 100; // USER_HZ: 100 on every Linux build we run on
 
-/** CPU time a process has used so far, in ms, in user space and in the kernel (Linux /proc). */
-export function cpuMs(pid: number): { user: number; system: number } {
+/** A process's /proc stat fields after the parenthesised command name (which may contain spaces). */
+const statFields = (pid: number) => {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name (which may contain spaces): utime and stime are the 12th and 13th.
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: (Number(f[11]) * 1000) / TICKS_PER_S, system: (Number(f[12]) * 1000) / TICKS_PER_S };
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+};
+const ticksMs = (ticks: string) => (Number(ticks) * 1000) / TICKS_PER_S;
+
+/** CPU time a process has used so far, in ms, in user space and in the kernel (Linux /proc: utime, stime). */
+export function cpuMs(pid: number): { user: number; system: number } {
+  const f = statFields(pid);
+  return { user: ticksMs(f[11]), system: ticksMs(f[12]) };
 }
 
 /** CPU time of a process and its live descendants (a worker process such as ESRGAN's), plus what the exited children
@@ -84,9 +89,8 @@ export function treeCpuMs(pid: number): number {
   let total = 0;
   const walk = (p: number) => {
     try {
-      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_S;
+      const f = statFields(p);
+      total += ticksMs(f[11]) + ticksMs(f[12]) + ticksMs(f[13]) + ticksMs(f[14]);
       for (const task of fs.readdirSync(`/proc/${p}/task`)) {
         const kids = fs.readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
         if (kids) for (const kid of kids.split(' ')) walk(Number(kid));
