@@ -1,0 +1,40 @@
+// The timings reporter names a test file whose process ended (status 0) before its tests had all reported — node's
+// runner counts such a file as one passing test — and names no file that ran to its end.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ENDED_EARLY } from './test-timings.ts';
+
+test('a file that exits midway is reported as ended early; a whole one is not', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-timings-'));
+  try {
+    const body = (exitAt: number) =>
+      `import { describe, it } from 'node:test';\ndescribe('d', () => { for (let i = 0; i < 5; i++) it('t' + i, () => { if (i === ${exitAt}) process.exit(0); }); });\n`;
+    fs.writeFileSync(path.join(dir, 'early.test.mjs'), body(2));
+    fs.writeFileSync(path.join(dir, 'whole.test.mjs'), body(-1));
+    const out = path.join(dir, 'timings.txt');
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--test',
+        `--test-reporter=${path.join(import.meta.dirname, 'test-timings.ts')}`,
+        `--test-reporter-destination=${out}`,
+        'early.test.mjs',
+        'whole.test.mjs',
+      ],
+      // NODE_TEST_CONTEXT would make the inner run report to this one instead of to its reporter.
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_TEST_CONTEXT: undefined } },
+    );
+    assert.equal(r.status, 0, 'node itself counts the early file as passed');
+    const flagged = fs
+      .readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(ENDED_EARLY));
+    assert.deepEqual(flagged, [`${ENDED_EARLY}early.test.mjs`]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
