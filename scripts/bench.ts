@@ -16,7 +16,8 @@
 // streams,rpc,app,images,jobs,soak picks phases;
 // BENCH_PORTKEY=0 leaves the peer out, BENCH_BARE=0 the pass-through; BENCH_BASELINE=DIR runs the Lagoon of another checkout (a worktree of an earlier
 // revision) beside this one as `before`; BENCH_PROFILE=DIR
-// writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts).
+// writes Lagoon's CPU profile there (node --cpu-prof; summarise with scripts/bench/profile-top.ts); BENCH_PERF=DIR
+// records its on-CPU samples with Linux perf instead (DIR/lagoon.perf.data; summarise with scripts/bench/perf-top.ts).
 // Last line: `bench: added_p50_ms=… added_p99_ms=… rps_c64=… …` with the peer's figures and the ratios.
 import { CONNECTIONS, rps } from './bench/client.ts';
 import { latencyRounds } from './bench/latency.ts';
@@ -46,6 +47,7 @@ const world = await startWorld({
   portkey: env.BENCH_PORTKEY !== '0',
   bare: env.BENCH_BARE !== '0',
   profileDir: env.BENCH_PROFILE,
+  perfDir: env.BENCH_PERF,
   baseline: env.BENCH_BASELINE,
   rpc: only.has('rpc'),
 });
@@ -83,6 +85,9 @@ try {
     // Interleaved windows, one per target in turn, as the latency rounds: the machine's load drifts over a minute,
     // and one long window per target measured that drift (±15 % between identical servers) more than the servers.
     const windows = Array.from({ length: world.slow.length }, () => [] as (Awaited<ReturnType<typeof rps>> & { cpuMs?: number })[]);
+    // One unmeasured second per target first: a cold server's JIT and pools are not its steady cost per request
+    // (the first window of a cold Lagoon ran 25 % slower than the next two).
+    for (const t of world.slow) await rps(t.url, t.headers, t.body('Say hello.'), 1);
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       for (const [i, t] of world.slow.entries()) {
         // CPU of the relaying process over its own window only (user + system from /proc): independent of whatever

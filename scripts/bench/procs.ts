@@ -34,7 +34,7 @@ export function start(args: string[], env: Record<string, string>, ready: RegExp
 }
 
 /** Stops a child and waits for it to exit (a CPU profile is written on exit). */
-export function stop(child: ChildProcess, ms = 10_000): Promise<void> {
+export function stop(child: ChildProcess, ms = 10_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
@@ -45,7 +45,7 @@ export function stop(child: ChildProcess, ms = 10_000): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 

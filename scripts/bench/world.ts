@@ -10,6 +10,7 @@ import type { Target } from './client.ts';
 import { spawnAnvil, stopSpawnedAnvil } from '../../e2e/support/chains/anvil.ts';
 import { rpcBody } from './rpc.ts';
 import { cli, freePort, start, stop } from './procs.ts';
+import { spawn } from 'node:child_process';
 
 export interface World {
   /** Against the mock that answers at once: direct, the bare pass-through and Portkey (when started), Lagoon. */
@@ -38,12 +39,23 @@ const PORTKEY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
  * `baseline`: the directory of another checkout (a git worktree of an earlier revision, with node_modules) whose
  * Lagoon runs beside this one as the target `before`, on its own data dir: a change measured in one run.
  */
-export async function startWorld(opts: { portkey: boolean; bare: boolean; profileDir?: string; baseline?: string; rpc?: boolean }): Promise<World> {
+export async function startWorld(opts: {
+  portkey: boolean;
+  bare: boolean;
+  profileDir?: string;
+  /** Records Lagoon's on-CPU samples with Linux perf into this directory (lagoon.perf.data; perf-top.ts reads it). */
+  perfDir?: string;
+  baseline?: string;
+  rpc?: boolean;
+}): Promise<World> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-'));
   const baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-bench-before-'));
   const children: ChildProcess[] = [];
   let anvil: Awaited<ReturnType<typeof spawnAnvil>> | undefined;
+  let perf: ChildProcess | undefined;
   const close = async () => {
+    // perf first, while Lagoon (whose JIT map it reads at report time from /tmp/perf-<pid>.map) is still up.
+    if (perf) await stop(perf, 30_000, 'SIGINT');
     await Promise.all(children.map((c) => stop(c)));
     await stopSpawnedAnvil(anvil);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -107,8 +119,15 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
       return { child, key };
     };
     // Sampled every 100 µs: a request at concurrency 1 takes about a millisecond of CPU.
-    const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${opts.profileDir}`] : [];
+    // perf needs the JIT's symbol map (/tmp/perf-<pid>.map), interpreted frames included, to name JavaScript
+    // functions; V8's own log, which the map's flag also starts, goes nowhere.
+    const profile = opts.perfDir
+      ? ['--perf-basic-prof', '--interpreted-frames-native-stack', '--logfile=/dev/null']
+      : opts.profileDir
+        ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${opts.profileDir}`]
+        : [];
     const { child: lagoon, key } = await startLagoon(undefined, dataDir, lagoonPort, profile);
+    if (opts.perfDir) perf = recordPerf(lagoon.pid!, opts.perfDir);
     const before = opts.baseline ? await startLagoon(opts.baseline, baselineDir, beforePort, []) : undefined;
     let portkey: ChildProcess | undefined;
     let portkeyStreams: ChildProcess | undefined;
@@ -209,4 +228,18 @@ export async function startWorld(opts: { portkey: boolean; bare: boolean; profil
     await close();
     throw e;
   }
+}
+
+/**
+ * Linux perf sampling the process's on-CPU time (the cpu-clock software event: this VM has no hardware counters) with
+ * call graphs. Unlike V8's --cpu-prof, which samples wall-clock time and so charges a system call with the time the
+ * thread waited to run again after it (on two busy cores, a socket write that wakes the client shows as 18 % of a
+ * profile whose process spends 11 % in the kernel altogether), perf counts only CPU the process used.
+ */
+function recordPerf(pid: number, dir: string): ChildProcess {
+  fs.mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, 'lagoon.perf.data');
+  const child = spawn('perf', ['record', '-q', '-F', '1999', '-e', 'cpu-clock', '-g', '-p', String(pid), '-o', out], { stdio: 'ignore' });
+  child.on('error', (e) => console.error(`perf could not start (${e.message}): install linux-perf for BENCH_PERF`));
+  return child;
 }
