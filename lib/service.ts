@@ -23,6 +23,7 @@ import { AudioEngines } from './engines/audio/registry.ts';
 import { VideoEngines } from './engines/video/registry.ts';
 import { IdempotencyStore } from './billing/idempotency.ts';
 import { ReceiptHashLog } from './billing/receipts.ts';
+import { countMetrics } from './metrics/registry.ts';
 import { startTracing, stopTracing } from './metrics/tracing.ts';
 import { audioJobKind } from './audio/jobs.ts';
 import { ImageEngines } from './engines/images/registry.ts';
@@ -94,6 +95,7 @@ export interface Service {
 
 export async function createService(config: Config, opts: { seed?: boolean } = {}): Promise<Service> {
   setLogLevel(config.logLevel);
+  if (config.metrics.enabled) countMetrics();
   await startTracing(config.tracing, config.revision);
   const searchProviders = config.searchAll.map((c) => searchProviderFrom(c));
   const searchProvider = searchProviders[0];

@@ -59,7 +59,8 @@ for (const backend of ['sqlite', 'postgres'] as const)
       pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/notes`;
       h = await startHarness({
         databaseUrl,
-        env: { ...searx.env, LAGOON_MCP_STDIO: '1', LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1', LAGOON_SECRETS_KEY: 'a'.repeat(64) },
+        // Metrics on: a test below reads the tool-call counter, which moves only when /metrics is served.
+        env: { ...searx.env, LAGOON_MCP_STDIO: '1', LAGOON_FETCH_ALLOW_HOSTS: '127.0.0.1', LAGOON_SECRETS_KEY: 'a'.repeat(64), LAGOON_METRICS: '1' },
       });
       tools = toolRoutes({ svc: h.svc, app: h.svc.config.app });
       operator = await testUser(h.svc.store);
