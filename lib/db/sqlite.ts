@@ -29,6 +29,10 @@ export function openSqlite(file: string, opts: { checkpoint?: CheckpointOptions 
     run: async (sql: string, params?: Param[]) => Number(prepare(sql).run(...bind(params)).changes),
   };
 
+  // Prepared once: exec parses its text on every call (about 5 µs of a 35 µs write transaction).
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
   let lock: Promise<unknown> = Promise.resolve();
   let inTx = false;
   const guarded = <R>(op: () => Promise<R>): Promise<R> => (inTx ? lock.then(op, op) : op());
@@ -42,13 +46,13 @@ export function openSqlite(file: string, opts: { checkpoint?: CheckpointOptions 
     tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
       const result = lock.then(async () => {
         inTx = true;
-        db.exec('BEGIN IMMEDIATE');
+        begin.run();
         try {
           const value = await fn(direct);
-          db.exec('COMMIT');
+          commit.run();
           return value;
         } catch (e) {
-          db.exec('ROLLBACK');
+          rollback.run();
           throw e;
         } finally {
           inTx = false;
