@@ -6,6 +6,7 @@
 //   - the project's files and the dependencies, with their callees (each counted once per sample);
 //   - the project's functions, with their callees (a function's tiers, interpreted to optimised, are one).
 //   node scripts/bench/perf-top.ts DIR/lagoon.perf.data [N]
+// perf names JavaScript frames from /tmp/perf-<pid>.map, which the run leaves behind: report before removing it.
 import { execFileSync } from 'node:child_process';
 
 const [file, n = '30'] = process.argv.slice(2);
