@@ -7,7 +7,7 @@
 // /api/app, and tests call them directly with the same checks.
 import { refuseDisabledAccount } from '../accounts/accounts.ts';
 import { ApiError, toApiError } from '../api/errors.ts';
-import { isJsonContentType, parseJsonText, tooLarge } from './body.ts';
+import { isJsonContentType, parseJsonBytes, tooLarge } from './body.ts';
 import { checkCsrf, checkOrigin, CSRF_HEADER } from '../users/csrf.ts';
 import { parseCookies, readSession, SESSION_COOKIE } from '../users/sessions.ts';
 import type { User } from '../users/users.ts';
@@ -145,7 +145,7 @@ export async function readJson(req: Request, limit = DEFAULT_BODY_LIMIT): Promis
   }
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > limit) throw tooLarge(limit);
-  return jsonObject(parseJsonText((await readBytes(req, limit)).toString('utf8')));
+  return jsonObject(await parseJsonBytes(await readBytes(req, limit)));
 }
 
 /** The raw request body, refused (413) past `limit` bytes whether or not Content-Length said so. */
@@ -230,7 +230,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
 /** A JSON body that may be absent: no body, or an empty one, reads as {}. */
 async function bodyOf(req: Request, limit: number, read: Buffer | undefined): Promise<unknown> {
   // Read by the server already (its type checked and its size within the limit): readJson's rules on those bytes.
-  if (read !== undefined) return read.length === 0 ? {} : jsonObject(parseJsonText(read.toString('utf8')));
+  if (read !== undefined) return read.length === 0 ? {} : jsonObject(await parseJsonBytes(read));
   if (!req.body || req.headers.get('content-length') === '0') return {};
   return readJson(req, limit);
 }

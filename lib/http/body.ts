@@ -1,6 +1,7 @@
 // Request body reading for both APIs: JSON only (415 otherwise), bounded in size, parse errors as 400.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../api/errors.ts';
+import { OFF_LOOP_JSON_BYTES, parseJsonOffLoop } from '../json/off-loop.ts';
 
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
@@ -20,7 +21,17 @@ export async function readJsonWithBytes(req: IncomingMessage, maxBytes: number):
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const bytes = await readBody(req, maxBytes);
-  return { value: parseJsonText(bytes.toString('utf8')), bytes };
+  return { value: await parseJsonBytes(bytes), bytes };
+}
+
+/** parseJsonText of UTF-8 bytes, in a thread from OFF_LOOP_JSON_BYTES on. */
+export async function parseJsonBytes(bytes: Uint8Array): Promise<unknown> {
+  if (bytes.byteLength < OFF_LOOP_JSON_BYTES) return parseJsonText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  try {
+    return await parseJsonOffLoop(bytes);
+  } catch (e) {
+    throw new ApiError('INVALID_JSON', `The request body is not valid JSON: ${(e as Error).message}`);
+  }
 }
 
 /** The body text as JSON: an empty body and a syntax error are 400s that say which. Shared by both APIs. */
@@ -59,6 +70,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     const body: Buffer = req.read() ?? Buffer.alloc(0);
     return body.length > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(body);
   }
+  const declared = req.headers['transfer-encoding'] === undefined ? Number(req.headers['content-length']) : Number.NaN;
+  if (declared >= OFF_LOOP_JSON_BYTES && declared <= maxBytes && isJsonContentType(req.headers['content-type'])) return readLargeJson(req, declared);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -71,6 +84,23 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       } else chunks.push(chunk);
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/**
+ * A large JSON body of known length, copied chunk by chunk as it arrives into shared memory: no concatenation at the
+ * end (one more copy of megabytes on the loop), and the JSON thread reads it in place. The HTTP parser never passes
+ * more than Content-Length; fewer bytes means the client went away, which ends the stream with an error.
+ */
+function readLargeJson(req: IncomingMessage, declared: number): Promise<Buffer> {
+  const body = Buffer.from(new SharedArrayBuffer(declared));
+  let size = 0;
+  return new Promise((resolve, reject) => {
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.copy(body, size);
+    });
+    req.once('end', () => resolve(size === declared ? body : body.subarray(0, size)));
     req.once('error', reject);
   });
 }
