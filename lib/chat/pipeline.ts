@@ -62,7 +62,7 @@ export async function runChat(deps: ChatDeps, ctx: CallContext, rawBody: unknown
 
 /** What the attempts of one request share: the web augmentation found once (a fallback reuses it). */
 interface Attempts {
-  augmentation?: { key: string; fetched: Promise<FetchedAugmentation> };
+  augmentation?: { key: string; text: string; fetched: Promise<FetchedAugmentation> };
 }
 
 /**
@@ -229,12 +229,15 @@ async function attemptChat(deps: ChatDeps, ctx: CallContext, req: ChatRequest, e
 
 /** The plan's searches and pages, fetched once per request: a fallback with the same plan reuses them. */
 function augmentOnce(deps: ChatDeps, ctx: CallContext, shared: Attempts, plan: AugmentPlan): Promise<FetchedAugmentation> {
-  const key = JSON.stringify([plan.urls, plan.search, plan.text]);
-  if (shared.augmentation?.key !== key) {
+  // The text is compared, not written into the key: it is the whole latest message, megabytes at times.
+  const key = JSON.stringify([plan.urls, plan.search]);
+  const kept = shared.augmentation;
+  if (kept?.key !== key || kept.text !== plan.text) {
     const fetched = fetchAugmentation(plan, { provider: deps.searchProvider, signal: ctx.signal, allowHosts: deps.fetchAllowHosts });
-    shared.augmentation = { key, fetched };
+    shared.augmentation = { key, text: plan.text, fetched };
+    return fetched;
   }
-  return shared.augmentation.fetched;
+  return kept.fetched;
 }
 
 interface StreamRun {

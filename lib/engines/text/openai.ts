@@ -12,6 +12,7 @@ import { recordReplicaAttempt } from '../../metrics/registry.ts';
 import { Fleet, type FleetOptions, type Outcome, type Replica, registerFleet, unregisterFleet } from './fleet/fleet.ts';
 import { DEFAULT_PREFIX_CHARS, prefixKey } from './fleet/prefix.ts';
 import { metricsUrl, parseRemoteLoad } from './fleet/remote-load.ts';
+import { holdsChars, stringifyOffLoop } from '../../json/off-loop.ts';
 
 /** Vectors in input order from an OpenAI embeddings body; floats, or base64 from an upstream that ignores the ask. */
 function vectorsFrom(j: Record<string, any>, count: number): number[][] {
@@ -83,10 +84,16 @@ function normaliseUsage(u: Record<string, any> | undefined | null): EngineUsage 
   };
 }
 
-function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boolean) {
+/** The upstream's request body: a prompt of megabytes is written in the JSON thread, off the event loop. */
+function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boolean): string | Promise<Uint8Array> {
+  const body = upstreamRequest(opts, req, stream);
+  return holdsChars(req.messages) ? stringifyOffLoop(body) : JSON.stringify(body);
+}
+
+function upstreamRequest(opts: OpenAIEngineOptions, req: EngineRequest, stream: boolean) {
   const { disable_thinking, native_search, ...params } = req.params;
   // JSON.stringify leaves out undefined fields, so unset parameters never reach the upstream.
-  return JSON.stringify({
+  return {
     ...params,
     model: opts.model,
     messages: req.messages,
@@ -95,7 +102,7 @@ function upstreamBody(opts: OpenAIEngineOptions, req: EngineRequest, stream: boo
     chat_template_kwargs: disable_thinking && opts.thinkingControl !== 'none' ? { enable_thinking: false } : undefined,
     // xAI's live-search request field: the upstream searches the web and X and cites what it used.
     search_parameters: native_search ? { mode: 'on', return_citations: true, sources: [{ type: 'web' }, { type: 'x' }] } : undefined,
-  });
+  };
 }
 
 async function failureFrom(status: number, body: AsyncIterable<Uint8Array> & { text(): Promise<string> }): Promise<EngineError> {
@@ -255,7 +262,7 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
   async function send(
     replica: Replica,
     path: string,
-    init: { headers: Record<string, string>; body: string; stream: boolean },
+    init: { headers: Record<string, string>; body: string | Uint8Array; stream: boolean },
     signal: AbortSignal,
     totalBy?: number,
   ) {
@@ -310,13 +317,13 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     return { res, detach, failure };
   }
 
-  function post(replica: Replica, req: EngineRequest, stream: boolean, totalBy?: number) {
+  async function post(replica: Replica, req: EngineRequest, stream: boolean, totalBy?: number) {
     return send(
       replica,
       '/chat/completions',
       {
         headers: { ...headers, 'x-request-id': req.requestId, accept: stream ? 'text/event-stream' : 'application/json' },
-        body: upstreamBody(opts, req, stream),
+        body: await upstreamBody(opts, req, stream),
         stream,
       },
       req.signal,
