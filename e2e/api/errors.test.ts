@@ -1,5 +1,6 @@
 // Every error status of the chat endpoint, in the one error body layout: { error, code, ...details }.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { accountKeys } from '../../lib/auth/keys.ts';
 import { type Harness, post, scriptedModel, startHarness } from '../support/harness.ts';
@@ -47,6 +48,23 @@ test('401: malformed, unknown, expired and revoked keys (no credentials at all: 
   assertError(await post(h, '/chat/completions', revoked.secret, {}), 401, 'AUTHENTICATION_FAILED_INACTIVE_KEY');
 });
 
+test('a client that goes away halfway through a large body: nothing held, the next request answered', async () => {
+  const { port } = new URL(h.origin);
+  await new Promise<void>((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /api/v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer ${key}\r\ncontent-length: ${8 << 20}\r\n\r\n`,
+      );
+      socket.write(`{"model": "x", "messages": [{"role": "user", "content": "${'a'.repeat(3 << 20)}`, () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    socket.on('error', reject);
+  });
+  assertError(await post(h, '/chat/completions', key, '{"model": '), 400, 'INVALID_JSON');
+});
+
 test('415 for a body that is not JSON', async () => {
   const r = await post(h, '/chat/completions', key, 'model=x', { 'content-type': 'application/x-www-form-urlencoded' });
   assertError(r, 415, 'INVALID_CONTENT_TYPE');
@@ -54,6 +72,10 @@ test('415 for a body that is not JSON', async () => {
 
 test('400: invalid JSON, a non-object body, each invalid field named; unknown top-level fields pass unvalidated', async () => {
   assertError(await post(h, '/chat/completions', key, '{"model": '), 400, 'INVALID_JSON');
+  // Past a megabyte the body is parsed in a thread: the same 400, with the parser's words.
+  const cut = await post(h, '/chat/completions', key, `{"model": "x", "messages": [{"role": "user", "content": "${'a'.repeat(2 << 20)}"`);
+  assertError(cut, 400, 'INVALID_JSON');
+  assert.match(cut.json.error, /^The request body is not valid JSON: /);
   assertError(await post(h, '/chat/completions', key, '[]'), 400, 'INVALID_REQUEST');
   const r = await post(h, '/chat/completions', key, {
     messages: [{ role: 'wizard', content: 'x' }],

@@ -4,10 +4,12 @@
 // is in flight: the server shares this process's event loop, so any stall shows in its latency.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
+import { type BulkUpstream, startBulkUpstream } from '../support/bulk-upstream.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 const HEALTHZ_MAX_MS = 500;
@@ -15,12 +17,16 @@ const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-large-'));
 const demoPath = path.join(modelDir, 'lagoon-demo.gguf');
 
 let h: Harness;
+let upstream: BulkUpstream;
 let broke: string;
 let funded: string;
 let fundedAccount: string;
 
 before(async () => {
+  upstream = await startBulkUpstream();
   h = await startHarness({
+    // A 30 MiB prompt is some 8M tokens: the per-minute token limit of the tier must let one through.
+    limits: { text: { default: { XS: { rpm: 1000, tpm: 100_000_000, rpd: 10_000 } } } },
     models: (url) => [
       // The demo model served in process (llama.cpp), as the default catalogue serves it.
       {
@@ -60,6 +66,19 @@ before(async () => {
         traits: [],
         engine: { kind: 'openai', baseUrl: url, model: 'scripted', timeoutMs: 2000, totalTimeoutMs: 4000 },
       },
+      // The same, served by an upstream in another process: what it costs to forward 30 MiB is the server's alone.
+      {
+        id: 'huge-forwarded',
+        name: 'Huge context, forwarded',
+        type: 'text',
+        tier: 'XS',
+        pricing: { input_usd: 0.05, output_usd: 0.2, input_diem: 0.05, output_diem: 0.2 },
+        context_length: 2_000_000_000,
+        max_completion_tokens: 1024,
+        capabilities: {},
+        traits: [],
+        engine: { kind: 'openai', baseUrl: upstream.url, model: 'bulk', timeoutMs: 20_000, totalTimeoutMs: 30_000 },
+      },
     ],
   });
   ({ key: broke } = await h.newAccount({ usd: 0 }));
@@ -70,17 +89,45 @@ before(async () => {
 });
 after(async () => {
   await h.close();
+  await upstream.close();
   fs.rmSync(modelDir, { recursive: true, force: true });
 });
 
-async function chat(key: string, body: Record<string, unknown> | string) {
+async function chat(key: string, body: Record<string, unknown> | Buffer) {
+  // A large body goes out as prebuilt bytes over node:http: fetch would encode and copy 30 MiB on this process's
+  // loop (the server's too), and the health timings would show the client's work.
+  if (Buffer.isBuffer(body)) return postBytes(key, body);
   const res = await fetch(`${h.base}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   return { status: res.status, text, json: JSON.parse(text) };
+}
+
+function postBytes(key: string, body: Buffer): Promise<{ status: number; text: string; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${h.base}/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: `Bearer ${key}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: res.statusCode!, text, json: JSON.parse(text) });
+          } catch (e) {
+            reject(e);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Runs `work` while polling /healthz back to back; returns its result, its time, and the slowest health answer. */
@@ -112,7 +159,7 @@ const filler = (bytes: number) => {
   const line = 'the quick brown fox jumps over the lazy dog\n';
   return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
 };
-const bigBody = (model: string, bytes: number) => JSON.stringify({ model, messages: [{ role: 'user', content: filler(bytes) }] });
+const bigBody = (model: string, bytes: number) => Buffer.from(JSON.stringify({ model, messages: [{ role: 'user', content: filler(bytes) }] }));
 
 describe('a 30 MiB chat body', () => {
   test('to the demo model from a key with no credit: a 400 at once, unseen by the tokenizer; /healthz stays quick', async () => {
@@ -132,6 +179,28 @@ describe('a 30 MiB chat body', () => {
     assert.equal(result.json.code, 'INSUFFICIENT_BALANCE');
     assert.ok(ms < 5000, `the 402 took ${ms.toFixed(0)} ms`);
     assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+  });
+});
+
+describe('a 30 MiB prompt that is paid for', () => {
+  test('is parsed and forwarded whole to the upstream with the loop free: a 200, billed once', async () => {
+    const { key, accountId } = await h.newAccount({ usd: 10 });
+    const content = filler(30 * 1024 * 1024);
+    const body = Buffer.from(JSON.stringify({ model: 'huge-forwarded', messages: [{ role: 'user', content }] }));
+    const { result, ms, healthMaxMs, polls } = await whileTimingHealth(() => chat(key, body));
+    assert.equal(result.status, 200, result.text.slice(0, 300));
+    // The upstream parsed the body it got: the user's message (after the server's system prompt) of exactly the
+    // characters sent.
+    const seen = JSON.parse(result.json.choices[0].message.content) as { bytes: number; chars: number[] };
+    assert.equal(seen.chars.at(-1), content.length);
+    assert.ok(seen.bytes > content.length);
+    assert.equal(result.json.usage.prompt_tokens, Math.ceil(seen.bytes / 4));
+    assert.ok(ms < 20_000, `took ${ms.toFixed(0)} ms`);
+    assert.ok(polls >= 1);
+    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    await h.svc.ledger.drain();
+    const rows = await h.svc.store.all<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [accountId]);
+    assert.equal(Number(rows[0].n), 1);
   });
 });
 
