@@ -717,6 +717,12 @@ export const SETTINGS = {
   },
   LAGOON_RPC_CREDITS_PER_DAY: { default: '10000000', parse: int(1), doc: 'JSON-RPC credits per caller per rolling 24 hours; shared through Redis when set' },
   LAGOON_RPC_TIMEOUT_MS: { default: '30000', parse: int(1), doc: 'one upstream attempt of a JSON-RPC call, until its answer has arrived (504 beyond it)' },
+  LAGOON_RPC_MAX_BODY_BYTES: {
+    default: String(5 * 1024 * 1024),
+    shown: '5 MiB',
+    parse: int(1),
+    doc: "a JSON-RPC request body's limit (413 beyond it): geth's own, which refuses larger bodies anyway",
+  },
   LAGOON_RPC_HEALTH_INTERVAL_MS: {
     default: '15000',
     parse: int(1),
@@ -837,6 +843,7 @@ export function loadConfig(env: Env = process.env): Config {
       creditsPerDay: v.LAGOON_RPC_CREDITS_PER_DAY,
       timeoutMs: v.LAGOON_RPC_TIMEOUT_MS,
       healthIntervalMs: v.LAGOON_RPC_HEALTH_INTERVAL_MS,
+      maxBodyBytes: v.LAGOON_RPC_MAX_BODY_BYTES,
     }),
   );
   const wallet = check(() =>

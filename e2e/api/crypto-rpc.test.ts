@@ -187,6 +187,11 @@ describe('the JSON-RPC proxy on anvil', () => {
       body: JSON.stringify(call('eth_blockNumber')),
     });
     assert.equal(text.status, 415);
+    // Past LAGOON_RPC_MAX_BODY_BYTES (5 MiB, geth's own limit): a 413 before anything is parsed or forwarded.
+    const huge = await rpc(key, call('eth_call', [{ to: '0x0000000000000000000000000000000000000001', data: `0x${'00'.repeat(3 << 20)}` }, 'latest']));
+    assert.equal(huge.status, 413, huge.text.slice(0, 300));
+    assert.equal(huge.json.code, 'PAYLOAD_TOO_LARGE');
+    assert.match(huge.json.error, /larger than 5 MB/);
     assert.equal((await get(h, '/crypto/rpc/base-mainnet', key)).status, 405);
     // A member named twice (issue 28): validated as the last, forwarded as sent, a node may read the first.
     for (const raw of [

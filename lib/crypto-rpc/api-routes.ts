@@ -20,11 +20,14 @@ export async function rpcNetworks(ctx: RequestCtx): Promise<Reply> {
   return json({ networks: ctx.svc.rpc.networks() });
 }
 
-/** The body as sent (it is forwarded unchanged) and parsed; the same 415/413/400s as every JSON body. */
+/**
+ * The body as sent (it is forwarded unchanged) and parsed; the same 415/413/400s as every JSON body, under the
+ * proxy's own size limit (LAGOON_RPC_MAX_BODY_BYTES), which keeps its parse and duplicate scan short on the loop.
+ */
 async function rawJsonBody(ctx: RequestCtx): Promise<{ raw: Buffer; body: unknown }> {
   const type = ctx.req.headers['content-type'];
   if (!isJsonContentType(type)) throw new ApiError('INVALID_CONTENT_TYPE', `Invalid request content-type: expected application/json, got ${type ?? 'none'}`);
-  const max = ctx.svc.config.maxBodyBytes;
+  const max = Math.min(ctx.svc.config.maxBodyBytes, ctx.svc.config.cryptoRpc.maxBodyBytes);
   if (Number(ctx.req.headers['content-length']) > max) throw tooLarge(max);
   const raw = await readBody(ctx.req, max);
   const text = raw.toString('utf8');

@@ -24,6 +24,8 @@ export interface RpcConfig {
   timeoutMs: number;
   /** How often upstreams are health-checked; a failed one is probed sooner, backing off up to this. */
   healthIntervalMs: number;
+  /** A request body's limit: nodes refuse larger ones (geth at 5 MiB, anvil at 2), so reading them is waste. */
+  maxBodyBytes: number;
 }
 
 /** `network=url,url;network=url`, or a JSON object of a URL or a list of URLs per network. */
@@ -160,6 +162,7 @@ export interface RpcSettings {
   creditsPerDay: number;
   timeoutMs: number;
   healthIntervalMs: number;
+  maxBodyBytes: number;
 }
 
 /** The proxy's configuration; throws naming the first setting that refers to an unknown network or method set. */
@@ -197,5 +200,6 @@ export function rpcConfigOf(s: RpcSettings): RpcConfig {
     creditsPerDay: s.creditsPerDay,
     timeoutMs: s.timeoutMs,
     healthIntervalMs: s.healthIntervalMs,
+    maxBodyBytes: s.maxBodyBytes,
   };
 }

@@ -71,6 +71,7 @@ describe('method rules', () => {
       creditsPerDay: 1e7,
       timeoutMs: 30_000,
       healthIntervalMs: 15_000,
+      maxBodyBytes: 5 * 1024 * 1024,
     });
     const blast = c.networks.get('blast-mainnet')!;
     assert.deepEqual(ruleFor(c.methodSets, blast, 'eth_call'), { refused: 'refused' });
