@@ -74,8 +74,7 @@ export async function writeWebResponse(req: IncomingMessage, res: ServerResponse
   const type = response.headers.get('content-type');
   if (response.body && type?.startsWith('application/json') && !response.headers.has('content-encoding')) {
     delete headers['content-length'];
-    sendJsonText(req, res, response.status, jsonTextOf(response) ?? (await response.text()), headers);
-    return;
+    return sendJsonText(req, res, response.status, jsonTextOf(response) ?? (await response.text()), headers);
   }
   const feed = feedOf(response);
   if (feed) return writeEvents(res, response.status, headers, feed);

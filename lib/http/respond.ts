@@ -1,11 +1,18 @@
 // Writing responses: JSON (gzip or br when the client accepts it), errors in the one body layout, and SSE.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import type { ApiError } from '../api/errors.ts';
 import type { HeaderMap } from '../api/headers.ts';
 
 // Below this size compression costs more time than it saves on the wire.
 const MIN_COMPRESS_BYTES = 1024;
+// From this size an answer is compressed in the thread pool: on the loop, 30 MB of JSON took a second from everyone.
+const ASYNC_COMPRESS_BYTES = 256 * 1024;
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+const GZIP = { level: 5 };
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
   if (!accept) return undefined;
@@ -19,15 +26,22 @@ function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
   return undefined;
 }
 
-export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: HeaderMap = {}): void {
-  sendJsonText(req, res, status, JSON.stringify(body), { ...headers, 'content-type': 'application/json; charset=utf-8' });
+export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: HeaderMap = {}): void | Promise<void> {
+  return sendJsonText(req, res, status, JSON.stringify(body), { ...headers, 'content-type': 'application/json; charset=utf-8' });
 }
 
 /**
  * A JSON text as the answer, compressed when it is large enough and the client accepts br or gzip. `out` is the head's
- * headers, content-type included; this adds the length and encoding to it.
+ * headers, content-type included; this adds the length and encoding to it. A large answer is compressed off the
+ * event loop: the promise settles once it is written.
  */
-export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: number, text: string, out: Record<string, string | string[]>): void {
+export function sendJsonText(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  text: string,
+  out: Record<string, string | string[]>,
+): void | Promise<void> {
   // String lengths bound byte lengths from below: short bodies skip the encoding check without a byte count.
   const encoding = text.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
   if (!encoding) {
@@ -37,12 +51,52 @@ export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: 
     res.end(text);
     return;
   }
-  const payload = encoding === 'br' ? brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(text, { level: 5 });
+  if (text.length >= ASYNC_COMPRESS_BYTES) return sendCompressed(res, status, text, encoding, out);
+  const payload = encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text, GZIP);
   out['content-encoding'] = encoding;
   out.vary = 'accept-encoding';
   out['content-length'] = String(payload.length);
   res.writeHead(status, out);
   res.end(payload);
+}
+
+/** sendJsonText for a JSON answer already written as UTF-8 bytes (in the JSON thread). */
+export function sendJsonBytes(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  bytes: Uint8Array,
+  out: Record<string, string | string[]>,
+): void | Promise<void> {
+  const encoding = bytes.byteLength >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  if (!encoding) {
+    out['content-length'] = String(bytes.byteLength);
+    res.writeHead(status, out);
+    res.end(bytes);
+    return;
+  }
+  return sendCompressed(res, status, bytes, encoding, out);
+}
+
+async function sendCompressed(res: ServerResponse, status: number, body: string | Uint8Array, encoding: 'br' | 'gzip', out: Record<string, string | string[]>) {
+  let payload: Buffer | undefined;
+  try {
+    payload = await (encoding === 'br' ? brotliAsync(body, BROTLI) : gzipAsync(body, GZIP));
+  } catch {
+    // zlib failing (out of memory) costs the compression, not the answer.
+  }
+  if (payload) {
+    out['content-encoding'] = encoding;
+    out.vary = 'accept-encoding';
+  }
+  out['content-length'] = String(payload?.length ?? Buffer.byteLength(body));
+  try {
+    res.writeHead(status, out);
+    res.end(payload ?? body);
+  } catch {
+    // Nobody awaits an error body's write: a head that cannot be written ends the connection, never the process.
+    res.destroy();
+  }
 }
 
 export function sendError(req: IncomingMessage, res: ServerResponse, err: ApiError, headers: HeaderMap = {}): void {
