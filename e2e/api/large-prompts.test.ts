@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { deflateSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { type BulkUpstream, startBulkUpstream } from '../support/bulk-upstream.ts';
+import { BULK_DIMENSIONS, type BulkUpstream, bulkComponent, startBulkUpstream } from '../support/bulk-upstream.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 const HEALTHZ_MAX_MS = 500;
@@ -79,6 +80,16 @@ before(async () => {
         traits: [],
         engine: { kind: 'openai', baseUrl: upstream.url, model: 'bulk', timeoutMs: 20_000, totalTimeoutMs: 30_000 },
       },
+      {
+        id: 'bulk-embed',
+        name: 'Embeddings, 3,072 dimensions',
+        type: 'embedding',
+        tier: 'XS',
+        pricing: { input_usd: 0.02, output_usd: 0, input_diem: 0.02, output_diem: 0 },
+        context_length: 8192,
+        embedding: { dimensions: BULK_DIMENSIONS, max_input_tokens: 8192 },
+        engine: { kind: 'openai', baseUrl: upstream.url, model: 'bulk', timeoutMs: 20_000, totalTimeoutMs: 30_000 },
+      },
     ],
   });
   ({ key: broke } = await h.newAccount({ usd: 0 }));
@@ -107,21 +118,22 @@ async function chat(key: string, body: Record<string, unknown> | Buffer) {
 }
 
 function postBytes(key: string, body: Buffer): Promise<{ status: number; text: string; json: any }> {
-  return new Promise((resolve, reject) => {
+  return postRaw(key, '/chat/completions', body).then(({ status, bytes }) => {
+    const text = bytes.toString('utf8');
+    return { status, text, json: JSON.parse(text) };
+  });
+}
+
+/** POSTs prebuilt JSON bytes over node:http; the answer's bytes as they came (still compressed, if they were). */
+function postRaw(key: string, path: string, body: Buffer, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
     const req = http.request(
-      `${h.base}/chat/completions`,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: `Bearer ${key}` } },
+      `${h.base}${path}`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: `Bearer ${key}`, ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          try {
-            resolve({ status: res.statusCode!, text, json: JSON.parse(text) });
-          } catch (e) {
-            reject(e);
-          }
-        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
         res.on('error', reject);
       },
     );
@@ -201,6 +213,33 @@ describe('a 30 MiB prompt that is paid for', () => {
     await h.svc.ledger.drain();
     const rows = await h.svc.store.all<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [accountId]);
     assert.equal(Number(rows[0].n), 1);
+  });
+});
+
+describe('embeddings by the hundred', () => {
+  test("512 vectors of 3,072 floats: whole, gzipped, their receipt hash the answer's, the loop free", async () => {
+    const { key } = await h.newAccount({ usd: 10 });
+    const input = Array.from({ length: 512 }, (_, i) => `passage ${i} of a long document`);
+    const body = Buffer.from(JSON.stringify({ model: 'bulk-embed', input }));
+    // The answer is read as bytes while /healthz is timed and parsed after: parsing 30 MB here would stall this loop.
+    const { result, healthMaxMs, polls } = await whileTimingHealth(() => postRaw(key, '/embeddings', body, { 'accept-encoding': 'gzip' }));
+    assert.equal(result.status, 200, result.bytes.toString('utf8').slice(0, 300));
+    assert.equal(result.headers['content-encoding'], 'gzip');
+    const text = gunzipSync(result.bytes);
+    const answer = JSON.parse(text.toString('utf8'));
+    assert.equal(answer.data.length, 512);
+    for (const i of [0, 17, 511]) {
+      assert.equal(answer.data[i].index, i);
+      assert.equal(answer.data[i].embedding.length, BULK_DIMENSIONS);
+      for (const j of [0, 1, 1000, BULK_DIMENSIONS - 1]) assert.equal(answer.data[i].embedding[j], bulkComponent(i, j));
+    }
+    assert.ok(polls >= 1);
+    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    // The receipt's response hash (made in the JSON thread) is that of the bytes answered.
+    await h.svc.receiptHashes.flush();
+    const requestId = String(result.headers['cf-ray']);
+    const row = await h.svc.store.get<{ response_sha256: string }>('SELECT response_sha256 FROM receipts WHERE request_id = $1', [requestId]);
+    assert.equal(row?.response_sha256, createHash('sha256').update(text).digest('hex'));
   });
 });
 

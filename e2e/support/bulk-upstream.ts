@@ -1,7 +1,9 @@
 // An OpenAI-compatible upstream in its own process, for tests that time the server's event loop while it forwards
 // megabytes: the scripted engine runs in the test's process, so its own parsing would show in those timings. Each
 // chat completion answers with what it received (the bytes, and the characters of each message's text), so a test
-// can tell that the whole body arrived and parsed. `node e2e/support/bulk-upstream.ts` prints its base URL.
+// can tell that the whole body arrived and parsed; embeddings are BULK_DIMENSIONS floats per input (the request's
+// `dimensions` when it names one), component j of input i being ((i * 31 + j) % 1000) / 1000 - 0.5, so a test can
+// check any of them. `node e2e/support/bulk-upstream.ts` prints its base URL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +40,7 @@ function serve(): void {
       res.end(JSON.stringify(body));
     };
     if (req.method === 'GET' && req.url === '/v1/models') return answer(200, { object: 'list', data: [{ id: 'bulk', object: 'model' }] });
+    if (req.url === '/v1/embeddings') return embeddings(req, answer);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -62,6 +65,23 @@ function serve(): void {
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as { port: number };
     process.stdout.write(`http://127.0.0.1:${port}/v1\n`);
+  });
+}
+
+export const BULK_DIMENSIONS = 3072;
+
+/** Component j of input i's vector, as the upstream sends it. */
+export const bulkComponent = (i: number, j: number) => ((i * 31 + j) % 1000) / 1000 - 0.5;
+
+function embeddings(req: http.IncomingMessage, answer: (status: number, body: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string[]; dimensions?: number };
+    const dims = body.dimensions ?? BULK_DIMENSIONS;
+    const data = body.input.map((_, i) => ({ object: 'embedding', index: i, embedding: Array.from({ length: dims }, (_, j) => bulkComponent(i, j)) }));
+    const words = body.input.reduce((n, t) => n + t.split(/\s+/).length, 0);
+    answer(200, { object: 'list', model: 'bulk', data, usage: { prompt_tokens: words, total_tokens: words } });
   });
 }
 

@@ -6,6 +6,7 @@ import { ApiError, isApiError } from '../api/errors.ts';
 import { newRequestId } from '../http/request-id.ts';
 import { getUser, principalForUser } from '../users/users.ts';
 import { type EmbeddingsDeps, runEmbeddings } from './pipeline.ts';
+import type { Vector } from '../engines/text/vectors.ts';
 
 export function knowledgeEmbedder(deps: EmbeddingsDeps): Embedder {
   return {
@@ -20,7 +21,7 @@ export function knowledgeEmbedder(deps: EmbeddingsDeps): Embedder {
       const run = async (input: string[]) => {
         const ctx = { principal, requestId: newRequestId(), signal, responseHeaders: {} };
         const result = await runEmbeddings(deps, ctx, { model, input, encoding_format: 'float' });
-        return (result.body.data as { embedding: number[] }[]).map((d) => d.embedding);
+        return (result.body.data as { embedding: Vector }[]).map((d) => Array.from(d.embedding));
       };
       try {
         return await run(inputs);

@@ -166,6 +166,22 @@ function record(r: Reply, headers: HeaderMap, keepBytes: number): Recording {
   const fits = (n: number) => n <= keepBytes;
   switch (r.kind) {
     case 'json': {
+      if (r.bytes !== undefined) {
+        // Written and hashed in the JSON thread: only an answer small enough to keep is decoded here.
+        const sha256 = r.sha256 ?? hash('sha256', r.bytes);
+        const k: Kept | null =
+          !keep || r.status >= 500
+            ? null
+            : fits(r.bytes.byteLength)
+              ? {
+                  kind: 'json',
+                  status: r.status,
+                  headers: snapshot(),
+                  text: Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength).toString('utf8'),
+                }
+              : { kind: 'too-large', status: r.status };
+        return whole(r, Promise.resolve({ kept: k, sha256 }));
+      }
       const text = r.text ?? JSON.stringify(r.body);
       const sha256 = hash('sha256', text);
       const k: Kept | null =

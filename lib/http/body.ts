@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../api/errors.ts';
 import { OFF_LOOP_JSON_BYTES, parseJsonOffLoop } from '../json/off-loop.ts';
+import { readShared } from '../json/shared-bytes.ts';
 
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
@@ -71,7 +72,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     return body.length > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(body);
   }
   const declared = req.headers['transfer-encoding'] === undefined ? Number(req.headers['content-length']) : Number.NaN;
-  if (declared >= OFF_LOOP_JSON_BYTES && declared <= maxBytes && isJsonContentType(req.headers['content-type'])) return readLargeJson(req, declared);
+  if (declared >= OFF_LOOP_JSON_BYTES && declared <= maxBytes && isJsonContentType(req.headers['content-type'])) return readShared(req, declared);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -84,23 +85,6 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       } else chunks.push(chunk);
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
-
-/**
- * A large JSON body of known length, copied chunk by chunk as it arrives into shared memory: no concatenation at the
- * end (one more copy of megabytes on the loop), and the JSON thread reads it in place. The HTTP parser never passes
- * more than Content-Length; fewer bytes means the client went away, which ends the stream with an error.
- */
-function readLargeJson(req: IncomingMessage, declared: number): Promise<Buffer> {
-  const body = Buffer.from(new SharedArrayBuffer(declared));
-  let size = 0;
-  return new Promise((resolve, reject) => {
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.copy(body, size);
-    });
-    req.once('end', () => resolve(size === declared ? body : body.subarray(0, size)));
     req.once('error', reject);
   });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { holdsChars, OFF_LOOP_JSON_BYTES, parseJsonOffLoop, stringifyOffLoop } from './off-loop.ts';
+import { createHash } from 'node:crypto';
+import { holdsChars, OFF_LOOP_JSON_BYTES, parseJsonOffLoop, stringifyAndHashOffLoop, stringifyOffLoop } from './off-loop.ts';
 
 const big = (n: number) => 'line one\n"quoted" \\ and ünïcödé 🌊\n'.repeat(Math.ceil(n / 36)).slice(0, n);
 
@@ -43,5 +44,25 @@ describe('JSON off the event loop', () => {
     assert.equal(holdsChars({ a: 'x'.repeat(10), b: ['y'.repeat(9)], n: 12345 }, 20), false);
     assert.equal(holdsChars([{ content: [{ type: 'image_url', image_url: { url: 'd'.repeat(30) } }] }], 30), true);
     assert.equal(holdsChars(null), false);
+  });
+});
+
+describe('typed parse and typed writes', () => {
+  test('a typed parse gives long number arrays as Float64Arrays; writing them gives the numbers back', async () => {
+    const vectors = Array.from({ length: 3 }, (_, i) => Array.from({ length: 100 }, (_, j) => (i * 100 + j) / 3 - 50));
+    const text = JSON.stringify({ data: vectors.map((embedding, index) => ({ index, embedding })), usage: { prompt_tokens: 3 } });
+    const value = (await parseJsonOffLoop(Buffer.from(text), { typed: true })) as { data: { embedding: Float64Array }[] };
+    value.data.forEach((d, i) => {
+      assert.ok(d.embedding instanceof Float64Array);
+      assert.deepEqual(Array.from(d.embedding), vectors[i]);
+    });
+    assert.equal(Buffer.from(await stringifyOffLoop(value)).toString('utf8'), text);
+  });
+
+  test('stringifyAndHashOffLoop: the hash is of the bytes written', async () => {
+    const value = { text: big(OFF_LOOP_JSON_BYTES), n: [1, 2, 3] };
+    const { bytes, sha256 } = await stringifyAndHashOffLoop(value);
+    assert.equal(sha256, createHash('sha256').update(bytes).digest('hex'));
+    assert.equal(Buffer.from(bytes).toString('utf8'), JSON.stringify(value));
   });
 });

@@ -1,6 +1,7 @@
 // Large JSON parsed and written in one long-lived thread (thread.ts), started on first use and unreferenced while
 // idle so it never holds the process open. The loop then pays for one copy of the data, not for decoding, escaping,
 // parsing and the garbage of each. A thread that cannot start or dies fails over to doing the work in place.
+import { hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { JsonJob, JsonReply } from './thread.ts';
 
@@ -72,12 +73,13 @@ async function run(job: Job): Promise<JsonReply> {
 
 /**
  * The parsed value of `bytes` (UTF-8 JSON), or a SyntaxError with JSON.parse's message. Bytes on a
- * SharedArrayBuffer reach the thread without a copy; others are copied once.
+ * SharedArrayBuffer reach the thread without a copy; others are copied once. With `typed`, arrays of 64 numbers or
+ * more come back as Float64Array views (pack.ts): a vector's numbers are then one copy, not millions of clones.
  */
-export async function parseJsonOffLoop(bytes: Uint8Array): Promise<unknown> {
+export async function parseJsonOffLoop(bytes: Uint8Array, opts: { typed?: boolean } = {}): Promise<unknown> {
   let reply: JsonReply;
   try {
-    reply = await run({ op: 'parse', bytes });
+    reply = await run({ op: 'parse', bytes, typed: opts.typed });
   } catch {
     return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   }
@@ -87,15 +89,29 @@ export async function parseJsonOffLoop(bytes: Uint8Array): Promise<unknown> {
 
 /**
  * JSON.stringify(value) as UTF-8 bytes, written in the thread: the loop pays for cloning the value (a copy of its
- * strings), not for escaping them. For values of plain JSON data (no functions, no toJSON).
+ * strings and numbers), not for escaping strings and printing numbers. For values of plain JSON data; typed arrays
+ * (the views a `typed` parse made) are written as arrays of numbers.
  */
 export async function stringifyOffLoop(value: unknown): Promise<Uint8Array> {
+  return (await writeJson(value, false)).bytes;
+}
+
+/** stringifyOffLoop, with the SHA-256 of the bytes (hex) made in the thread too. */
+export async function stringifyAndHashOffLoop(value: unknown): Promise<{ bytes: Uint8Array; sha256: string }> {
+  const out = await writeJson(value, true);
+  return { bytes: out.bytes, sha256: out.sha256 ?? hash('sha256', out.bytes) };
+}
+
+/** As the thread writes them: a typed array as the array of its numbers. */
+const typedAsArrays = (_key: string, v: unknown) => (ArrayBuffer.isView(v) && !(v instanceof DataView) ? Array.from(v as Float64Array) : v);
+
+async function writeJson(value: unknown, sha256: boolean): Promise<{ bytes: Uint8Array; sha256?: string }> {
   let reply: JsonReply;
   try {
-    reply = await run({ op: 'stringify', value });
+    reply = await run({ op: 'stringify', value, sha256 });
   } catch {
-    return Buffer.from(JSON.stringify(value));
+    return { bytes: Buffer.from(JSON.stringify(value, typedAsArrays)) };
   }
   if ('error' in reply) throw new TypeError(reply.error);
-  return (reply as { bytes: Uint8Array }).bytes;
+  return reply as { bytes: Uint8Array; sha256?: string };
 }

@@ -6,23 +6,26 @@ import { Agent, errors as undiciErrors, request } from 'undici';
 import type { EmbedOptions, EmbedResult, Engine, EngineChunk, EngineCompletion, EngineRequest, EngineUsage } from './types.ts';
 import { EngineError } from './types.ts';
 import { sseData } from './sse.ts';
-import { fromBase64 } from './vectors.ts';
+import { fromBase64, type Vector } from './vectors.ts';
 import { DEFAULT_MAX_CONCURRENCY } from '../queue.ts';
 import { recordReplicaAttempt } from '../../metrics/registry.ts';
 import { Fleet, type FleetOptions, type Outcome, type Replica, registerFleet, unregisterFleet } from './fleet/fleet.ts';
 import { DEFAULT_PREFIX_CHARS, prefixKey } from './fleet/prefix.ts';
 import { metricsUrl, parseRemoteLoad } from './fleet/remote-load.ts';
-import { holdsChars, stringifyOffLoop } from '../../json/off-loop.ts';
+import { holdsChars, OFF_LOOP_JSON_BYTES, parseJsonOffLoop, stringifyOffLoop } from '../../json/off-loop.ts';
+import { readAll, readShared } from '../../json/shared-bytes.ts';
 
 /** Vectors in input order from an OpenAI embeddings body; floats, or base64 from an upstream that ignores the ask. */
-function vectorsFrom(j: Record<string, any>, count: number): number[][] {
+function vectorsFrom(j: Record<string, any>, count: number): Vector[] {
   if (!Array.isArray(j.data) || j.data.length !== count)
     throw new EngineError('failed', `the upstream answered ${Array.isArray(j.data) ? j.data.length : 'no'} embeddings for ${count} inputs`);
-  const out: number[][] = new Array(count);
+  const out: Vector[] = new Array(count);
   for (const [pos, item] of (j.data as Record<string, any>[]).entries()) {
     const i = typeof item?.index === 'number' ? item.index : pos;
     const v = typeof item?.embedding === 'string' ? fromBase64(item.embedding) : item?.embedding;
-    if (!Array.isArray(v) || !(i >= 0 && i < count) || out[i]) throw new EngineError('failed', 'the upstream sent a malformed embedding');
+    // A Float64Array is a long float vector the JSON thread parsed (readJsonOffLoop); a short one is still an array.
+    const vector = Array.isArray(v) ? v.every((x) => typeof x === 'number') : v instanceof Float64Array;
+    if (!vector || !(i >= 0 && i < count) || out[i]) throw new EngineError('failed', 'the upstream sent a malformed embedding');
     out[i] = v;
   }
   return out;
@@ -331,12 +334,23 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     );
   }
 
-  /** A non-streamed call's JSON body, read under its deadlines. */
+  /**
+   * A non-streamed call's JSON body, read under its deadlines. One of a megabyte or more (thousands of embeddings)
+   * is gathered into shared memory and parsed in the JSON thread, long number arrays coming back as Float64Arrays.
+   */
   async function readJsonBody({ res, detach, failure }: Awaited<ReturnType<typeof send>>): Promise<Record<string, any>> {
     try {
-      return (await res.body.json()) as Record<string, any>;
+      const declared = res.headers['content-length'];
+      const length = Number(declared);
+      if (declared !== undefined && length < OFF_LOOP_JSON_BYTES) return (await res.body.json()) as Record<string, any>;
+      // A chunked answer (Go servers chunk anything past 4 KB) is read whole before its size is known.
+      const bytes = declared !== undefined ? await readShared(res.body, length) : await readAll(res.body, OFF_LOOP_JSON_BYTES);
+      if (bytes.length < OFF_LOOP_JSON_BYTES) return JSON.parse(bytes.toString('utf8')) as Record<string, any>;
+      const value = await parseJsonOffLoop(bytes, { typed: true });
+      if (!value || typeof value !== 'object') throw new EngineError('failed', 'the upstream answered something other than a JSON object');
+      return value as Record<string, any>;
     } catch (e) {
-      throw failure(e);
+      throw e instanceof EngineError ? e : failure(e);
     } finally {
       detach();
     }

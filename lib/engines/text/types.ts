@@ -1,5 +1,6 @@
 // The engine interface. Every engine (llama.cpp in process, any OpenAI-compatible upstream) speaks the OpenAI
 // chat wire shapes below, so the chat pipeline post-processes one format whatever served the request.
+import type { Vector } from './vectors.ts';
 
 export interface ToolCall {
   index?: number;
@@ -129,7 +130,7 @@ export interface EmbedOptions {
 
 export interface EmbedResult {
   /** One vector per input, in input order. */
-  vectors: number[][];
+  vectors: Vector[];
   /** Input tokens, when the engine reports them. */
   promptTokens?: number;
 }
