@@ -44,20 +44,10 @@ export function sendJsonText(
 ): void | Promise<void> {
   // String lengths bound byte lengths from below: short bodies skip the encoding check without a byte count.
   const encoding = text.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
-  if (!encoding) {
-    // A string body leaves in the same write as the head (Node joins them); a Buffer would take a writev and a copy.
-    out['content-length'] = String(Buffer.byteLength(text));
-    res.writeHead(status, out);
-    res.end(text);
-    return;
-  }
+  // A string body leaves in the same write as the head (Node joins them); a Buffer would take a writev and a copy.
+  if (!encoding) return writeWhole(res, status, text, out);
   if (text.length >= ASYNC_COMPRESS_BYTES) return sendCompressed(res, status, text, encoding, out);
-  const payload = encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text, GZIP);
-  out['content-encoding'] = encoding;
-  out.vary = 'accept-encoding';
-  out['content-length'] = String(payload.length);
-  res.writeHead(status, out);
-  res.end(payload);
+  writeWhole(res, status, encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text, GZIP), out, encoding);
 }
 
 /** sendJsonText for a JSON answer already written as UTF-8 bytes (in the JSON thread). */
@@ -69,13 +59,18 @@ export function sendJsonBytes(
   out: Record<string, string | string[]>,
 ): void | Promise<void> {
   const encoding = bytes.byteLength >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
-  if (!encoding) {
-    out['content-length'] = String(bytes.byteLength);
-    res.writeHead(status, out);
-    res.end(bytes);
-    return;
+  return encoding ? sendCompressed(res, status, bytes, encoding, out) : writeWhole(res, status, bytes, out);
+}
+
+/** The head, with the body's length (and its encoding), then the body. */
+function writeWhole(res: ServerResponse, status: number, body: string | Uint8Array, out: Record<string, string | string[]>, encoding?: 'br' | 'gzip'): void {
+  if (encoding) {
+    out['content-encoding'] = encoding;
+    out.vary = 'accept-encoding';
   }
-  return sendCompressed(res, status, bytes, encoding, out);
+  out['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(status, out);
+  res.end(body);
 }
 
 async function sendCompressed(res: ServerResponse, status: number, body: string | Uint8Array, encoding: 'br' | 'gzip', out: Record<string, string | string[]>) {
@@ -85,14 +80,8 @@ async function sendCompressed(res: ServerResponse, status: number, body: string 
   } catch {
     // zlib failing (out of memory) costs the compression, not the answer.
   }
-  if (payload) {
-    out['content-encoding'] = encoding;
-    out.vary = 'accept-encoding';
-  }
-  out['content-length'] = String(payload?.length ?? Buffer.byteLength(body));
   try {
-    res.writeHead(status, out);
-    res.end(payload ?? body);
+    writeWhole(res, status, payload ?? body, out, payload ? encoding : undefined);
   } catch {
     // Nobody awaits an error body's write: a head that cannot be written ends the connection, never the process.
     res.destroy();
