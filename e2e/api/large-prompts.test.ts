@@ -1,7 +1,8 @@
 // Issue 11: one large prompt must not freeze the server for everyone. The cheap checks (context size from a byte
 // bound, credit for the least the prompt can cost) answer before any tokenizing; the llama engine tokenizes in slices;
-// a PDF that inflates to tens of MB is refused at a cap and never billed. /healthz is timed *while* each big request
-// is in flight: the server shares this process's event loop, so any stall shows in its latency.
+// a PDF that inflates to tens of MB is refused at a cap and never billed. While each big request is in flight the
+// server's loop (this process's) is watched: the longest it ran without a break, as CPU time between the ticks of a
+// 1 ms timer, which a loaded machine does not stretch as it stretches wall time; and /healthz, which must answer.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,7 +14,13 @@ import { after, before, describe, test } from 'node:test';
 import { BULK_DIMENSIONS, type BulkUpstream, bulkComponent, startBulkUpstream } from '../support/bulk-upstream.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
-const HEALTHZ_MAX_MS = 500;
+/**
+ * The longest block of work the loop may do while a large request is handled: about 70-220 ms here now, 410-670 ms
+ * before the JSON thread (the 30 MiB refusals, the forwarded prompt, the embeddings).
+ */
+const BLOCK_MAX_MS = 350;
+/** /healthz must answer meanwhile; its wall time also counts the machine's load, so the bound is loose. */
+const HEALTHZ_MAX_MS = 2000;
 const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-large-'));
 const demoPath = path.join(modelDir, 'lagoon-demo.gguf');
 
@@ -142,11 +149,21 @@ function postRaw(key: string, path: string, body: Buffer, headers: Record<string
   });
 }
 
-/** Runs `work` while polling /healthz back to back; returns its result, its time, and the slowest health answer. */
-async function whileTimingHealth<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; healthMaxMs: number; polls: number }> {
+/**
+ * Runs `work` while polling /healthz back to back and watching the loop; returns its result, its time, the slowest
+ * health answer and the longest block of the loop's own CPU time.
+ */
+async function whileTimingHealth<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; healthMaxMs: number; blockMaxMs: number; polls: number }> {
   let done = false;
   let healthMaxMs = 0;
   let polls = 0;
+  let blockMaxMs = 0;
+  let last = process.threadCpuUsage();
+  const watch = setInterval(() => {
+    const now = process.threadCpuUsage();
+    blockMaxMs = Math.max(blockMaxMs, (now.user + now.system - last.user - last.system) / 1000);
+    last = now;
+  }, 1);
   const poller = (async () => {
     while (!done) {
       const t = performance.now();
@@ -160,11 +177,19 @@ async function whileTimingHealth<T>(work: () => Promise<T>): Promise<{ result: T
   const t0 = performance.now();
   try {
     const result = await work();
-    return { result, ms: performance.now() - t0, healthMaxMs, polls };
+    return { result, ms: performance.now() - t0, healthMaxMs, blockMaxMs, polls };
   } finally {
     done = true;
+    clearInterval(watch);
     await poller;
   }
+}
+
+/** The loop stayed free: no block of work over `maxBlockMs`, and /healthz answered. */
+function assertLoopFree({ blockMaxMs, healthMaxMs, polls }: { blockMaxMs: number; healthMaxMs: number; polls: number }, maxBlockMs = BLOCK_MAX_MS) {
+  assert.ok(polls >= 1);
+  assert.ok(blockMaxMs < maxBlockMs, `the loop worked ${blockMaxMs.toFixed(0)} ms without a break during the request`);
+  assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
 }
 
 const filler = (bytes: number) => {
@@ -176,21 +201,22 @@ const bigBody = (model: string, bytes: number) => Buffer.from(JSON.stringify({ m
 describe('a 30 MiB chat body', () => {
   test('to the demo model from a key with no credit: a 400 at once, unseen by the tokenizer; /healthz stays quick', async () => {
     const body = bigBody('demo-model', 30 * 1024 * 1024);
-    const { result, ms, healthMaxMs, polls } = await whileTimingHealth(() => chat(broke, body));
+    const timing = await whileTimingHealth(() => chat(broke, body));
+    const { result, ms } = timing;
     assert.ok([400, 402].includes(result.status), result.text.slice(0, 300));
     assert.equal(result.json.code, 'CONTEXT_LENGTH_EXCEEDED');
     assert.ok(ms < 5000, `the 4xx took ${ms.toFixed(0)} ms (tokenizing 30 MB takes over 10 s)`);
-    assert.ok(polls >= 1);
-    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    assertLoopFree(timing);
   });
 
   test('to a model whose context could hold it, from a key with no credit: 402 before any counting', async () => {
     const body = bigBody('huge-context', 30 * 1024 * 1024);
-    const { result, ms, healthMaxMs } = await whileTimingHealth(() => chat(broke, body));
+    const timing = await whileTimingHealth(() => chat(broke, body));
+    const { result, ms } = timing;
     assert.equal(result.status, 402, result.text.slice(0, 300));
     assert.equal(result.json.code, 'INSUFFICIENT_BALANCE');
     assert.ok(ms < 5000, `the 402 took ${ms.toFixed(0)} ms`);
-    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    assertLoopFree(timing);
   });
 });
 
@@ -199,7 +225,8 @@ describe('a 30 MiB prompt that is paid for', () => {
     const { key, accountId } = await h.newAccount({ usd: 10 });
     const content = filler(30 * 1024 * 1024);
     const body = Buffer.from(JSON.stringify({ model: 'huge-forwarded', messages: [{ role: 'user', content }] }));
-    const { result, ms, healthMaxMs, polls } = await whileTimingHealth(() => chat(key, body));
+    const timing = await whileTimingHealth(() => chat(key, body));
+    const { result, ms } = timing;
     assert.equal(result.status, 200, result.text.slice(0, 300));
     // The upstream parsed the body it got: the user's message (after the server's system prompt) of exactly the
     // characters sent.
@@ -208,8 +235,9 @@ describe('a 30 MiB prompt that is paid for', () => {
     assert.ok(seen.bytes > content.length);
     assert.equal(result.json.usage.prompt_tokens, Math.ceil(seen.bytes / 4));
     assert.ok(ms < 20_000, `took ${ms.toFixed(0)} ms`);
-    assert.ok(polls >= 1);
-    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    // Two copies of 30 MB are left on the loop (the value in, the prompt out to the thread): 220 ms here, 380-440
+    // with the cores loaded three times over; 670 ms before the thread.
+    assertLoopFree(timing, 550);
     await h.svc.ledger.drain();
     const rows = await h.svc.store.all<{ n: number }>('SELECT COUNT(*) AS n FROM usage WHERE account_id = $1', [accountId]);
     assert.equal(Number(rows[0].n), 1);
@@ -222,7 +250,8 @@ describe('embeddings by the hundred', () => {
     const input = Array.from({ length: 512 }, (_, i) => `passage ${i} of a long document`);
     const body = Buffer.from(JSON.stringify({ model: 'bulk-embed', input }));
     // The answer is read as bytes while /healthz is timed and parsed after: parsing 30 MB here would stall this loop.
-    const { result, healthMaxMs, polls } = await whileTimingHealth(() => postRaw(key, '/embeddings', body, { 'accept-encoding': 'gzip' }));
+    const timing = await whileTimingHealth(() => postRaw(key, '/embeddings', body, { 'accept-encoding': 'gzip' }));
+    const { result } = timing;
     assert.equal(result.status, 200, result.bytes.toString('utf8').slice(0, 300));
     assert.equal(result.headers['content-encoding'], 'gzip');
     const text = gunzipSync(result.bytes);
@@ -233,8 +262,7 @@ describe('embeddings by the hundred', () => {
       assert.equal(answer.data[i].embedding.length, BULK_DIMENSIONS);
       for (const j of [0, 1, 1000, BULK_DIMENSIONS - 1]) assert.equal(answer.data[i].embedding[j], bulkComponent(i, j));
     }
-    assert.ok(polls >= 1);
-    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    assertLoopFree(timing);
     // The receipt's response hash (made in the JSON thread) is that of the bytes answered.
     await h.svc.receiptHashes.flush();
     const requestId = String(result.headers['cf-ray']);
@@ -247,11 +275,12 @@ describe('the llama engine and a large prompt', () => {
   test('a prompt that passes the byte bound is counted in slices and stops at the context: a 400, the loop free', async () => {
     // 6 MB: at most 256 bytes a token, at least ~24k tokens, under the 65,536 context, so only counting can tell.
     const body = bigBody('demo-wide', 6 * 1024 * 1024);
-    const { result, ms, healthMaxMs } = await whileTimingHealth(() => chat(funded, body));
+    const timing = await whileTimingHealth(() => chat(funded, body));
+    const { result, ms } = timing;
     assert.equal(result.status, 400, result.text.slice(0, 300));
     assert.equal(result.json.code, 'CONTEXT_LENGTH_EXCEEDED');
     assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
-    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    assertLoopFree(timing);
   });
 });
 
@@ -302,14 +331,21 @@ describe('a PDF bomb', () => {
     const before = await usageRows();
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'bomb.pdf');
-    const { result, ms, healthMaxMs } = await whileTimingHealth(async () => {
+    // Bounded in CPU, all threads of this process together (the reader runs in the knowledge worker): the time it
+    // takes on the wall is also the machine's load. Reading the inflated 50 MB cost 2.1 s of CPU here; refusing it at
+    // the cap, 0.3 s.
+    const cpu0 = process.cpuUsage();
+    const timing = await whileTimingHealth(async () => {
       const res = await fetch(`${h.base}/augment/text-parser`, { method: 'POST', headers: { authorization: `Bearer ${funded}` }, body: form });
       return { status: res.status, json: await res.json() };
     });
+    const cpu = process.cpuUsage(cpu0);
+    const { result, ms } = timing;
     assert.equal(result.status, 400, JSON.stringify(result.json));
     assert.equal(result.json.code, 'CORRUPTED_FILE');
-    assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
-    assert.ok(healthMaxMs < HEALTHZ_MAX_MS, `/healthz took ${healthMaxMs.toFixed(0)} ms during the request`);
+    assert.ok((cpu.user + cpu.system) / 1000 < 1500, `took ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of CPU (${ms.toFixed(0)} ms)`);
+    assert.ok(ms < 10_000, `took ${ms.toFixed(0)} ms`);
+    assertLoopFree(timing);
     assert.equal(await usageRows(), before);
   });
 
