@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ApiError } from '../api/errors.ts';
 import { baseHeaders, type HeaderMap } from '../api/headers.ts';
 import type { RequestCtx } from './context.ts';
-import { fail, failWithBody, ok, okBytes, okText } from './send.ts';
+import { fail, failWithBody, ok, okText } from './send.ts';
 import { stringifyAndHashOffLoop } from '../json/off-loop.ts';
 import { writeEvent } from './respond.ts';
 import { pipeSse, relaySse } from './sse-pipe.ts';
@@ -54,8 +54,7 @@ export const events = <T>(steps: AsyncIterable<T>, toText: (step: T) => string, 
 export async function sendReply(ctx: RequestCtx, r: Reply): Promise<void> {
   switch (r.kind) {
     case 'json':
-      if (r.bytes !== undefined) return okBytes(ctx, r.bytes, r.status);
-      if (r.text !== undefined) return okText(ctx, r.text, r.status);
+      if (r.bytes !== undefined || r.text !== undefined) return okText(ctx, r.bytes ?? r.text!, r.status);
       return ok(ctx, r.body, r.status);
     case 'raw':
       ctx.res.writeHead(r.status, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, ...r.headers });

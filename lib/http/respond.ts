@@ -31,35 +31,24 @@ export function sendJson(req: IncomingMessage, res: ServerResponse, status: numb
 }
 
 /**
- * A JSON text as the answer, compressed when it is large enough and the client accepts br or gzip. `out` is the head's
- * headers, content-type included; this adds the length and encoding to it. A large answer is compressed off the
- * event loop: the promise settles once it is written.
+ * A JSON answer, as text or as its UTF-8 bytes (written in the JSON thread), compressed when it is large enough and
+ * the client accepts br or gzip. `out` is the head's headers, content-type included; this adds the length and
+ * encoding to it. A large answer is compressed off the event loop: the promise settles once it is written.
  */
 export function sendJsonText(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
-  text: string,
+  body: string | Uint8Array,
   out: Record<string, string | string[]>,
 ): void | Promise<void> {
-  // String lengths bound byte lengths from below: short bodies skip the encoding check without a byte count.
-  const encoding = text.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  // A string's length bounds its byte length from below: short bodies skip the encoding check without a byte count.
+  const size = typeof body === 'string' ? body.length : body.byteLength;
+  const encoding = size >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
   // A string body leaves in the same write as the head (Node joins them); a Buffer would take a writev and a copy.
-  if (!encoding) return writeWhole(res, status, text, out);
-  if (text.length >= ASYNC_COMPRESS_BYTES) return sendCompressed(res, status, text, encoding, out);
-  writeWhole(res, status, encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text, GZIP), out, encoding);
-}
-
-/** sendJsonText for a JSON answer already written as UTF-8 bytes (in the JSON thread). */
-export function sendJsonBytes(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  bytes: Uint8Array,
-  out: Record<string, string | string[]>,
-): void | Promise<void> {
-  const encoding = bytes.byteLength >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
-  return encoding ? sendCompressed(res, status, bytes, encoding, out) : writeWhole(res, status, bytes, out);
+  if (!encoding) return writeWhole(res, status, body, out);
+  if (size >= ASYNC_COMPRESS_BYTES) return sendCompressed(res, status, body, encoding, out);
+  writeWhole(res, status, encoding === 'br' ? brotliCompressSync(body, BROTLI) : gzipSync(body, GZIP), out, encoding);
 }
 
 /** The head, with the body's length (and its encoding), then the body. */

@@ -2,24 +2,15 @@
 import { baseHeaders, errorHeaders } from '../api/headers.ts';
 import type { ApiError } from '../api/errors.ts';
 import type { RequestCtx } from './context.ts';
-import { sendError, sendJson, sendJsonBytes, sendJsonText } from './respond.ts';
+import { sendError, sendJson, sendJsonText } from './respond.ts';
 
 export function ok(ctx: RequestCtx, body: unknown, status = 200): void | Promise<void> {
   return sendJson(ctx.req, ctx.res, status, body, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders });
 }
 
-/** A JSON body already serialised. */
-export function okText(ctx: RequestCtx, text: string, status = 200): void | Promise<void> {
+/** A JSON body already serialised: text, or its UTF-8 bytes (written in the JSON thread). */
+export function okText(ctx: RequestCtx, text: string | Uint8Array, status = 200): void | Promise<void> {
   return sendJsonText(ctx.req, ctx.res, status, text, {
-    ...baseHeaders(ctx.headerCtx),
-    ...ctx.extraHeaders,
-    'content-type': 'application/json; charset=utf-8',
-  });
-}
-
-/** A JSON body already written as UTF-8 bytes (in the JSON thread). */
-export function okBytes(ctx: RequestCtx, bytes: Uint8Array, status = 200): void | Promise<void> {
-  return sendJsonBytes(ctx.req, ctx.res, status, bytes, {
     ...baseHeaders(ctx.headerCtx),
     ...ctx.extraHeaders,
     'content-type': 'application/json; charset=utf-8',
