@@ -1,12 +1,13 @@
 // The timings reporter names a test file whose process ended (status 0) before its tests had all reported — node's
-// runner counts such a file as one passing test — and names no file that ran to its end.
+// runner counts such a file as one passing test — and names no file that ran to its end; and it writes each failed
+// test with what it threw (the assertion's message, not node's wrapper), and not the parents of failed tests.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ENDED_EARLY } from './test-timings.ts';
+import { ENDED_EARLY, FAILED } from './test-timings.ts';
 
 test('a file that exits midway is reported as ended early; a whole one is not', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-timings-'));
@@ -34,6 +35,39 @@ test('a file that exits midway is reported as ended early; a whole one is not', 
       .split('\n')
       .filter((l) => l.startsWith(ENDED_EARLY));
     assert.deepEqual(flagged, [`${ENDED_EARLY}early.test.mjs`]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a failed test is written with its file, its name and what it threw; its parent is not', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-timings-'));
+  try {
+    fs.writeFileSync(
+      path.join(dir, 'fails.test.mjs'),
+      "import assert from 'node:assert/strict';\nimport { describe, it } from 'node:test';\n" +
+        "describe('group', () => { it('counts', () => assert.deepEqual(['503 busy'], [])); it('passes', () => {}); });\n",
+    );
+    const out = path.join(dir, 'timings.txt');
+    spawnSync(
+      process.execPath,
+      ['--test', `--test-reporter=${path.join(import.meta.dirname, 'test-timings.ts')}`, `--test-reporter-destination=${out}`, 'fails.test.mjs'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+      },
+    );
+    const failed = fs
+      .readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(FAILED))
+      .map((l) => JSON.parse(l.slice(FAILED.length)));
+    assert.equal(failed.length, 1, JSON.stringify(failed));
+    assert.equal(failed[0].file, 'fails.test.mjs');
+    assert.equal(failed[0].test, 'counts');
+    assert.match(failed[0].error, /Expected values to be strictly deep-equal/);
+    assert.match(failed[0].error, /503 busy/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -25,13 +25,45 @@ function childrenCpuS(): number | undefined {
 
 /** The line scripts/test.ts counts as a failure: a file whose process ended before its tests had all reported. */
 export const ENDED_EARLY = '# ended early: ';
+/**
+ * A failed test and why, as one JSON line ({ file, test, error }): scripts/test.ts prints these last, beside the
+ * totals, because CI shows the end of the output and the spec reporter's own account of a failure in the first lane
+ * is thousands of lines above it.
+ */
+export const FAILED = '# failed: ';
+/** How much of a failure's message is kept: an assertion's diff says what it needs within this. */
+const FAILURE_CHARS = 2_000;
+
+interface Failure {
+  message?: string;
+  failureType?: string;
+  cause?: unknown;
+}
+
+/** What a failed test threw, without node:test's wrapper; undefined for a parent whose subtests failed. */
+function failureText(error: Failure | undefined): string | undefined {
+  if (!error || error.failureType === 'subtestsFailed') return undefined;
+  const cause = (error.cause ?? error) as Failure & { stack?: string };
+  const raw = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause?.message ?? cause);
+  // The runner's own frames say nothing about the test.
+  const text = raw
+    .split('\n')
+    .filter((l) => !/^\s+at .*\((node:|node:internal)|^\s+at node:/.test(l))
+    .join('\n');
+  return text.length > FAILURE_CHARS ? `${text.slice(0, FAILURE_CHARS)}…` : text;
+}
 
 export default async function* timings(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   const files = new Map<string, { s: number; cpu: number; tests: number }>();
   const endedEarly: string[] = [];
+  const failures: { file: string; test: string; error: string }[] = [];
   let lastCpu = childrenCpuS();
   for await (const event of source) {
-    const data = event.data as { file?: string; nesting?: number; name?: string; details?: { duration_ms?: number } } | undefined;
+    const data = event.data as { file?: string; nesting?: number; name?: string; details?: { duration_ms?: number; error?: Failure } } | undefined;
+    if (event.type === 'test:fail' && data?.file) {
+      const error = failureText(data.details?.error);
+      if (error) failures.push({ file: data.file.replace(`${process.cwd()}/`, ''), test: data.name ?? '', error });
+    }
     if (!data?.file || data.nesting !== 0) continue;
     const row = files.get(data.file) ?? { s: 0, cpu: 0, tests: 0 };
     files.set(data.file, row);
@@ -49,6 +81,7 @@ export default async function* timings(source: AsyncIterable<TestEvent>): AsyncG
     } else if (!whole && (event.type === 'test:pass' || event.type === 'test:fail')) row.tests++;
   }
   for (const file of endedEarly) yield `${ENDED_EARLY}${file.replace(`${process.cwd()}/`, '')}\n`;
+  for (const f of failures) yield `${FAILED}${JSON.stringify(f)}\n`;
   const rows = [...files].map(([file, r]) => ({ file: file.replace(`${process.cwd()}/`, ''), ...r }));
   rows.sort((a, b) => b.s - a.s);
   const total = rows.reduce((t, r) => t + r.s, 0);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildIsStale } from './build-inputs.ts';
 import { ensureServices } from './services.ts';
-import { ENDED_EARLY } from './test-timings.ts';
+import { ENDED_EARLY, FAILED } from './test-timings.ts';
 import { classifyTests } from './unit-tests.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -185,15 +185,17 @@ for (const r of results) {
   }
 }
 rows.sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
-const endedEarly = fs
-  .readFileSync(table, 'utf8')
-  .split('\n')
-  .filter((l) => l.startsWith(ENDED_EARLY))
-  .map((l) => l.slice(ENDED_EARLY.length));
+const tableLines = fs.readFileSync(table, 'utf8').split('\n');
+const endedEarly = tableLines.filter((l) => l.startsWith(ENDED_EARLY)).map((l) => l.slice(ENDED_EARLY.length));
+const failures = tableLines.filter((l) => l.startsWith(FAILED)).map((l) => JSON.parse(l.slice(FAILED.length)) as { file: string; test: string; error: string });
 const lanesLine = results.map((r, i) => `lane ${i + 1}: ${lanes[i].length} files in ${r.wallS.toFixed(0)} s (${laneCpu[i]} s CPU)`).join('; ');
 console.log(`# slowest test files (wall, CPU of its processes, top-level tests, file); ${lanesLine}; all: ${table}`);
 console.log(rows.slice(0, 15).join('\n'));
 fs.rmSync(imagesBuilt, { force: true });
+// Each failure once more, with what it threw, where the end of the output (all CI keeps in view) shows it.
+const SHOWN_FAILURES = 10;
+if (failures.length) console.log(`# failures (${failures.length}${failures.length > SHOWN_FAILURES ? `, the first ${SHOWN_FAILURES}` : ''}):`);
+for (const f of failures.slice(0, SHOWN_FAILURES)) console.log(`✖ ${f.file} › ${f.test}\n${f.error.replace(/^/gm, '    ')}`);
 // A file that ended early passed as one test in node's count: it is a failure here, whatever it managed to report.
 for (const f of endedEarly) console.log(`✖ ${f}: its process ended before all its tests had reported (an exit midway?)`);
 const failed = counts.fail + counts.cancelled + endedEarly.length;
