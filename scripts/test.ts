@@ -51,7 +51,9 @@ const patterns = args.length
     : ['lib/**/*.test.ts', 'components/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'];
 // The unit files share nothing, and many wait on timers or I/O: run at least two at once even on a 2-core machine, where
 // node:test's default (cores - 1) would run them one by one.
-const concurrency = unit ? [`--test-concurrency=${Math.max(2, os.availableParallelism() - 1)}`] : [];
+// A lane of the full suite runs its files one at a time (below): node's default would run cores - 1 of them at once in
+// every lane on a larger machine.
+const concurrency = [`--test-concurrency=${unit ? Math.max(2, os.availableParallelism() - 1) : 1}`];
 
 // The full suite runs in lanes side by side, each one file at a time. Most files wait on servers, chains, browsers and
 // timers more than they compute (a browser file uses about a third of a core, the rest about two thirds), so lanes
