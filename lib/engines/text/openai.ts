@@ -277,7 +277,10 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     let headersIn = false;
     const totalLeft = totalBy === undefined ? Number.POSITIVE_INFINITY : totalBy - performance.now();
     const totalFirst = totalLeft <= timeoutMs;
-    const onTimer = () => {
+    let detached = false;
+    const onDue = () => {
+      // A stream's headers came in during the grace turn: its body has no deadline of ours.
+      if (detached || (headersIn && totalBy === undefined)) return;
       // Past the header deadline with the headers in: wait out the rest of the total (a body slower than timeoutMs).
       const left = headersIn && !totalFirst && totalBy !== undefined ? totalBy - performance.now() : 0;
       if (left >= 1) timer = setTimeout(onTimer, left);
@@ -286,9 +289,17 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
         controller.abort();
       }
     };
+    // A loop that stalled past the deadline (a long GC, a starved machine) runs its timers before it reads its
+    // sockets: one more turn lets an answer that arrived in time count instead of becoming a timeout.
+    let grace: ReturnType<typeof setImmediate> | undefined;
+    const onTimer = () => {
+      grace = setImmediate(onDue);
+    };
     let timer = setTimeout(onTimer, totalFirst ? Math.max(0, totalLeft) : timeoutMs);
     const detach = () => {
+      detached = true;
       clearTimeout(timer);
+      clearImmediate(grace);
       signal.removeEventListener('abort', onAbort);
     };
     const failure = (e: unknown) => transportFailure(e, signal, expired === 'total');
@@ -299,8 +310,9 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
         headers: init.headers,
         body: init.body,
         signal: controller.signal,
-        // undici's own timers tick in half seconds and may fire early or late: ours above is the one that counts.
-        headersTimeout: timeoutMs + 1000,
+        // Ours above is the one that counts: undici's ticks in half seconds, and after a stall it would cut the
+        // socket before reading an answer already there.
+        headersTimeout: 0,
         bodyTimeout: init.stream ? timeoutMs : 0,
       });
     } catch (e) {
