@@ -6,8 +6,18 @@ import { type Harness, post, scriptedModel, startHarness } from '../support/harn
 
 let h: Harness;
 before(async () => {
-  // Output-only pricing: a [[tokens:100]] answer with max_tokens 100 costs exactly its reservation (100 micro-USD).
-  h = await startHarness({ models: (url) => [scriptedModel('metered', url, { pricing: { input_usd: 0, output_usd: 1, input_diem: 0, output_diem: 1 } })] });
+  // Client, server and scripted upstream share this process: on a loaded machine it stalls for seconds at times, and
+  // the harness models' 2 s deadlines would turn answers into 504s. These tests count money, not deadlines.
+  const patient = (url: string) => ({ engine: { kind: 'openai', baseUrl: url, model: 'scripted', timeoutMs: 60_000, totalTimeoutMs: 120_000 } });
+  h = await startHarness({
+    models: (url) => [
+      // Output-only pricing: a [[tokens:100]] answer with max_tokens 100 costs exactly its reservation (100 micro-USD).
+      scriptedModel('metered', url, { pricing: { input_usd: 0, output_usd: 1, input_diem: 0, output_diem: 1 }, ...patient(url) }),
+      // The prices of the harness's scripted-model and plain-model.
+      scriptedModel('patient-scripted', url, patient(url)),
+      scriptedModel('patient-plain', url, { pricing: { input_usd: 0.5, output_usd: 1, input_diem: 0.5, output_diem: 1 }, ...patient(url) }),
+    ],
+  });
 });
 after(() => h.close());
 
@@ -77,7 +87,7 @@ test('ledger equals the sum of usage rows after a 200-request concurrent run wit
   // Two more keys per account, so requests come from four keys over two accounts.
   const keys = [accounts[0].key, accounts[1].key];
   for (const a of accounts) keys.push((await accountKeys(h.svc.store, a.accountId).create({ type: 'INFERENCE' })).secret);
-  const models = ['scripted-model', 'plain-model', 'metered'];
+  const models = ['patient-scripted', 'patient-plain', 'metered'];
   const runs = Array.from({ length: 200 }, (_, i) =>
     post(h, '/chat/completions', keys[i % keys.length], {
       model: models[i % 3],
