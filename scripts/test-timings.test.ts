@@ -1,5 +1,6 @@
 // The timings reporter names a test file whose process ended (status 0) before its tests had all reported — node's
-// runner counts such a file as one passing test — and names no file that ran to its end; and it writes each failed
+// runner counts such a file as one passing test — or one whose report stopped after some of its tests (node counts
+// only those, and exits 0), and names no file that ran to its end; and it writes each failed
 // test with what it threw (the assertion's message, not node's wrapper), and not the parents of failed tests.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -68,6 +69,57 @@ test('a failed test is written with its file, its name and what it threw; its pa
     assert.equal(failed[0].test, 'counts');
     assert.match(failed[0].error, /Expected values to be strictly deep-equal/);
     assert.match(failed[0].error, /503 busy/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file whose report stops after its first test is named too (node counts one test and exits 0)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-timings-'));
+  try {
+    // 'a' is reported; 'b' ends the process before its verdict, so 'b' and 'c' never are.
+    fs.writeFileSync(
+      path.join(dir, 'cut.test.mjs'),
+      "import { test } from 'node:test';\ntest('a', () => {});\n" +
+        "test('b', () => new Promise(() => setTimeout(() => process.exit(0), 200)));\ntest('c', () => {});\n",
+    );
+    const out = path.join(dir, 'timings.txt');
+    const r = spawnSync(
+      process.execPath,
+      [
+        `--import=${path.join(import.meta.dirname, 'test-child.ts')}`,
+        '--test',
+        '--test-force-exit',
+        `--test-reporter=${path.join(import.meta.dirname, 'test-timings.ts')}`,
+        `--test-reporter-destination=${out}`,
+        'cut.test.mjs',
+      ],
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_TEST_CONTEXT: undefined } },
+    );
+    assert.equal(r.status, 0, 'node itself passes the run');
+    const flagged = fs
+      .readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(ENDED_EARLY));
+    assert.deepEqual(flagged, [`${ENDED_EARLY}cut.test.mjs`]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with the child preload, a forced exit loses none of 2,000 verdicts (nodejs/node#64833)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagoon-timings-'));
+  try {
+    const lines = ["import { test } from 'node:test';"];
+    for (let i = 0; i < 2000; i++) lines.push(`test('test ${i} with a name long enough to fill the report pipe', () => {});`);
+    fs.writeFileSync(path.join(dir, 'many.test.mjs'), `${lines.join('\n')}\n`);
+    const r = spawnSync(
+      process.execPath,
+      [`--import=${path.join(import.meta.dirname, 'test-child.ts')}`, '--test', '--test-force-exit', '--test-reporter=tap', 'many.test.mjs'],
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_TEST_CONTEXT: undefined }, maxBuffer: 64 * 1024 * 1024 },
+    );
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /^# tests 2000$/m);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

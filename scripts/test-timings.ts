@@ -23,7 +23,10 @@ function childrenCpuS(): number | undefined {
   }
 }
 
-/** The line scripts/test.ts counts as a failure: a file whose process ended before its tests had all reported. */
+/**
+ * The line scripts/test.ts counts as a failure: a file whose process ended before its tests had all reported (an
+ * exit midway, or its report cut short: a top-level test announced and never passed or failed).
+ */
 export const ENDED_EARLY = '# ended early: ';
 /**
  * A failed test and why, as one JSON line ({ file, test, error }): scripts/test.ts prints these last, beside the
@@ -54,7 +57,7 @@ function failureText(error: Failure | undefined): string | undefined {
 }
 
 export default async function* timings(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
-  const files = new Map<string, { s: number; cpu: number; tests: number }>();
+  const files = new Map<string, { s: number; cpu: number; tests: number; unreported: Map<string, number> }>();
   const endedEarly: string[] = [];
   const failures: { file: string; test: string; error: string }[] = [];
   let lastCpu = childrenCpuS();
@@ -65,7 +68,7 @@ export default async function* timings(source: AsyncIterable<TestEvent>): AsyncG
       if (error) failures.push({ file: data.file.replace(`${process.cwd()}/`, ''), test: data.name ?? '', error });
     }
     if (!data?.file || data.nesting !== 0) continue;
-    const row = files.get(data.file) ?? { s: 0, cpu: 0, tests: 0 };
+    const row = files.get(data.file) ?? { s: 0, cpu: 0, tests: 0, unreported: new Map<string, number>() };
     files.set(data.file, row);
     // The runner's entry for the whole file is named by its path (relative to where the run started).
     const whole = data.name !== undefined && data.file.endsWith(`/${data.name}`);
@@ -78,8 +81,18 @@ export default async function* timings(source: AsyncIterable<TestEvent>): AsyncG
       // The runner passes the file itself only when its process exited with status 0 before reporting its tests (a
       // process.exit midway, or reports lost): the tests that never ran would otherwise vanish from the totals.
       endedEarly.push(data.file);
-    } else if (!whole && (event.type === 'test:pass' || event.type === 'test:fail')) row.tests++;
+    } else if (!whole && data.name !== undefined) {
+      // Each top-level test is announced (enqueued) as the file loads, and every one gets a verdict, skipped ones too.
+      const left = row.unreported.get(data.name) ?? 0;
+      if (event.type === 'test:enqueue') row.unreported.set(data.name, left + 1);
+      else if (event.type === 'test:pass' || event.type === 'test:fail') {
+        row.tests++;
+        if (left <= 1) row.unreported.delete(data.name);
+        else row.unreported.set(data.name, left - 1);
+      }
+    }
   }
+  for (const [file, row] of files) if (row.unreported.size && !endedEarly.includes(file)) endedEarly.push(file);
   for (const file of endedEarly) yield `${ENDED_EARLY}${file.replace(`${process.cwd()}/`, '')}\n`;
   for (const f of failures) yield `${FAILED}${JSON.stringify(f)}\n`;
   const rows = [...files].map(([file, r]) => ({ file: file.replace(`${process.cwd()}/`, ''), ...r }));

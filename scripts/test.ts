@@ -132,10 +132,22 @@ function runLane(laneFiles: string[], index: number): Promise<Lane> {
   const t0 = performance.now();
   // --test-force-exit: a file whose tests have ended exits even if a failed cleanup left a server or a child's pipe
   // open; without it such a file never ends and the whole run hangs (a test's timeout covers tests, not that wait).
-  const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=180000', '--test-force-exit', ...concurrency, ...laneFiles], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'test' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      `--import=${path.resolve(import.meta.dirname, 'test-child.ts')}`,
+      '--test',
+      ...reporters,
+      '--test-timeout=180000',
+      '--test-force-exit',
+      ...concurrency,
+      ...laneFiles,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'test' },
+    },
+  );
   const out = log ? fs.createWriteStream(log) : process.stdout;
   const mine = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
   // The summary lines (ℹ pass N, …) are read as they stream: the failure report printed after them can be long.
@@ -199,7 +211,7 @@ const SHOWN_FAILURES = 10;
 if (failures.length) console.log(`# failures (${failures.length}${failures.length > SHOWN_FAILURES ? `, the first ${SHOWN_FAILURES}` : ''}):`);
 for (const f of failures.slice(0, SHOWN_FAILURES)) console.log(`✖ ${f.file} › ${f.test}\n${f.error.replace(/^/gm, '    ')}`);
 // A file that ended early passed as one test in node's count: it is a failure here, whatever it managed to report.
-for (const f of endedEarly) console.log(`✖ ${f}: its process ended before all its tests had reported (an exit midway?)`);
+for (const f of endedEarly) console.log(`✖ ${f}: its process ended before all its tests had reported (an exit midway, or its report cut short)`);
 const failed = counts.fail + counts.cancelled + endedEarly.length;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass - endedEarly.length} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
