@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ENDED_EARLY, FAILED } from './test-timings.ts';
+import { CUT_SHORT, ENDED_EARLY, FAILED } from './test-timings.ts';
 
 /** Writes the files into a fresh folder, runs them with `reporter`; the run's status, stdout and reporter lines. */
 function innerRun(files: Record<string, string>, reporter: 'timings' | 'tap' = 'timings') {
@@ -42,6 +42,11 @@ test('a file that exits midway is reported as ended early; a whole one is not', 
   const r = innerRun({ 'early.test.mjs': body(2), 'whole.test.mjs': body(-1) });
   assert.equal(r.status, 0, 'node itself counts the early file as passed');
   assert.deepEqual(endedEarly(r.lines), [`${ENDED_EARLY}early.test.mjs`]);
+  assert.deepEqual(
+    r.lines.filter((l) => l.startsWith(CUT_SHORT)),
+    [],
+    'named once',
+  );
 });
 
 test('a file whose report stops after its first test is named too (node counts one test and exits 0)', () => {
@@ -52,7 +57,11 @@ test('a file whose report stops after its first test is named too (node counts o
       "test('b', () => new Promise(() => setTimeout(() => process.exit(0), 200)));\ntest('c', () => {});\n",
   });
   assert.equal(r.status, 0, 'node itself passes the run');
-  assert.deepEqual(endedEarly(r.lines), [`${ENDED_EARLY}cut.test.mjs`]);
+  assert.deepEqual(
+    r.lines.filter((l) => l.startsWith(CUT_SHORT)),
+    [`${CUT_SHORT}cut.test.mjs`],
+  );
+  assert.deepEqual(endedEarly(r.lines), [], 'node counted its first test, not the file, as passed');
 });
 
 test('a failed test is written with its file, its name and what it threw; its parent is not', () => {

@@ -24,10 +24,15 @@ function childrenCpuS(): number | undefined {
 }
 
 /**
- * The line scripts/test.ts counts as a failure: a file whose process ended before its tests had all reported (an
- * exit midway, or its report cut short: a top-level test announced and never passed or failed).
+ * The line scripts/test.ts counts as a failure: a file whose process exited (status 0) before it reported any test,
+ * which node's runner counts as one passing test.
  */
 export const ENDED_EARLY = '# ended early: ';
+/**
+ * Also a failure: a file whose report stopped after some of its tests (an exit midway, or frames lost): a top-level
+ * test announced and never passed or failed. Node counts only the tests it heard of, and no pass for the file.
+ */
+export const CUT_SHORT = '# cut short: ';
 /**
  * A failed test and why, as one JSON line ({ file, test, error }): scripts/test.ts prints these last, beside the
  * totals, because CI shows the end of the output and the spec reporter's own account of a failure in the first lane
@@ -92,8 +97,8 @@ export default async function* timings(source: AsyncIterable<TestEvent>): AsyncG
       }
     }
   }
-  for (const [file, row] of files) if (row.unreported.size && !endedEarly.includes(file)) endedEarly.push(file);
   for (const file of endedEarly) yield `${ENDED_EARLY}${file.replace(`${process.cwd()}/`, '')}\n`;
+  for (const [file, row] of files) if (row.unreported.size && !endedEarly.includes(file)) yield `${CUT_SHORT}${file.replace(`${process.cwd()}/`, '')}\n`;
   for (const f of failures) yield `${FAILED}${JSON.stringify(f)}\n`;
   const rows = [...files].map(([file, r]) => ({ file: file.replace(`${process.cwd()}/`, ''), ...r }));
   rows.sort((a, b) => b.s - a.s);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildIsStale } from './build-inputs.ts';
 import { ensureServices } from './services.ts';
-import { ENDED_EARLY, FAILED } from './test-timings.ts';
+import { CUT_SHORT, ENDED_EARLY, FAILED } from './test-timings.ts';
 import { classifyTests } from './unit-tests.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -200,8 +200,10 @@ for (const r of results) {
 }
 rows.sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
 const tableLines = fs.readFileSync(table, 'utf8').split('\n');
-const endedEarly = tableLines.filter((l) => l.startsWith(ENDED_EARLY)).map((l) => l.slice(ENDED_EARLY.length));
-const failures = tableLines.filter((l) => l.startsWith(FAILED)).map((l) => JSON.parse(l.slice(FAILED.length)) as { file: string; test: string; error: string });
+const linesOf = (prefix: string) => tableLines.filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length));
+const endedEarly = linesOf(ENDED_EARLY);
+const cutShort = linesOf(CUT_SHORT);
+const failures = linesOf(FAILED).map((l) => JSON.parse(l) as { file: string; test: string; error: string });
 const lanesLine = results.map((r, i) => `lane ${i + 1}: ${lanes[i].length} files in ${r.wallS.toFixed(0)} s (${laneCpu[i]} s CPU)`).join('; ');
 console.log(`# slowest test files (wall, CPU of its processes, top-level tests, file); ${lanesLine}; all: ${table}`);
 console.log(rows.slice(0, 15).join('\n'));
@@ -211,8 +213,10 @@ const SHOWN_FAILURES = 10;
 if (failures.length) console.log(`# failures (${failures.length}${failures.length > SHOWN_FAILURES ? `, the first ${SHOWN_FAILURES}` : ''}):`);
 for (const f of failures.slice(0, SHOWN_FAILURES)) console.log(`✖ ${f.file} › ${f.test}\n${f.error.replace(/^/gm, '    ')}`);
 // A file that ended early passed as one test in node's count: it is a failure here, whatever it managed to report.
-for (const f of endedEarly) console.log(`✖ ${f}: its process ended before all its tests had reported (an exit midway, or its report cut short)`);
-const failed = counts.fail + counts.cancelled + endedEarly.length;
+for (const f of endedEarly) console.log(`✖ ${f}: its process ended before its tests had reported (an exit midway?)`);
+// A file cut short was counted by the tests it did report; the ones it never did fail it here.
+for (const f of cutShort) console.log(`✖ ${f}: its report stopped before all its tests had a verdict (an exit midway, or lost frames)`);
+const failed = counts.fail + counts.cancelled + endedEarly.length + cutShort.length;
 const skipped = counts.skipped + counts.todo;
 console.log(`${counts.pass - endedEarly.length} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code !== 0 || failed > 0 ? 1 : 0);
