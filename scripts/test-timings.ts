@@ -56,7 +56,7 @@ function failureText(error: Failure | undefined): string | undefined {
   // The runner's own frames say nothing about the test.
   const text = raw
     .split('\n')
-    .filter((l) => !/^\s+at .*\((node:|node:internal)|^\s+at node:/.test(l))
+    .filter((l) => !/^\s+at (.*\()?node:/.test(l))
     .join('\n');
   return text.length > FAILURE_CHARS ? `${text.slice(0, FAILURE_CHARS)}…` : text;
 }

@@ -53,9 +53,10 @@ export const events = <T>(steps: AsyncIterable<T>, toText: (step: T) => string, 
 /** Sends a handler's reply. */
 export async function sendReply(ctx: RequestCtx, r: Reply): Promise<void> {
   switch (r.kind) {
-    case 'json':
-      if (r.bytes !== undefined || r.text !== undefined) return okText(ctx, r.bytes ?? r.text!, r.status);
-      return ok(ctx, r.body, r.status);
+    case 'json': {
+      const written = r.bytes ?? r.text;
+      return written !== undefined ? okText(ctx, written, r.status) : ok(ctx, r.body, r.status);
+    }
     case 'raw':
       ctx.res.writeHead(r.status, { ...baseHeaders(ctx.headerCtx), ...ctx.extraHeaders, ...r.headers });
       ctx.res.end(ctx.req.method === 'HEAD' ? undefined : r.body);

@@ -277,10 +277,9 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     let headersIn = false;
     const totalLeft = totalBy === undefined ? Number.POSITIVE_INFINITY : totalBy - performance.now();
     const totalFirst = totalLeft <= timeoutMs;
-    let detached = false;
     const onDue = () => {
       // A stream's headers came in during the grace turn: its body has no deadline of ours.
-      if (detached || (headersIn && totalBy === undefined)) return;
+      if (headersIn && totalBy === undefined) return;
       // Past the header deadline with the headers in: wait out the rest of the total (a body slower than timeoutMs).
       const left = headersIn && !totalFirst && totalBy !== undefined ? totalBy - performance.now() : 0;
       if (left >= 1) timer = setTimeout(onTimer, left);
@@ -297,7 +296,6 @@ export function createOpenAIEngine(opts: OpenAIEngineOptions): Engine {
     };
     let timer = setTimeout(onTimer, totalFirst ? Math.max(0, totalLeft) : timeoutMs);
     const detach = () => {
-      detached = true;
       clearTimeout(timer);
       clearImmediate(grace);
       signal.removeEventListener('abort', onAbort);
